@@ -1,0 +1,273 @@
+'use strict';
+/*
+ * npm run bench [-- --items 1000000 --duration 10 --connections 32]
+ *
+ * Seeds a fresh database (BENCH_DATABASE_URL's server, else the embedded PostgreSQL under .data/bench)
+ * with set-based SQL: `--items` work items in one project (default 100k) with assignees and labels,
+ * plus noise (10% each) in two other projects and in another workspace. Starts the built service and
+ * a bare Fastify + pg server serving the same list SQL (the ceiling), drives both with autocannon on
+ * loopback and prints one table: req/s, p50, p99, ratio to the ceiling, and the service's peak RSS.
+ */
+const { spawn, execFileSync, fork } = require('node:child_process');
+const { readFileSync } = require('node:fs');
+const { resolve } = require('node:path');
+const { Client } = require('pg');
+const autocannon = require('autocannon');
+
+const ROOT = resolve(__dirname, '..');
+const args = process.argv.slice(2);
+const opt = (name, dflt) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? Number(args[i + 1]) : dflt;
+};
+const ITEMS = opt('items', 100000);
+const DURATION = opt('duration', 10);
+const CONNECTIONS = opt('connections', 32);
+const SERVICE_PORT = opt('port', 3997);
+const BARE_PORT = SERVICE_PORT + 1;
+const DB_NAME = 'wt_bench';
+
+const log = (...a) => process.stderr.write(`[bench] ${a.join(' ')}\n`);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function adminUrl() {
+  if (process.env.BENCH_DATABASE_URL) return { url: process.env.BENCH_DATABASE_URL, stop: async () => undefined };
+  const { startEmbeddedPostgres } = require(resolve(ROOT, 'dist/src/common/database/embedded.js'));
+  const h = await startEmbeddedPostgres(resolve(ROOT, '.data/bench'), 54331, 'postgres');
+  return { url: h.url, stop: h.stop };
+}
+
+function withDb(url, db) {
+  const u = new URL(url);
+  u.pathname = `/${db}`;
+  return u.toString();
+}
+
+async function sql(url, fn) {
+  const c = new Client({ connectionString: url });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
+function cli(dbUrl, ...argv) {
+  const out = execFileSync('node', [resolve(ROOT, 'dist/src/cli.js'), ...argv], { env: { ...process.env, DATABASE_URL: dbUrl }, encoding: 'utf8' });
+  return JSON.parse(out);
+}
+
+async function waitFor(url) {
+  for (let i = 0; i < 200; i++) {
+    try {
+      const r = await fetch(url);
+      if (r.ok) return;
+    } catch {
+      /* not up yet */
+    }
+    await sleep(100);
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+async function api(method, path, key, body) {
+  const r = await fetch(`http://127.0.0.1:${SERVICE_PORT}${path}`, {
+    method,
+    headers: { 'X-Api-Key': key, 'content-type': 'application/json' },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const j = await r.json();
+  if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(j)}`);
+  return j;
+}
+
+/** Set-based seed of one project: n items, assignees from `members`, labels from `labels`. */
+async function seedItems(c, ws, project, n, ownerId, members, labels) {
+  const states = (await c.query(`SELECT id FROM states WHERE project_id = $1 AND deleted_at IS NULL ORDER BY sequence`, [project])).rows.map((r) => r.id);
+  await c.query(
+    `INSERT INTO work_items (workspace_id, project_id, sequence_id, name, description_html, description_stripped, priority, state_id,
+                             sort_order, start_date, target_date, created_at, updated_at, created_by_id, updated_by_id)
+     SELECT $1, $2, g, 'Work item number ' || g, '<p>Seeded item ' || g || '</p>', 'Seeded item ' || g,
+            (ARRAY['urgent','high','medium','low','none'])[1 + g % 5], ($3::uuid[])[1 + (g * 7) % cardinality($3::uuid[])],
+            g * 65535.0, CASE WHEN g % 3 = 0 THEN date '2025-01-01' + (g % 365) END, CASE WHEN g % 3 = 0 THEN date '2025-03-01' + (g % 365) END,
+            now() - make_interval(secs => ($4 - g)), now() - make_interval(secs => ($4 - g) / 2.0), $5, $5
+       FROM generate_series(1, $4::int) g`,
+    [ws, project, states, n, ownerId],
+  );
+  await c.query(`UPDATE projects SET last_sequence_id = $2 WHERE id = $1`, [project, n]);
+  if (members.length) {
+    await c.query(
+      `INSERT INTO work_item_assignees (work_item_id, assignee_id, workspace_id, project_id)
+       SELECT w.id, ($3::uuid[])[1 + w.sequence_id % cardinality($3::uuid[])], $1::uuid, $2::uuid FROM work_items w WHERE w.project_id = $2
+       UNION ALL
+       SELECT w.id, ($3::uuid[])[1 + (w.sequence_id / 7 + 1) % cardinality($3::uuid[])], $1::uuid, $2::uuid FROM work_items w
+        WHERE w.project_id = $2 AND w.sequence_id % 3 = 0 AND (w.sequence_id / 7 + 1) % cardinality($3::uuid[]) <> w.sequence_id % cardinality($3::uuid[])`,
+      [ws, project, members],
+    );
+  }
+  if (labels.length) {
+    await c.query(
+      `INSERT INTO work_item_labels (work_item_id, label_id, workspace_id, project_id)
+       SELECT w.id, ($3::uuid[])[1 + w.sequence_id % cardinality($3::uuid[])], $1, $2 FROM work_items w WHERE w.project_id = $2 AND w.sequence_id % 4 <> 0`,
+      [ws, project, labels],
+    );
+  }
+  // 1% archived, 0.5% deleted: the live-row partial indexes have something to leave out.
+  await c.query(`UPDATE work_items SET archived_at = now() WHERE project_id = $1 AND sequence_id % 100 = 17`, [project]);
+  await c.query(`UPDATE work_items SET deleted_at = now() WHERE project_id = $1 AND sequence_id % 200 = 33`, [project]);
+}
+
+async function run(name, opts) {
+  const r = await autocannon({ connections: CONNECTIONS, duration: DURATION, ...opts });
+  const errors = r.errors + r.timeouts + r.non2xx;
+  if (errors) log(`${name}: ${errors} failed requests (non-2xx ${r.non2xx}, errors ${r.errors}, timeouts ${r.timeouts})`);
+  return { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors };
+}
+
+function rssPeakMb(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)[1]);
+  return kb / 1024;
+}
+
+async function main() {
+  const admin = await adminUrl();
+  const children = [];
+  const cleanup = async () => {
+    for (const ch of children) ch.kill('SIGTERM');
+    await sleep(300);
+    await admin.stop();
+  };
+  try {
+    await sql(admin.url, async (c) => {
+      await c.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
+      await c.query(`CREATE DATABASE ${DB_NAME}`);
+    });
+    const dbUrl = withDb(admin.url, DB_NAME);
+    const t0 = Date.now();
+    cli(dbUrl, 'migrate');
+    const owner = cli(dbUrl, 'user', 'create', '--email', 'bench@example.com', '--display-name', 'Bench Owner');
+    cli(dbUrl, 'workspace', 'create', '--slug', 'bench', '--name', 'Bench');
+    cli(dbUrl, 'workspace', 'create', '--slug', 'noise', '--name', 'Noise');
+    cli(dbUrl, 'member', 'add', '--workspace', 'bench', '--email', 'bench@example.com', '--role', 'owner');
+    cli(dbUrl, 'member', 'add', '--workspace', 'noise', '--email', 'bench@example.com', '--role', 'owner');
+    const key = cli(dbUrl, 'api-key', 'create', '--email', 'bench@example.com').key;
+
+    const env = { ...process.env, DATABASE_URL: dbUrl, PORT: String(SERVICE_PORT), HOST: '127.0.0.1', RATE_LIMIT_MAX: '1000000000', LOG_LEVEL: 'error', SEED_ON_EMPTY: 'false' };
+    let service = spawn('node', [resolve(ROOT, 'dist/src/main.js')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+    children.push(service);
+    await waitFor(`http://127.0.0.1:${SERVICE_PORT}/healthz`);
+    const main = await api('POST', '/api/v2/workspaces/bench/projects/', key, { name: 'Bench', identifier: 'BENCH' });
+    const noise1 = await api('POST', '/api/v2/workspaces/bench/projects/', key, { name: 'Noise one', identifier: 'NA' });
+    const noise2 = await api('POST', '/api/v2/workspaces/bench/projects/', key, { name: 'Noise two', identifier: 'NB' });
+    const noise3 = await api('POST', '/api/v2/workspaces/noise/projects/', key, { name: 'Other workspace', identifier: 'NC' });
+
+    const seeded = await sql(dbUrl, async (c) => {
+      const ws = (await c.query(`SELECT id, slug FROM workspaces`)).rows;
+      const wsId = (slug) => ws.find((w) => w.slug === slug).id;
+      const bench = wsId('bench');
+      const members = (
+        await c.query(
+          `WITH u AS (INSERT INTO users (email, display_name) SELECT 'member' || g || '@example.com', 'Member ' || g FROM generate_series(1, 20) g RETURNING id),
+                wm AS (INSERT INTO workspace_members (workspace_id, member_id, role) SELECT $1, id, 'member' FROM u),
+                pm AS (INSERT INTO project_members (workspace_id, project_id, member_id, role) SELECT $1, $2, id, 'contributor' FROM u)
+           SELECT id FROM u`,
+          [bench, main.id],
+        )
+      ).rows.map((r) => r.id);
+      const labels = (
+        await c.query(
+          `INSERT INTO labels (workspace_id, project_id, name, color, sort_order) SELECT $1, $2, 'label ' || g, '#00aaff', g * 65535 FROM generate_series(1, 10) g RETURNING id`,
+          [bench, main.id],
+        )
+      ).rows.map((r) => r.id);
+      log(`seeding ${ITEMS} work items (+ ${3 * Math.round(ITEMS / 10)} noise)`);
+      await seedItems(c, bench, main.id, ITEMS, owner.id, members, labels);
+      await seedItems(c, bench, noise1.id, Math.round(ITEMS / 10), owner.id, members, labels);
+      await seedItems(c, bench, noise2.id, Math.round(ITEMS / 10), owner.id, [], []);
+      await seedItems(c, wsId('noise'), noise3.id, Math.round(ITEMS / 10), owner.id, [], []);
+      await c.query('VACUUM ANALYZE');
+      const sample = (await c.query(`SELECT id, sequence_id FROM work_items WHERE project_id = $1 AND deleted_at IS NULL AND archived_at IS NULL ORDER BY random() LIMIT 1000`, [main.id])).rows;
+      const deep = Math.min(50000, Math.floor(ITEMS * 0.9));
+      const anchor = (await c.query(
+        `SELECT (created_at)::text AS v, id FROM work_items WHERE workspace_id = $1 AND project_id = $2 AND deleted_at IS NULL AND archived_at IS NULL
+          ORDER BY created_at DESC, id DESC OFFSET $3 LIMIT 1`,
+        [bench, main.id, deep - 1],
+      )).rows[0];
+      const started = (await c.query(`SELECT count(*)::int AS c FROM work_items w JOIN states s ON s.id = w.state_id
+          JOIN work_item_assignees a ON a.work_item_id = w.id AND a.assignee_id = $2
+         WHERE w.project_id = $1 AND s."group" = 'started' AND w.deleted_at IS NULL AND w.archived_at IS NULL`, [main.id, members[0]])).rows[0].c;
+      return { bench, members, sample, anchor, deep, started };
+    });
+    log(`seeded in ${((Date.now() - t0) / 1000).toFixed(1)} s; filtered list matches ${seeded.started} rows`);
+
+    // Restart the service so its peak RSS covers the measured load only, not the seeding phase.
+    service.kill('SIGTERM');
+    await new Promise((r) => service.once('exit', r));
+    service = spawn('node', [resolve(ROOT, 'dist/src/main.js')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+    children.push(service);
+    await waitFor(`http://127.0.0.1:${SERVICE_PORT}/healthz`);
+
+    const bare = fork(resolve(__dirname, 'bare-server.js'), [], {
+      env: { ...process.env, DATABASE_URL: dbUrl, PORT: String(BARE_PORT), BENCH_WORKSPACE_ID: seeded.bench, BENCH_PROJECT_ID: main.id, BENCH_IDENTIFIER: 'BENCH' },
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    });
+    children.push(bare);
+    await new Promise((r) => bare.once('message', r));
+
+    const S = `http://127.0.0.1:${SERVICE_PORT}`;
+    const items = `/api/v2/workspaces/bench/projects/${main.id}/work-items/`;
+    const headers = { 'X-Api-Key': key, 'content-type': 'application/json' };
+    const pick = () => seeded.sample[Math.floor(Math.random() * seeded.sample.length)];
+    const cursor = Buffer.from(JSON.stringify(['-created_at', seeded.anchor.v, seeded.anchor.id]), 'utf8').toString('base64url');
+
+    // Warm both servers and the buffer cache.
+    await run('warm-up', { url: `${S}${items}?per_page=50`, headers, duration: 2 });
+    await run('warm-up', { url: `http://127.0.0.1:${BARE_PORT}/list`, duration: 2 });
+
+    const results = [];
+    results.push(await run('bare Fastify + pg, same list SQL (ceiling)', { url: `http://127.0.0.1:${BARE_PORT}/list` }));
+    results.push(await run('list page 1 (per_page 50)', { url: `${S}${items}?per_page=50`, headers }));
+    results.push(await run(`cursor page ${seeded.deep} rows deep`, { url: `${S}${items}?per_page=50&order_by=-created_at&cursor=${cursor}`, headers }));
+    results.push(await run('offset 10000', { url: `${S}${items}?per_page=50&offset=10000`, headers }));
+    results.push(await run('filtered (state_group + assignee_id)', { url: `${S}${items}?per_page=50&state_group=started&assignee_id=${seeded.members[0]}`, headers }));
+    results.push(await run('get by id ?expand=state,labels,assignees', {
+      url: S, headers,
+      requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `${items}${pick().id}/?expand=state,labels,assignees` }) }],
+    }));
+    results.push(await run('get by identifier', {
+      url: S, headers,
+      requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/api/v2/workspaces/bench/work-items/BENCH-${pick().sequence_id}/` }) }],
+    }));
+    results.push(await run('create', { url: `${S}${items}`, headers, method: 'POST', body: JSON.stringify({ name: 'Created by the benchmark', priority: 'high' }) }));
+    const priorities = ['urgent', 'high', 'medium', 'low', 'none'];
+    results.push(await run('patch', {
+      url: S, headers,
+      requests: [{
+        method: 'PATCH',
+        setupRequest: (req) => ({ ...req, path: `${items}${pick().id}/`, body: JSON.stringify({ priority: priorities[Math.floor(Math.random() * 5)], name: `Patched ${Date.now()}` }) }),
+      }],
+    }));
+    const rss = rssPeakMb(service.pid);
+
+    const ceiling = results[0].rps;
+    const pad = (s, n) => String(s).padEnd(n);
+    const lines = [];
+    lines.push(`work items: ${ITEMS} in one project (+ noise); ${CONNECTIONS} connections, ${DURATION} s per row; node ${process.version}; ${require('node:os').cpus().length} CPUs`);
+    lines.push(`| ${pad('scenario', 44)} | ${pad('req/s', 8)} | ${pad('p50 ms', 7)} | ${pad('p99 ms', 7)} | ${pad('vs ceiling', 10)} | errors |`);
+    lines.push(`|${'-'.repeat(46)}|${'-'.repeat(10)}|${'-'.repeat(9)}|${'-'.repeat(9)}|${'-'.repeat(12)}|--------|`);
+    for (const r of results) {
+      lines.push(`| ${pad(r.name, 44)} | ${pad(r.rps.toFixed(0), 8)} | ${pad(r.p50, 7)} | ${pad(r.p99, 7)} | ${pad((r.rps / ceiling * 100).toFixed(0) + '%', 10)} | ${pad(r.errors, 6)} |`);
+    }
+    lines.push(`service peak RSS (VmHWM): ${rss.toFixed(0)} MB`);
+    process.stdout.write(lines.join('\n') + '\n');
+  } finally {
+    await cleanup();
+  }
+}
+
+main().catch((e) => {
+  process.stderr.write(`${e.stack || e}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,13 @@
+/** Every migration, in order. The schema changes only through these. */
+import { Foundation1795323810286 } from './1795323810286-Foundation';
+
+import { FeaturesAndAudit1795335339762 } from './1795335339762-FeaturesAndAudit';
+import { StatesLabelsEstimatesWorkflows1795335771762 } from './1795335771762-StatesLabelsEstimatesWorkflows';
+import { CyclesModules1795335773611 } from './1795335773611-CyclesModules';
+import { WorkItemTypesAndProperties1795335818299 } from './1795335818299-WorkItemTypesAndProperties';
+import { WorkItemsComments1795337132188 } from './1795337132188-WorkItemsComments';
+import { CustomValuesIndex1795337181511 } from './1795337181511-CustomValuesIndex';
+import { AuditTrail1795337423235 } from './1795337423235-AuditTrail';
+import { ProjectWorkItemCount1795340000000 } from './1795340000000-ProjectWorkItemCount';
+
+export const MIGRATIONS: Function[] = [Foundation1795323810286, FeaturesAndAudit1795335339762, StatesLabelsEstimatesWorkflows1795335771762, CyclesModules1795335773611, WorkItemTypesAndProperties1795335818299, WorkItemsComments1795337132188, CustomValuesIndex1795337181511, AuditTrail1795337423235, ProjectWorkItemCount1795340000000];

@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { ApiKeysModule } from '../api-keys/api-keys.module';
+import { MembersModule } from '../members/members.module';
+import { OAuthModule } from '../oauth/oauth.module';
+import { UsersModule } from '../users/users.module';
+import { WorkspacesModule } from '../workspaces/workspaces.module';
+import { AdminService } from './admin.service';
+
+@Module({
+  imports: [UsersModule, WorkspacesModule, MembersModule, ApiKeysModule, OAuthModule],
+  providers: [AdminService],
+  exports: [AdminService],
+})
+export class AdminModule {}

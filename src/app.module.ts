@@ -1,0 +1,81 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { ThrottlerModule, ThrottlerStorageService } from '@nestjs/throttler';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { createHash } from 'node:crypto';
+import { AdminModule } from './admin/admin.module';
+import { AuditCoreModule } from './audit/audit-core.module';
+import { AuditModule } from './audit/audit.module';
+import { FeaturesCoreModule } from './features/features-core.module';
+import { FeaturesModule } from './features/features.module';
+import { CyclesModule } from './cycles/cycles.module';
+import { ModulesModule } from './modules/modules.module';
+import { ApiKeysModule } from './api-keys/api-keys.module';
+import { AuthGuard } from './common/auth/auth.guard';
+import { CommonModule } from './common/common.module';
+import { APP_CONFIG, AppConfig } from './common/config/config';
+import { dataSourceOptions } from './common/database/data-source';
+import { ProblemFilter } from './common/errors/problem.filter';
+import { ExpandInterceptor } from './common/expand/expand';
+import { BodyValidationPipe } from './common/http/validation';
+import { CredentialThrottlerGuard } from './common/throttle/credential-throttler.guard';
+import { RedisThrottlerStorage } from './common/throttle/redis-throttler.storage';
+import { MembersModule } from './members/members.module';
+import { OAuthModule } from './oauth/oauth.module';
+import { ProjectsModule } from './projects/projects.module';
+import { StatesModule } from './states/states.module';
+import { LabelsModule } from './labels/labels.module';
+import { EstimatesModule } from './estimates/estimates.module';
+import { WorkflowsModule } from './workflows/workflows.module';
+import { UsersModule } from './users/users.module';
+import { WorkspacesModule } from './workspaces/workspaces.module';
+import { WorkItemTypesModule } from './work-item-types/work-item-types.module';
+import { WorkItemsModule } from './work-items/work-items.module';
+import { CommentsModule } from './comments/comments.module';
+
+@Module({})
+export class AppModule {
+  static forRoot(cfg: AppConfig, databaseUrl: string): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        TypeOrmModule.forRoot(dataSourceOptions(databaseUrl, cfg.dbPoolSize)),
+        ThrottlerModule.forRoot({
+          throttlers: [{ name: 'default', ttl: cfg.rateLimit.ttlMs, limit: cfg.rateLimit.limit }],
+          // One budget per credential across all routes (the default key is per route).
+          generateKey: (_ctx, tracker, name) => createHash('sha256').update(`${name}:${tracker}`).digest('hex'),
+          storage: cfg.redisUrl ? new RedisThrottlerStorage(cfg.redisUrl) : new ThrottlerStorageService(),
+        }),
+        CommonModule,
+        FeaturesCoreModule,
+        AuditCoreModule,
+        AuditModule,
+        UsersModule,
+        WorkspacesModule,
+        MembersModule,
+        ProjectsModule,
+        StatesModule,
+        LabelsModule,
+        EstimatesModule,
+        WorkflowsModule,
+        ApiKeysModule,
+        OAuthModule,
+        WorkItemTypesModule,
+        AdminModule,
+        FeaturesModule,
+        CyclesModule,
+        ModulesModule,
+        WorkItemsModule,
+        CommentsModule,
+      ],
+      providers: [
+        { provide: APP_CONFIG, useValue: cfg },
+        { provide: APP_GUARD, useClass: CredentialThrottlerGuard },
+        { provide: APP_GUARD, useClass: AuthGuard },
+        { provide: APP_INTERCEPTOR, useClass: ExpandInterceptor },
+        { provide: APP_PIPE, useClass: BodyValidationPipe },
+        { provide: APP_FILTER, useFactory: () => new ProblemFilter(cfg.publicBaseUrl) },
+      ],
+    };
+  }
+}

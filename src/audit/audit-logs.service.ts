@@ -1,0 +1,30 @@
+import { Injectable } from '@nestjs/common';
+import { WorkspaceContext } from '../common/auth/request-context';
+import { ProblemException } from '../common/errors/problem.exception';
+import { ListQuery } from '../common/pagination/list-query';
+import { AuditService } from './audit.service';
+import { AuditLogDto } from './audit-logs.dto';
+import { mapAuditLog } from './audit-logs.mapper';
+import { AuditLogsRepository } from './audit-logs.repository';
+
+/** Reading the workspace's trail. Counts of aggregated failures held by this process are flushed first. */
+@Injectable()
+export class AuditLogsService {
+  constructor(
+    private readonly repo: AuditLogsRepository,
+    private readonly audit: AuditService,
+  ) {}
+
+  async list(ctx: WorkspaceContext, q: ListQuery) {
+    await this.audit.flushAggregates();
+    const { rows, envelope } = await this.repo.list(ctx.workspace.id, q);
+    return envelope(rows.map(mapAuditLog));
+  }
+
+  async get(ctx: WorkspaceContext, id: string): Promise<AuditLogDto> {
+    await this.audit.flushAggregates();
+    const row = await this.repo.get(ctx.workspace.id, id);
+    if (!row) throw ProblemException.notFound('Audit log entry');
+    return mapAuditLog(row);
+  }
+}

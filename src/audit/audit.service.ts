@@ -1,0 +1,165 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { RequestContext } from '../common/auth/request-context';
+import { Queryable } from '../common/pagination/sql-params';
+import { FailureAggregator, failureWindowSeconds } from './failure-aggregator';
+
+export type AuditCategory = 'auth' | 'member' | 'role' | 'settings' | 'integration' | 'webhook' | 'security' | 'instance';
+export const AUDIT_CATEGORIES: AuditCategory[] = ['auth', 'member', 'role', 'settings', 'integration', 'webhook', 'security', 'instance'];
+export const AUDIT_OUTCOMES = ['success', 'failure'] as const;
+
+export interface AuditEvent {
+  event_name: string;
+  category: AuditCategory;
+  outcome?: 'success' | 'failure';
+  workspace_id: string;
+  project_id?: string | null;
+  target_type?: string;
+  target_id?: string;
+  target_display_name?: string;
+  old_value?: unknown;
+  new_value?: unknown;
+  reason?: string;
+  metadata?: Record<string, unknown>;
+  /** Deduplication key; generated when omitted. */
+  event_id?: string;
+  /** Extra discriminator of "identical" failures for aggregation (not stored). */
+  fingerprint?: string;
+}
+
+/** An event about a user rather than a workspace (credentials): recorded in each of the user's workspaces. */
+export type UserAuditEvent = Omit<AuditEvent, 'workspace_id' | 'project_id' | 'event_id' | 'fingerprint'>;
+
+/** Who acted, when there is no request context (CLI: source admin; jobs: system). */
+export interface AuditActor {
+  source: 'api' | 'admin' | 'system';
+  actor_type: 'user' | 'api_token' | 'system' | 'anonymous';
+  actor_id: string | null;
+  actor_display_name: string;
+  actor_email: string;
+  ip_address: string | null;
+  user_agent: string;
+}
+
+/** `::ffff:10.0.0.1` (an IPv4 client on a dual-stack socket) is stored and filtered as `10.0.0.1`. */
+export function normalizeIp(ip: string | null | undefined): string | null {
+  if (!ip) return null;
+  return ip.toLowerCase().startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip;
+}
+
+export function actorFromContext(ctx: RequestContext): AuditActor {
+  return {
+    source: 'api',
+    actor_type: ctx.principal.kind === 'api_key' ? 'api_token' : 'user',
+    actor_id: ctx.principal.userId,
+    actor_display_name: ctx.principal.displayName,
+    actor_email: ctx.principal.email,
+    ip_address: normalizeIp(ctx.ip),
+    user_agent: ctx.userAgent ?? '',
+  };
+}
+
+export const SYSTEM_ACTOR: AuditActor = {
+  source: 'system',
+  actor_type: 'system',
+  actor_id: null,
+  actor_display_name: 'system',
+  actor_email: '',
+  ip_address: null,
+  user_agent: '',
+};
+
+/** Operator actions (admin CLI, first-start bootstrap): source `admin`, no user identity. */
+export const ADMIN_ACTOR: AuditActor = {
+  source: 'admin',
+  actor_type: 'system',
+  actor_id: null,
+  actor_display_name: 'admin',
+  actor_email: '',
+  ip_address: null,
+  user_agent: 'admin-cli',
+};
+
+/**
+ * The one way to write the audit trail. Call `record` with the transaction (`db`) of the change it records,
+ * so the change and its entry commit or roll back together, and preferably as the last statement of that
+ * transaction: the insert takes the workspace's audit lock (docs/audit.md), held until commit.
+ * Append-only: nothing here updates or deletes entries (the database refuses it too).
+ */
+@Injectable()
+export class AuditService implements OnModuleDestroy {
+  private readonly failures: FailureAggregator;
+
+  constructor(private readonly ds: DataSource) {
+    this.failures = new FailureAggregator(ds, failureWindowSeconds(), (db, actor, e) => this.record(db, actor, e));
+  }
+
+  async record(db: Queryable, actor: AuditActor | RequestContext, e: AuditEvent): Promise<void> {
+    const a = 'principal' in actor ? actorFromContext(actor) : actor;
+    await db.query(
+      `INSERT INTO audit_logs (event_id, event_name, category, outcome, source, actor_type, actor_id, actor_display_name, actor_email,
+         target_type, target_id, target_display_name, old_value, new_value, reason, metadata, ip_address, user_agent,
+         workspace_id, project_id)
+       VALUES ($20, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
+      [
+        e.event_name, e.category, e.outcome ?? 'success', a.source, a.actor_type, a.actor_id,
+        (a.actor_display_name ?? '').slice(0, 255), (a.actor_email ?? '').slice(0, 320),
+        (e.target_type ?? '').slice(0, 64), (e.target_id ?? '').slice(0, 255), (e.target_display_name ?? '').slice(0, 255),
+        e.old_value === undefined ? null : JSON.stringify(e.old_value), e.new_value === undefined ? null : JSON.stringify(e.new_value),
+        e.reason ?? '', JSON.stringify(e.metadata ?? {}), normalizeIp(a.ip_address), a.user_agent ?? '', e.workspace_id, e.project_id ?? null,
+        e.event_id ?? randomUUID(),
+      ],
+    );
+  }
+
+  /**
+   * Records outside any transaction: failed and rejected attempts, which have no change to commit with.
+   * Failures are aggregated (one entry per identical failure and window, the repeats counted beside it);
+   * successes are written at once.
+   */
+  recordNow(actor: AuditActor | RequestContext, e: AuditEvent): Promise<void> {
+    if ((e.outcome ?? 'success') === 'failure') {
+      return this.failures.submit('principal' in actor ? actorFromContext(actor) : actor, e);
+    }
+    return this.record(this.ds, actor, e);
+  }
+
+  /**
+   * Records a user-level event (API key, token) in every workspace the user is an active member of, in
+   * workspace id order (the order the workspace audit locks are taken). A user in no workspace leaves no
+   * entry: the trail is per workspace. Returns the number of entries written.
+   */
+  async recordForUser(db: Queryable, actor: AuditActor | RequestContext, userId: string, e: UserAuditEvent): Promise<number> {
+    const rows: Array<{ workspace_id: string; email: string; display_name: string }> = await db.query(
+      `SELECT wm.workspace_id, u.email, u.display_name
+         FROM workspace_members wm
+         JOIN workspaces w ON w.id = wm.workspace_id AND w.deleted_at IS NULL
+         JOIN users u ON u.id = wm.member_id
+        WHERE wm.member_id = $1 AND wm.deleted_at IS NULL AND wm.is_active
+        ORDER BY wm.workspace_id`,
+      [userId],
+    );
+    for (const r of rows) {
+      await this.record(db, actor, {
+        ...e,
+        workspace_id: r.workspace_id,
+        metadata: { ...(e.metadata ?? {}), user_id: userId, user_email: r.email, user_display_name: r.display_name, scope: 'user' },
+      });
+    }
+    return rows.length;
+  }
+
+  /** Adds the failure repeats counted in this process to the database (before reads, at shutdown). */
+  flushAggregates(): Promise<void> {
+    return this.failures.flush();
+  }
+
+  get failureWindowSeconds(): number {
+    return this.failures.windowSeconds;
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.failures.close();
+  }
+}

@@ -1,0 +1,145 @@
+import 'reflect-metadata';
+import { writeFileSync } from 'node:fs';
+import { DynamicModule, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { AdminModule } from './admin/admin.module';
+import { AdminService } from './admin/admin.service';
+import { AuditCoreModule } from './audit/audit-core.module';
+import { loadConfig } from './common/config/config';
+import { resolveDatabase } from './common/database/database';
+import { dataSourceOptions } from './common/database/data-source';
+import { runMigrations } from './common/database/migrate';
+import { ProblemException } from './common/errors/problem.exception';
+import { createApp } from './common/http/create-app';
+import { buildOpenApi } from './common/openapi/openapi';
+
+@Module({})
+class CliModule {
+  static forRoot(url: string): DynamicModule {
+    return { module: CliModule, imports: [TypeOrmModule.forRoot(dataSourceOptions(url, 2)), AuditCoreModule, AdminModule] };
+  }
+}
+
+const USAGE = `usage: npm run --silent cli -- <command> [--flags]
+  migrate
+  workspace create --slug S --name N
+  user create --email E --display-name D
+  member add --workspace S --email E --role owner|admin|member|guest
+  api-key create --email E [--label L]
+  api-key revoke --id ID
+  token create --email E --scopes a,b,c [--ttl SECONDS]
+  openapi [--write]`;
+
+class UsageError extends Error {}
+
+function parseFlags(args: string[]): Record<string, string> {
+  const flags: Record<string, string> = {};
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (!a.startsWith('--')) throw new UsageError(`unexpected argument "${a}"`);
+    const eq = a.indexOf('=');
+    if (eq > 0) flags[a.slice(2, eq)] = a.slice(eq + 1);
+    else {
+      const v = args[i + 1];
+      if (v === undefined || v.startsWith('--')) throw new UsageError(`flag ${a} needs a value`);
+      flags[a.slice(2)] = v;
+      i++;
+    }
+  }
+  return flags;
+}
+
+function need(flags: Record<string, string>, name: string): string {
+  const v = flags[name];
+  if (v === undefined || v === '') throw new UsageError(`missing --${name}`);
+  return v;
+}
+
+async function run(argv: string[]): Promise<unknown> {
+  const [cmd, sub, ...rest] = argv;
+  if (cmd === 'help' || cmd === '--help') {
+    writeAndExit(process.stderr, USAGE + '\n', 0);
+    return new Promise(() => undefined);
+  }
+  if (!cmd) throw new UsageError('no command given');
+  const key = ['migrate', 'openapi'].includes(cmd) ? cmd : `${cmd} ${sub ?? ''}`.trim();
+  const flagArgs = ['migrate', 'openapi'].includes(cmd) ? argv.slice(1) : rest;
+  if (key === 'openapi') {
+    const write = flagArgs.includes('--write');
+    const cfg = { ...loadConfig(), publicBaseUrl: 'http://localhost:3000' };
+    const db = await resolveDatabase();
+    try {
+      await migrate(db.url);
+      const app = await createApp(cfg, db.url, { logger: false });
+      const doc = buildOpenApi(app, cfg.publicBaseUrl);
+      await app.close();
+      if (write) writeFileSync('openapi.json', JSON.stringify(doc, null, 2) + '\n');
+      return write ? { written: 'openapi.json', paths: Object.keys(doc.paths).length } : doc;
+    } finally {
+      await db.stop();
+    }
+  }
+  const known = ['migrate', 'workspace create', 'user create', 'member add', 'api-key create', 'api-key revoke', 'token create'];
+  if (!known.includes(key)) throw new UsageError(`unknown command "${key}"`);
+  const flags = parseFlags(flagArgs);
+
+  const db = await resolveDatabase();
+  try {
+    const applied = await migrate(db.url);
+    if (key === 'migrate') return { applied };
+    const ctx = await NestFactory.createApplicationContext(CliModule.forRoot(db.url), { logger: false });
+    try {
+      const admin = ctx.get(AdminService);
+      switch (key) {
+        case 'workspace create':
+          return await admin.createWorkspace(need(flags, 'slug'), need(flags, 'name'));
+        case 'user create':
+          return await admin.createUser(need(flags, 'email'), need(flags, 'display-name'));
+        case 'member add':
+          return await admin.addMember(need(flags, 'workspace'), need(flags, 'email'), need(flags, 'role'));
+        case 'api-key create':
+          return await admin.createApiKey(need(flags, 'email'), flags.label ?? '');
+        case 'api-key revoke':
+          return await admin.revokeApiKey(need(flags, 'id'));
+        case 'token create': {
+          const scopes = need(flags, 'scopes').split(',').map((s) => s.trim()).filter(Boolean);
+          const ttl = flags.ttl === undefined ? undefined : Number(flags.ttl);
+          if (ttl !== undefined && (!Number.isInteger(ttl) || ttl <= 0)) throw new UsageError('--ttl must be a positive integer');
+          return await admin.createToken(need(flags, 'email'), scopes, ttl);
+        }
+      }
+    } finally {
+      await ctx.close();
+    }
+  } finally {
+    await db.stop();
+  }
+  return null;
+}
+
+async function migrate(url: string): Promise<string[]> {
+  const ds = new DataSource(dataSourceOptions(url, 1));
+  await ds.initialize();
+  try {
+    return await runMigrations(ds, url);
+  } finally {
+    await ds.destroy();
+  }
+}
+
+/** Exits once `text` is flushed: stdout to a pipe is asynchronous, and exiting early truncates it. */
+function writeAndExit(stream: NodeJS.WriteStream, text: string, code: number): void {
+  stream.write(text, () => process.exit(code));
+}
+
+run(process.argv.slice(2))
+  .then((out) => writeAndExit(process.stdout, JSON.stringify(out) + '\n', 0))
+  .catch((err: unknown) => {
+    let msg: string;
+    if (err instanceof UsageError) msg = `${err.message} (run with --help for usage)`;
+    else if (err instanceof ProblemException) msg = `${err.code}: ${err.detail}`;
+    else msg = `error: ${(err as Error)?.message ?? String(err)}`;
+    writeAndExit(process.stderr, msg.split('\n')[0] + '\n', err instanceof UsageError ? 2 : 1);
+  });

@@ -1,0 +1,78 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { ProjectContext } from '../common/auth/request-context';
+import { ProjectRole } from '../common/auth/roles';
+import { cleanRichText } from '../common/html/rich-text';
+import { ProblemException } from '../common/errors/problem.exception';
+import { ListQuery } from '../common/pagination/list-query';
+import { CommentDto, CreateCommentDto, UpdateCommentDto } from './comments.dto';
+import { mapComment } from './comments.mapper';
+import { CommentsRepository } from './comments.repository';
+
+/** Work item comments (gap-reference 3.2). The author is always the caller; edits by the author or a project admin. */
+@Injectable()
+export class CommentsService {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly repo: CommentsRepository,
+  ) {}
+
+  private async mustHaveWorkItem(ctx: ProjectContext, workItemId: string): Promise<void> {
+    if (!(await this.repo.workItemExists(ctx.workspace.id, ctx.project.id, workItemId))) throw ProblemException.notFound('Work item');
+  }
+
+  async list(ctx: ProjectContext, workItemId: string, q: ListQuery) {
+    await this.mustHaveWorkItem(ctx, workItemId);
+    const { rows, envelope } = await this.repo.list(ctx.workspace.id, ctx.project.id, workItemId, q);
+    return envelope(rows.map(mapComment));
+  }
+
+  async get(ctx: ProjectContext, workItemId: string, id: string): Promise<CommentDto> {
+    await this.mustHaveWorkItem(ctx, workItemId);
+    const row = await this.repo.get(ctx.workspace.id, ctx.project.id, workItemId, id);
+    if (!row) throw ProblemException.notFound('Comment');
+    return mapComment(row);
+  }
+
+  async create(ctx: ProjectContext, workItemId: string, dto: CreateCommentDto): Promise<CommentDto> {
+    const clean = cleanRichText('comment_html', dto.comment_html, { required: true });
+    return this.ds.transaction(async (tx) => {
+      if (!(await this.repo.workItemExists(ctx.workspace.id, ctx.project.id, workItemId, tx))) throw ProblemException.notFound('Work item');
+      const row = await this.repo.insert(
+        ctx.workspace.id, ctx.project.id, workItemId,
+        { comment_html: clean.html, comment_stripped: clean.stripped, access: dto.access ?? 'INTERNAL', external_id: dto.external_id, external_source: dto.external_source },
+        ctx.principal.userId,
+        tx,
+      );
+      return mapComment(row);
+    });
+  }
+
+  async update(ctx: ProjectContext, workItemId: string, id: string, dto: UpdateCommentDto): Promise<CommentDto> {
+    const clean = dto.comment_html !== undefined ? cleanRichText('comment_html', dto.comment_html, { required: true }) : null;
+    return this.ds.transaction(async (tx) => {
+      await this.mustOwnOrAdmin(ctx, workItemId, id, tx);
+      await this.repo.update(id, {
+        comment_html: clean?.html, comment_stripped: clean?.stripped, access: dto.access,
+        external_id: dto.external_id, external_source: dto.external_source,
+      }, tx);
+      return mapComment((await this.repo.get(ctx.workspace.id, ctx.project.id, workItemId, id, tx))!);
+    });
+  }
+
+  async remove(ctx: ProjectContext, workItemId: string, id: string): Promise<void> {
+    await this.ds.transaction(async (tx) => {
+      await this.mustOwnOrAdmin(ctx, workItemId, id, tx);
+      await this.repo.softDelete(id, tx);
+    });
+  }
+
+  private async mustOwnOrAdmin(ctx: ProjectContext, workItemId: string, id: string, tx: Parameters<CommentsRepository['get']>[4]): Promise<void> {
+    if (!(await this.repo.workItemExists(ctx.workspace.id, ctx.project.id, workItemId, tx))) throw ProblemException.notFound('Work item');
+    const row = await this.repo.get(ctx.workspace.id, ctx.project.id, workItemId, id, tx, true);
+    if (!row) throw ProblemException.notFound('Comment');
+    if (ctx.projectRole !== ProjectRole.Admin && row.actor_id !== ctx.principal.userId) {
+      throw ProblemException.forbidden('Only the comment\'s author or a project admin may change or delete it.');
+    }
+  }
+}

@@ -1,0 +1,119 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { FastifyRequest } from 'fastify';
+import { AUTH_META, AuthRule, PUBLIC_META } from './authenticated.decorator';
+import { AuthRepository } from './auth.repository';
+import { hashSecret } from './credentials';
+import { PrincipalKind, RequestContext } from './request-context';
+import { effectiveProjectRole, projectLevel, PROJECT_ROLE_LEVEL, WORKSPACE_ROLE_LEVEL, WorkspaceRole, workspaceLevel } from './roles';
+import { grantSatisfies } from './scopes';
+import { ProblemException } from '../errors/problem.exception';
+import { isUuid } from '../http/validation';
+import { SecurityEvents } from './security-events';
+
+/**
+ * Authenticates every request and enforces the route's @Authenticated rule, in this order:
+ * credential (401), tenant wall (404 for a workspace or project the user cannot see), OAuth
+ * scope ceiling (403), role (403). Services never check roles themselves.
+ */
+@Injectable()
+export class AuthGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly repo: AuthRepository,
+    private readonly events: SecurityEvents,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_META, targets)) return true;
+    const rule = this.reflector.getAllAndOverride<AuthRule>(AUTH_META, targets);
+    if (!rule) throw ProblemException.forbidden('This route declares no access rule.');
+
+    const req = context.switchToHttp().getRequest<FastifyRequest>();
+    const params = (req.params ?? {}) as Record<string, string>;
+    const slug = params.slug ?? null;
+    const rawProjectId = params.project_id ?? null;
+    const projectIdValid = rawProjectId === null || isUuid(rawProjectId);
+    const projectId = projectIdValid ? (rawProjectId?.toLowerCase() ?? null) : null;
+
+    // Credentials first: a request without valid credentials learns nothing about the path (401).
+    const cred = this.readCredential(req);
+    if (!cred) {
+      await this.events.authenticationFailed(req, slug, 'missing_credentials');
+      throw ProblemException.unauthorized();
+    }
+    const row = await this.repo.resolve(cred.kind, hashSecret(cred.secret), slug, projectId);
+    if (!row) {
+      await this.events.authenticationFailed(req, slug, 'invalid_credentials');
+      throw ProblemException.unauthorized();
+    }
+    if (!projectIdValid) throw ProblemException.validation('project_id', 'Must be a valid UUID.');
+
+    // A workspace is visible only to its active members: for anyone else it does not exist.
+    const member = !!(row.workspace_id && row.workspace_role);
+    const ctx: RequestContext = {
+      principal: {
+        userId: row.user_id,
+        email: row.email,
+        displayName: row.display_name,
+        kind: cred.kind as PrincipalKind,
+        scopes: row.scopes ?? [],
+        credentialId: row.credential_id,
+      },
+      workspace: member ? { id: row.workspace_id!, slug: row.workspace_slug!, name: row.workspace_name! } : null,
+      workspaceRole: member ? (row.workspace_role as WorkspaceRole) : null,
+      project: member && row.project_id
+        ? {
+            id: row.project_id,
+            workspaceId: row.workspace_id!,
+            identifier: row.project_identifier!,
+            name: row.project_name!,
+            defaultAssigneeId: row.project_default_assignee_id,
+          }
+        : null,
+      projectRole: member && row.project_id ? effectiveProjectRole(row.workspace_role, row.project_role) : null,
+      ip: req.ip ?? null,
+      userAgent: (req.headers['user-agent'] as string | undefined) ?? null,
+      requestId: String(req.id),
+    };
+    req.ctx = ctx;
+
+    // The tenant wall comes first: a foreign workspace or project is 404 whatever the token's scopes.
+    if (slug !== null && !ctx.workspace) throw ProblemException.notFound('Workspace');
+    if (projectId !== null && !ctx.project) throw ProblemException.notFound('Project');
+    if (cred.kind === 'oauth' && !this.scopeAllows(rule, ctx.principal.scopes)) {
+      await this.events.permissionDenied(ctx, req, 'insufficient_scope', rule.scope);
+      throw ProblemException.forbidden(`This token lacks the scope ${rule.scope === 'any-read' ? 'read' : rule.scope}.`);
+    }
+
+    if (rule.project) {
+      if (projectLevel(ctx.projectRole) < PROJECT_ROLE_LEVEL[rule.project]) {
+        await this.events.permissionDenied(ctx, req, 'insufficient_role', `project:${rule.project}`);
+        throw ProblemException.forbidden(`This action needs the project role ${rule.project} or higher.`);
+      }
+    } else if (rule.workspace) {
+      if (workspaceLevel(ctx.workspaceRole) < WORKSPACE_ROLE_LEVEL[rule.workspace]) {
+        await this.events.permissionDenied(ctx, req, 'insufficient_role', `workspace:${rule.workspace}`);
+        throw ProblemException.forbidden(`This action needs the workspace role ${rule.workspace} or higher.`);
+      }
+    }
+    return true;
+  }
+
+  private scopeAllows(rule: AuthRule, granted: string[]): boolean {
+    if (rule.scope === 'any-read') return granted.some((s) => s === 'read' || s.endsWith(':read'));
+    return grantSatisfies(granted, rule.scope);
+  }
+
+  private readCredential(req: FastifyRequest): { kind: 'api_key' | 'oauth'; secret: string } | null {
+    const key = req.headers['x-api-key'];
+    if (typeof key === 'string' && key.length > 0) return { kind: 'api_key', secret: key };
+    const auth = req.headers.authorization;
+    if (typeof auth === 'string') {
+      const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
+      if (m) return { kind: 'oauth', secret: m[1] };
+    }
+    return null;
+  }
+}

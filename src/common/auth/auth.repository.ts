@@ -1,0 +1,53 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+
+export interface ResolvedAuthRow {
+  credential_id: string;
+  user_id: string;
+  email: string;
+  display_name: string;
+  scopes: string[] | null;
+  workspace_id: string | null;
+  workspace_slug: string | null;
+  workspace_name: string | null;
+  workspace_role: string | null;
+  project_id: string | null;
+  project_identifier: string | null;
+  project_name: string | null;
+  project_default_assignee_id: string | null;
+  project_role: string | null;
+}
+
+/**
+ * One round trip resolves the credential, its user, the workspace of the path (only if the user is
+ * an active member: the tenant wall) and the project of the path with the user's project role.
+ */
+@Injectable()
+export class AuthRepository {
+  constructor(private readonly ds: DataSource) {}
+
+  async resolve(kind: 'api_key' | 'oauth', hash: string, slug: string | null, projectId: string | null): Promise<ResolvedAuthRow | null> {
+    const cred =
+      kind === 'api_key'
+        ? `SELECT id, user_id, NULL::text[] AS scopes FROM api_keys
+             WHERE key_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`
+        : `SELECT id, user_id, scopes FROM oauth_tokens
+             WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > now()`;
+    const rows: ResolvedAuthRow[] = await this.ds.query(
+      `WITH cred AS (${cred})
+       SELECT cred.id AS credential_id, u.id AS user_id, u.email, u.display_name, cred.scopes,
+              w.id AS workspace_id, w.slug AS workspace_slug, w.name AS workspace_name, wm.role AS workspace_role,
+              p.id AS project_id, p.identifier AS project_identifier, p.name AS project_name,
+              p.default_assignee_id AS project_default_assignee_id, pm.role AS project_role
+         FROM cred
+         JOIN users u ON u.id = cred.user_id AND u.deleted_at IS NULL AND u.is_active
+         LEFT JOIN workspaces w ON $2::text IS NOT NULL AND w.slug = $2 AND w.deleted_at IS NULL
+         LEFT JOIN workspace_members wm ON wm.workspace_id = w.id AND wm.member_id = u.id AND wm.deleted_at IS NULL AND wm.is_active
+         LEFT JOIN projects p ON $3::uuid IS NOT NULL AND wm.id IS NOT NULL AND p.id = $3 AND p.workspace_id = w.id
+                             AND p.deleted_at IS NULL
+         LEFT JOIN project_members pm ON pm.project_id = p.id AND pm.member_id = u.id AND pm.deleted_at IS NULL`,
+      [hash, slug, projectId],
+    );
+    return rows[0] ?? null;
+  }
+}

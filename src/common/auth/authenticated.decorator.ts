@@ -1,0 +1,43 @@
+import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { ApiExtension, ApiOAuth2, ApiSecurity } from '@nestjs/swagger';
+import { ProjectRole, WorkspaceRole } from './roles';
+import { Scope } from './scopes';
+import { ApiProblemResponses } from '../openapi/problem-responses';
+
+export const AUTH_META = 'wt:auth';
+export const PUBLIC_META = 'wt:public';
+
+export interface AuthRule {
+  /** The fine-grained scope an OAuth token needs (the global read/write tier also satisfies it). */
+  scope: Scope | 'any-read';
+  /** Lowest workspace role allowed, for /workspaces/{slug}/ routes outside a project. */
+  workspace?: WorkspaceRole;
+  /** Lowest effective project role allowed, for /projects/{project_id}/ routes. */
+  project?: ProjectRole;
+}
+
+/**
+ * The one auth decorator of a route: sets the rule the AuthGuard enforces and the matching
+ * OpenAPI security entries, so the document cannot drift from what is enforced.
+ */
+export function Authenticated(rule: AuthRule): MethodDecorator {
+  const oauthScopes = rule.scope === 'any-read' ? ['read'] : [rule.scope];
+  const roleNote = rule.project
+    ? `project role ${rule.project} or higher`
+    : rule.workspace
+      ? `workspace role ${rule.workspace} or higher`
+      : 'any authenticated user';
+  return applyDecorators(
+    SetMetadata(AUTH_META, rule),
+    ApiSecurity('ApiKey'),
+    ApiOAuth2(oauthScopes),
+    ApiExtension('x-required-scope', rule.scope === 'any-read' ? null : rule.scope),
+    ApiExtension('x-required-role', roleNote),
+    ApiProblemResponses(401, 403, 429),
+  );
+}
+
+/** A route reachable without credentials (health, schema, docs). */
+export function Public(): MethodDecorator & ClassDecorator {
+  return SetMetadata(PUBLIC_META, true);
+}

@@ -1,0 +1,65 @@
+import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { ProjectRole, WorkspaceRole } from './roles';
+
+export type PrincipalKind = 'api_key' | 'oauth' | 'other';
+
+export interface Principal {
+  userId: string;
+  email: string;
+  displayName: string;
+  kind: PrincipalKind;
+  scopes: string[];
+  credentialId: string;
+}
+
+export interface WorkspaceRef {
+  id: string;
+  slug: string;
+  name: string;
+}
+
+export interface ProjectRef {
+  id: string;
+  workspaceId: string;
+  identifier: string;
+  name: string;
+  defaultAssigneeId: string | null;
+}
+
+/** Who is calling and in which tenant, resolved once per request by the AuthGuard. */
+export interface RequestContext {
+  principal: Principal;
+  workspace: WorkspaceRef | null;
+  workspaceRole: WorkspaceRole | null;
+  project: ProjectRef | null;
+  /** Effective project role (workspace owners/admins count as project admins). */
+  projectRole: ProjectRole | null;
+  ip: string | null;
+  userAgent: string | null;
+  requestId: string;
+}
+
+/** A context whose workspace was resolved (every /workspaces/{slug}/ route). */
+export interface WorkspaceContext extends RequestContext {
+  workspace: WorkspaceRef;
+  workspaceRole: WorkspaceRole;
+}
+
+/** A context whose project was resolved (every /projects/{project_id}/ route). */
+export interface ProjectContext extends WorkspaceContext {
+  project: ProjectRef;
+  projectRole: ProjectRole;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    ctx?: RequestContext;
+  }
+}
+
+export const Ctx = createParamDecorator((_data: unknown, host: ExecutionContext): RequestContext => {
+  const req = host.switchToHttp().getRequest<FastifyRequest>();
+  if (!req.ctx) throw new Error('Request context missing: route lacks @Authenticated');
+  return req.ctx;
+});

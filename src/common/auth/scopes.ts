@@ -1,0 +1,64 @@
+/**
+ * OAuth scope catalogue: `<area>.<resource>:<read|write>`, plus the global `read` and `write`.
+ * Each route names one scope with @Authenticated; the guard and the OpenAPI document both read it.
+ */
+export const SCOPES = {
+  'read': 'Read everything the user can read',
+  'write': 'Write everything the user can write',
+  'projects:read': 'Read projects',
+  'projects:write': 'Create, update and delete projects',
+  'projects.features:read': 'Read project features',
+  'projects.features:write': 'Update project features',
+  'projects.members:read': 'Read project members',
+  'projects.members:write': 'Manage project members',
+  'projects.work_items:read': 'Read work items',
+  'projects.work_items:write': 'Write work items',
+  'projects.work_items.comments:read': 'Read work item comments',
+  'projects.work_items.comments:write': 'Write work item comments',
+  'projects.states:read': 'Read states',
+  'projects.states:write': 'Write states',
+  'projects.labels:read': 'Read labels',
+  'projects.labels:write': 'Write labels',
+  'projects.cycles:read': 'Read cycles',
+  'projects.cycles:write': 'Write cycles',
+  'projects.modules:read': 'Read modules',
+  'projects.modules:write': 'Write modules',
+  'projects.estimates:read': 'Read estimates',
+  'projects.estimates:write': 'Write estimates',
+  'projects.workflows:read': 'Read workflows',
+  'projects.workflows:write': 'Write workflows',
+  'projects.work_item_types:read': 'Read project work item types',
+  'projects.work_item_types:write': 'Write project work item types',
+  'projects.work_item_properties:read': 'Read project work item properties',
+  'projects.work_item_properties:write': 'Write project work item properties',
+  'workspaces.members:read': 'Read workspace members (also grants project member rosters)',
+  'workspaces.members:write': 'Manage workspace members',
+  'workspaces.labels:read': 'Read workspace labels',
+  'workspaces.labels:write': 'Write workspace labels',
+  'workspaces.features:read': 'Read workspace features',
+  'workspaces.features:write': 'Update workspace features',
+  'workspaces.work_item_types:read': 'Read workspace work item types',
+  'workspaces.work_item_types:write': 'Write workspace work item types',
+  'workspaces.work_item_properties:read': 'Read workspace work item properties',
+  'workspaces.work_item_properties:write': 'Write workspace work item properties',
+  'workspaces.audit_logs:read': 'Read the workspace audit trail',
+} as const;
+
+export type Scope = keyof typeof SCOPES;
+
+/** Scopes that also grant another: a broader grant implies the narrower one. */
+const IMPLIED_BY: Partial<Record<Scope, Scope[]>> = {
+  'projects.members:read': ['workspaces.members:read'],
+};
+
+/** Does an OAuth grant satisfy `required`? The global tier scope matches by the scope's kind. */
+export function grantSatisfies(granted: readonly string[], required: Scope): boolean {
+  if (granted.includes(required)) return true;
+  const kind = required.endsWith(':read') ? 'read' : 'write';
+  if (granted.includes(kind)) return true;
+  return (IMPLIED_BY[required] ?? []).some((s) => granted.includes(s));
+}
+
+export function isKnownScope(s: string): s is Scope {
+  return Object.prototype.hasOwnProperty.call(SCOPES, s);
+}

@@ -1,0 +1,22 @@
+import 'reflect-metadata';
+import { DataSource, DataSourceOptions } from 'typeorm';
+import { ENTITIES } from './entities';
+import { MIGRATIONS } from '../../../migrations';
+
+export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url,
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'schema_migrations',
+    synchronize: false,
+    uuidExtension: 'pgcrypto',
+    migrationsRun: false,
+    logging: false,
+    extra: { max: poolSize, application_name: 'work-tracking-api' },
+  };
+}
+
+/** Used by the TypeORM CLI (migration:generate) with DATABASE_URL. */
+export default new DataSource(dataSourceOptions(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'));

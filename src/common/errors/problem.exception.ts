@@ -1,0 +1,48 @@
+import { ErrorCode, ERROR_STATUS } from './error-codes';
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/**
+ * The one domain exception of the service. Services throw it; the global ProblemFilter
+ * turns it into an application/problem+json response.
+ */
+export class ProblemException extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    readonly detail: string,
+    readonly errors?: FieldError[],
+    readonly headers?: Record<string, string>,
+  ) {
+    super(detail);
+    this.status = ERROR_STATUS[code];
+  }
+
+  static validation(field: string, message: string): ProblemException {
+    return new ProblemException(ErrorCode.ValidationError, `${field}: ${message}`, [{ field, message }]);
+  }
+
+  static validationMany(errors: FieldError[]): ProblemException {
+    const detail = errors.map((e) => `${e.field}: ${e.message}`).join('; ');
+    return new ProblemException(ErrorCode.ValidationError, detail || 'Invalid request.', errors);
+  }
+
+  static notFound(what = 'Resource'): ProblemException {
+    return new ProblemException(ErrorCode.ResourceNotFound, `${what} not found.`);
+  }
+
+  static conflict(detail: string): ProblemException {
+    return new ProblemException(ErrorCode.Conflict, detail);
+  }
+
+  static forbidden(detail = 'You do not have permission to perform this action.'): ProblemException {
+    return new ProblemException(ErrorCode.Forbidden, detail);
+  }
+
+  static unauthorized(detail = 'Authentication credentials were missing or invalid.'): ProblemException {
+    return new ProblemException(ErrorCode.Unauthorized, detail);
+  }
+}

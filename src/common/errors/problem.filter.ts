@@ -1,0 +1,136 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { QueryFailedError } from 'typeorm';
+import { ThrottlerException } from '@nestjs/throttler';
+import { ErrorCode, ERROR_STATUS, ERROR_TITLES } from './error-codes';
+import { FieldError, ProblemException } from './problem.exception';
+import { allowedMethodsFor } from '../http/route-registry';
+import { NO_SLASH_PREFIX } from '../http/trailing-slash';
+
+/** Renders a problem+json body. Exported for the few places that answer outside Nest (rewrite, 404 of Fastify). */
+export function problemBody(baseUrl: string, code: ErrorCode, detail: string, errors?: FieldError[]) {
+  const body: Record<string, unknown> = {
+    type: `${baseUrl}/errors/${code}`,
+    title: ERROR_TITLES[code],
+    status: ERROR_STATUS[code],
+    code,
+    detail,
+  };
+  if (errors && errors.length) body.errors = errors;
+  else if (code === ErrorCode.ValidationError) body.errors = [];
+  return body;
+}
+
+interface PgDriverError {
+  code?: string;
+  detail?: string;
+  constraint?: string;
+  column?: string;
+}
+
+/**
+ * The one place where failures become application/problem+json (RFC 9457).
+ * Domain problems, framework HTTP errors, Fastify parser errors and PostgreSQL errors
+ * are mapped to stable codes; anything unexpected is a logged 500 without a stack trace in the body.
+ */
+@Catch()
+export class ProblemFilter implements ExceptionFilter {
+  private readonly logger = new Logger('ProblemFilter');
+  constructor(private readonly baseUrl: string) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const ctx = host.switchToHttp();
+    const reply = ctx.getResponse<FastifyReply>();
+    const req = ctx.getRequest<FastifyRequest>();
+    const problem = this.toProblem(exception, req);
+    if (problem.code === ErrorCode.InternalError) {
+      const err = exception as Error;
+      this.logger.error({ msg: 'unhandled exception', reqId: req?.id, err: err?.message, stack: err?.stack });
+    }
+    if (problem.headers) for (const [k, v] of Object.entries(problem.headers)) reply.header(k, v);
+    reply
+      .status(ERROR_STATUS[problem.code])
+      .header('content-type', 'application/problem+json; charset=utf-8')
+      .send(problemBody(this.baseUrl, problem.code, problem.detail, problem.errors));
+  }
+
+  private toProblem(exception: unknown, req: FastifyRequest): ProblemException {
+    if (exception instanceof ProblemException) return exception;
+    if (exception instanceof ThrottlerException) {
+      return new ProblemException(ErrorCode.RateLimited, 'Request was throttled. Retry after the time in Retry-After.');
+    }
+    if (exception instanceof QueryFailedError) return this.fromPg(exception.driverError as PgDriverError);
+    if (exception instanceof HttpException) return this.fromHttp(exception, req);
+    const fst = exception as { statusCode?: number; code?: string; message?: string };
+    if (fst && typeof fst.code === 'string' && fst.code.startsWith('FST_')) return this.fromFastify(fst);
+    return new ProblemException(ErrorCode.InternalError, 'An unexpected error occurred.');
+  }
+
+  private fromHttp(e: HttpException, req: FastifyRequest): ProblemException {
+    const status = e.getStatus();
+    if (status === 404) {
+      const url = req?.url ?? '';
+      if (url.startsWith(NO_SLASH_PREFIX)) {
+        return new ProblemException(ErrorCode.ResourceNotFound, 'No route matches this path. v2 paths end with "/".');
+      }
+      const path = url.split('?')[0];
+      const allowed = allowedMethodsFor(path);
+      if (allowed.length && !allowed.includes(req.method)) {
+        return new ProblemException(
+          ErrorCode.MethodNotAllowed,
+          `Method ${req.method} is not allowed on this path.`,
+          undefined,
+          { Allow: allowed.join(', ') },
+        );
+      }
+      return new ProblemException(ErrorCode.ResourceNotFound, 'No route matches this path.');
+    }
+    if (status === 413) return new ProblemException(ErrorCode.PayloadTooLarge, 'Request body is too large.');
+    if (status === 415) return new ProblemException(ErrorCode.UnsupportedMediaType, 'Send JSON with Content-Type: application/json.');
+    if (status === 429) return new ProblemException(ErrorCode.RateLimited, 'Request was throttled.');
+    if (status === 401) return ProblemException.unauthorized();
+    if (status === 403) return ProblemException.forbidden();
+    if (status === 405) return new ProblemException(ErrorCode.MethodNotAllowed, 'Method not allowed.');
+    if (status === 400) return new ProblemException(ErrorCode.ValidationError, 'Malformed request.', [{ field: 'body', message: e.message }]);
+    if (status >= 500) return new ProblemException(ErrorCode.InternalError, 'An unexpected error occurred.');
+    return new ProblemException(ErrorCode.ValidationError, e.message);
+  }
+
+  private fromFastify(e: { statusCode?: number; code?: string; message?: string }): ProblemException {
+    switch (e.code) {
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        return new ProblemException(ErrorCode.PayloadTooLarge, 'Request body is too large.');
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+        return new ProblemException(ErrorCode.UnsupportedMediaType, 'Send JSON with Content-Type: application/json.');
+      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+        return new ProblemException(ErrorCode.ValidationError, 'The JSON body is empty.', [{ field: 'body', message: 'Body cannot be empty when Content-Type is application/json.' }]);
+      default:
+        if (e.statusCode === 413) return new ProblemException(ErrorCode.PayloadTooLarge, 'Request body is too large.');
+        if (e.statusCode === 415) return new ProblemException(ErrorCode.UnsupportedMediaType, 'Unsupported media type.');
+        if (e.statusCode && e.statusCode >= 400 && e.statusCode < 500) {
+          return new ProblemException(ErrorCode.ValidationError, 'Malformed request body.', [{ field: 'body', message: e.message ?? 'Malformed body.' }]);
+        }
+        return new ProblemException(ErrorCode.InternalError, 'An unexpected error occurred.');
+    }
+  }
+
+  private fromPg(e: PgDriverError): ProblemException {
+    switch (e?.code) {
+      case '23505':
+        return ProblemException.conflict(`A record with the same unique value already exists${e.constraint ? ` (${e.constraint})` : ''}.`);
+      case '23503':
+        return new ProblemException(ErrorCode.ValidationError, 'A referenced record does not exist.', [{ field: e.column ?? 'body', message: 'Referenced record does not exist.' }]);
+      case '22P02':
+      case '22007':
+      case '22008':
+      case '22003':
+        return new ProblemException(ErrorCode.ValidationError, 'A value has an invalid format.', [{ field: e.column ?? 'body', message: 'Invalid value.' }]);
+      case '40001':
+      case '40P01':
+        return ProblemException.conflict('The request conflicted with a concurrent change; retry it.');
+      default:
+        return new ProblemException(ErrorCode.InternalError, 'An unexpected error occurred.');
+    }
+  }
+}

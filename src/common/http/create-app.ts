@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { IncomingMessage } from 'node:http';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import helmet from '@fastify/helmet';
+import sjson from 'secure-json-parse';
+import { AppModule } from '../../app.module';
+import { AppConfig } from '../config/config';
+import { JsonLogger } from '../logging/json-logger';
+import { registerRoute } from './route-registry';
+import { rewriteUrl } from './trailing-slash';
+import { setupOpenApi } from '../openapi/openapi';
+
+const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * Builds the HTTP application: Fastify with the trailing-slash rewrite, the route registry for 405s,
+ * a JSON body parser with the configured size limit, request ids, security headers and the OpenAPI
+ * document. Used by main.ts and by the tests, so both run the same stack.
+ */
+export async function createApp(cfg: AppConfig, databaseUrl: string, opts: { logger?: boolean } = {}): Promise<NestFastifyApplication> {
+  const options: FastifyServerOptions & Record<string, unknown> = {
+    logger: opts.logger === false ? false : { level: cfg.logLevel },
+    bodyLimit: cfg.bodyLimitBytes,
+    trustProxy: cfg.trustProxy,
+    routerOptions: { ignoreTrailingSlash: false, ignoreDuplicateSlashes: false },
+    rewriteUrl: (req: IncomingMessage) => rewriteUrl(req.url ?? '/'),
+    genReqId: (req: IncomingMessage) => {
+      const h = req.headers['x-request-id'];
+      return typeof h === 'string' && REQUEST_ID_RE.test(h) ? h : randomUUID();
+    },
+  };
+  const adapter = new FastifyAdapter(options as never);
+  const fastify = adapter.getInstance() as unknown as FastifyInstance;
+  fastify.addHook('onRoute', (route) => registerRoute(route.url, route.method as string | string[]));
+  // Graceful shutdown: once close() starts, responses (of requests still in flight) carry
+  // `Connection: close`, so keep-alive sockets end with them and the server can finish closing.
+  let closing = false;
+  fastify.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  fastify.addHook('onSend', async (req, reply) => {
+    reply.header('X-Request-Id', req.id);
+    if (closing) reply.header('Connection', 'close');
+  });
+
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(cfg, databaseUrl), adapter, {
+    logger: opts.logger === false ? false : new JsonLogger(cfg.logLevel),
+    bufferLogs: false,
+  });
+
+  // JSON only. An empty body counts as no body, so bodyless POSTs (archive, enable) accept it.
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser(/^application\/([\w.+-]+\+)?json(\s*;.*)?$/i, { parseAs: 'string' }, (_req: unknown, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }));
+    } catch {
+      const err = new Error('The request body is not valid JSON.') as Error & { statusCode: number; code: string };
+      err.statusCode = 400;
+      err.code = 'FST_ERR_CTP_INVALID_JSON_BODY';
+      done(err, undefined);
+    }
+  });
+
+  // Over plain http (a LAN install, the default http://localhost:PORT) a browser must not be told to
+  // upgrade requests to https: Swagger UI's own assets and calls would fail. HSTS and COOP only mean
+  // something over https (browsers ignore them, with a console error, on an untrustworthy origin).
+  const https = cfg.publicBaseUrl.startsWith('https://');
+  await app.register(helmet as never, {
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'", "'unsafe-inline'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+        upgradeInsecureRequests: https ? [] : null,
+      },
+    },
+    strictTransportSecurity: https,
+    crossOriginOpenerPolicy: https,
+  });
+  setupOpenApi(app, cfg);
+  await app.init();
+  return app;
+}

@@ -1,0 +1,26 @@
+/**
+ * The spec's trailing-slash rule, enforced once before routing.
+ *
+ * Nest strips a trailing '/' from route paths, so controllers declare paths without it. Every v2
+ * request URL must end with '/': we strip that slash before the router sees the URL, and send a URL
+ * without it to a prefix no route matches, so it becomes the 404 problem. The OpenAPI document gets
+ * the slash written back (see openapi/openapi.ts).
+ */
+export const NO_SLASH_PREFIX = '/__no-trailing-slash__';
+const V2 = '/api/v2/';
+const EXEMPT = ['/api/v2/docs'];
+
+export function rewriteUrl(url: string): string {
+  if (!url.startsWith(V2)) return url;
+  const q = url.indexOf('?');
+  const path = q === -1 ? url : url.slice(0, q);
+  const query = q === -1 ? '' : url.slice(q);
+  if (EXEMPT.some((p) => path === p || path.startsWith(p + '/'))) return url;
+  if (path.endsWith('/')) return path.length > V2.length ? path.slice(0, -1) + query : url;
+  return NO_SLASH_PREFIX + path + query;
+}
+
+/** The public form of a route path: Nest's `/api/v2/x/{id}` becomes `/api/v2/x/{id}/`. */
+export function publicPath(path: string): string {
+  return path.startsWith(V2) && !path.endsWith('/') && !EXEMPT.some((p) => path.startsWith(p)) ? path + '/' : path;
+}

@@ -1,0 +1,67 @@
+import { applyDecorators, ArgumentMetadata, Injectable, PipeTransform, ValidationError, ValidationPipe } from '@nestjs/common';
+import { NotEquals, ValidateIf } from 'class-validator';
+import { FieldError, ProblemException } from '../errors/problem.exception';
+
+function flatten(errors: ValidationError[], parent = ''): FieldError[] {
+  const out: FieldError[] = [];
+  for (const e of errors) {
+    const field = parent ? `${parent}.${e.property}` : e.property;
+    if (e.constraints) {
+      for (const message of Object.values(e.constraints)) out.push({ field, message: message.replace(/^[\w.]+ /, `${field} `) });
+    }
+    if (e.children?.length) out.push(...flatten(e.children, field));
+  }
+  return out;
+}
+
+/**
+ * Body validation for every route: unknown and read-only fields are dropped (whitelist), the rest
+ * is checked against the DTO and failures become one validation_error naming each field.
+ */
+@Injectable()
+export class BodyValidationPipe implements PipeTransform {
+  private readonly inner = new ValidationPipe({
+    whitelist: true,
+    transform: true,
+    forbidUnknownValues: false,
+    validateCustomDecorators: false,
+    exceptionFactory: (errors) => ProblemException.validationMany(flatten(errors)),
+  });
+
+  transform(value: unknown, metadata: ArgumentMetadata): unknown {
+    if (metadata.type !== 'body') return value;
+    const meta = metadata.metatype;
+    const isDto = typeof meta === 'function' && ![Object, String, Number, Boolean, Array].includes(meta as never);
+    if (!isDto) return value;
+    if (value === undefined || value === null || value === '') value = {};
+    if (typeof value !== 'object' || Array.isArray(value)) {
+      throw ProblemException.validation('body', 'The request body must be a JSON object.');
+    }
+    return this.inner.transform(value, metadata);
+  }
+}
+
+/** Optional, but when present may not be null (PATCH of a required field). */
+export function OptionalNotNull(): PropertyDecorator {
+  return applyDecorators(
+    ValidateIf((_o, v) => v !== undefined),
+    NotEquals(null, { message: '$property may not be null' }),
+  );
+}
+
+/** Optional and nullable: null clears the field. Other validators run only on non-null values. */
+export function Nullable(): PropertyDecorator {
+  return ValidateIf((_o, v) => v !== undefined && v !== null);
+}
+
+export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isUuid(v: unknown): v is string {
+  return typeof v === 'string' && UUID_RE.test(v);
+}
+
+/** Path id check shared by every route: a malformed id is a 400 naming the parameter. */
+export function assertUuid(value: string, field: string): string {
+  if (!isUuid(value)) throw ProblemException.validation(field, 'Must be a valid UUID.');
+  return value.toLowerCase();
+}

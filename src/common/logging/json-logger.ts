@@ -1,0 +1,35 @@
+import { LoggerService } from '@nestjs/common';
+
+const LEVELS: Record<string, number> = { verbose: 10, debug: 20, log: 30, info: 30, warn: 40, error: 50, fatal: 60 };
+
+/** Structured JSON lines for Nest's own logs, matching Fastify's pino request logs. */
+export class JsonLogger implements LoggerService {
+  private readonly min: number;
+  constructor(level = 'info') {
+    this.min = LEVELS[level] ?? 30;
+  }
+  private write(level: string, message: unknown, context?: string, extra?: Record<string, unknown>) {
+    if ((LEVELS[level] ?? 30) < this.min) return;
+    const base = typeof message === 'object' && message !== null ? (message as Record<string, unknown>) : { msg: String(message) };
+    const line = JSON.stringify({ level: LEVELS[level], time: Date.now(), context, ...base, ...extra });
+    (level === 'error' || level === 'fatal' ? process.stderr : process.stdout).write(line + '\n');
+  }
+  log(message: unknown, context?: string) {
+    this.write('info', message, context);
+  }
+  error(message: unknown, stack?: string, context?: string) {
+    this.write('error', message, context, stack ? { stack } : undefined);
+  }
+  warn(message: unknown, context?: string) {
+    this.write('warn', message, context);
+  }
+  debug(message: unknown, context?: string) {
+    this.write('debug', message, context);
+  }
+  verbose(message: unknown, context?: string) {
+    this.write('verbose', message, context);
+  }
+  fatal(message: unknown, context?: string) {
+    this.write('fatal', message, context);
+  }
+}

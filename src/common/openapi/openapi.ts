@@ -1,0 +1,65 @@
+import { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { AppConfig } from '../config/config';
+import { SCOPES } from '../auth/scopes';
+import { publicPath } from '../http/trailing-slash';
+
+let current: OpenAPIObject | null = null;
+
+export const API_DESCRIPTION = `Self-hosted work-tracking service, REST API v2.
+
+* Every path ends with \`/\`; the same path without it is a 404. There is no PUT (405 \`method_not_allowed\`).
+* Authenticate with a personal API key in \`X-Api-Key\`, or an OAuth access token as \`Authorization: Bearer\`.
+  OAuth tokens are capped by their scopes (the global \`read\`/\`write\` scopes satisfy every GET/write);
+  API keys carry no scope ceiling. Every operation also needs a role, named in \`x-required-role\`.
+* Lists return an envelope (\`pagination.style\` is \`offset\` or \`cursor\`); \`per_page\` defaults to 50, max 200.
+* Failures are \`application/problem+json\` with a stable \`code\`.`;
+
+/** Builds the OpenAPI document from the code: the one source for /api/v2/schema/ and Swagger UI. */
+export function buildOpenApi(app: INestApplication, baseUrl: string): OpenAPIObject {
+  const config = new DocumentBuilder()
+    .setTitle('Work Tracking API')
+    .setVersion('2.0.0')
+    .setDescription(API_DESCRIPTION)
+    .addServer(baseUrl)
+    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'Personal API key' }, 'ApiKey')
+    .addOAuth2(
+      {
+        type: 'oauth2',
+        description: 'OAuth access token sent as Authorization: Bearer <token>.',
+        flows: {
+          authorizationCode: {
+            authorizationUrl: `${baseUrl}/auth/o/authorize/`,
+            tokenUrl: `${baseUrl}/auth/o/token/`,
+            scopes: { ...SCOPES },
+          },
+        },
+      },
+      'oauth2',
+    )
+    .build();
+  const doc = SwaggerModule.createDocument(app, config, {
+    operationIdFactory: (controllerKey: string, methodKey: string) => `${controllerKey.replace(/Controller$/, '')}_${methodKey}`,
+  });
+  // Nest strips trailing slashes from routes; the public paths carry them (see http/trailing-slash.ts).
+  const paths: OpenAPIObject['paths'] = {};
+  for (const key of Object.keys(doc.paths).sort()) paths[publicPath(key)] = doc.paths[key];
+  doc.paths = paths;
+  return doc;
+}
+
+export function setupOpenApi(app: INestApplication, cfg: AppConfig): void {
+  current = buildOpenApi(app, cfg.publicBaseUrl);
+  SwaggerModule.setup('api/v2/docs', app, current, {
+    useGlobalPrefix: false,
+    jsonDocumentUrl: 'api/v2/docs/openapi.json',
+    yamlDocumentUrl: 'api/v2/docs/openapi.yaml',
+    customSiteTitle: 'Work Tracking API v2',
+    swaggerOptions: { persistAuthorization: true, displayOperationId: true },
+  });
+}
+
+export function currentOpenApi(): OpenAPIObject {
+  if (!current) throw new Error('OpenAPI document not built yet');
+  return current;
+}

@@ -1,0 +1,45 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, ApiResponse, getSchemaPath } from '@nestjs/swagger';
+import { ErrorCode } from '../errors/error-codes';
+
+export class FieldErrorDto {
+  @ApiProperty({ example: 'name' }) field!: string;
+  @ApiProperty({ example: 'name must be shorter than or equal to 255 characters' }) message!: string;
+}
+
+/** RFC 9457 problem details, the body of every failure. */
+export class ProblemDto {
+  @ApiProperty({ example: 'http://localhost:3000/errors/validation_error' }) type!: string;
+  @ApiProperty({ example: 'Validation error' }) title!: string;
+  @ApiProperty({ example: 400 }) status!: number;
+  @ApiProperty({ enum: Object.values(ErrorCode), example: 'validation_error' }) code!: string;
+  @ApiProperty({ example: 'name: name should not be empty' }) detail!: string;
+  @ApiPropertyOptional({ type: [FieldErrorDto], description: 'Present on validation_error.' }) errors?: FieldErrorDto[];
+}
+
+const DESCRIPTIONS: Record<number, string> = {
+  400: '`validation_error` (or `ordering_not_cursor_eligible` on lists)',
+  401: '`unauthorized`: missing or invalid credentials',
+  403: '`forbidden`: role or token scope insufficient',
+  404: '`resource_not_found`: no such record in this tenant',
+  405: '`method_not_allowed`',
+  409: '`conflict`',
+  413: '`payload_too_large`',
+  415: '`unsupported_media_type`',
+  429: '`rate_limited`: see Retry-After',
+};
+
+/** Problem+json responses of an operation; `extra` overrides descriptions (e.g. mode-gating 409s). */
+export function ApiProblemResponses(...statuses: Array<number | [number, string]>): MethodDecorator {
+  return applyDecorators(
+    ApiExtraModels(ProblemDto),
+    ...statuses.map((s) => {
+      const [status, description] = Array.isArray(s) ? s : [s, DESCRIPTIONS[s] ?? 'Problem'];
+      return ApiResponse({
+        status,
+        description,
+        content: { 'application/problem+json': { schema: { $ref: getSchemaPath(ProblemDto) } } },
+      });
+    }),
+  );
+}

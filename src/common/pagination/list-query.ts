@@ -1,0 +1,152 @@
+import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { ErrorCode } from '../errors/error-codes';
+import { FieldError, ProblemException } from '../errors/problem.exception';
+import { isUuid } from '../http/validation';
+import { FilterDef, FilterOp, ListSpec } from './list-spec';
+import { CursorPosition, decodeCursor } from './cursor';
+
+export const PER_PAGE_DEFAULT = 50;
+export const PER_PAGE_MAX = 200;
+export const OFFSET_MAX = 10000;
+
+export interface AppliedFilter {
+  def: FilterDef;
+  op: FilterOp;
+  value: unknown;
+}
+
+/** A list request, parsed and validated against its ListSpec. */
+export interface ListQuery {
+  perPage: number;
+  offset: number;
+  count: boolean;
+  mode: 'offset' | 'cursor';
+  cursor: CursorPosition | null;
+  orderKey: string;
+  desc: boolean;
+  filters: AppliedFilter[];
+  search: string | null;
+}
+
+type RawQuery = Record<string, string | string[] | undefined>;
+
+function scalar(q: RawQuery, name: string): string | undefined {
+  const v = q[name];
+  return Array.isArray(v) ? v[v.length - 1] : v;
+}
+
+const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
+const DATETIME_RE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+export function isValidDate(s: string): boolean {
+  if (!DATE_RE.test(s)) return false;
+  const d = new Date(`${s}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
+}
+
+export function isValidDateTime(s: string): boolean {
+  return DATETIME_RE.test(s) && !Number.isNaN(Date.parse(s.includes('T') || s.length === 10 ? s : s.replace(' ', 'T')));
+}
+
+function parseValue(def: FilterDef, field: string, raw: string, errors: FieldError[]): unknown {
+  switch (def.type) {
+    case 'uuid':
+      if (!isUuid(raw)) errors.push({ field, message: `"${raw}" is not a valid UUID.` });
+      return raw.toLowerCase();
+    case 'int':
+      if (!/^-?\d+$/.test(raw)) errors.push({ field, message: `"${raw}" is not an integer.` });
+      return Number(raw);
+    case 'bool':
+      if (!['true', 'false'].includes(raw.toLowerCase())) errors.push({ field, message: 'Must be true or false.' });
+      return raw.toLowerCase() === 'true';
+    case 'date':
+      if (!isValidDate(raw)) errors.push({ field, message: `"${raw}" is not a date (YYYY-MM-DD).` });
+      return raw;
+    case 'datetime':
+      if (!isValidDateTime(raw)) errors.push({ field, message: `"${raw}" is not an ISO 8601 date-time.` });
+      return raw;
+    case 'enum':
+      if (!def.values!.includes(raw)) errors.push({ field, message: `"${raw}" is not one of: ${def.values!.join(', ')}.` });
+      return raw;
+    default:
+      return raw;
+  }
+}
+
+const OP_SUFFIX: Record<FilterOp, string> = { eq: '', in: '__in', isnull: '__isnull', gte: '__gte', lte: '__lte' };
+
+export function parseListQuery(q: RawQuery, spec: ListSpec): ListQuery {
+  const errors: FieldError[] = [];
+
+  let perPage = PER_PAGE_DEFAULT;
+  const rawPerPage = scalar(q, 'per_page');
+  if (rawPerPage !== undefined) {
+    if (!/^\d+$/.test(rawPerPage) || Number(rawPerPage) < 1) {
+      errors.push({ field: 'per_page', message: `per_page must be a positive integer (max ${PER_PAGE_MAX}).` });
+    } else perPage = Math.min(Number(rawPerPage), PER_PAGE_MAX);
+  }
+
+  let offset = 0;
+  const rawOffset = scalar(q, 'offset');
+  if (rawOffset !== undefined) {
+    if (!/^\d+$/.test(rawOffset) || Number(rawOffset) > OFFSET_MAX) {
+      errors.push({ field: 'offset', message: `offset must be an integer from 0 to ${OFFSET_MAX}; use paginate=cursor to go further.` });
+    } else offset = Number(rawOffset);
+  }
+
+  const rawCount = scalar(q, 'count');
+  const count = !(rawCount !== undefined && ['false', '0'].includes(rawCount.toLowerCase()));
+
+  const rawCursor = scalar(q, 'cursor');
+  const mode: 'offset' | 'cursor' = scalar(q, 'paginate') === 'cursor' || rawCursor !== undefined ? 'cursor' : 'offset';
+
+  let orderRaw = scalar(q, 'order_by') ?? spec.defaultOrder;
+  if (!spec.orderings[orderRaw.replace(/^-/, '')]) orderRaw = spec.defaultOrder;
+  const desc = orderRaw.startsWith('-');
+  const orderKey = orderRaw.replace(/^-/, '');
+
+  const filters: AppliedFilter[] = [];
+  for (const def of spec.filters) {
+    for (const op of def.ops) {
+      const field = def.name + OP_SUFFIX[op];
+      const raw = scalar(q, field);
+      if (raw === undefined) continue;
+      if (op === 'isnull') {
+        if (!['true', 'false'].includes(raw.toLowerCase())) errors.push({ field, message: 'Must be true or false.' });
+        filters.push({ def, op, value: raw.toLowerCase() === 'true' });
+      } else if (op === 'in') {
+        const parts = raw.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+        if (!parts.length) errors.push({ field, message: 'Give at least one comma-separated value.' });
+        filters.push({ def, op, value: parts.map((p) => parseValue(def, field, p, errors)) });
+      } else {
+        filters.push({ def, op, value: parseValue(def, field, raw, errors) });
+      }
+    }
+  }
+
+  const rawSearch = spec.search ? scalar(q, 'search') : undefined;
+  const search = rawSearch !== undefined && rawSearch.trim() !== '' ? rawSearch.trim() : null;
+
+  if (errors.length) throw ProblemException.validationMany(errors);
+
+  let cursor: CursorPosition | null = null;
+  if (mode === 'cursor') {
+    if (!spec.orderings[orderKey].cursor) {
+      const eligible = Object.entries(spec.orderings).filter(([, d]) => d.cursor).map(([k]) => k);
+      throw new ProblemException(
+        ErrorCode.OrderingNotCursorEligible,
+        `Ordering "${orderRaw}" cannot anchor a cursor. Use order_by with one of: ${eligible.join(', ')} (or their "-" forms).`,
+      );
+    }
+    if (rawCursor !== undefined) cursor = decodeCursor(rawCursor, orderRaw);
+  }
+
+  return { perPage, offset: mode === 'cursor' ? 0 : offset, count, mode, cursor, orderKey, desc, filters, search };
+}
+
+/** Parses the list query of the route against `spec`; failures are 400 problems. */
+export const ListParams = createParamDecorator((spec: ListSpec, host: ExecutionContext): ListQuery => {
+  const req = host.switchToHttp().getRequest<FastifyRequest>();
+  return parseListQuery((req.query ?? {}) as RawQuery, spec);
+});

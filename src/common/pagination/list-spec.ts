@@ -1,0 +1,54 @@
+/**
+ * Declarative description of one list endpoint: its filters, search, orderings and default.
+ * The same spec drives query parsing (ListParams), SQL building (runList) and the OpenAPI
+ * parameters (ApiListQuery), so the three cannot disagree.
+ */
+export type FilterType = 'uuid' | 'string' | 'int' | 'bool' | 'date' | 'datetime' | 'enum';
+export type FilterOp = 'eq' | 'in' | 'isnull' | 'gte' | 'lte';
+
+export interface FilterDef {
+  /** Query parameter base name (`state_id` gives `state_id`, `state_id__in`, ...). */
+  name: string;
+  type: FilterType;
+  ops: FilterOp[];
+  values?: readonly string[];
+  /** SQL expression compared by the default operators. */
+  column?: string;
+  /**
+   * Custom SQL for relation filters. `ref` is the bound parameter (an array for `in`),
+   * or null for `isnull`, where `value` says true or false.
+   */
+  sql?: (op: FilterOp, ref: string | null, value: unknown) => string;
+  description?: string;
+}
+
+export interface OrderDef {
+  /** SQL expression ordered by. */
+  expr: string;
+  /** Unique and monotonic together with the id tiebreak: usable as a keyset cursor. */
+  cursor: boolean;
+  /** SQL type to cast the cursor value back to. */
+  cast?: string;
+  nullable?: boolean;
+}
+
+export interface ListSpec {
+  filters: FilterDef[];
+  /** SQL expressions matched case-insensitively by `search`. */
+  search?: string[];
+  orderings: Record<string, OrderDef>;
+  /** Default ordering, `-` prefix for descending. */
+  defaultOrder: string;
+  /** SQL expression of the row id, the tiebreak of every ordering. */
+  idExpr: string;
+}
+
+export const SQL_CAST: Record<FilterType, string> = {
+  uuid: 'uuid',
+  string: 'text',
+  int: 'int',
+  bool: 'boolean',
+  date: 'date',
+  datetime: 'timestamptz',
+  enum: 'text',
+};

@@ -1,0 +1,171 @@
+import { ProblemException } from '../errors/problem.exception';
+import { encodeCursor } from './cursor';
+import { ListQuery } from './list-query';
+import { ListSpec, SQL_CAST } from './list-spec';
+import { Queryable, SqlParams } from './sql-params';
+
+export interface OffsetEnvelope<T> {
+  data: T[];
+  next: number | null;
+  previous: number | null;
+  total_count?: number;
+  pagination: { style: 'offset' };
+}
+
+export interface CursorEnvelope<T> {
+  data: T[];
+  next_cursor: string | null;
+  has_more: boolean;
+  pagination: { style: 'cursor' };
+}
+
+export type ListEnvelope<T> = OffsetEnvelope<T> | CursorEnvelope<T>;
+
+export interface ListSource {
+  /** Columns of the row, e.g. `s.id, s.name`. */
+  select: string;
+  /** FROM clause with joins, e.g. `states s`. */
+  from: string;
+  /** Tenant scoping and soft-delete conditions; placeholders bound in `params`. */
+  where: string[];
+  params: SqlParams;
+  /**
+   * Optional columns computed on the page rows only, after LIMIT/OFFSET (per-row subqueries such as
+   * `ARRAY(SELECT ... WHERE x.item_id = page.id) AS item_ids`), referencing the page as `page`.
+   * Placed in `select` they would run for every row an OFFSET skips.
+   */
+  pageSelect?: string;
+  /**
+   * Optional SQL returning the unfiltered total as `c` (e.g. a maintained counter), used instead of
+   * COUNT(*) when the request has no filter and no search. Binds the same leading params as `where`.
+   */
+  unfilteredCount?: { sql: string; params: unknown[] };
+}
+
+const CAST_ERRORS = new Set(['22P02', '22007', '22008', '22003']);
+
+function escapeLike(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** Adds the filter and search conditions of `q` to `where`. */
+export function applyFilters(spec: ListSpec, q: ListQuery, where: string[], p: SqlParams): void {
+  for (const f of q.filters) {
+    const cast = SQL_CAST[f.def.type];
+    if (f.def.sql) {
+      const ref = f.op === 'isnull' ? null : f.op === 'in' ? `${p.add(f.value)}::${cast}[]` : `${p.add(f.value)}::${cast}`;
+      where.push(f.def.sql(f.op, ref, f.value));
+      continue;
+    }
+    const col = f.def.column ?? f.def.name;
+    switch (f.op) {
+      case 'eq':
+        where.push(`${col} = ${p.add(f.value)}::${cast}`);
+        break;
+      case 'in':
+        where.push(`${col} = ANY(${p.add(f.value)}::${cast}[])`);
+        break;
+      case 'isnull':
+        where.push(`${col} IS ${f.value ? '' : 'NOT '}NULL`);
+        break;
+      case 'gte':
+        where.push(`${col} >= ${p.add(f.value)}::${cast}`);
+        break;
+      case 'lte':
+        where.push(`${col} <= ${p.add(f.value)}::${cast}`);
+        break;
+    }
+  }
+  if (q.search && spec.search?.length) {
+    const ref = p.add(`%${escapeLike(q.search)}%`);
+    where.push(`(${spec.search.map((e) => `${e} ILIKE ${ref}`).join(' OR ')})`);
+  }
+}
+
+/**
+ * Runs one list request: filters, keyset or offset pagination with the id tiebreak, and COUNT
+ * (offset mode, unless count=false) in parallel. Returns raw rows plus the envelope metadata;
+ * callers map rows with their resource mapper and call `envelope`.
+ */
+export async function runList<R extends Record<string, unknown>>(
+  db: Queryable,
+  spec: ListSpec,
+  q: ListQuery,
+  src: ListSource,
+): Promise<{ rows: R[]; envelope: <T>(data: T[]) => ListEnvelope<T> }> {
+  const p = src.params;
+  const where = [...src.where];
+  applyFilters(spec, q, where, p);
+  const countWhere = [...where];
+  const countParams = [...p.values];
+
+  const ord = spec.orderings[q.orderKey];
+  const dir = q.desc ? 'DESC' : 'ASC';
+  const nulls = ord.nullable ? ' NULLS LAST' : '';
+  const id = spec.idExpr;
+  let select = src.select;
+  if (q.mode === 'cursor') {
+    select += `, (${ord.expr})::text AS "__cv"`;
+    if (q.cursor) {
+      const cmp = q.desc ? '<' : '>';
+      const idRef = `${p.add(q.cursor.id)}::uuid`;
+      if (!ord.nullable) {
+        where.push(`(${ord.expr}, ${id}) ${cmp} (${p.add(q.cursor.value)}::${ord.cast ?? 'text'}, ${idRef})`);
+      } else if (q.cursor.value === null) {
+        // Already inside the NULLS LAST tail: only later NULL rows remain.
+        where.push(`(${ord.expr} IS NULL AND ${id} ${cmp} ${idRef})`);
+      } else {
+        // A row comparison with NULL is never true, so the NULLS LAST tail is added explicitly.
+        where.push(`((${ord.expr}, ${id}) ${cmp} (${p.add(q.cursor.value)}::${ord.cast ?? 'text'}, ${idRef}) OR ${ord.expr} IS NULL)`);
+      }
+    }
+  }
+  const orderBy = ord.expr === id ? `${id} ${dir}` : `${ord.expr} ${dir}${nulls}, ${id} ${dir}`;
+  const whereSql = where.length ? `WHERE ${where.join(' AND ')}` : '';
+  let sql = `SELECT ${select} FROM ${src.from} ${whereSql} ORDER BY ${orderBy} LIMIT ${q.perPage + 1}${q.offset ? ` OFFSET ${q.offset}` : ''}`;
+  // A plain scan of the ordered, limited subquery keeps its order.
+  if (src.pageSelect) sql = `SELECT page.*, ${src.pageSelect} FROM (${sql}) page`;
+
+  const wantCount = q.mode === 'offset' && q.count;
+  const [rows, countRows] = await Promise.all([
+    db.query<R[]>(sql, p.values).catch((e: { code?: string; driverError?: { code?: string } }) => {
+      // A cursor whose position does not cast to the ordering's type was tampered with.
+      if (q.cursor && CAST_ERRORS.has(e?.driverError?.code ?? e?.code ?? '')) {
+        throw ProblemException.validation('cursor', 'The cursor is malformed or truncated. Use next_cursor exactly as returned.');
+      }
+      throw e;
+    }),
+    !wantCount
+      ? Promise.resolve(null)
+      : src.unfilteredCount && !q.filters.length && !q.search
+        ? db.query<Array<{ c: number }>>(src.unfilteredCount.sql, src.unfilteredCount.params)
+        : db.query<Array<{ c: number }>>(
+            `SELECT count(*)::int AS c FROM ${src.from} ${countWhere.length ? `WHERE ${countWhere.join(' AND ')}` : ''}`,
+            countParams,
+          ),
+  ]);
+
+  const hasMore = rows.length > q.perPage;
+  if (hasMore) rows.length = q.perPage;
+  let nextCursor: string | null = null;
+  if (q.mode === 'cursor') {
+    const last = rows[rows.length - 1];
+    if (hasMore && last) {
+      nextCursor = encodeCursor({ order: `${q.desc ? '-' : ''}${q.orderKey}`, value: last.__cv as string | null, id: String(last.id) });
+    }
+    for (const r of rows) delete (r as Record<string, unknown>).__cv;
+  }
+
+  const envelope = <T>(data: T[]): ListEnvelope<T> => {
+    if (q.mode === 'cursor') return { data, next_cursor: nextCursor, has_more: hasMore, pagination: { style: 'cursor' } };
+    const env: OffsetEnvelope<T> = {
+      data,
+      next: hasMore ? q.offset + q.perPage : null,
+      previous: q.offset > 0 ? Math.max(0, q.offset - q.perPage) : null,
+      pagination: { style: 'offset' },
+    };
+    if (countRows) env.total_count = countRows[0]?.c ?? 0;
+    return env;
+  };
+  return { rows, envelope };
+}

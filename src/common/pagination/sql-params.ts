@@ -1,0 +1,16 @@
+/** Collects positional parameters for one SQL statement: `p.add(v)` returns its `$n` placeholder. */
+export class SqlParams {
+  readonly values: unknown[] = [];
+  constructor(initial: unknown[] = []) {
+    this.values.push(...initial);
+  }
+  add(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}
+
+/** Anything that runs SQL: the DataSource or a transaction's EntityManager. */
+export interface Queryable {
+  query<T = any>(sql: string, params?: unknown[]): Promise<T>;
+}

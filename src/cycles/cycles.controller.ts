@@ -1,0 +1,114 @@
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Authenticated } from '../common/auth/authenticated.decorator';
+import { Ctx, ProjectContext } from '../common/auth/request-context';
+import { ProjectRole } from '../common/auth/roles';
+import { UuidParam } from '../common/http/params';
+import { ApiProblemResponses } from '../common/openapi/problem-responses';
+import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
+import { ListParams, ListQuery } from '../common/pagination/list-query';
+import { CreateCycleDto, CycleDto, TransferCycleDto, TransferResultDto, UpdateCycleDto, WorkItemsChangeDto, WorkItemsMembershipDto } from './cycles.dto';
+import { CYCLE_LIST } from './cycles.repository';
+import { CyclesService } from './cycles.service';
+
+const DISABLED_400 = '`validation_error`: invalid field, or cycles are disabled for the project (`is_cycles_enabled` false)';
+
+@ApiTags('cycles')
+@ApiParam({ name: 'slug', description: 'Workspace slug' })
+@ApiParam({ name: 'project_id', format: 'uuid' })
+@Controller('api/v2/workspaces/:slug/projects/:project_id/cycles')
+export class CyclesController {
+  constructor(private readonly cycles: CyclesService) {}
+
+  @Get()
+  @Authenticated({ scope: 'projects.cycles:read', project: ProjectRole.Guest })
+  @ApiOperation({ operationId: 'cycles_list', summary: 'List cycles', description: 'Default order created_at. Works while the cycles feature is off.' })
+  @ApiListQuery(CYCLE_LIST)
+  @ApiListResponse(CycleDto)
+  list(@Ctx() ctx: ProjectContext, @ListParams(CYCLE_LIST) q: ListQuery) {
+    return this.cycles.list(ctx, q);
+  }
+
+  @Post()
+  @Authenticated({ scope: 'projects.cycles:write', project: ProjectRole.Contributor })
+  @ApiOperation({
+    operationId: 'cycles_create',
+    summary: 'Create a cycle',
+    description: 'owned_by_id is set to the caller and is not accepted. end_date may not be before start_date.',
+  })
+  @ApiCreatedResponse({ type: CycleDto })
+  @ApiProblemResponses([400, DISABLED_400], 404, [409, '`conflict`: name in use in this project'])
+  create(@Ctx() ctx: ProjectContext, @Body() body: CreateCycleDto) {
+    return this.cycles.create(ctx, body);
+  }
+
+  @Get(':pk')
+  @Authenticated({ scope: 'projects.cycles:read', project: ProjectRole.Guest })
+  @ApiOperation({ operationId: 'cycles_get', summary: 'Get a cycle', description: 'Carries `progress`: the count of its work items per state group.' })
+  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiOkResponse({ type: CycleDto })
+  @ApiProblemResponses(400, 404)
+  get(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string) {
+    return this.cycles.get(ctx, pk);
+  }
+
+  @Patch(':pk')
+  @Authenticated({ scope: 'projects.cycles:write', project: ProjectRole.Contributor })
+  @ApiOperation({ operationId: 'cycles_update', summary: 'Update a cycle', description: 'Partial; null clears dates; owned_by_id and audit fields are ignored.' })
+  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiOkResponse({ type: CycleDto })
+  @ApiProblemResponses([400, DISABLED_400], 404, [409, '`conflict`: name in use in this project'])
+  update(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string, @Body() body: UpdateCycleDto) {
+    return this.cycles.update(ctx, pk, body);
+  }
+
+  @Delete(':pk')
+  @HttpCode(204)
+  @Authenticated({ scope: 'projects.cycles:write', project: ProjectRole.Contributor })
+  @ApiOperation({
+    operationId: 'cycles_delete',
+    summary: 'Delete a cycle (soft)',
+    description: 'The name is freed; its work items stay in the project and lose their cycle. A repeat is 404.',
+  })
+  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiNoContentResponse({ description: 'Deleted' })
+  @ApiProblemResponses([400, DISABLED_400], 404)
+  async remove(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string): Promise<void> {
+    await this.cycles.remove(ctx, pk);
+  }
+
+  @Post(':pk/work-items')
+  @HttpCode(200)
+  @Authenticated({ scope: 'projects.cycles:write', project: ProjectRole.Contributor })
+  @ApiOperation({
+    operationId: 'cycles_work_items',
+    summary: 'Add or remove cycle work items',
+    description:
+      'A work item is in at most one cycle: adding it here moves it out of its previous cycle. Ids that are not work items of this project ' +
+      'make the whole request 400 naming them. `added` lists the ids newly placed in this cycle, `removed` those taken out ' +
+      '(already-there or not-there ids are not repeated).',
+  })
+  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiOkResponse({ type: WorkItemsChangeDto })
+  @ApiProblemResponses([400, DISABLED_400], 404)
+  changeWorkItems(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string, @Body() body: WorkItemsMembershipDto) {
+    return this.cycles.changeWorkItems(ctx, pk, body);
+  }
+
+  @Post(':pk/transfer')
+  @HttpCode(200)
+  @Authenticated({ scope: 'projects.cycles:write', project: ProjectRole.Contributor })
+  @ApiOperation({
+    operationId: 'cycles_transfer',
+    summary: 'Transfer unfinished work items to another cycle',
+    description:
+      'Moves the work items of this cycle whose state group is neither completed nor cancelled (archived ones stay) to new_cycle_id, ' +
+      'another cycle of the project that has not ended.',
+  })
+  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiOkResponse({ type: TransferResultDto })
+  @ApiProblemResponses([400, DISABLED_400], 404)
+  transfer(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string, @Body() body: TransferCycleDto) {
+    return this.cycles.transfer(ctx, pk, body);
+  }
+}

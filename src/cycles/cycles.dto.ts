@@ -1,0 +1,165 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayMaxSize, IsArray, IsNotEmpty, IsNumber, IsString, IsUUID, MaxLength, ValidateBy, ValidationOptions } from 'class-validator';
+import { ExternalField, LogoPropsField } from '../common/http/dto-fields';
+import { Nullable, OptionalNotNull } from '../common/http/validation';
+import { isValidDate, isValidDateTime } from '../common/pagination/list-query';
+
+/** IANA zone names accepted for `timezone`: the runtime's canonical list plus `UTC`. */
+export const TIME_ZONES: ReadonlySet<string> = new Set([...Intl.supportedValuesOf('timeZone'), 'UTC']);
+
+export function IsTimeZone(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isTimeZone',
+      validator: {
+        validate: (v: unknown) => typeof v === 'string' && TIME_ZONES.has(v),
+        defaultMessage: () => '$property must be an IANA time zone name such as UTC or America/New_York',
+      },
+    },
+    options,
+  );
+}
+
+/**
+ * Parses an ISO 8601 date-time into a UTC ISO string, or null when it is not one. A value without an
+ * offset is taken as UTC (never as the server's local time); a bare date is midnight UTC.
+ */
+export function parseDateTime(raw: string): string | null {
+  if (!isValidDateTime(raw) || !isValidDate(raw.slice(0, 10))) return null;
+  let v = raw.replace(' ', 'T');
+  if (v.length > 10 && !/(Z|[+-]\d{2}:?\d{2})$/.test(v)) v += 'Z';
+  const d = new Date(v);
+  return Number.isNaN(d.getTime()) ? null : d.toISOString();
+}
+
+/** An ISO 8601 date-time (a bare date means midnight UTC; no offset means UTC). */
+export function IsDateTimeString(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isDateTimeString',
+      validator: {
+        validate: (v: unknown) => typeof v === 'string' && parseDateTime(v) !== null,
+        defaultMessage: () => '$property must be an ISO 8601 date-time, e.g. 2025-01-31T09:00:00Z',
+      },
+    },
+    options,
+  );
+}
+
+export class CreateCycleDto {
+  @ApiProperty({ maxLength: 255, description: 'Unique among the project\'s cycles.' })
+  @IsString() @IsNotEmpty() @MaxLength(255)
+  name!: string;
+
+  @ApiPropertyOptional({ type: String, nullable: true })
+  @Nullable() @IsString()
+  description?: string | null;
+
+  @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true, description: 'Sent without an offset it is taken as UTC.' })
+  @Nullable() @IsDateTimeString()
+  start_date?: string | null;
+
+  @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true, description: 'Not before start_date.' })
+  @Nullable() @IsDateTimeString()
+  end_date?: string | null;
+
+  @ApiPropertyOptional({ example: 'Europe/Berlin', default: 'UTC', description: 'IANA time zone name.' })
+  @OptionalNotNull() @IsTimeZone()
+  timezone?: string;
+
+  @ApiPropertyOptional({ type: Number, description: 'Lower first; defaults to after the project\'s existing cycles.' })
+  @OptionalNotNull() @IsNumber({ allowNaN: false, allowInfinity: false })
+  sort_order?: number;
+
+  @LogoPropsField() logo_props?: Record<string, unknown> | null;
+  @ExternalField('Id in an external system') external_id?: string | null;
+  @ExternalField('Name of the external system') external_source?: string | null;
+}
+
+export class UpdateCycleDto {
+  @ApiPropertyOptional({ maxLength: 255 })
+  @OptionalNotNull() @IsString() @IsNotEmpty() @MaxLength(255)
+  name?: string;
+
+  @ApiPropertyOptional({ type: String, nullable: true })
+  @Nullable() @IsString()
+  description?: string | null;
+
+  @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true, description: 'null clears.' })
+  @Nullable() @IsDateTimeString()
+  start_date?: string | null;
+
+  @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true, description: 'null clears; checked against the stored start_date.' })
+  @Nullable() @IsDateTimeString()
+  end_date?: string | null;
+
+  @ApiPropertyOptional({ example: 'Europe/Berlin' })
+  @OptionalNotNull() @IsTimeZone()
+  timezone?: string;
+
+  @ApiPropertyOptional({ type: Number })
+  @OptionalNotNull() @IsNumber({ allowNaN: false, allowInfinity: false })
+  sort_order?: number;
+
+  @LogoPropsField() logo_props?: Record<string, unknown> | null;
+  @ExternalField('Id in an external system') external_id?: string | null;
+  @ExternalField('Name of the external system') external_source?: string | null;
+}
+
+/** Work items of a cycle counted per state group (archived, deleted and draft work items excluded). */
+export class CycleProgressDto {
+  @ApiProperty({ type: 'integer' }) total!: number;
+  @ApiProperty({ type: 'integer' }) backlog!: number;
+  @ApiProperty({ type: 'integer' }) unstarted!: number;
+  @ApiProperty({ type: 'integer' }) started!: number;
+  @ApiProperty({ type: 'integer' }) completed!: number;
+  @ApiProperty({ type: 'integer' }) cancelled!: number;
+  @ApiProperty({ type: 'integer' }) triage!: number;
+}
+
+export class CycleDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty() description!: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) start_date!: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) end_date!: string | null;
+  @ApiProperty({ example: 'UTC' }) timezone!: string;
+  @ApiProperty({ format: 'uuid', description: 'Read-only: the user who created the cycle.' }) owned_by_id!: string;
+  @ApiProperty() sort_order!: number;
+  @ApiProperty({ type: 'object', additionalProperties: true }) logo_props!: Record<string, unknown>;
+  @ApiProperty({ type: String, nullable: true }) external_id!: string | null;
+  @ApiProperty({ type: String, nullable: true }) external_source!: string | null;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+  @ApiProperty({ type: String, format: 'uuid', nullable: true }) created_by_id!: string | null;
+  @ApiPropertyOptional({ type: CycleProgressDto, description: 'Read-only, on single-cycle responses (get, create, update); not in list items.' })
+  progress?: CycleProgressDto;
+}
+
+const MAX_IDS = 500;
+
+/** Membership change: ids of work items of this project. */
+export class WorkItemsMembershipDto {
+  @ApiPropertyOptional({ type: [String], format: 'uuid', description: 'Work items to add. A work item is in at most one cycle: adding it to a cycle moves it out of its previous one. Modules have no such limit.' })
+  @OptionalNotNull() @IsArray() @ArrayMaxSize(MAX_IDS) @IsUUID('all', { each: true })
+  add?: string[];
+
+  @ApiPropertyOptional({ type: [String], format: 'uuid', description: 'Work items to take out.' })
+  @OptionalNotNull() @IsArray() @ArrayMaxSize(MAX_IDS) @IsUUID('all', { each: true })
+  remove?: string[];
+}
+
+export class WorkItemsChangeDto {
+  @ApiProperty({ type: [String], format: 'uuid', description: 'Ids newly placed in the grouping by this request.' }) added!: string[];
+  @ApiProperty({ type: [String], format: 'uuid', description: 'Ids taken out of the grouping by this request.' }) removed!: string[];
+}
+
+export class TransferCycleDto {
+  @ApiProperty({ format: 'uuid', description: 'Another cycle of this project.' })
+  @IsUUID('all')
+  new_cycle_id!: string;
+}
+
+export class TransferResultDto {
+  @ApiProperty({ format: 'uuid' }) new_cycle_id!: string;
+  @ApiProperty({ type: [String], format: 'uuid', description: 'The unfinished work items moved.' }) transferred!: string[];
+}

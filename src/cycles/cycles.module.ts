@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { CyclesController } from './cycles.controller';
+import { CycleWorkItemsRepository } from './cycle-work-items.repository';
+import { CyclesRepository } from './cycles.repository';
+import { CyclesService } from './cycles.service';
+
+@Module({
+  controllers: [CyclesController],
+  providers: [CyclesRepository, CyclesService, CycleWorkItemsRepository],
+  exports: [CyclesRepository],
+})
+export class CyclesModule {}

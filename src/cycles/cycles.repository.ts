@@ -1,0 +1,130 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { ListQuery } from '../common/pagination/list-query';
+import { ListSpec } from '../common/pagination/list-spec';
+import { runList } from '../common/pagination/run-list';
+import { Queryable, SqlParams } from '../common/pagination/sql-params';
+
+export interface CycleRow extends Record<string, unknown> {
+  id: string;
+  name: string;
+  description: string;
+  start_date: Date | null;
+  end_date: Date | null;
+  timezone: string;
+  owned_by_id: string;
+  sort_order: number;
+  logo_props: Record<string, unknown>;
+  external_id: string | null;
+  external_source: string | null;
+  created_at: Date;
+  created_by_id: string | null;
+}
+
+export const CYCLE_LIST: ListSpec = {
+  filters: [
+    { name: 'owned_by_id', type: 'uuid', ops: ['eq', 'in'], column: 'c.owned_by_id' },
+    { name: 'external_id', type: 'string', ops: ['eq'], column: 'c.external_id' },
+    { name: 'external_source', type: 'string', ops: ['eq'], column: 'c.external_source' },
+  ],
+  search: ['c.name'],
+  orderings: {
+    created_at: { expr: 'c.created_at', cursor: true, cast: 'timestamptz' },
+    id: { expr: 'c.id', cursor: true, cast: 'uuid' },
+    // Not unique and rewritable: cannot anchor a keyset.
+    sort_order: { expr: 'c.sort_order', cursor: false },
+  },
+  defaultOrder: 'created_at',
+  idExpr: 'c.id',
+};
+
+const COLS = `c.id, c.name, c.description, c.start_date, c.end_date, c.timezone, c.owned_by_id, c.sort_order, c.logo_props,
+  c.external_id, c.external_source, c.created_at, c.created_by_id`;
+
+export interface CycleWrite {
+  name?: string;
+  description?: string | null;
+  start_date?: string | null;
+  end_date?: string | null;
+  timezone?: string;
+  sort_order?: number;
+  logo_props?: Record<string, unknown> | null;
+  external_id?: string | null;
+  external_source?: string | null;
+}
+
+const WRITABLE: ReadonlyArray<keyof CycleWrite> = [
+  'name', 'description', 'start_date', 'end_date', 'timezone', 'sort_order', 'logo_props', 'external_id', 'external_source',
+];
+
+@Injectable()
+export class CyclesRepository {
+  constructor(private readonly ds: DataSource) {}
+
+  list(workspaceId: string, projectId: string, q: ListQuery) {
+    const p = new SqlParams([workspaceId, projectId]);
+    return runList<CycleRow>(this.ds, CYCLE_LIST, q, {
+      select: COLS,
+      from: 'cycles c',
+      where: ['c.workspace_id = $1', 'c.project_id = $2', 'c.deleted_at IS NULL'],
+      params: p,
+    });
+  }
+
+  async get(workspaceId: string, projectId: string, id: string, db: Queryable = this.ds, forUpdate = false): Promise<CycleRow | null> {
+    const rows = await db.query(
+      `SELECT ${COLS} FROM cycles c WHERE c.workspace_id = $1 AND c.project_id = $2 AND c.id = $3 AND c.deleted_at IS NULL${forUpdate ? ' FOR UPDATE' : ''}`,
+      [workspaceId, projectId, id],
+    );
+    return rows[0] ?? null;
+  }
+
+  async nameTaken(workspaceId: string, projectId: string, name: string, exceptId: string | null, db: Queryable): Promise<boolean> {
+    const rows = await db.query(
+      `SELECT 1 FROM cycles WHERE workspace_id = $1 AND project_id = $2 AND name = $3 AND deleted_at IS NULL AND ($4::uuid IS NULL OR id <> $4)`,
+      [workspaceId, projectId, name, exceptId],
+    );
+    return rows.length > 0;
+  }
+
+  /** Default position of a new cycle: after the project's existing ones. */
+  async nextSortOrder(workspaceId: string, projectId: string, db: Queryable): Promise<number> {
+    const rows = await db.query(`SELECT max(sort_order) AS m FROM cycles WHERE workspace_id = $1 AND project_id = $2 AND deleted_at IS NULL`, [workspaceId, projectId]);
+    return rows[0]?.m === null || rows[0]?.m === undefined ? 65535 : Number(rows[0].m) + 1000;
+  }
+
+  async insert(
+    workspaceId: string,
+    projectId: string,
+    v: CycleWrite & { name: string; sort_order: number },
+    userId: string,
+    db: Queryable,
+  ): Promise<CycleRow> {
+    const rows = await db.query(
+      `INSERT INTO cycles (workspace_id, project_id, name, description, start_date, end_date, timezone, owned_by_id, sort_order,
+                           logo_props, external_id, external_source, created_by_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $8)
+       RETURNING ${COLS.replace(/c\./g, '')}`,
+      [workspaceId, projectId, v.name, v.description ?? '', v.start_date ?? null, v.end_date ?? null, v.timezone ?? 'UTC', userId,
+        v.sort_order, v.logo_props ?? {}, v.external_id ?? null, v.external_source ?? null],
+    );
+    return rows[0];
+  }
+
+  async update(workspaceId: string, id: string, v: CycleWrite, db: Queryable): Promise<void> {
+    const p = new SqlParams([workspaceId, id]);
+    const sets: string[] = [];
+    for (const k of WRITABLE) {
+      const val = v[k];
+      if (val === undefined) continue;
+      const stored = k === 'description' && val === null ? '' : k === 'logo_props' && val === null ? {} : val;
+      sets.push(`${k} = ${p.add(stored)}`);
+    }
+    if (!sets.length) return;
+    await db.query(`UPDATE cycles SET ${sets.join(', ')}, updated_at = now() WHERE workspace_id = $1 AND id = $2`, p.values);
+  }
+
+  async softDelete(workspaceId: string, id: string, db: Queryable): Promise<void> {
+    await db.query(`UPDATE cycles SET deleted_at = now() WHERE workspace_id = $1 AND id = $2`, [workspaceId, id]);
+  }
+}

@@ -1,0 +1,175 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { ProjectContext } from '../common/auth/request-context';
+import { FieldError, ProblemException } from '../common/errors/problem.exception';
+import { ListQuery } from '../common/pagination/list-query';
+import { assertProjectFeatureEnabled } from '../features/feature-gate';
+import { FeaturesRepository } from '../features/features.repository';
+import { CycleWorkItemsRepository } from './cycle-work-items.repository';
+import {
+  CreateCycleDto,
+  CycleDto,
+  parseDateTime,
+  TransferCycleDto,
+  TransferResultDto,
+  UpdateCycleDto,
+  WorkItemsChangeDto,
+  WorkItemsMembershipDto,
+} from './cycles.dto';
+import { emptyProgress, mapCycle } from './cycles.mapper';
+import { CyclesRepository, CycleWrite } from './cycles.repository';
+
+/** The add/remove lists of a membership request: lower-cased, de-duplicated, disjoint, all of the project. */
+export async function checkMembershipIds(
+  dto: WorkItemsMembershipDto,
+  existing: (ids: string[]) => Promise<Set<string>>,
+): Promise<{ add: string[]; remove: string[] }> {
+  if (dto.add === undefined && dto.remove === undefined) {
+    throw ProblemException.validation('add', 'Send add and/or remove, each an array of work item ids.');
+  }
+  const add = [...new Set((dto.add ?? []).map((id) => id.toLowerCase()))];
+  const remove = [...new Set((dto.remove ?? []).map((id) => id.toLowerCase()))];
+  const both = add.filter((id) => remove.includes(id));
+  if (both.length) throw ProblemException.validation('remove', `Ids in both add and remove: ${both.join(', ')}.`);
+  const found = await existing([...add, ...remove]);
+  const errors: FieldError[] = [];
+  for (const [field, ids] of [['add', add], ['remove', remove]] as const) {
+    const foreign = ids.filter((id) => !found.has(id));
+    if (foreign.length) errors.push({ field, message: `Not work items of this project: ${foreign.join(', ')}.` });
+  }
+  if (errors.length) throw ProblemException.validationMany(errors);
+  return { add, remove };
+}
+
+/** Cycles of a project (spec "Cycle", gap-reference 3.5). Writes need the project's cycles feature on. */
+@Injectable()
+export class CyclesService {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly repo: CyclesRepository,
+    private readonly features: FeaturesRepository,
+    private readonly items: CycleWorkItemsRepository,
+  ) {}
+
+  async list(ctx: ProjectContext, q: ListQuery) {
+    const { rows, envelope } = await this.repo.list(ctx.workspace.id, ctx.project.id, q);
+    return envelope(rows.map((r) => mapCycle(r)));
+  }
+
+  async get(ctx: ProjectContext, id: string): Promise<CycleDto> {
+    const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id);
+    if (!row) throw ProblemException.notFound('Cycle');
+    return mapCycle(row, await this.items.progress(ctx.workspace.id, id));
+  }
+
+  async create(ctx: ProjectContext, dto: CreateCycleDto): Promise<CycleDto> {
+    return this.ds.transaction(async (tx) => {
+      await this.assertEnabled(ctx, tx);
+      const v = this.writable(dto);
+      const name = this.cleanName(dto.name);
+      if (await this.repo.nameTaken(ctx.workspace.id, ctx.project.id, name, null, tx)) throw this.nameConflict(name);
+      this.assertDateOrder(v.start_date ?? null, v.end_date ?? null);
+      const sortOrder = dto.sort_order ?? (await this.repo.nextSortOrder(ctx.workspace.id, ctx.project.id, tx));
+      const row = await this.repo.insert(ctx.workspace.id, ctx.project.id, { ...v, name, sort_order: sortOrder }, ctx.principal.userId, tx);
+      return mapCycle(row, emptyProgress());
+    });
+  }
+
+  async update(ctx: ProjectContext, id: string, dto: UpdateCycleDto): Promise<CycleDto> {
+    return this.ds.transaction(async (tx) => {
+      await this.assertEnabled(ctx, tx);
+      const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx, true);
+      if (!row) throw ProblemException.notFound('Cycle');
+      const v = this.writable(dto);
+      if (dto.name !== undefined) {
+        v.name = this.cleanName(dto.name);
+        if (await this.repo.nameTaken(ctx.workspace.id, ctx.project.id, v.name, id, tx)) throw this.nameConflict(v.name);
+      }
+      const start = v.start_date !== undefined ? v.start_date : row.start_date && new Date(row.start_date).toISOString();
+      const end = v.end_date !== undefined ? v.end_date : row.end_date && new Date(row.end_date).toISOString();
+      this.assertDateOrder(start, end);
+      await this.repo.update(ctx.workspace.id, id, v, tx);
+      const updated = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx);
+      return mapCycle(updated!, await this.items.progress(ctx.workspace.id, id, tx));
+    });
+  }
+
+  async remove(ctx: ProjectContext, id: string): Promise<void> {
+    await this.ds.transaction(async (tx) => {
+      await this.assertEnabled(ctx, tx);
+      const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx, true);
+      if (!row) throw ProblemException.notFound('Cycle');
+      await this.repo.softDelete(ctx.workspace.id, id, tx);
+      await this.items.detachAll(ctx.workspace.id, id, tx);
+    });
+  }
+
+  /**
+   * Adds and removes work items. A work item is in at most one cycle, so adding moves it here from any
+   * other cycle. Ids that are not (live) work items of this project make the whole request 400.
+   */
+  async changeWorkItems(ctx: ProjectContext, id: string, dto: WorkItemsMembershipDto): Promise<WorkItemsChangeDto> {
+    return this.ds.transaction(async (tx) => {
+      await this.assertEnabled(ctx, tx);
+      const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx, true);
+      if (!row) throw ProblemException.notFound('Cycle');
+      const { add, remove } = await checkMembershipIds(dto, (ids) => this.items.existing(ctx.workspace.id, ctx.project.id, ids, tx));
+      const added = new Set(await this.items.add(ctx.workspace.id, ctx.project.id, id, add, tx));
+      const removed = new Set(await this.items.remove(ctx.workspace.id, ctx.project.id, id, remove, tx));
+      return { added: add.filter((x) => added.has(x)), removed: remove.filter((x) => removed.has(x)) };
+    });
+  }
+
+  /** Moves the unfinished work items (state group not completed or cancelled) to another cycle of the project. */
+  async transfer(ctx: ProjectContext, id: string, dto: TransferCycleDto): Promise<TransferResultDto> {
+    return this.ds.transaction(async (tx) => {
+      await this.assertEnabled(ctx, tx);
+      const source = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx, true);
+      if (!source) throw ProblemException.notFound('Cycle');
+      const targetId = dto.new_cycle_id.toLowerCase();
+      if (targetId === id) throw ProblemException.validation('new_cycle_id', 'Must be a different cycle than the one transferred from.');
+      const target = await this.repo.get(ctx.workspace.id, ctx.project.id, targetId, tx, true);
+      if (!target) throw ProblemException.validation('new_cycle_id', 'Must be a cycle of this project.');
+      if (target.end_date && new Date(target.end_date).getTime() < Date.now()) {
+        throw ProblemException.validation('new_cycle_id', 'The target cycle has already ended; transfer to a current or upcoming cycle.');
+      }
+      const transferred = await this.items.transferUnfinished(ctx.workspace.id, ctx.project.id, id, targetId, tx);
+      return { new_cycle_id: targetId, transferred };
+    });
+  }
+
+  private assertEnabled(ctx: ProjectContext, tx: EntityManager): Promise<void> {
+    return assertProjectFeatureEnabled(this.features, ctx.workspace.id, ctx.project.id, 'is_cycles_enabled', tx);
+  }
+
+  private cleanName(raw: string): string {
+    const name = raw.trim();
+    if (!name) throw ProblemException.validation('name', 'name should not be empty');
+    return name;
+  }
+
+  private nameConflict(name: string): ProblemException {
+    return ProblemException.conflict(`A cycle named "${name}" already exists in this project.`);
+  }
+
+  private assertDateOrder(start: string | null, end: string | null): void {
+    if (start && end && new Date(end).getTime() < new Date(start).getTime()) {
+      throw ProblemException.validation('end_date', 'end_date must not be before start_date.');
+    }
+  }
+
+  /** Body fields as stored values; dates normalised to UTC. */
+  private writable(dto: CreateCycleDto | UpdateCycleDto): CycleWrite {
+    const date = (v: string | null | undefined) => (v === undefined ? undefined : v === null ? null : parseDateTime(v));
+    return {
+      description: dto.description,
+      start_date: date(dto.start_date),
+      end_date: date(dto.end_date),
+      timezone: dto.timezone,
+      sort_order: dto.sort_order,
+      logo_props: dto.logo_props,
+      external_id: dto.external_id,
+      external_source: dto.external_source,
+    };
+  }
+}

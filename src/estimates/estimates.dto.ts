@@ -1,0 +1,107 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsString, MaxLength, Min } from 'class-validator';
+import { ExternalField } from '../common/http/dto-fields';
+import { Nullable, OptionalNotNull } from '../common/http/validation';
+import { ESTIMATE_TYPES, EstimateType } from './estimate.entity';
+
+export class CreateEstimateDto {
+  @ApiProperty({ maxLength: 255, description: 'Unique within the project.' })
+  @IsString() @IsNotEmpty() @MaxLength(255)
+  name!: string;
+
+  @ApiPropertyOptional({ type: String, nullable: true })
+  @Nullable() @IsString()
+  description?: string | null;
+
+  @ApiPropertyOptional({ enum: ESTIMATE_TYPES, default: 'categories', description: '`points` and `time` need numeric point values.' })
+  @OptionalNotNull() @IsIn(ESTIMATE_TYPES as unknown as string[])
+  type?: EstimateType;
+
+  @ApiPropertyOptional({ type: Boolean, description: 'true makes it the active estimate (the previous one is deactivated). Omitted: active when the project has no active estimate.' })
+  @OptionalNotNull() @IsBoolean()
+  is_active?: boolean;
+
+  @ExternalField('Id in an external system') external_id?: string | null;
+  @ExternalField('Name of the external system') external_source?: string | null;
+}
+
+export class UpdateEstimateDto {
+  @ApiPropertyOptional({ maxLength: 255 })
+  @OptionalNotNull() @IsString() @IsNotEmpty() @MaxLength(255)
+  name?: string;
+
+  @ApiPropertyOptional({ type: String, nullable: true })
+  @Nullable() @IsString()
+  description?: string | null;
+
+  @ApiPropertyOptional({ enum: ESTIMATE_TYPES })
+  @OptionalNotNull() @IsIn(ESTIMATE_TYPES as unknown as string[])
+  type?: EstimateType;
+
+  @ApiPropertyOptional({ type: Boolean, description: 'true activates this estimate and deactivates the previous one; false leaves the project without an active estimate.' })
+  @OptionalNotNull() @IsBoolean()
+  is_active?: boolean;
+
+  @ExternalField('Id in an external system') external_id?: string | null;
+  @ExternalField('Name of the external system') external_source?: string | null;
+}
+
+export class CreateEstimatePointDto {
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, description: 'Position of the point (lower first). Omitted: after the last point.' })
+  @OptionalNotNull() @IsInt() @Min(0)
+  key?: number;
+
+  @ApiProperty({ maxLength: 255, description: 'Unique within the estimate; numeric for `points` and `time` estimates.' })
+  @IsString() @IsNotEmpty() @MaxLength(255)
+  value!: string;
+
+  @ApiPropertyOptional({ type: String, nullable: true })
+  @Nullable() @IsString()
+  description?: string | null;
+
+  @ExternalField('Id in an external system') external_id?: string | null;
+  @ExternalField('Name of the external system') external_source?: string | null;
+}
+
+export class UpdateEstimatePointDto {
+  @ApiPropertyOptional({ type: 'integer', minimum: 0 })
+  @OptionalNotNull() @IsInt() @Min(0)
+  key?: number;
+
+  @ApiPropertyOptional({ maxLength: 255 })
+  @OptionalNotNull() @IsString() @IsNotEmpty() @MaxLength(255)
+  value?: string;
+
+  @ApiPropertyOptional({ type: String, nullable: true })
+  @Nullable() @IsString()
+  description?: string | null;
+
+  @ExternalField('Id in an external system') external_id?: string | null;
+  @ExternalField('Name of the external system') external_source?: string | null;
+}
+
+export class EstimatePointDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ format: 'uuid' }) estimate_id!: string;
+  @ApiProperty({ type: 'integer' }) key!: number;
+  @ApiProperty() value!: string;
+  @ApiProperty() description!: string;
+  @ApiProperty({ type: String, nullable: true }) external_id!: string | null;
+  @ApiProperty({ type: String, nullable: true }) external_source!: string | null;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+  @ApiProperty({ type: String, format: 'uuid', nullable: true }) created_by_id!: string | null;
+}
+
+export class EstimateDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty() description!: string;
+  @ApiProperty({ enum: ESTIMATE_TYPES }) type!: string;
+  @ApiProperty({ description: 'The project\'s active estimate: work item estimates resolve against it.' }) is_active!: boolean;
+  @ApiProperty({ description: 'Read-only: true on the estimate activated most recently.' }) last_used!: boolean;
+  @ApiProperty({ type: String, nullable: true }) external_id!: string | null;
+  @ApiProperty({ type: String, nullable: true }) external_source!: string | null;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+  @ApiProperty({ type: String, format: 'uuid', nullable: true }) created_by_id!: string | null;
+  @ApiPropertyOptional({ type: [EstimatePointDto], description: 'With ?expand=points: the points, ordered by key.' }) points?: EstimatePointDto[];
+}

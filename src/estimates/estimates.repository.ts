@@ -1,0 +1,253 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { ListQuery } from '../common/pagination/list-query';
+import { ListSpec } from '../common/pagination/list-spec';
+import { runList } from '../common/pagination/run-list';
+import { Queryable, SqlParams } from '../common/pagination/sql-params';
+import { ESTIMATE_TYPES } from './estimate.entity';
+import { EstimatePointRow, EstimateRow } from './estimates.mapper';
+
+export const ESTIMATE_LIST: ListSpec = {
+  filters: [
+    { name: 'is_active', type: 'bool', ops: ['eq'], column: 'e.is_active' },
+    { name: 'type', type: 'enum', ops: ['eq', 'in'], values: ESTIMATE_TYPES, column: 'e.type' },
+    { name: 'external_id', type: 'string', ops: ['eq'], column: 'e.external_id' },
+    { name: 'external_source', type: 'string', ops: ['eq'], column: 'e.external_source' },
+  ],
+  search: ['e.name'],
+  orderings: {
+    created_at: { expr: 'e.created_at', cursor: true, cast: 'timestamptz' },
+    id: { expr: 'e.id', cursor: true, cast: 'uuid' },
+    name: { expr: 'e.name', cursor: false },
+  },
+  defaultOrder: 'created_at',
+  idExpr: 'e.id',
+};
+
+export const POINT_LIST: ListSpec = {
+  filters: [
+    { name: 'external_id', type: 'string', ops: ['eq'], column: 'p.external_id' },
+    { name: 'external_source', type: 'string', ops: ['eq'], column: 'p.external_source' },
+  ],
+  search: ['p.value'],
+  orderings: {
+    key: { expr: 'p.key', cursor: true, cast: 'int' },
+    created_at: { expr: 'p.created_at', cursor: true, cast: 'timestamptz' },
+    id: { expr: 'p.id', cursor: true, cast: 'uuid' },
+  },
+  defaultOrder: 'key',
+  idExpr: 'p.id',
+};
+
+const E_COLS = `e.id, e.name, e.description, e.type, e.is_active, e.last_used, e.external_id, e.external_source, e.created_at, e.created_by_id`;
+const P_COLS = `p.id, p.estimate_id, p.key, p.value, p.description, p.external_id, p.external_source, p.created_at, p.created_by_id`;
+
+export interface EstimateWrite {
+  name?: string;
+  description?: string | null;
+  type?: string;
+  external_id?: string | null;
+  external_source?: string | null;
+}
+
+export interface PointWrite {
+  key?: number;
+  value?: string;
+  description?: string | null;
+  external_id?: string | null;
+  external_source?: string | null;
+}
+
+function setClause(v: Record<string, unknown>, p: SqlParams): string[] {
+  const sets: string[] = [];
+  for (const [k, val] of Object.entries(v)) {
+    if (val === undefined) continue;
+    sets.push(`"${k}" = ${p.add(k === 'description' && val === null ? '' : val)}`);
+  }
+  return sets;
+}
+
+/** Estimates and their points; every query is scoped by workspace and project. */
+@Injectable()
+export class EstimatesRepository {
+  constructor(private readonly ds: DataSource) {}
+
+  list(workspaceId: string, projectId: string, q: ListQuery) {
+    return runList<EstimateRow>(this.ds, ESTIMATE_LIST, q, {
+      select: E_COLS,
+      from: 'estimates e',
+      where: ['e.workspace_id = $1', 'e.project_id = $2', 'e.deleted_at IS NULL'],
+      params: new SqlParams([workspaceId, projectId]),
+    });
+  }
+
+  async get(workspaceId: string, projectId: string, id: string, db: Queryable = this.ds, forUpdate = false): Promise<EstimateRow | null> {
+    const rows = await db.query(
+      `SELECT ${E_COLS} FROM estimates e WHERE e.workspace_id = $1 AND e.project_id = $2 AND e.id = $3 AND e.deleted_at IS NULL${forUpdate ? ' FOR UPDATE' : ''}`,
+      [workspaceId, projectId, id],
+    );
+    return rows[0] ?? null;
+  }
+
+  async nameTaken(projectId: string, name: string, exceptId: string | null, db: Queryable): Promise<boolean> {
+    const rows = await db.query(
+      `SELECT 1 FROM estimates WHERE project_id = $1 AND name = $2 AND deleted_at IS NULL AND ($3::uuid IS NULL OR id <> $3)`,
+      [projectId, name, exceptId],
+    );
+    return rows.length > 0;
+  }
+
+  /** Serialises activation changes of one project's estimates until the transaction ends. */
+  async lockProject(projectId: string, db: Queryable): Promise<void> {
+    await db.query(`SELECT pg_advisory_xact_lock(hashtext('estimates:' || $1::text))`, [projectId]);
+  }
+
+  async hasActive(projectId: string, db: Queryable): Promise<boolean> {
+    const rows = await db.query(`SELECT 1 FROM estimates WHERE project_id = $1 AND is_active AND deleted_at IS NULL`, [projectId]);
+    return rows.length > 0;
+  }
+
+  /** Makes `id` the only active estimate of the project, and the last used one. */
+  async activate(projectId: string, id: string, db: Queryable): Promise<void> {
+    await db.query(
+      `UPDATE estimates SET is_active = false, last_used = false, updated_at = now()
+        WHERE project_id = $1 AND id <> $2 AND deleted_at IS NULL AND (is_active OR last_used)`,
+      [projectId, id],
+    );
+    await db.query(`UPDATE estimates SET is_active = true, last_used = true, updated_at = now() WHERE id = $1`, [id]);
+  }
+
+  async deactivate(id: string, db: Queryable): Promise<void> {
+    await db.query(`UPDATE estimates SET is_active = false, updated_at = now() WHERE id = $1`, [id]);
+  }
+
+  async insert(workspaceId: string, projectId: string, v: EstimateWrite & { name: string; type: string }, createdBy: string, db: Queryable): Promise<EstimateRow> {
+    const rows = await db.query(
+      `INSERT INTO estimates AS e (workspace_id, project_id, name, description, type, external_id, external_source, created_by_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${E_COLS}`,
+      [workspaceId, projectId, v.name, v.description ?? '', v.type, v.external_id ?? null, v.external_source ?? null, createdBy],
+    );
+    return rows[0];
+  }
+
+  async update(id: string, v: EstimateWrite, db: Queryable): Promise<void> {
+    const p = new SqlParams([id]);
+    const sets = setClause({ ...v }, p);
+    if (sets.length) await db.query(`UPDATE estimates SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`, p.values);
+  }
+
+  async softDelete(id: string, db: Queryable): Promise<void> {
+    await db.query(`UPDATE estimate_points SET deleted_at = now() WHERE estimate_id = $1 AND deleted_at IS NULL`, [id]);
+    await db.query(`UPDATE estimates SET deleted_at = now(), is_active = false WHERE id = $1`, [id]);
+  }
+
+  // ---- points ----
+
+  listPoints(workspaceId: string, projectId: string, estimateId: string, q: ListQuery) {
+    return runList<EstimatePointRow>(this.ds, POINT_LIST, q, {
+      select: P_COLS,
+      from: 'estimate_points p',
+      where: ['p.workspace_id = $1', 'p.project_id = $2', 'p.estimate_id = $3', 'p.deleted_at IS NULL'],
+      params: new SqlParams([workspaceId, projectId, estimateId]),
+    });
+  }
+
+  /** Points of several estimates (expand=points), ordered by key. */
+  async pointsOf(workspaceId: string, estimateIds: string[], db: Queryable = this.ds): Promise<EstimatePointRow[]> {
+    if (!estimateIds.length) return [];
+    return db.query(
+      `SELECT ${P_COLS} FROM estimate_points p WHERE p.workspace_id = $1 AND p.estimate_id = ANY($2::uuid[]) AND p.deleted_at IS NULL ORDER BY p.key, p.id`,
+      [workspaceId, estimateIds],
+    );
+  }
+
+  async getPoint(workspaceId: string, estimateId: string, id: string, db: Queryable = this.ds): Promise<EstimatePointRow | null> {
+    const rows = await db.query(
+      `SELECT ${P_COLS} FROM estimate_points p WHERE p.workspace_id = $1 AND p.estimate_id = $2 AND p.id = $3 AND p.deleted_at IS NULL`,
+      [workspaceId, estimateId, id],
+    );
+    return rows[0] ?? null;
+  }
+
+  async valueTaken(estimateId: string, value: string, exceptId: string | null, db: Queryable): Promise<boolean> {
+    const rows = await db.query(
+      `SELECT 1 FROM estimate_points WHERE estimate_id = $1 AND value = $2 AND deleted_at IS NULL AND ($3::uuid IS NULL OR id <> $3)`,
+      [estimateId, value, exceptId],
+    );
+    return rows.length > 0;
+  }
+
+  async nextKey(estimateId: string, db: Queryable): Promise<number> {
+    const rows = await db.query(`SELECT COALESCE(max(key), 0) + 1 AS k FROM estimate_points WHERE estimate_id = $1 AND deleted_at IS NULL`, [estimateId]);
+    return Number(rows[0].k);
+  }
+
+  /** Values of the estimate's live points (checked when the estimate's type becomes numeric). */
+  async pointValues(estimateId: string, db: Queryable): Promise<string[]> {
+    const rows: Array<{ value: string }> = await db.query(`SELECT value FROM estimate_points WHERE estimate_id = $1 AND deleted_at IS NULL`, [estimateId]);
+    return rows.map((r) => r.value);
+  }
+
+  async insertPoint(workspaceId: string, projectId: string, estimateId: string, v: PointWrite & { key: number; value: string }, createdBy: string, db: Queryable): Promise<EstimatePointRow> {
+    const rows = await db.query(
+      `INSERT INTO estimate_points AS p (workspace_id, project_id, estimate_id, key, value, description, external_id, external_source, created_by_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${P_COLS}`,
+      [workspaceId, projectId, estimateId, v.key, v.value, v.description ?? '', v.external_id ?? null, v.external_source ?? null, createdBy],
+    );
+    return rows[0];
+  }
+
+  async updatePoint(id: string, v: PointWrite, db: Queryable): Promise<void> {
+    const p = new SqlParams([id]);
+    const sets = setClause({ ...v }, p);
+    if (sets.length) await db.query(`UPDATE estimate_points SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`, p.values);
+  }
+
+  async softDeletePoint(id: string, db: Queryable): Promise<void> {
+    await db.query(`UPDATE estimate_points SET deleted_at = now() WHERE id = $1`, [id]);
+  }
+
+  /**
+   * Clears `estimate_point_id` on the work items that carry one of these points (their estimate or
+   * point is being deleted), in the delete's transaction.
+   */
+  async clearPointsFromWorkItems(workspaceId: string, pointIds: string[], db: Queryable): Promise<void> {
+    if (!pointIds.length) return;
+    await db.query(
+      `UPDATE work_items SET estimate_point_id = NULL, updated_at = now() WHERE workspace_id = $1 AND estimate_point_id = ANY($2::uuid[])`,
+      [workspaceId, pointIds],
+    );
+  }
+
+  async livePointIds(estimateId: string, db: Queryable): Promise<string[]> {
+    const rows: Array<{ id: string }> = await db.query(`SELECT id FROM estimate_points WHERE estimate_id = $1 AND deleted_at IS NULL`, [estimateId]);
+    return rows.map((r) => r.id);
+  }
+
+  // ---- resolution (work item writes) ----
+
+  /**
+   * Live points of the project's active estimate matching the id, or the value case-insensitively
+   * (at most two rows: enough to tell "one" from "several"), plus whether estimates are enabled.
+   */
+  async activePointsMatching(projectId: string, by: { id: string } | { value: string }, db: Queryable): Promise<Array<{ id: string }>> {
+    const cond = 'id' in by ? 'p.id = $2::uuid' : 'lower(p.value) = lower($2)';
+    return db.query(
+      `SELECT p.id FROM estimate_points p
+         JOIN estimates e ON e.id = p.estimate_id AND e.is_active AND e.deleted_at IS NULL
+        WHERE p.project_id = $1 AND ${cond} AND p.deleted_at IS NULL
+        LIMIT 2`,
+      [projectId, 'id' in by ? by.id : by.value],
+    );
+  }
+
+  /** Estimates switch of the project (a project without a features row has the default: on) and whether it has an active estimate. */
+  async resolutionContext(projectId: string, db: Queryable): Promise<{ enabled: boolean; active: boolean }> {
+    const rows = await db.query(
+      `SELECT COALESCE((SELECT is_estimates_enabled FROM project_features WHERE project_id = $1), true) AS enabled,
+              EXISTS (SELECT 1 FROM estimates WHERE project_id = $1 AND is_active AND deleted_at IS NULL) AS active`,
+      [projectId],
+    );
+    return rows[0];
+  }
+}

@@ -1,0 +1,23 @@
+import { Column, Entity, Index } from 'typeorm';
+import { CreatedAt, IdColumn, UpdatedAt, WorkspaceIdColumn } from '../common/database/columns';
+
+/** One row per project (later edition's project features, plus cycles/modules/estimates switches). */
+@Entity('project_features')
+@Index('uq_project_features_project', ['project_id'], { unique: true })
+export class ProjectFeaturesEntity {
+  @IdColumn() id!: string;
+  @WorkspaceIdColumn() workspace_id!: string;
+  @Column('uuid') project_id!: string;
+  @Column('boolean', { default: false }) is_workflow_enabled!: boolean;
+  @Column('boolean', { default: true }) is_cycles_enabled!: boolean;
+  @Column('boolean', { default: true }) is_modules_enabled!: boolean;
+  @Column('boolean', { default: true }) is_estimates_enabled!: boolean;
+  @Column('boolean', { default: false }) is_automated_cycle_enabled!: boolean;
+  @Column('boolean', { default: false }) is_epic_enabled!: boolean;
+  @Column('boolean', { default: false }) is_manually_start_end_cycles_enabled!: boolean;
+  @Column('boolean', { default: false }) is_milestone_enabled!: boolean;
+  @Column('boolean', { default: false }) is_parallel_cycles_enabled!: boolean;
+  @Column('boolean', { default: false }) is_project_updates_enabled!: boolean;
+  @CreatedAt() created_at!: Date;
+  @UpdatedAt() updated_at!: Date;
+}

@@ -1,0 +1,97 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { ProblemException } from '../common/errors/problem.exception';
+import { ListQuery } from '../common/pagination/list-query';
+import { CreateLabelDto, LabelDto, UpdateLabelDto } from './labels.dto';
+import { mapLabel } from './labels.mapper';
+import { LabelScope, LabelsRepository, LabelWrite } from './labels.repository';
+
+/**
+ * Labels of a project (gap-reference 3.4) and workspace-level labels: one set of rules, two scopes.
+ * Names are unique within the scope; a parent must be a live label of the same scope; deleting a
+ * label strips it from work items and lifts its children to the top level.
+ */
+@Injectable()
+export class LabelsService {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly repo: LabelsRepository,
+  ) {}
+
+  async list(s: LabelScope, q: ListQuery) {
+    const { rows, envelope } = await this.repo.list(s, q);
+    return envelope(rows.map(mapLabel));
+  }
+
+  async get(s: LabelScope, id: string): Promise<LabelDto> {
+    const row = await this.repo.get(s, id);
+    if (!row) throw ProblemException.notFound('Label');
+    return mapLabel(row);
+  }
+
+  async create(s: LabelScope, userId: string, dto: CreateLabelDto): Promise<LabelDto> {
+    return this.ds.transaction(async (tx) => {
+      const name = this.cleanName(dto.name);
+      if (await this.repo.nameTaken(s, name, null, tx)) throw this.nameConflict(s, name);
+      const parentId = dto.parent_id ? await this.checkParent(s, dto.parent_id.toLowerCase(), null, tx) : null;
+      const row = await this.repo.insert(
+        s,
+        { ...this.writable(dto), name, parent_id: parentId, sort_order: dto.sort_order ?? (await this.repo.nextSortOrder(s, tx)) },
+        userId,
+        tx,
+      );
+      return mapLabel(row);
+    });
+  }
+
+  async update(s: LabelScope, id: string, dto: UpdateLabelDto): Promise<LabelDto> {
+    return this.ds.transaction(async (tx) => {
+      const current = await this.repo.get(s, id, tx, true);
+      if (!current) throw ProblemException.notFound('Label');
+      const v: LabelWrite = { ...this.writable(dto), sort_order: dto.sort_order };
+      if (dto.name !== undefined) {
+        v.name = this.cleanName(dto.name);
+        if (await this.repo.nameTaken(s, v.name, id, tx)) throw this.nameConflict(s, v.name);
+      }
+      if (dto.parent_id !== undefined) v.parent_id = dto.parent_id === null ? null : await this.checkParent(s, dto.parent_id.toLowerCase(), id, tx);
+      await this.repo.update(id, v, tx);
+      return mapLabel((await this.repo.get(s, id, tx))!);
+    });
+  }
+
+  /** Soft delete; in-use labels delete fine: the label is stripped from work items in the same transaction. */
+  async remove(s: LabelScope, id: string): Promise<void> {
+    await this.ds.transaction(async (tx) => {
+      const current = await this.repo.get(s, id, tx, true);
+      if (!current) throw ProblemException.notFound('Label');
+      await this.repo.stripFromWorkItems(s.workspaceId, id, tx);
+      await this.repo.softDelete(s, id, tx);
+    });
+  }
+
+  /** A parent is a live label of the same scope that is neither the label itself nor one of its descendants. */
+  private async checkParent(s: LabelScope, parentId: string, selfId: string | null, tx: EntityManager): Promise<string> {
+    const where = s.projectId === null ? 'a workspace-level label of this workspace' : 'a label of this project';
+    if (!(await this.repo.get(s, parentId, tx))) throw ProblemException.validation('parent_id', `Must be ${where}.`);
+    if (selfId !== null && (await this.repo.ancestry(s, parentId, tx)).includes(selfId)) {
+      throw ProblemException.validation('parent_id', 'A label cannot be its own parent or the parent of one of its ancestors.');
+    }
+    return parentId;
+  }
+
+  private cleanName(raw: string): string {
+    const name = raw.trim();
+    if (!name) throw ProblemException.validation('name', 'name should not be empty');
+    return name;
+  }
+
+  private nameConflict(s: LabelScope, name: string): ProblemException {
+    return ProblemException.conflict(
+      s.projectId === null ? `A workspace label named "${name}" already exists.` : `A label named "${name}" already exists in this project.`,
+    );
+  }
+
+  private writable(dto: CreateLabelDto | UpdateLabelDto): LabelWrite {
+    return { color: dto.color, description: dto.description, external_id: dto.external_id, external_source: dto.external_source };
+  }
+}

@@ -1,0 +1,70 @@
+import 'reflect-metadata';
+import { DataSource } from 'typeorm';
+import { AdminService } from './admin/admin.service';
+import { loadConfig } from './common/config/config';
+import { resolveDatabase } from './common/database/database';
+import { dataSourceOptions } from './common/database/data-source';
+import { runMigrations } from './common/database/migrate';
+import { createApp } from './common/http/create-app';
+
+function log(msg: string, extra: Record<string, unknown> = {}) {
+  process.stdout.write(JSON.stringify({ level: 30, time: Date.now(), context: 'main', msg, ...extra }) + '\n');
+}
+
+async function main() {
+  const cfg = loadConfig();
+  const db = await resolveDatabase();
+  log(db.embedded ? 'using embedded PostgreSQL' : 'using DATABASE_URL', { embedded: db.embedded });
+
+  const migrator = new DataSource(dataSourceOptions(db.url, 1));
+  await migrator.initialize();
+  const applied = await runMigrations(migrator, db.url);
+  await migrator.destroy();
+  if (applied.length) log('migrations applied', { applied });
+
+  const app = await createApp(cfg, db.url);
+  if (cfg.seedOnEmpty) {
+    const seeded = await app.get(AdminService).bootstrapIfEmpty();
+    if (seeded) {
+      const base = cfg.publicBaseUrl;
+      process.stdout.write(
+        [
+          '',
+          '  First start: created an owner, a workspace and an API key (shown once, keep it):',
+          `    user       ${seeded.email}`,
+          `    workspace  ${seeded.workspace}`,
+          `    API key    ${seeded.api_key}`,
+          '',
+          `  Swagger UI  ${base}/api/v2/docs/   (Authorize -> ApiKey)`,
+          `  Try it      curl -H "X-Api-Key: ${seeded.api_key}" ${base}/api/v2/workspaces/${seeded.workspace}/projects/`,
+          '',
+        ].join('\n') + '\n',
+      );
+    }
+  }
+  await app.listen({ port: cfg.port, host: cfg.host });
+  log('listening', { port: cfg.port, docs: `${cfg.publicBaseUrl}/api/v2/docs/`, schema: `${cfg.publicBaseUrl}/api/v2/schema/` });
+
+  // Graceful shutdown: stop taking requests, finish in-flight ones, close the pool, then the database.
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log('shutting down', { signal });
+    const timer = setTimeout(() => process.exit(1), 15000);
+    timer.unref();
+    try {
+      await app.close();
+      await db.stop();
+    } finally {
+      process.exit(0);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((err) => {
+  process.stderr.write(JSON.stringify({ level: 60, time: Date.now(), msg: 'startup failed', err: String(err?.stack ?? err) }) + '\n');
+  process.exit(1);
+});

@@ -1,0 +1,40 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsUUID } from 'class-validator';
+import { PROJECT_ROLES, WORKSPACE_ROLES } from '../common/auth/roles';
+
+export class MemberUserDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty() display_name!: string;
+  @ApiProperty({ nullable: true, type: String }) avatar_url!: string | null;
+  @ApiProperty({ format: 'email' }) email!: string;
+}
+
+/** A membership row: `id` is the membership, `member_id` the user. */
+export class MemberDto {
+  @ApiProperty({ format: 'uuid', description: 'Membership id (differs per roster).' }) id!: string;
+  @ApiProperty({ format: 'uuid', description: 'The user id (users/me id, created_by_id, audit actor_id).' }) member_id!: string;
+  @ApiProperty({ type: String, nullable: true, description: 'Role slug; an open set: tolerate unknown values.' }) role!: string | null;
+  @ApiPropertyOptional({ type: MemberUserDto, description: 'With ?expand=member.' }) member?: MemberUserDto;
+}
+
+export class UpdateWorkspaceMemberDto {
+  @ApiProperty({ enum: WORKSPACE_ROLES })
+  @IsIn(WORKSPACE_ROLES)
+  role!: string;
+}
+
+export class CreateProjectMemberDto {
+  @ApiProperty({ format: 'uuid', description: 'User id of an active workspace member.' })
+  @IsUUID('all')
+  member_id!: string;
+
+  @ApiProperty({ enum: PROJECT_ROLES })
+  @IsIn(PROJECT_ROLES)
+  role!: string;
+}
+
+export class UpdateProjectMemberDto {
+  @ApiProperty({ enum: PROJECT_ROLES })
+  @IsIn(PROJECT_ROLES)
+  role!: string;
+}

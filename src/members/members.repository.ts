@@ -1,0 +1,140 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { ListQuery } from '../common/pagination/list-query';
+import { ListSpec } from '../common/pagination/list-spec';
+import { runList } from '../common/pagination/run-list';
+import { Queryable, SqlParams } from '../common/pagination/sql-params';
+import { MemberRow } from './members.mapper';
+
+export const MEMBER_LIST: ListSpec = {
+  filters: [
+    { name: 'member_id', type: 'uuid', ops: ['eq', 'in'], column: 'm.member_id' },
+    { name: 'role', type: 'string', ops: ['eq', 'in'], column: 'm.role' },
+  ],
+  search: ['u.display_name', 'u.email', 'u.first_name', 'u.last_name'],
+  orderings: {
+    created_at: { expr: 'm.created_at', cursor: true, cast: 'timestamptz' },
+    id: { expr: 'm.id', cursor: true, cast: 'uuid' },
+  },
+  defaultOrder: 'created_at',
+  idExpr: 'm.id',
+};
+
+const COLS = `m.id, m.member_id, m.role, u.display_name AS u_display_name, u.email AS u_email, u.avatar_url AS u_avatar_url`;
+
+@Injectable()
+export class MembersRepository {
+  constructor(private readonly ds: DataSource) {}
+
+  listWorkspace(workspaceId: string, q: ListQuery) {
+    const p = new SqlParams([workspaceId]);
+    return runList<MemberRow>(this.ds, MEMBER_LIST, q, {
+      select: COLS,
+      from: 'workspace_members m JOIN users u ON u.id = m.member_id',
+      where: ['m.workspace_id = $1', 'm.deleted_at IS NULL', 'm.is_active'],
+      params: p,
+    });
+  }
+
+  listProject(workspaceId: string, projectId: string, q: ListQuery) {
+    const p = new SqlParams([workspaceId, projectId]);
+    return runList<MemberRow>(this.ds, MEMBER_LIST, q, {
+      select: COLS,
+      from: 'project_members m JOIN users u ON u.id = m.member_id',
+      where: ['m.workspace_id = $1', 'm.project_id = $2', 'm.deleted_at IS NULL'],
+      params: p,
+    });
+  }
+
+  async getWorkspaceMember(workspaceId: string, id: string, db: Queryable = this.ds): Promise<MemberRow | null> {
+    const rows = await db.query(
+      `SELECT ${COLS} FROM workspace_members m JOIN users u ON u.id = m.member_id
+        WHERE m.workspace_id = $1 AND m.id = $2 AND m.deleted_at IS NULL AND m.is_active`,
+      [workspaceId, id],
+    );
+    return rows[0] ?? null;
+  }
+
+  async workspaceMemberByUser(workspaceId: string, userId: string, db: Queryable = this.ds): Promise<MemberRow | null> {
+    const rows = await db.query(
+      `SELECT ${COLS} FROM workspace_members m JOIN users u ON u.id = m.member_id
+        WHERE m.workspace_id = $1 AND m.member_id = $2 AND m.deleted_at IS NULL AND m.is_active`,
+      [workspaceId, userId],
+    );
+    return rows[0] ?? null;
+  }
+
+  async getProjectMember(workspaceId: string, projectId: string, id: string, db: Queryable = this.ds): Promise<MemberRow | null> {
+    const rows = await db.query(
+      `SELECT ${COLS} FROM project_members m JOIN users u ON u.id = m.member_id
+        WHERE m.workspace_id = $1 AND m.project_id = $2 AND m.id = $3 AND m.deleted_at IS NULL`,
+      [workspaceId, projectId, id],
+    );
+    return rows[0] ?? null;
+  }
+
+  async projectMemberByUser(workspaceId: string, projectId: string, userId: string, db: Queryable = this.ds): Promise<MemberRow | null> {
+    const rows = await db.query(
+      `SELECT ${COLS} FROM project_members m JOIN users u ON u.id = m.member_id
+        WHERE m.workspace_id = $1 AND m.project_id = $2 AND m.member_id = $3 AND m.deleted_at IS NULL`,
+      [workspaceId, projectId, userId],
+    );
+    return rows[0] ?? null;
+  }
+
+  async countWorkspaceRole(workspaceId: string, role: string, db: Queryable = this.ds): Promise<number> {
+    const rows = await db.query(
+      `SELECT count(*)::int AS c FROM workspace_members WHERE workspace_id = $1 AND role = $2 AND deleted_at IS NULL AND is_active`,
+      [workspaceId, role],
+    );
+    return rows[0].c;
+  }
+
+  async countProjectRole(workspaceId: string, projectId: string, role: string, db: Queryable = this.ds): Promise<number> {
+    const rows = await db.query(
+      `SELECT count(*)::int AS c FROM project_members WHERE workspace_id = $1 AND project_id = $2 AND role = $3 AND deleted_at IS NULL`,
+      [workspaceId, projectId, role],
+    );
+    return rows[0].c;
+  }
+
+  async insertWorkspaceMember(workspaceId: string, userId: string, role: string, db: Queryable = this.ds): Promise<string> {
+    const rows = await db.query(
+      `INSERT INTO workspace_members (workspace_id, member_id, role) VALUES ($1, $2, $3) RETURNING id`,
+      [workspaceId, userId, role],
+    );
+    return rows[0].id;
+  }
+
+  async setWorkspaceRole(workspaceId: string, id: string, role: string, db: Queryable = this.ds): Promise<void> {
+    await db.query(`UPDATE workspace_members SET role = $3, updated_at = now() WHERE workspace_id = $1 AND id = $2`, [workspaceId, id, role]);
+  }
+
+  /** Guests may hold at most the commenter role in projects. Returns the project ids whose role was lowered. */
+  async capGuestProjectRoles(workspaceId: string, userId: string, db: Queryable = this.ds): Promise<string[]> {
+    // TypeORM answers UPDATE ... RETURNING with [rows, rowCount].
+    const [rows] = await db.query(
+      `UPDATE project_members SET role = 'commenter', updated_at = now()
+        WHERE workspace_id = $1 AND member_id = $2 AND deleted_at IS NULL AND role IN ('admin', 'contributor')
+        RETURNING project_id`,
+      [workspaceId, userId],
+    );
+    return (rows as Array<{ project_id: string }>).map((r) => r.project_id);
+  }
+
+  async insertProjectMember(workspaceId: string, projectId: string, userId: string, role: string, createdBy: string | null, db: Queryable = this.ds): Promise<string> {
+    const rows = await db.query(
+      `INSERT INTO project_members (workspace_id, project_id, member_id, role, created_by_id) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+      [workspaceId, projectId, userId, role, createdBy],
+    );
+    return rows[0].id;
+  }
+
+  async setProjectRole(workspaceId: string, id: string, role: string, db: Queryable = this.ds): Promise<void> {
+    await db.query(`UPDATE project_members SET role = $3, updated_at = now() WHERE workspace_id = $1 AND id = $2`, [workspaceId, id, role]);
+  }
+
+  async softDeleteProjectMember(workspaceId: string, id: string, db: Queryable = this.ds): Promise<void> {
+    await db.query(`UPDATE project_members SET deleted_at = now() WHERE workspace_id = $1 AND id = $2`, [workspaceId, id]);
+  }
+}

@@ -1,0 +1,154 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { AuditService } from '../audit/audit.service';
+import { ProjectContext, WorkspaceContext } from '../common/auth/request-context';
+import { ProjectRole, WORKSPACE_ROLE_LEVEL, WorkspaceRole, workspaceLevel } from '../common/auth/roles';
+import { ProblemException } from '../common/errors/problem.exception';
+import { ListQuery } from '../common/pagination/list-query';
+import { MemberDto } from './members.dto';
+import { mapMember, MemberRow } from './members.mapper';
+import { MembersRepository } from './members.repository';
+
+const NO_EXPAND = new Set<string>();
+
+/** Workspace and project rosters, and the role rules of gap-reference section 6. */
+@Injectable()
+export class MembersService {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly repo: MembersRepository,
+    private readonly audit: AuditService,
+  ) {}
+
+  async listWorkspace(ctx: WorkspaceContext, q: ListQuery, expand: Set<string>) {
+    const { rows, envelope } = await this.repo.listWorkspace(ctx.workspace.id, q);
+    return envelope(rows.map((r) => mapMember(r, expand)));
+  }
+
+  async listProject(ctx: ProjectContext, q: ListQuery, expand: Set<string>) {
+    const { rows, envelope } = await this.repo.listProject(ctx.workspace.id, ctx.project.id, q);
+    return envelope(rows.map((r) => mapMember(r, expand)));
+  }
+
+  async getWorkspaceMember(ctx: WorkspaceContext, id: string, expand: Set<string>): Promise<MemberDto> {
+    const row = await this.repo.getWorkspaceMember(ctx.workspace.id, id);
+    if (!row) throw ProblemException.notFound('Member');
+    return mapMember(row, expand);
+  }
+
+  /**
+   * Changes a workspace role. Owners manage everyone; admins manage members and guests only and
+   * cannot grant admin or owner; nobody demotes the last owner.
+   */
+  async updateWorkspaceRole(ctx: WorkspaceContext, id: string, role: string, expand: Set<string>): Promise<MemberDto> {
+    return this.ds.transaction(async (m) => {
+      const target = await this.repo.getWorkspaceMember(ctx.workspace.id, id, m);
+      if (!target) throw ProblemException.notFound('Member');
+      const actorLevel = workspaceLevel(ctx.workspaceRole);
+      const isOwner = ctx.workspaceRole === WorkspaceRole.Owner;
+      if (!isOwner) {
+        if (workspaceLevel(target.role) >= actorLevel) {
+          throw ProblemException.forbidden('You can only change the role of members below your own role.');
+        }
+        if (WORKSPACE_ROLE_LEVEL[role] >= actorLevel) throw ProblemException.forbidden('You cannot grant a role equal to or above your own.');
+      }
+      if (target.role === role) return mapMember(target, expand);
+      if (target.role === WorkspaceRole.Owner) {
+        await m.query(`SELECT id FROM workspace_members WHERE workspace_id = $1 AND role = 'owner' AND deleted_at IS NULL FOR UPDATE`, [ctx.workspace.id]);
+        if ((await this.repo.countWorkspaceRole(ctx.workspace.id, WorkspaceRole.Owner, m)) <= 1) {
+          throw ProblemException.conflict('The last owner of a workspace cannot be demoted. Promote another owner first.');
+        }
+      }
+      await this.repo.setWorkspaceRole(ctx.workspace.id, target.id, role, m);
+      const capped = role === WorkspaceRole.Guest ? await this.repo.capGuestProjectRoles(ctx.workspace.id, target.member_id, m) : [];
+      await this.audit.record(m, ctx, {
+        event_name: 'member.role_updated',
+        category: 'member',
+        workspace_id: ctx.workspace.id,
+        target_type: 'workspace_member',
+        target_id: target.id,
+        target_display_name: target.u_display_name,
+        old_value: { role: target.role },
+        new_value: { role },
+        metadata: { member_id: target.member_id, ...(capped.length ? { project_roles_capped_in: capped } : {}) },
+      });
+      return mapMember({ ...target, role }, expand);
+    });
+  }
+
+  async getProjectMember(ctx: ProjectContext, id: string, expand: Set<string>): Promise<MemberDto> {
+    const row = await this.repo.getProjectMember(ctx.workspace.id, ctx.project.id, id);
+    if (!row) throw ProblemException.notFound('Member');
+    return mapMember(row, expand);
+  }
+
+  async addProjectMember(ctx: ProjectContext, userId: string, role: string): Promise<MemberDto> {
+    return this.ds.transaction(async (m) => {
+      const wm = await this.repo.workspaceMemberByUser(ctx.workspace.id, userId.toLowerCase(), m);
+      if (!wm) throw ProblemException.validation('member_id', 'Must be the user id of an active member of this workspace.');
+      this.assertGuestCap(wm.role, role);
+      if (await this.repo.projectMemberByUser(ctx.workspace.id, ctx.project.id, wm.member_id, m)) {
+        throw ProblemException.conflict('This user is already a member of the project.');
+      }
+      const id = await this.repo.insertProjectMember(ctx.workspace.id, ctx.project.id, wm.member_id, role, ctx.principal.userId, m);
+      const row = await this.repo.getProjectMember(ctx.workspace.id, ctx.project.id, id, m);
+      await this.recordProjectMember(m, ctx, 'project_member.added', row!, undefined, { role });
+      return mapMember(row!, NO_EXPAND);
+    });
+  }
+
+  async updateProjectRole(ctx: ProjectContext, id: string, role: string): Promise<MemberDto> {
+    return this.ds.transaction(async (m) => {
+      const target = await this.repo.getProjectMember(ctx.workspace.id, ctx.project.id, id, m);
+      if (!target) throw ProblemException.notFound('Member');
+      const wm = await this.repo.workspaceMemberByUser(ctx.workspace.id, target.member_id, m);
+      this.assertGuestCap(wm?.role ?? null, role);
+      if (target.role === ProjectRole.Admin && role !== ProjectRole.Admin) await this.assertNotLastAdmin(ctx, m);
+      if (target.role === role) return mapMember(target, NO_EXPAND);
+      await this.repo.setProjectRole(ctx.workspace.id, id, role, m);
+      await this.recordProjectMember(m, ctx, 'project_member.role_updated', target, { role: target.role }, { role });
+      return mapMember({ ...target, role }, NO_EXPAND);
+    });
+  }
+
+  async removeProjectMember(ctx: ProjectContext, id: string): Promise<void> {
+    await this.ds.transaction(async (m) => {
+      const target = await this.repo.getProjectMember(ctx.workspace.id, ctx.project.id, id, m);
+      if (!target) throw ProblemException.notFound('Member');
+      if (target.role === ProjectRole.Admin) await this.assertNotLastAdmin(ctx, m);
+      await this.repo.softDeleteProjectMember(ctx.workspace.id, id, m);
+      await this.recordProjectMember(m, ctx, 'project_member.removed', target, { role: target.role }, undefined);
+    });
+  }
+
+  private recordProjectMember(m: EntityManager, ctx: ProjectContext, event: string, row: MemberRow, oldValue?: unknown, newValue?: unknown) {
+    return this.audit.record(m, ctx, {
+      event_name: event,
+      category: 'member',
+      workspace_id: ctx.workspace.id,
+      project_id: ctx.project.id,
+      target_type: 'project_member',
+      target_id: row.id,
+      target_display_name: row.u_display_name,
+      old_value: oldValue,
+      new_value: newValue,
+      metadata: { member_id: row.member_id },
+    });
+  }
+
+  private assertGuestCap(workspaceRole: string | null, projectRole: string): void {
+    if (workspaceRole === WorkspaceRole.Guest && ![ProjectRole.Guest, ProjectRole.Commenter].includes(projectRole as ProjectRole)) {
+      throw ProblemException.validation('role', 'Workspace guests can only be project guests or commenters.');
+    }
+  }
+
+  private async assertNotLastAdmin(ctx: ProjectContext, m: EntityManager): Promise<void> {
+    await m.query(`SELECT id FROM project_members WHERE workspace_id = $1 AND project_id = $2 AND role = 'admin' AND deleted_at IS NULL FOR UPDATE`, [
+      ctx.workspace.id,
+      ctx.project.id,
+    ]);
+    if ((await this.repo.countProjectRole(ctx.workspace.id, ctx.project.id, ProjectRole.Admin, m)) <= 1) {
+      throw ProblemException.conflict('The last admin of a project cannot be removed or demoted.');
+    }
+  }
+}

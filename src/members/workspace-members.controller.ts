@@ -1,0 +1,55 @@
+import { Body, Controller, Get, Patch } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Authenticated } from '../common/auth/authenticated.decorator';
+import { Ctx, WorkspaceContext } from '../common/auth/request-context';
+import { WorkspaceRole } from '../common/auth/roles';
+import { Expandable, ExpandParam } from '../common/expand/expand';
+import { UuidParam } from '../common/http/params';
+import { ApiProblemResponses } from '../common/openapi/problem-responses';
+import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
+import { ListParams, ListQuery } from '../common/pagination/list-query';
+import { MemberDto, UpdateWorkspaceMemberDto } from './members.dto';
+import { MEMBER_EXPANDS } from './members.mapper';
+import { MEMBER_LIST } from './members.repository';
+import { MembersService } from './members.service';
+
+@ApiTags('members')
+@ApiParam({ name: 'slug', description: 'Workspace slug' })
+@Controller('api/v2/workspaces/:slug/members')
+export class WorkspaceMembersController {
+  constructor(private readonly members: MembersService) {}
+
+  @Get()
+  @Authenticated({ scope: 'workspaces.members:read', workspace: WorkspaceRole.Member })
+  @ApiOperation({ operationId: 'workspace_members_list', summary: 'List workspace members (active roster)' })
+  @Expandable(MEMBER_EXPANDS)
+  @ApiListQuery(MEMBER_LIST)
+  @ApiListResponse(MemberDto)
+  list(@Ctx() ctx: WorkspaceContext, @ListParams(MEMBER_LIST) q: ListQuery, @ExpandParam() expand: Set<string>) {
+    return this.members.listWorkspace(ctx, q, expand);
+  }
+
+  @Get(':pk')
+  @Authenticated({ scope: 'workspaces.members:read', workspace: WorkspaceRole.Member })
+  @ApiOperation({ operationId: 'workspace_members_get', summary: 'Get a workspace membership' })
+  @Expandable(MEMBER_EXPANDS)
+  @ApiOkResponse({ type: MemberDto })
+  @ApiProblemResponses(400, 404)
+  get(@Ctx() ctx: WorkspaceContext, @UuidParam('pk') pk: string, @ExpandParam() expand: Set<string>) {
+    return this.members.getWorkspaceMember(ctx, pk, expand);
+  }
+
+  @Patch(':pk')
+  @Authenticated({ scope: 'workspaces.members:write', workspace: WorkspaceRole.Admin })
+  @ApiOperation({
+    operationId: 'workspace_members_update',
+    summary: 'Change a workspace role',
+    description: 'Owners and admins only. Admins change members and guests and cannot grant admin or owner; the last owner cannot be demoted (409).',
+  })
+  @Expandable(MEMBER_EXPANDS)
+  @ApiOkResponse({ type: MemberDto })
+  @ApiProblemResponses(400, 404, 409)
+  update(@Ctx() ctx: WorkspaceContext, @UuidParam('pk') pk: string, @Body() body: UpdateWorkspaceMemberDto, @ExpandParam() expand: Set<string>) {
+    return this.members.updateWorkspaceRole(ctx, pk, body.role, expand);
+  }
+}

@@ -1,0 +1,34 @@
+import { Column, Entity, Index } from 'typeorm';
+import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn } from '../common/database/columns';
+
+export const MODULE_STATUSES = ['backlog', 'planned', 'in-progress', 'paused', 'completed', 'cancelled'] as const;
+export type ModuleStatus = (typeof MODULE_STATUSES)[number];
+
+/**
+ * A grouping of work items inside a project (spec "Module", gap-reference 3.6). Membership of work
+ * items lives in `module_work_items` (owned by the work items area); `member_ids` is derived.
+ */
+@Entity('modules')
+@Index('uq_modules_name', ['project_id', 'name'], { unique: true, where: '"deleted_at" IS NULL' })
+@Index('ix_modules_sort', ['project_id', 'sort_order', 'id'])
+@Index('ix_modules_created', ['project_id', 'created_at', 'id'])
+export class ModuleEntity {
+  @IdColumn() id!: string;
+  @WorkspaceIdColumn() workspace_id!: string;
+  @Column('uuid') project_id!: string;
+  @Column('varchar', { length: 255 }) name!: string;
+  @Column('text', { default: '' }) description!: string;
+  @Column('varchar', { length: 16, default: 'planned' }) status!: ModuleStatus;
+  @Column('date', { nullable: true }) start_date!: string | null;
+  @Column('date', { nullable: true }) target_date!: string | null;
+  @Column('uuid', { nullable: true }) lead_id!: string | null;
+  @Column('double precision') sort_order!: number;
+  @Column('jsonb', { default: () => "'{}'" }) logo_props!: Record<string, unknown>;
+  @Column('varchar', { length: 255, nullable: true }) external_id!: string | null;
+  @Column('varchar', { length: 255, nullable: true }) external_source!: string | null;
+  @Column('timestamptz', { nullable: true }) archived_at!: Date | null;
+  @Column('uuid', { nullable: true }) created_by_id!: string | null;
+  @CreatedAt() created_at!: Date;
+  @UpdatedAt() updated_at!: Date;
+  @DeletedAt() deleted_at!: Date | null;
+}

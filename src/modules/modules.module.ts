@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { ModulesController } from './modules.controller';
+import { ModuleWorkItemsRepository } from './module-work-items.repository';
+import { ModulesRepository } from './modules.repository';
+import { ModulesService } from './modules.service';
+
+@Module({
+  controllers: [ModulesController],
+  providers: [ModulesRepository, ModulesService, ModuleWorkItemsRepository],
+  exports: [ModulesRepository],
+})
+export class ModulesModule {}

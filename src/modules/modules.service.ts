@@ -1,0 +1,148 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { ProjectContext } from '../common/auth/request-context';
+import { ProblemException } from '../common/errors/problem.exception';
+import { ListQuery } from '../common/pagination/list-query';
+import { Queryable } from '../common/pagination/sql-params';
+import { assertProjectFeatureEnabled } from '../features/feature-gate';
+import { FeaturesRepository } from '../features/features.repository';
+import { checkMembershipIds } from '../cycles/cycles.service';
+import { WorkItemsChangeDto, WorkItemsMembershipDto } from '../cycles/cycles.dto';
+import { ModuleWorkItemsRepository } from './module-work-items.repository';
+import { CreateModuleDto, ModuleDto, UpdateModuleDto } from './modules.dto';
+import { mapModule } from './modules.mapper';
+import { ModuleRow, ModulesRepository, ModuleWrite } from './modules.repository';
+
+/** Gap between a new module and the one it is placed ahead of. */
+const SORT_STEP = 1000;
+const FIRST_SORT_ORDER = 65535;
+
+/** Modules of a project (spec "Module", gap-reference 3.6). Writes need the project's modules feature on. */
+@Injectable()
+export class ModulesService {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly repo: ModulesRepository,
+    private readonly features: FeaturesRepository,
+    private readonly items: ModuleWorkItemsRepository,
+  ) {}
+
+  async list(ctx: ProjectContext, q: ListQuery) {
+    const { rows, envelope } = await this.repo.list(ctx.workspace.id, ctx.project.id, q);
+    return envelope(await this.mapMany(ctx, rows));
+  }
+
+  async get(ctx: ProjectContext, id: string): Promise<ModuleDto> {
+    const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id);
+    if (!row) throw ProblemException.notFound('Module');
+    return (await this.mapMany(ctx, [row]))[0];
+  }
+
+  async create(ctx: ProjectContext, dto: CreateModuleDto): Promise<ModuleDto> {
+    return this.ds.transaction(async (tx) => {
+      await this.assertEnabled(ctx, tx);
+      const v = this.writable(dto);
+      const name = this.cleanName(dto.name);
+      if (await this.repo.nameTaken(ctx.workspace.id, ctx.project.id, name, null, tx)) throw this.nameConflict(name);
+      this.assertDateOrder(v.start_date ?? null, v.target_date ?? null);
+      await this.assertLead(ctx, v.lead_id, tx);
+      // Serialise creates per project so two new modules cannot both take the same "ahead" slot.
+      await tx.query(`SELECT pg_advisory_xact_lock(hashtext('modules_sort:' || $1::text))`, [ctx.project.id]);
+      const min = await this.repo.minSortOrder(ctx.workspace.id, ctx.project.id, tx);
+      const sortOrder = min === null ? (dto.sort_order ?? FIRST_SORT_ORDER) : dto.sort_order !== undefined && dto.sort_order < min ? dto.sort_order : min - SORT_STEP;
+      const id = await this.repo.insert(ctx.workspace.id, ctx.project.id, { ...v, name, sort_order: sortOrder }, ctx.principal.userId, tx);
+      const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx);
+      return (await this.mapMany(ctx, [row!], tx))[0];
+    });
+  }
+
+  async update(ctx: ProjectContext, id: string, dto: UpdateModuleDto): Promise<ModuleDto> {
+    return this.ds.transaction(async (tx) => {
+      await this.assertEnabled(ctx, tx);
+      const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx, true);
+      if (!row) throw ProblemException.notFound('Module');
+      const v = this.writable(dto);
+      if (dto.name !== undefined) {
+        v.name = this.cleanName(dto.name);
+        if (await this.repo.nameTaken(ctx.workspace.id, ctx.project.id, v.name, id, tx)) throw this.nameConflict(v.name);
+      }
+      const start = v.start_date !== undefined ? v.start_date : row.start_date;
+      const target = v.target_date !== undefined ? v.target_date : row.target_date;
+      this.assertDateOrder(start, target);
+      if (v.lead_id && v.lead_id !== row.lead_id) await this.assertLead(ctx, v.lead_id, tx);
+      await this.repo.update(ctx.workspace.id, id, v, tx);
+      const updated = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx);
+      return (await this.mapMany(ctx, [updated!], tx))[0];
+    });
+  }
+
+  async remove(ctx: ProjectContext, id: string): Promise<void> {
+    await this.ds.transaction(async (tx) => {
+      await this.assertEnabled(ctx, tx);
+      const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx, true);
+      if (!row) throw ProblemException.notFound('Module');
+      await this.repo.softDelete(ctx.workspace.id, id, tx);
+      await this.items.detachAll(ctx.workspace.id, id, tx);
+    });
+  }
+
+  /** Adds and removes work items; a work item may be in any number of modules. */
+  async changeWorkItems(ctx: ProjectContext, id: string, dto: WorkItemsMembershipDto): Promise<WorkItemsChangeDto> {
+    return this.ds.transaction(async (tx) => {
+      await this.assertEnabled(ctx, tx);
+      const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx, true);
+      if (!row) throw ProblemException.notFound('Module');
+      const { add, remove } = await checkMembershipIds(dto, (ids) => this.items.existing(ctx.workspace.id, ctx.project.id, ids, tx));
+      const added = new Set(await this.items.add(ctx.workspace.id, ctx.project.id, id, add, tx));
+      const removed = new Set(await this.items.remove(ctx.workspace.id, id, remove, tx));
+      return { added: add.filter((x) => added.has(x)), removed: remove.filter((x) => removed.has(x)) };
+    });
+  }
+
+  /** Maps rows with their derived member_ids, loaded in one query for the whole page. */
+  private async mapMany(ctx: ProjectContext, rows: ModuleRow[], db?: Queryable): Promise<ModuleDto[]> {
+    const members = await this.items.memberIds(ctx.workspace.id, rows.map((r) => r.id), db);
+    return rows.map((r) => mapModule(r, members.get(r.id) ?? []));
+  }
+
+  private assertEnabled(ctx: ProjectContext, tx: EntityManager): Promise<void> {
+    return assertProjectFeatureEnabled(this.features, ctx.workspace.id, ctx.project.id, 'is_modules_enabled', tx);
+  }
+
+  private async assertLead(ctx: ProjectContext, leadId: string | null | undefined, tx: EntityManager): Promise<void> {
+    if (!leadId) return;
+    if (!(await this.repo.isProjectMember(ctx.workspace.id, ctx.project.id, leadId, tx))) {
+      throw ProblemException.validation('lead_id', 'Must be the user id of a member of this project.');
+    }
+  }
+
+  private cleanName(raw: string): string {
+    const name = raw.trim();
+    if (!name) throw ProblemException.validation('name', 'name should not be empty');
+    return name;
+  }
+
+  private nameConflict(name: string): ProblemException {
+    return ProblemException.conflict(`A module named "${name}" already exists in this project.`);
+  }
+
+  private assertDateOrder(start: string | null, target: string | null): void {
+    if (start && target && target < start) {
+      throw ProblemException.validation('target_date', 'target_date must not be before start_date.');
+    }
+  }
+
+  private writable(dto: CreateModuleDto | UpdateModuleDto): ModuleWrite {
+    return {
+      description: dto.description,
+      status: dto.status,
+      start_date: dto.start_date,
+      target_date: dto.target_date,
+      lead_id: dto.lead_id === undefined ? undefined : dto.lead_id?.toLowerCase() ?? null,
+      sort_order: dto.sort_order,
+      logo_props: dto.logo_props,
+      external_id: dto.external_id,
+      external_source: dto.external_source,
+    };
+  }
+}

@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { MembersModule } from '../members/members.module';
+import { StatesSeedRepository } from '../states/states.repository';
+import { ProjectsController } from './projects.controller';
+import { ProjectsRepository } from './projects.repository';
+import { ProjectsService } from './projects.service';
+
+@Module({
+  imports: [MembersModule],
+  controllers: [ProjectsController],
+  providers: [ProjectsRepository, ProjectsService, StatesSeedRepository],
+  exports: [ProjectsRepository, ProjectsService],
+})
+export class ProjectsModule {}

@@ -1,0 +1,124 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { ListQuery } from '../common/pagination/list-query';
+import { ListSpec } from '../common/pagination/list-spec';
+import { runList } from '../common/pagination/run-list';
+import { Queryable, SqlParams } from '../common/pagination/sql-params';
+
+export interface ProjectRow extends Record<string, unknown> {
+  id: string;
+  workspace_id: string;
+  name: string;
+  identifier: string;
+  description: string;
+  default_assignee_id: string | null;
+  project_lead_id: string | null;
+  logo_props: Record<string, unknown>;
+  external_id: string | null;
+  external_source: string | null;
+  archived_at: Date | null;
+  created_at: Date;
+  created_by_id: string | null;
+}
+
+export const PROJECT_LIST: ListSpec = {
+  filters: [
+    { name: 'external_id', type: 'string', ops: ['eq'], column: 'p.external_id' },
+    { name: 'external_source', type: 'string', ops: ['eq'], column: 'p.external_source' },
+    { name: 'identifier', type: 'string', ops: ['eq'], column: 'p.identifier' },
+  ],
+  search: ['p.name', 'p.identifier'],
+  orderings: {
+    created_at: { expr: 'p.created_at', cursor: true, cast: 'timestamptz' },
+    id: { expr: 'p.id', cursor: true, cast: 'uuid' },
+    name: { expr: 'p.name', cursor: false },
+  },
+  defaultOrder: 'created_at',
+  idExpr: 'p.id',
+};
+
+const COLS = `p.id, p.workspace_id, p.name, p.identifier, p.description, p.default_assignee_id, p.project_lead_id,
+  p.logo_props, p.external_id, p.external_source, p.archived_at, p.created_at, p.created_by_id`;
+
+export interface ProjectWrite {
+  name?: string;
+  identifier?: string;
+  description?: string | null;
+  default_assignee_id?: string | null;
+  project_lead_id?: string | null;
+  logo_props?: Record<string, unknown> | null;
+  external_id?: string | null;
+  external_source?: string | null;
+}
+
+@Injectable()
+export class ProjectsRepository {
+  constructor(private readonly ds: DataSource) {}
+
+  /** Projects visible to the user: all of them for workspace admins, else those the user is a member of. */
+  list(workspaceId: string, userId: string, seesAll: boolean, q: ListQuery) {
+    const p = new SqlParams([workspaceId]);
+    const where = ['p.workspace_id = $1', 'p.deleted_at IS NULL'];
+    if (!seesAll) {
+      where.push(`EXISTS (SELECT 1 FROM project_members pm WHERE pm.project_id = p.id AND pm.member_id = ${p.add(userId)} AND pm.deleted_at IS NULL)`);
+    }
+    return runList<ProjectRow>(this.ds, PROJECT_LIST, q, { select: COLS, from: 'projects p', where, params: p });
+  }
+
+  async get(workspaceId: string, id: string, db: Queryable = this.ds): Promise<ProjectRow | null> {
+    const rows = await db.query(`SELECT ${COLS} FROM projects p WHERE p.workspace_id = $1 AND p.id = $2 AND p.deleted_at IS NULL`, [workspaceId, id]);
+    return rows[0] ?? null;
+  }
+
+  async identifierTaken(workspaceId: string, identifier: string, exceptId: string | null, db: Queryable = this.ds): Promise<boolean> {
+    const rows = await db.query(
+      `SELECT 1 FROM projects WHERE workspace_id = $1 AND identifier = $2 AND deleted_at IS NULL AND ($3::uuid IS NULL OR id <> $3)`,
+      [workspaceId, identifier, exceptId],
+    );
+    return rows.length > 0;
+  }
+
+  async nameTaken(workspaceId: string, name: string, exceptId: string | null, db: Queryable = this.ds): Promise<boolean> {
+    const rows = await db.query(
+      `SELECT 1 FROM projects WHERE workspace_id = $1 AND name = $2 AND deleted_at IS NULL AND ($3::uuid IS NULL OR id <> $3)`,
+      [workspaceId, name, exceptId],
+    );
+    return rows.length > 0;
+  }
+
+  async insert(workspaceId: string, v: ProjectWrite & { name: string; identifier: string }, createdBy: string, db: Queryable): Promise<ProjectRow> {
+    const rows = await db.query(
+      `INSERT INTO projects (workspace_id, name, identifier, description, default_assignee_id, project_lead_id, logo_props,
+                             external_id, external_source, created_by_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+       RETURNING id, workspace_id, name, identifier, description, default_assignee_id, project_lead_id, logo_props,
+                 external_id, external_source, archived_at, created_at, created_by_id`,
+      [workspaceId, v.name, v.identifier, v.description ?? '', v.default_assignee_id ?? null, v.project_lead_id ?? null,
+        v.logo_props ?? {}, v.external_id ?? null, v.external_source ?? null, createdBy],
+    );
+    return rows[0];
+  }
+
+  async update(workspaceId: string, id: string, v: ProjectWrite, db: Queryable): Promise<void> {
+    const sets: string[] = [];
+    const p = new SqlParams([workspaceId, id]);
+    for (const [k, val] of Object.entries(v)) {
+      if (val === undefined) continue;
+      sets.push(`${k} = ${p.add(k === 'description' && val === null ? '' : k === 'logo_props' && val === null ? {} : val)}`);
+    }
+    if (!sets.length) return;
+    await db.query(`UPDATE projects SET ${sets.join(', ')}, updated_at = now() WHERE workspace_id = $1 AND id = $2`, p.values);
+  }
+
+  async softDelete(workspaceId: string, id: string, db: Queryable = this.ds): Promise<void> {
+    await db.query(`UPDATE projects SET deleted_at = now() WHERE workspace_id = $1 AND id = $2`, [workspaceId, id]);
+  }
+
+  async activeWorkspaceMembers(workspaceId: string, userIds: string[], db: Queryable): Promise<Map<string, string>> {
+    const rows: Array<{ member_id: string; role: string }> = await db.query(
+      `SELECT member_id, role FROM workspace_members WHERE workspace_id = $1 AND member_id = ANY($2::uuid[]) AND deleted_at IS NULL AND is_active`,
+      [workspaceId, userIds],
+    );
+    return new Map(rows.map((r) => [r.member_id, r.role]));
+  }
+}

@@ -1,0 +1,171 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { AuditService } from '../audit/audit.service';
+import { ProjectContext, WorkspaceContext } from '../common/auth/request-context';
+import { ProjectRole, WorkspaceRole, workspaceLevel, WORKSPACE_ROLE_LEVEL } from '../common/auth/roles';
+import { ProblemException } from '../common/errors/problem.exception';
+import { ListQuery } from '../common/pagination/list-query';
+import { MembersRepository } from '../members/members.repository';
+import { StatesSeedRepository } from '../states/states.repository';
+import { CreateProjectDto, ProjectDto, UpdateProjectDto } from './projects.dto';
+import { mapProject } from './projects.mapper';
+import { ProjectRow, ProjectsRepository, ProjectWrite } from './projects.repository';
+
+/** Derives a project identifier from its name: initials, or the first letters of a single word. */
+export function deriveIdentifier(name: string): string {
+  const words = name.toUpperCase().replace(/[^A-Z0-9 ]/g, ' ').split(/\s+/).filter(Boolean);
+  let id = words.length > 1 ? words.map((w) => w[0]).join('') : (words[0] ?? '');
+  id = id.replace(/^[0-9]+/, '').slice(0, 5);
+  return id || 'PROJ';
+}
+
+@Injectable()
+export class ProjectsService {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly repo: ProjectsRepository,
+    private readonly members: MembersRepository,
+    private readonly states: StatesSeedRepository,
+    private readonly audit: AuditService,
+  ) {}
+
+  async list(ctx: WorkspaceContext, q: ListQuery) {
+    const seesAll = workspaceLevel(ctx.workspaceRole) >= WORKSPACE_ROLE_LEVEL[WorkspaceRole.Admin];
+    const { rows, envelope } = await this.repo.list(ctx.workspace.id, ctx.principal.userId, seesAll, q);
+    return envelope(rows.map(mapProject));
+  }
+
+  async get(ctx: ProjectContext): Promise<ProjectDto> {
+    const row = await this.repo.get(ctx.workspace.id, ctx.project.id);
+    if (!row) throw ProblemException.notFound('Project');
+    return mapProject(row);
+  }
+
+  /**
+   * Creates a project: the creator becomes its admin, the lead an admin and the default assignee a
+   * contributor (both must be workspace members), and one state per group is seeded.
+   */
+  async create(ctx: WorkspaceContext, dto: CreateProjectDto, m?: EntityManager): Promise<ProjectDto> {
+    const run = async (tx: EntityManager) => {
+      const ws = ctx.workspace.id;
+      const name = dto.name.trim();
+      if (!name) throw ProblemException.validation('name', 'name should not be empty');
+      let identifier = (dto.identifier ?? deriveIdentifier(name)).toUpperCase();
+      if (await this.repo.nameTaken(ws, name, null, tx)) throw ProblemException.conflict(`A project named "${name}" already exists in this workspace.`);
+      if (dto.identifier === undefined) {
+        const base = identifier;
+        for (let n = 2; await this.repo.identifierTaken(ws, identifier, null, tx); n++) identifier = `${base.slice(0, 10)}${n}`;
+      } else if (await this.repo.identifierTaken(ws, identifier, null, tx)) {
+        throw ProblemException.conflict(`The identifier "${identifier}" is already used by another project in this workspace.`);
+      }
+      await this.assertWorkspaceMembers(ws, dto, tx);
+      const row = await this.repo.insert(ws, { ...this.writable(dto), name, identifier }, ctx.principal.userId, tx);
+      const roles = new Map<string, string>([[ctx.principal.userId, ProjectRole.Admin]]);
+      if (dto.project_lead_id) roles.set(dto.project_lead_id.toLowerCase(), ProjectRole.Admin);
+      if (dto.default_assignee_id && !roles.has(dto.default_assignee_id.toLowerCase())) roles.set(dto.default_assignee_id.toLowerCase(), ProjectRole.Contributor);
+      for (const [userId, role] of roles) await this.members.insertProjectMember(ws, row.id, userId, role, ctx.principal.userId, tx);
+      await this.states.seedDefaults(tx, ws, row.id, ctx.principal.userId);
+      await this.audit.record(tx, ctx, {
+        ...this.target(ws, row),
+        event_name: 'project.created',
+        new_value: { name: row.name, identifier: row.identifier },
+      });
+      return mapProject(row);
+    };
+    return m ? run(m) : this.ds.transaction(run);
+  }
+
+  async update(ctx: ProjectContext, dto: UpdateProjectDto): Promise<ProjectDto> {
+    return this.ds.transaction(async (tx) => {
+      const ws = ctx.workspace.id;
+      const v = this.writable(dto);
+      if (dto.name !== undefined) {
+        v.name = dto.name.trim();
+        if (await this.repo.nameTaken(ws, v.name, ctx.project.id, tx)) throw ProblemException.conflict(`A project named "${v.name}" already exists in this workspace.`);
+      }
+      if (dto.identifier !== undefined) {
+        v.identifier = dto.identifier.toUpperCase();
+        if (await this.repo.identifierTaken(ws, v.identifier, ctx.project.id, tx)) {
+          throw ProblemException.conflict(`The identifier "${v.identifier}" is already used by another project in this workspace.`);
+        }
+      }
+      await this.assertProjectMembers(ctx, dto, tx);
+      const before = await this.repo.get(ws, ctx.project.id, tx);
+      await this.repo.update(ctx.workspace.id, ctx.project.id, v, tx);
+      const row = await this.repo.get(ws, ctx.project.id, tx);
+      const changed = (Object.keys(v) as Array<keyof ProjectWrite>).filter(
+        (k) => v[k] !== undefined && JSON.stringify(before![k]) !== JSON.stringify(row![k]),
+      );
+      if (changed.length) {
+        await this.audit.record(tx, ctx, {
+          ...this.target(ws, row!),
+          event_name: 'project.updated',
+          old_value: Object.fromEntries(changed.map((k) => [k, before![k]])),
+          new_value: Object.fromEntries(changed.map((k) => [k, row![k]])),
+          metadata: { changed_fields: changed },
+        });
+      }
+      return mapProject(row!);
+    });
+  }
+
+  async remove(ctx: ProjectContext): Promise<void> {
+    await this.ds.transaction(async (tx) => {
+      await this.repo.softDelete(ctx.workspace.id, ctx.project.id, tx);
+      await this.audit.record(tx, ctx, {
+        event_name: 'project.deleted',
+        category: 'settings',
+        workspace_id: ctx.workspace.id,
+        project_id: ctx.project.id,
+        target_type: 'project',
+        target_id: ctx.project.id,
+        target_display_name: ctx.project.name,
+        old_value: { name: ctx.project.name, identifier: ctx.project.identifier },
+      });
+    });
+  }
+
+  private target(ws: string, row: ProjectRow) {
+    return {
+      category: 'settings' as const,
+      workspace_id: ws,
+      project_id: row.id,
+      target_type: 'project',
+      target_id: row.id,
+      target_display_name: row.name,
+    };
+  }
+
+  private writable(dto: CreateProjectDto | UpdateProjectDto): ProjectWrite {
+    return {
+      description: dto.description,
+      default_assignee_id: dto.default_assignee_id === undefined ? undefined : dto.default_assignee_id?.toLowerCase() ?? null,
+      project_lead_id: dto.project_lead_id === undefined ? undefined : dto.project_lead_id?.toLowerCase() ?? null,
+      logo_props: dto.logo_props,
+      external_id: dto.external_id,
+      external_source: dto.external_source,
+    };
+  }
+
+  private async assertWorkspaceMembers(ws: string, dto: CreateProjectDto, tx: EntityManager): Promise<void> {
+    const fields = (['project_lead_id', 'default_assignee_id'] as const).filter((f) => dto[f]);
+    if (!fields.length) return;
+    const found = await this.repo.activeWorkspaceMembers(ws, fields.map((f) => dto[f]!.toLowerCase()), tx);
+    for (const f of fields) {
+      const role = found.get(dto[f]!.toLowerCase());
+      if (!role) throw ProblemException.validation(f, 'Must be the user id of an active member of this workspace.');
+      if (f === 'project_lead_id' && role === WorkspaceRole.Guest) throw ProblemException.validation(f, 'A workspace guest cannot lead a project.');
+    }
+  }
+
+  /** On update, the lead and default assignee must already be members of the project. */
+  private async assertProjectMembers(ctx: ProjectContext, dto: UpdateProjectDto, tx: EntityManager): Promise<void> {
+    for (const f of ['project_lead_id', 'default_assignee_id'] as const) {
+      const v = dto[f];
+      if (!v) continue;
+      if (!(await this.members.projectMemberByUser(ctx.workspace.id, ctx.project.id, v.toLowerCase(), tx))) {
+        throw ProblemException.validation(f, 'Must be the user id of a member of this project.');
+      }
+    }
+  }
+}

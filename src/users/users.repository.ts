@@ -1,0 +1,42 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { Queryable } from '../common/pagination/sql-params';
+
+export interface UserRow {
+  id: string;
+  email: string;
+  display_name: string;
+  first_name: string;
+  last_name: string;
+  avatar_url: string | null;
+}
+
+@Injectable()
+export class UsersRepository {
+  constructor(private readonly ds: DataSource) {}
+
+  async findByEmail(email: string, db: Queryable = this.ds): Promise<UserRow | null> {
+    const rows = await db.query(
+      `SELECT id, email, display_name, first_name, last_name, avatar_url FROM users WHERE email = $1 AND deleted_at IS NULL`,
+      [email.trim().toLowerCase()],
+    );
+    return rows[0] ?? null;
+  }
+
+  async findById(id: string, db: Queryable = this.ds): Promise<UserRow | null> {
+    const rows = await db.query(
+      `SELECT id, email, display_name, first_name, last_name, avatar_url FROM users WHERE id = $1 AND deleted_at IS NULL`,
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+
+  async insert(email: string, displayName: string, db: Queryable = this.ds): Promise<UserRow> {
+    const rows = await db.query(
+      `INSERT INTO users (email, display_name) VALUES ($1, $2)
+       RETURNING id, email, display_name, first_name, last_name, avatar_url`,
+      [email.trim().toLowerCase(), displayName],
+    );
+    return rows[0];
+  }
+}

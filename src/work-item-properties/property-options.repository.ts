@@ -1,0 +1,135 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { ListQuery } from '../common/pagination/list-query';
+import { ListSpec } from '../common/pagination/list-spec';
+import { runList } from '../common/pagination/run-list';
+import { Queryable, SqlParams } from '../common/pagination/sql-params';
+import { writtenRows } from '../work-item-types/sql-result';
+import { OptionRow } from './work-item-properties.mapper';
+
+export const OPTION_LIST: ListSpec = {
+  filters: [],
+  orderings: {
+    sort_order: { expr: 'o.sort_order', cursor: false },
+    created_at: { expr: 'o.created_at', cursor: true, cast: 'timestamptz' },
+    id: { expr: 'o.id', cursor: true, cast: 'uuid' },
+  },
+  defaultOrder: 'sort_order',
+  idExpr: 'o.id',
+};
+
+export const OPTION_COLS = `o.id, o.property_id, o.name, o.description, o.is_default, o.sort_order, o.external_id, o.external_source, o.created_at`;
+
+export interface OptionWrite {
+  name?: string;
+  description?: string | null;
+  is_default?: boolean;
+  external_id?: string | null;
+  external_source?: string | null;
+}
+
+@Injectable()
+export class PropertyOptionsRepository {
+  constructor(private readonly ds: DataSource) {}
+
+  /**
+   * Options of a property. `workspaceLevelOnly`: the property must be a live workspace-level property
+   * of the workspace, else the page is empty (the workspace options list never 404s on the property).
+   */
+  list(workspaceId: string, propertyId: string, q: ListQuery, workspaceLevelOnly: boolean) {
+    const p = new SqlParams([workspaceId, propertyId]);
+    return runList<OptionRow>(this.ds, OPTION_LIST, q, {
+      select: OPTION_COLS,
+      from: 'work_item_property_options o JOIN work_item_properties p ON p.id = o.property_id',
+      where: [
+        'o.workspace_id = $1',
+        'o.property_id = $2',
+        'o.deleted_at IS NULL',
+        'p.deleted_at IS NULL',
+        "p.property_type = 'OPTION'",
+        ...(workspaceLevelOnly ? ['p.project_id IS NULL'] : []),
+      ],
+      params: p,
+    });
+  }
+
+  /** Options of many properties in one query, in sort order. */
+  async forProperties(workspaceId: string, propertyIds: string[], db: Queryable = this.ds): Promise<Map<string, OptionRow[]>> {
+    const out = new Map<string, OptionRow[]>();
+    if (!propertyIds.length) return out;
+    const rows: OptionRow[] = await db.query(
+      `SELECT ${OPTION_COLS} FROM work_item_property_options o WHERE o.workspace_id = $1 AND o.property_id = ANY($2::uuid[]) AND o.deleted_at IS NULL
+        ORDER BY o.sort_order, o.id`,
+      [workspaceId, propertyIds],
+    );
+    for (const r of rows) {
+      const list = out.get(r.property_id) ?? [];
+      list.push(r);
+      out.set(r.property_id, list);
+    }
+    return out;
+  }
+
+  async get(workspaceId: string, propertyId: string, id: string, db: Queryable = this.ds, forUpdate = false): Promise<OptionRow | null> {
+    const rows = await db.query(
+      `SELECT ${OPTION_COLS} FROM work_item_property_options o
+        WHERE o.workspace_id = $1 AND o.property_id = $2 AND o.id = $3 AND o.deleted_at IS NULL${forUpdate ? ' FOR UPDATE' : ''}`,
+      [workspaceId, propertyId, id],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Appends options after the existing ones, in the given order. */
+  async insertMany(workspaceId: string, propertyId: string, items: Array<OptionWrite & { name: string }>, createdBy: string, db: Queryable): Promise<OptionRow[]> {
+    if (!items.length) return [];
+    const rows: OptionRow[] = await db.query(
+      `INSERT INTO work_item_property_options AS o (workspace_id, property_id, name, description, is_default, sort_order, external_id, external_source, created_by_id)
+       SELECT $1, $2, x.name, coalesce(x.description, ''), coalesce(x.is_default, false),
+              (SELECT coalesce(max(sort_order), 0) FROM work_item_property_options WHERE workspace_id = $1 AND property_id = $2) + x.ord * 1000,
+              x.external_id, x.external_source, $4
+         FROM jsonb_to_recordset($3::jsonb) AS x(name text, description text, is_default boolean, external_id text, external_source text, ord int)
+        ORDER BY x.ord
+       RETURNING ${OPTION_COLS}`,
+      [workspaceId, propertyId, JSON.stringify(items.map((i, n) => ({ ...i, description: i.description ?? '', ord: n + 1 }))), createdBy],
+    );
+    return rows.sort((a, b) => a.sort_order - b.sort_order);
+  }
+
+  async update(workspaceId: string, id: string, v: OptionWrite, db: Queryable): Promise<OptionRow> {
+    const p = new SqlParams([id, workspaceId]);
+    const sets: string[] = [];
+    for (const [k, val] of Object.entries(v)) {
+      if (val === undefined) continue;
+      sets.push(`${k} = ${p.add(k === 'description' && val === null ? '' : val)}`);
+    }
+    const rows = writtenRows<OptionRow>(await db.query(
+      `UPDATE work_item_property_options o SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE o.id = $1 AND o.workspace_id = $2 RETURNING ${OPTION_COLS}`,
+      p.values,
+    ));
+    return rows[0];
+  }
+
+  /** Clears the default flag of every other option of the property (project surface hand-off). */
+  async clearDefault(workspaceId: string, propertyId: string, exceptId: string | null, db: Queryable): Promise<void> {
+    await db.query(
+      `UPDATE work_item_property_options SET is_default = false, updated_at = now()
+        WHERE workspace_id = $1 AND property_id = $2 AND is_default AND deleted_at IS NULL AND ($3::uuid IS NULL OR id <> $3)`,
+      [workspaceId, propertyId, exceptId],
+    );
+  }
+
+  async currentDefault(workspaceId: string, propertyId: string, db: Queryable): Promise<OptionRow | null> {
+    const rows = await db.query(
+      `SELECT ${OPTION_COLS} FROM work_item_property_options o WHERE o.workspace_id = $1 AND o.property_id = $2 AND o.is_default AND o.deleted_at IS NULL`,
+      [workspaceId, propertyId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Soft-deletes options and unlinks them from every context. */
+  async softDelete(workspaceId: string, ids: string[], db: Queryable): Promise<void> {
+    if (!ids.length) return;
+    await db.query(`UPDATE work_item_property_options SET deleted_at = now(), is_default = false WHERE workspace_id = $1 AND id = ANY($2::uuid[])`, [workspaceId, ids]);
+    await db.query(`DELETE FROM work_item_property_context_options WHERE workspace_id = $1 AND option_id = ANY($2::uuid[])`, [workspaceId, ids]);
+  }
+}

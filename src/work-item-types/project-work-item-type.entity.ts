@@ -1,0 +1,13 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { CreatedAt, WorkspaceIdColumn } from '../common/database/columns';
+
+/** A workspace-level type imported into a project (gap-reference 3.10 import): a roster link, nothing copied. */
+@Entity('project_work_item_types')
+@Index('ix_pwit_type', ['type_id'])
+export class ProjectWorkItemTypeEntity {
+  @PrimaryColumn('uuid') project_id!: string;
+  @PrimaryColumn('uuid') type_id!: string;
+  @WorkspaceIdColumn() workspace_id!: string;
+  @Column('uuid', { nullable: true }) created_by_id!: string | null;
+  @CreatedAt() created_at!: Date;
+}

@@ -1,0 +1,14 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { CreatedAt, WorkspaceIdColumn } from '../common/database/columns';
+
+/** A property attached to a type (one property, many types). Same level on both ends. */
+@Entity('work_item_type_properties')
+@Index('ix_witp_property', ['property_id'])
+@Index('ix_witp_order', ['type_id', 'sort_order'])
+export class WorkItemTypePropertyEntity {
+  @PrimaryColumn('uuid') type_id!: string;
+  @PrimaryColumn('uuid') property_id!: string;
+  @WorkspaceIdColumn() workspace_id!: string;
+  @Column('double precision') sort_order!: number;
+  @CreatedAt() created_at!: Date;
+}

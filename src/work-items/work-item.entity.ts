@@ -1,0 +1,94 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn } from '../common/database/columns';
+
+export const PRIORITIES = ['urgent', 'high', 'medium', 'low', 'none'] as const;
+export type Priority = (typeof PRIORITIES)[number];
+
+const LIVE = '"deleted_at" IS NULL AND "archived_at" IS NULL';
+
+/**
+ * A work item (spec "Work item", gap-reference 3.1). Every list index is partial on live rows
+ * (not deleted, not archived): the list never shows the others, so they never cost a list anything.
+ * `sequence_id` comes from `projects.last_sequence_id` (never reused); its unique index covers
+ * deleted rows too. `custom_values` holds custom property values keyed by property id (types area).
+ * Expression indexes (priority by meaning) are created by the migration (synchronize: false).
+ */
+@Entity('work_items')
+@Index('uq_work_items_sequence', ['project_id', 'sequence_id'], { unique: true })
+@Index('uq_work_items_external', ['project_id', 'external_source', 'external_id'], { unique: true, where: '"deleted_at" IS NULL AND "external_id" IS NOT NULL' })
+@Index('ix_work_items_created', ['project_id', 'created_at', 'id'], { where: LIVE })
+@Index('ix_work_items_updated', ['project_id', 'updated_at', 'id'], { where: LIVE })
+@Index('ix_work_items_seq', ['project_id', 'sequence_id', 'id'], { where: LIVE })
+@Index('ix_work_items_id', ['project_id', 'id'], { where: LIVE })
+@Index('ix_work_items_sort', ['project_id', 'sort_order', 'id'], { where: LIVE })
+@Index('ix_work_items_state', ['project_id', 'state_id', 'created_at', 'id'], { where: LIVE })
+@Index('ix_work_items_type', ['project_id', 'type_id'], { where: LIVE })
+@Index('ix_work_items_parent', ['parent_id'], { where: '"deleted_at" IS NULL AND "parent_id" IS NOT NULL' })
+@Index('ix_work_items_cycle', ['cycle_id'], { where: '"deleted_at" IS NULL AND "cycle_id" IS NOT NULL' })
+@Index('ix_work_items_start', ['project_id', 'start_date'], { where: LIVE })
+@Index('ix_work_items_target', ['project_id', 'target_date'], { where: LIVE })
+@Index('ix_work_items_estimate', ['estimate_point_id'], { where: '"estimate_point_id" IS NOT NULL' })
+@Index('ix_work_items_priority', { synchronize: false })
+/** GIN over custom_values (created by migration CustomValuesIndex, types area): value clean-ups and future custom property filters. */
+@Index('ix_work_items_custom_values', { synchronize: false })
+export class WorkItemEntity {
+  @IdColumn() id!: string;
+  @WorkspaceIdColumn() workspace_id!: string;
+  @Column('uuid') project_id!: string;
+  @Column('integer') sequence_id!: number;
+  @Column('varchar', { length: 255 }) name!: string;
+  @Column('text', { default: '' }) description_html!: string;
+  @Column('text', { default: '' }) description_stripped!: string;
+  @Column('varchar', { length: 8, default: 'none' }) priority!: Priority;
+  @Column('uuid') state_id!: string;
+  @Column('uuid', { nullable: true }) type_id!: string | null;
+  @Column('uuid', { nullable: true }) parent_id!: string | null;
+  @Column('uuid', { nullable: true }) estimate_point_id!: string | null;
+  @Column('uuid', { nullable: true }) cycle_id!: string | null;
+  @Column('date', { nullable: true }) start_date!: string | null;
+  @Column('date', { nullable: true }) target_date!: string | null;
+  @Column('boolean', { default: false }) is_draft!: boolean;
+  @Column('double precision', { default: 65535 }) sort_order!: number;
+  @Column('varchar', { length: 255, nullable: true }) external_id!: string | null;
+  @Column('varchar', { length: 255, nullable: true }) external_source!: string | null;
+  @Column('jsonb', { default: () => "'{}'" }) custom_values!: Record<string, unknown>;
+  @Column('timestamptz', { nullable: true }) archived_at!: Date | null;
+  @CreatedAt() created_at!: Date;
+  @Column('uuid', { nullable: true }) created_by_id!: string | null;
+  @UpdatedAt() updated_at!: Date;
+  @Column('uuid', { nullable: true }) updated_by_id!: string | null;
+  @DeletedAt() deleted_at!: Date | null;
+}
+
+/** Assignees of a work item; the set is replaced as a whole on writes. */
+@Entity('work_item_assignees')
+@Index('ix_work_item_assignees_assignee', ['assignee_id', 'work_item_id'])
+export class WorkItemAssigneeEntity {
+  @PrimaryColumn('uuid') work_item_id!: string;
+  @PrimaryColumn('uuid') assignee_id!: string;
+  @WorkspaceIdColumn() workspace_id!: string;
+  @Column('uuid') project_id!: string;
+  @CreatedAt() created_at!: Date;
+}
+
+/** Labels of a work item (project or workspace-level labels); replaced as a whole on writes. */
+@Entity('work_item_labels')
+@Index('ix_work_item_labels_label', ['label_id', 'work_item_id'])
+export class WorkItemLabelEntity {
+  @PrimaryColumn('uuid') work_item_id!: string;
+  @PrimaryColumn('uuid') label_id!: string;
+  @WorkspaceIdColumn() workspace_id!: string;
+  @Column('uuid') project_id!: string;
+  @CreatedAt() created_at!: Date;
+}
+
+/** Module membership of work items (written by the modules area; the list's module_id filter reads it). */
+@Entity('module_work_items')
+@Index('ix_module_work_items_item', ['work_item_id', 'module_id'])
+export class ModuleWorkItemEntity {
+  @PrimaryColumn('uuid') module_id!: string;
+  @PrimaryColumn('uuid') work_item_id!: string;
+  @WorkspaceIdColumn() workspace_id!: string;
+  @Column('uuid') project_id!: string;
+  @CreatedAt() created_at!: Date;
+}

@@ -1,0 +1,121 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Authenticated } from '../common/auth/authenticated.decorator';
+import { Ctx, ProjectContext, WorkspaceContext } from '../common/auth/request-context';
+import { ProjectRole, WorkspaceRole } from '../common/auth/roles';
+import { Expandable, ExpandParam } from '../common/expand/expand';
+import { UuidParam } from '../common/http/params';
+import { ApiProblemResponses } from '../common/openapi/problem-responses';
+import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
+import { ListParams, ListQuery } from '../common/pagination/list-query';
+import { CreateWorkItemDto, UpdateWorkItemDto, WORK_ITEM_EXPAND, WorkItemDto } from './work-items.dto';
+import { WORK_ITEM_LIST } from './work-items.repository';
+import { WorkItemsService } from './work-items.service';
+
+const WORKFLOW_403: [number, string] = [403, '`forbidden` (role or scope) or `workflow_transition_denied` (a workflow rule forbids the state)'];
+const NAME_OR_ID_400: [number, string] = [400, '`validation_error`: missing or invalid field, both name and id forms, unresolvable or ambiguous name, id of another project or workspace, start_date after target_date, unusable description_html, custom_fields while custom properties are disabled'];
+
+@ApiTags('work-items')
+@ApiParam({ name: 'slug', description: 'Workspace slug' })
+@ApiParam({ name: 'project_id', format: 'uuid' })
+@Controller('api/v2/workspaces/:slug/projects/:project_id/work-items')
+export class WorkItemsController {
+  constructor(private readonly items: WorkItemsService) {}
+
+  @Get()
+  @Authenticated({ scope: 'projects.work_items:read', project: ProjectRole.Guest })
+  @ApiOperation({ operationId: 'work_items_list', summary: 'List work items', description: 'Archived work items are excluded. List rows carry custom_fields: null.' })
+  @Expandable(WORK_ITEM_EXPAND)
+  @ApiListQuery(WORK_ITEM_LIST)
+  @ApiListResponse(WorkItemDto)
+  list(@Ctx() ctx: ProjectContext, @ListParams(WORK_ITEM_LIST) q: ListQuery, @ExpandParam() expand: Set<string>) {
+    return this.items.list(ctx, q, expand);
+  }
+
+  @Post()
+  @Authenticated({ scope: 'projects.work_items:write', project: ProjectRole.Contributor })
+  @ApiOperation({ operationId: 'work_items_create', summary: 'Create a work item', description: 'Only name is required; state, type and assignees fall back to the project defaults. A reused (external_source, external_id) pair is 409 naming the existing work item.' })
+  @Expandable(WORK_ITEM_EXPAND)
+  @ApiCreatedResponse({ type: WorkItemDto })
+  @ApiProblemResponses(NAME_OR_ID_400, WORKFLOW_403, 404, [409, '`conflict`: external_source/external_id already used in the project (detail names the existing id)'])
+  create(@Ctx() ctx: ProjectContext, @Body() body: CreateWorkItemDto, @ExpandParam() expand: Set<string>) {
+    return this.items.create(ctx, body, expand);
+  }
+
+  @Get(':pk')
+  @Authenticated({ scope: 'projects.work_items:read', project: ProjectRole.Guest })
+  @ApiOperation({ operationId: 'work_items_get', summary: 'Get a work item', description: '`pk` is the UUID only. Archived work items are 404.' })
+  @ApiParam({ name: 'pk', format: 'uuid' })
+  @Expandable(WORK_ITEM_EXPAND)
+  @ApiOkResponse({ type: WorkItemDto })
+  @ApiProblemResponses(400, 404)
+  get(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string, @ExpandParam() expand: Set<string>) {
+    return this.items.get(ctx, pk, expand);
+  }
+
+  @Patch(':pk')
+  @Authenticated({ scope: 'projects.work_items:write', project: ProjectRole.Contributor })
+  @ApiOperation({ operationId: 'work_items_update', summary: 'Update a work item (partial)', description: 'assignee and label sets are replaced as a whole. Workflow rules run only when the state changes.' })
+  @ApiParam({ name: 'pk', format: 'uuid' })
+  @Expandable(WORK_ITEM_EXPAND)
+  @ApiOkResponse({ type: WorkItemDto })
+  @ApiProblemResponses(NAME_OR_ID_400, WORKFLOW_403, 404, [409, '`conflict`: external_source/external_id already used in the project'])
+  update(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string, @Body() body: UpdateWorkItemDto, @ExpandParam() expand: Set<string>) {
+    return this.items.update(ctx, pk, body, expand);
+  }
+
+  @Delete(':pk')
+  @HttpCode(204)
+  @Authenticated({ scope: 'projects.work_items:write', project: ProjectRole.Contributor })
+  @ApiOperation({ operationId: 'work_items_delete', summary: 'Delete a work item (soft)', description: 'Project admins and the work item\'s creator only; repeating is 404.' })
+  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiNoContentResponse({ description: 'Deleted' })
+  @ApiProblemResponses(400, 404)
+  async remove(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string): Promise<void> {
+    await this.items.remove(ctx, pk);
+  }
+
+  @Post(':pk/archive')
+  @HttpCode(200)
+  @Authenticated({ scope: 'projects.work_items:write', project: ProjectRole.Contributor })
+  @ApiOperation({ operationId: 'work_items_archive', summary: 'Archive a work item', description: 'Bodyless (a body is ignored). Archiving an archived work item is 404. Response custom_fields is null.' })
+  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiOkResponse({ type: WorkItemDto })
+  @ApiProblemResponses(400, 404)
+  archive(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string) {
+    return this.items.archive(ctx, pk);
+  }
+
+  @Post(':pk/unarchive')
+  @HttpCode(200)
+  @Authenticated({ scope: 'projects.work_items:write', project: ProjectRole.Contributor })
+  @ApiOperation({ operationId: 'work_items_unarchive', summary: 'Unarchive a work item', description: 'Bodyless; idempotent (an active work item is returned unchanged). Response custom_fields is null.' })
+  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiOkResponse({ type: WorkItemDto })
+  @ApiProblemResponses(400, 404)
+  unarchive(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string) {
+    return this.items.unarchive(ctx, pk);
+  }
+}
+
+@ApiTags('work-items')
+@ApiParam({ name: 'slug', description: 'Workspace slug' })
+@Controller('api/v2/workspaces/:slug/work-items')
+export class WorkItemsByIdentifierController {
+  constructor(private readonly items: WorkItemsService) {}
+
+  @Get(':identifier')
+  @Authenticated({ scope: 'projects.work_items:read', workspace: WorkspaceRole.Guest })
+  @ApiOperation({
+    operationId: 'work_items_get_by_identifier',
+    summary: 'Get a work item by identifier',
+    description: 'Identifier like PROJ-12 (project part case-insensitive). Needs membership of the project (any project role) or workspace owner/admin. Malformed, invisible, archived and unknown identifiers are the same 404.',
+  })
+  @ApiParam({ name: 'identifier', example: 'PROJ-12' })
+  @Expandable(WORK_ITEM_EXPAND)
+  @ApiOkResponse({ type: WorkItemDto })
+  @ApiProblemResponses(404)
+  getByIdentifier(@Ctx() ctx: WorkspaceContext, @Param('identifier') identifier: string, @ExpandParam() expand: Set<string>) {
+    return this.items.getByIdentifier(ctx, identifier, expand);
+  }
+}

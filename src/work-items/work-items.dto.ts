@@ -1,0 +1,162 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Allow, ArrayMaxSize, IsArray, IsIn, IsNotEmpty, IsString, IsUUID, MaxLength } from 'class-validator';
+import { ExternalField } from '../common/http/dto-fields';
+import { Nullable, OptionalNotNull } from '../common/http/validation';
+import { IsDateOnly } from '../modules/modules.dto';
+import { PRIORITIES } from './work-item.entity';
+import { WorkItemCycleRefDto, WorkItemModuleRefDto } from '../cycles/work-item-expand';
+
+const PRIORITY_MESSAGE = `$property must be one of: ${PRIORITIES.join(', ')}`;
+
+/** Fields shared by create and PATCH. Name forms (`state`, `labels`, ...) are write-only. */
+class WorkItemWriteFields {
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'Rich text, sanitized; write-only (not in the read shape). Content that sanitizes to nothing usable is 400.' })
+  @Nullable() @IsString()
+  description_html?: string | null;
+
+  @ApiPropertyOptional({ enum: PRIORITIES, default: 'none' })
+  @OptionalNotNull() @IsIn(PRIORITIES, { message: PRIORITY_MESSAGE })
+  priority?: string;
+
+  @ApiPropertyOptional({ type: String, format: 'uuid', description: 'A state of this project. Default: the project\'s default state.' })
+  @OptionalNotNull() @IsUUID('all')
+  state_id?: string;
+
+  @ApiPropertyOptional({ type: String, description: 'State name, case-insensitive within the project (write-only). Not together with state_id.' })
+  @OptionalNotNull() @IsString() @IsNotEmpty()
+  state?: string;
+
+  @ApiPropertyOptional({ type: String, format: 'uuid', nullable: true, description: 'A type of the project (own or imported workspace type); null makes the item untyped.' })
+  @Nullable() @IsUUID('all')
+  type_id?: string | null;
+
+  @ApiPropertyOptional({ type: String, description: 'Type name, case-insensitive among the project\'s non-epic types (write-only).' })
+  @OptionalNotNull() @IsString() @IsNotEmpty()
+  type?: string;
+
+  @ApiPropertyOptional({ type: String, format: 'uuid', nullable: true, description: 'A work item of the workspace (may be in another project); null: top level.' })
+  @Nullable() @IsUUID('all')
+  parent_id?: string | null;
+
+  @ApiPropertyOptional({ type: String, example: 'PROJ-12', description: 'Parent identifier, resolved in the workspace (write-only).' })
+  @OptionalNotNull() @IsString() @IsNotEmpty()
+  parent?: string;
+
+  @ApiPropertyOptional({ type: [String], format: 'uuid', description: 'Active, assignable project members (contributor or admin). Replaces the set; [] clears. Omitted on create: the project\'s default assignee.' })
+  @OptionalNotNull() @IsArray() @ArrayMaxSize(100) @IsUUID('all', { each: true })
+  assignee_ids?: string[];
+
+  @ApiPropertyOptional({ type: [String], format: 'email', description: 'Assignees by email (write-only); offenders are named in the 400.' })
+  @OptionalNotNull() @IsArray() @ArrayMaxSize(100) @IsString({ each: true })
+  assignees?: string[];
+
+  @ApiPropertyOptional({ type: [String], format: 'uuid', description: 'Labels of this project or workspace-level labels. Replaces the set; [] clears.' })
+  @OptionalNotNull() @IsArray() @ArrayMaxSize(100) @IsUUID('all', { each: true })
+  label_ids?: string[];
+
+  @ApiPropertyOptional({ type: [String], description: 'Label names, case-insensitive, among project and workspace labels (write-only); a name at both levels is ambiguous (400).' })
+  @OptionalNotNull() @IsArray() @ArrayMaxSize(100) @IsString({ each: true })
+  labels?: string[];
+
+  @ApiPropertyOptional({ type: String, format: 'uuid', nullable: true, description: 'A point of the project\'s active estimate (write-only); null clears.' })
+  @Nullable() @IsUUID('all')
+  estimate_point_id?: string | null;
+
+  @ApiPropertyOptional({ type: String, description: 'Estimate point value, resolved against the active estimate (write-only).' })
+  @OptionalNotNull() @IsString() @IsNotEmpty()
+  estimate?: string;
+
+  @ApiPropertyOptional({ type: String, format: 'date', nullable: true, description: 'Not after target_date.' })
+  @Nullable() @IsDateOnly()
+  start_date?: string | null;
+
+  @ApiPropertyOptional({ type: String, format: 'date', nullable: true })
+  @Nullable() @IsDateOnly()
+  target_date?: string | null;
+
+  @ExternalField('Id in an external system (write-only, filterable). With external_source, unique among the project\'s work items.') external_id?: string | null;
+  @ExternalField('Name of the external system (write-only, filterable).') external_source?: string | null;
+
+  /** Custom property values keyed by property name; its shape depends on the type, so it is not in the OpenAPI document. */
+  @Allow()
+  custom_fields?: unknown;
+}
+
+export class CreateWorkItemDto extends WorkItemWriteFields {
+  @ApiProperty({ maxLength: 255 })
+  @IsString() @IsNotEmpty() @MaxLength(255)
+  name!: string;
+}
+
+export class UpdateWorkItemDto extends WorkItemWriteFields {
+  @ApiPropertyOptional({ maxLength: 255 })
+  @OptionalNotNull() @IsString() @IsNotEmpty() @MaxLength(255)
+  name?: string;
+}
+
+export class WorkItemStateRefDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty() color!: string;
+  @ApiProperty({ enum: ['backlog', 'unstarted', 'started', 'completed', 'cancelled', 'triage'] }) group!: string;
+}
+
+export class WorkItemTypeRefDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty({ type: 'object', additionalProperties: true }) logo_props!: Record<string, unknown>;
+  @ApiProperty() is_epic!: boolean;
+}
+
+export class WorkItemParentRefDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty() sequence_id!: number;
+}
+
+export class WorkItemUserRefDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty() display_name!: string;
+  @ApiProperty({ type: String, nullable: true }) avatar_url!: string | null;
+  @ApiProperty({ format: 'email' }) email!: string;
+}
+
+export class WorkItemLabelRefDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty({ type: String, nullable: true }) color!: string | null;
+}
+
+/** The work item read shape (gap-reference 3.1); expanded objects are added beside their ids. */
+export class WorkItemDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ maxLength: 255 }) name!: string;
+  @ApiProperty({ example: 'PROJ-12', description: 'Project identifier, a dash, the sequence number.' }) identifier!: string;
+  @ApiProperty({ description: 'Never reused within the project.' }) sequence_id!: number;
+  @ApiProperty({ enum: PRIORITIES }) priority!: string;
+  @ApiProperty({ format: 'uuid' }) state_id!: string;
+  @ApiProperty({ type: String, format: 'uuid', nullable: true }) type_id!: string | null;
+  @ApiProperty({ type: [String], format: 'uuid' }) assignee_ids!: string[];
+  @ApiProperty({ type: [String], format: 'uuid' }) label_ids!: string[];
+  @ApiProperty({ type: String, format: 'uuid', nullable: true }) parent_id!: string | null;
+  @ApiProperty({ type: String, format: 'date', nullable: true }) start_date!: string | null;
+  @ApiProperty({ type: String, format: 'date', nullable: true }) target_date!: string | null;
+  @ApiProperty() is_draft!: boolean;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) archived_at!: string | null;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+  @ApiProperty({ type: String, format: 'uuid', nullable: true }) created_by_id!: string | null;
+  @ApiProperty({
+    type: 'object', nullable: true, additionalProperties: true,
+    description: 'Custom property values keyed by property name: {id, value, value_detail}. Populated on create, get, get by identifier and PATCH; null on list rows and archive/unarchive responses.',
+  })
+  custom_fields!: Record<string, unknown> | null;
+  @ApiPropertyOptional({ type: WorkItemStateRefDto, description: 'With expand=state.' }) state?: WorkItemStateRefDto;
+  @ApiPropertyOptional({ type: WorkItemTypeRefDto, nullable: true, description: 'With expand=type.' }) type?: WorkItemTypeRefDto | null;
+  @ApiPropertyOptional({ type: WorkItemParentRefDto, nullable: true, description: 'With expand=parent.' }) parent?: WorkItemParentRefDto | null;
+  @ApiPropertyOptional({ type: [WorkItemUserRefDto], description: 'With expand=assignees.' }) assignees?: WorkItemUserRefDto[];
+  @ApiPropertyOptional({ type: [WorkItemLabelRefDto], description: 'With expand=labels.' }) labels?: WorkItemLabelRefDto[];
+  @ApiPropertyOptional({ type: WorkItemCycleRefDto, nullable: true, description: 'With expand=cycle: the cycle the work item is in, or null.' }) cycle?: WorkItemCycleRefDto | null;
+  @ApiPropertyOptional({ type: [WorkItemModuleRefDto], description: 'With expand=modules: the modules the work item is in ([] when none).' }) modules?: WorkItemModuleRefDto[];
+}
+
+export const WORK_ITEM_EXPAND = ['state', 'type', 'parent', 'assignees', 'labels', 'cycle', 'modules'] as const;

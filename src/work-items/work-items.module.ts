@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { EstimatesModule } from '../estimates/estimates.module';
+import { WorkItemTypesModule } from '../work-item-types/work-item-types.module';
+import { WorkflowsModule } from '../workflows/workflows.module';
+import { WorkItemsByIdentifierController, WorkItemsController } from './work-items.controller';
+import { WorkItemsRepository } from './work-items.repository';
+import { WorkItemsService } from './work-items.service';
+
+@Module({
+  imports: [EstimatesModule, WorkflowsModule, WorkItemTypesModule],
+  controllers: [WorkItemsController, WorkItemsByIdentifierController],
+  providers: [WorkItemsRepository, WorkItemsService],
+  exports: [WorkItemsRepository],
+})
+export class WorkItemsModule {}

@@ -1,0 +1,418 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { ListQuery } from '../common/pagination/list-query';
+import { FilterOp, ListSpec } from '../common/pagination/list-spec';
+import { runList } from '../common/pagination/run-list';
+import { Queryable, SqlParams } from '../common/pagination/sql-params';
+import { STATE_GROUPS } from '../states/state.entity';
+import { visibleInProject } from '../work-item-types/work-item-types.repository';
+import { PRIORITIES } from './work-item.entity';
+
+/** Priority by meaning, urgent first. The expression index `ix_work_items_priority` is built on exactly this. */
+export const PRIORITY_RANK = `(CASE w.priority WHEN 'urgent' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 WHEN 'low' THEN 3 ELSE 4 END)`;
+/** State group by meaning, backlog first. */
+const STATE_GROUP_RANK = `(SELECT CASE s."group" WHEN 'backlog' THEN 0 WHEN 'unstarted' THEN 1 WHEN 'started' THEN 2
+  WHEN 'completed' THEN 3 WHEN 'cancelled' THEN 4 ELSE 5 END FROM states s WHERE s.id = w.state_id)`;
+
+/** Relation filters on link tables: eq / in / isnull as EXISTS semi-joins driven by the link's primary key. */
+function linkFilter(table: string, col: string) {
+  return (op: FilterOp, ref: string | null, value: unknown): string => {
+    const base = `SELECT 1 FROM ${table} x WHERE x.work_item_id = w.id`;
+    if (op === 'isnull') return `${value ? 'NOT ' : ''}EXISTS (${base})`;
+    return `EXISTS (${base} AND x.${col} ${op === 'in' ? `= ANY(${ref})` : `= ${ref}`})`;
+  };
+}
+
+/**
+ * The work item list (gap-reference 3.1). Every query of WorkItemsRepository.list binds the
+ * workspace as $1 and the project as $2; the state_group filter relies on that.
+ */
+export const WORK_ITEM_LIST: ListSpec = {
+  filters: [
+    { name: 'state_id', type: 'uuid', ops: ['eq', 'in'], column: 'w.state_id' },
+    {
+      name: 'state_group', type: 'enum', values: STATE_GROUPS, ops: ['eq', 'in'],
+      sql: (op, ref) => `w.state_id IN (SELECT s.id FROM states s WHERE s.project_id = $2::uuid AND s.deleted_at IS NULL AND s."group" ${op === 'in' ? `= ANY(${ref})` : `= ${ref}`})`,
+      description: 'State group: backlog, unstarted, started, completed, cancelled, triage.',
+    },
+    { name: 'priority', type: 'enum', values: PRIORITIES, ops: ['eq', 'in'], column: 'w.priority' },
+    { name: 'assignee_id', type: 'uuid', ops: ['eq', 'in', 'isnull'], sql: linkFilter('work_item_assignees', 'assignee_id'), description: 'assignee_id__isnull=true: items without assignees.' },
+    { name: 'label_id', type: 'uuid', ops: ['eq', 'in', 'isnull'], sql: linkFilter('work_item_labels', 'label_id'), description: 'label_id__isnull=true: items without labels.' },
+    { name: 'type_id', type: 'uuid', ops: ['eq', 'in'], column: 'w.type_id' },
+    { name: 'parent_id', type: 'uuid', ops: ['eq', 'in', 'isnull'], column: 'w.parent_id' },
+    { name: 'cycle_id', type: 'uuid', ops: ['eq', 'in', 'isnull'], column: 'w.cycle_id', description: 'cycle_id__isnull=true: items in no cycle.' },
+    { name: 'module_id', type: 'uuid', ops: ['eq', 'in', 'isnull'], sql: linkFilter('module_work_items', 'module_id'), description: 'module_id__isnull=true: items in no module.' },
+    { name: 'sequence_id', type: 'int', ops: ['eq'], column: 'w.sequence_id' },
+    { name: 'is_draft', type: 'bool', ops: ['eq'], column: 'w.is_draft' },
+    { name: 'external_id', type: 'string', ops: ['eq'], column: 'w.external_id' },
+    { name: 'external_source', type: 'string', ops: ['eq'], column: 'w.external_source' },
+    { name: 'created_at', type: 'datetime', ops: ['gte', 'lte'], column: 'w.created_at' },
+    { name: 'updated_at', type: 'datetime', ops: ['gte', 'lte'], column: 'w.updated_at' },
+    { name: 'start_date', type: 'date', ops: ['gte', 'lte'], column: 'w.start_date' },
+    { name: 'target_date', type: 'date', ops: ['gte', 'lte'], column: 'w.target_date' },
+  ],
+  search: ['w.name'],
+  orderings: {
+    created_at: { expr: 'w.created_at', cursor: true, cast: 'timestamptz' },
+    updated_at: { expr: 'w.updated_at', cursor: true, cast: 'timestamptz' },
+    sequence_id: { expr: 'w.sequence_id', cursor: true, cast: 'int' },
+    id: { expr: 'w.id', cursor: true, cast: 'uuid' },
+    sort_order: { expr: 'w.sort_order', cursor: false },
+    priority: { expr: PRIORITY_RANK, cursor: false },
+    state_group: { expr: STATE_GROUP_RANK, cursor: false },
+  },
+  defaultOrder: '-created_at',
+  idExpr: 'w.id',
+};
+
+/** Columns of the read shape (assignee_ids / label_ids come from ID_ARRAYS). */
+const COLS = `w.id, w.name, w.sequence_id, w.priority, w.state_id, w.type_id, w.parent_id,
+  to_char(w.start_date, 'YYYY-MM-DD') AS start_date, to_char(w.target_date, 'YYYY-MM-DD') AS target_date,
+  w.is_draft, w.archived_at, w.created_at, w.created_by_id`;
+
+/** Per-row id arrays, index-only scans of the link tables' primary keys. `alias` names the work item row. */
+const idArrays = (alias: string) => `
+  ARRAY(SELECT a.assignee_id FROM work_item_assignees a WHERE a.work_item_id = ${alias}.id ORDER BY a.assignee_id) AS assignee_ids,
+  ARRAY(SELECT l.label_id FROM work_item_labels l WHERE l.work_item_id = ${alias}.id ORDER BY l.label_id) AS label_ids`;
+
+/** Columns a single read also needs: writes compare against them; custom fields render from them. */
+const DETAIL_COLS = `${COLS}, w.project_id, w.workspace_id, w.custom_values, w.external_id, w.external_source, w.estimate_point_id,
+  ${idArrays('w')}`;
+
+export interface WorkItemRow extends Record<string, unknown> {
+  id: string;
+  name: string;
+  sequence_id: number;
+  priority: string;
+  state_id: string;
+  type_id: string | null;
+  parent_id: string | null;
+  start_date: string | null;
+  target_date: string | null;
+  is_draft: boolean;
+  archived_at: Date | null;
+  created_at: Date;
+  created_by_id: string | null;
+  assignee_ids: string[];
+  label_ids: string[];
+}
+
+export interface WorkItemDetailRow extends WorkItemRow {
+  project_id: string;
+  workspace_id: string;
+  custom_values: Record<string, any>;
+  external_id: string | null;
+  external_source: string | null;
+  estimate_point_id: string | null;
+  /** Project identifier (PROJ), for `identifier`. */
+  project_identifier: string;
+}
+
+/** Scalar columns a write may set (names interpolated: whitelist). */
+export interface WorkItemWrite {
+  name?: string;
+  description_html?: string;
+  description_stripped?: string;
+  priority?: string;
+  state_id?: string;
+  type_id?: string | null;
+  parent_id?: string | null;
+  estimate_point_id?: string | null;
+  start_date?: string | null;
+  target_date?: string | null;
+  external_id?: string | null;
+  external_source?: string | null;
+  custom_values?: Record<string, unknown>;
+}
+
+const WRITABLE = new Set([
+  'name', 'description_html', 'description_stripped', 'priority', 'state_id', 'type_id', 'parent_id', 'estimate_point_id',
+  'start_date', 'target_date', 'external_id', 'external_source', 'custom_values',
+]);
+
+export type Archived = 'live' | 'any' | 'archived';
+
+@Injectable()
+export class WorkItemsRepository {
+  constructor(private readonly ds: DataSource) {}
+
+  /** One statement for the page (id arrays computed on the page only) and COUNT in parallel. */
+  list(workspaceId: string, projectId: string, q: ListQuery) {
+    const p = new SqlParams([workspaceId, projectId]);
+    const where = ['w.workspace_id = $1', 'w.project_id = $2', 'w.deleted_at IS NULL', 'w.archived_at IS NULL'];
+    return runList<WorkItemRow>(this.ds, WORK_ITEM_LIST, q, {
+      select: COLS,
+      from: 'work_items w',
+      where,
+      params: p,
+      pageSelect: idArrays('page'),
+      // Unfiltered lists read the trigger-maintained counter instead of counting the project's rows.
+      unfilteredCount: { sql: `SELECT live_work_items AS c FROM projects WHERE workspace_id = $1 AND id = $2`, params: [workspaceId, projectId] },
+    });
+  }
+
+  /** A work item of the project; archived ones only with `archived: 'any'` (unarchive). */
+  async get(workspaceId: string, projectId: string, id: string, archived: Archived = 'live', db: Queryable = this.ds, lock = false): Promise<WorkItemDetailRow | null> {
+    const rows = await db.query(
+      `SELECT ${DETAIL_COLS}, p.identifier AS project_identifier
+         FROM work_items w JOIN projects p ON p.id = w.project_id
+        WHERE w.workspace_id = $1 AND w.project_id = $2 AND w.id = $3 AND w.deleted_at IS NULL
+          ${archived === 'live' ? 'AND w.archived_at IS NULL' : ''}${lock ? ' FOR UPDATE OF w' : ''}`,
+      [workspaceId, projectId, id],
+    );
+    return rows[0] ?? null;
+  }
+
+  /**
+   * By identifier (PROJ-12) within the workspace, live and not archived, in a project the user can
+   * read: a member of it, or a workspace owner/admin (who administer every project).
+   */
+  async getByIdentifier(workspaceId: string, projectIdentifier: string, sequenceId: number, userId: string, workspaceAdmin: boolean): Promise<WorkItemDetailRow | null> {
+    const rows = await this.ds.query(
+      `SELECT ${DETAIL_COLS}, p.identifier AS project_identifier
+         FROM projects p JOIN work_items w ON w.project_id = p.id
+        WHERE p.workspace_id = $1 AND p.identifier = $2 AND p.deleted_at IS NULL
+          AND w.workspace_id = $1 AND w.sequence_id = $3 AND w.deleted_at IS NULL AND w.archived_at IS NULL
+          AND ($5::boolean OR EXISTS (SELECT 1 FROM project_members pm WHERE pm.project_id = p.id AND pm.member_id = $4 AND pm.deleted_at IS NULL))`,
+      [workspaceId, projectIdentifier, sequenceId, userId, workspaceAdmin],
+    );
+    return rows[0] ?? null;
+  }
+
+  /**
+   * Inserts the work item with the project's next sequence number and its assignees and labels in one
+   * statement. The UPDATE of `projects.last_sequence_id` row-locks the project until commit, so
+   * numbers are unique and never reused even under concurrent creates; it is the last statement of
+   * the transaction, which keeps the lock short.
+   */
+  async insert(
+    workspaceId: string,
+    projectId: string,
+    v: WorkItemWrite & { name: string; state_id: string },
+    assigneeIds: string[],
+    labelIds: string[],
+    userId: string,
+    db: Queryable,
+  ): Promise<string> {
+    const rows = await db.query(
+      `WITH seq AS (
+         UPDATE projects SET last_sequence_id = last_sequence_id + 1 WHERE id = $2 RETURNING last_sequence_id
+       ), item AS (
+         INSERT INTO work_items (workspace_id, project_id, sequence_id, name, description_html, description_stripped, priority,
+                                 state_id, type_id, parent_id, estimate_point_id, start_date, target_date, external_id, external_source,
+                                 custom_values, sort_order, created_by_id, updated_by_id)
+         SELECT $1, $2, seq.last_sequence_id, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,
+                seq.last_sequence_id * 65535.0, $16, $16
+           FROM seq
+         RETURNING id
+       ), a AS (
+         INSERT INTO work_item_assignees (work_item_id, assignee_id, workspace_id, project_id)
+         SELECT item.id, x, $1, $2 FROM item, unnest($17::uuid[]) AS x
+       ), l AS (
+         INSERT INTO work_item_labels (work_item_id, label_id, workspace_id, project_id)
+         SELECT item.id, x, $1, $2 FROM item, unnest($18::uuid[]) AS x
+       )
+       SELECT id FROM item`,
+      [
+        workspaceId, projectId, v.name, v.description_html ?? '', v.description_stripped ?? '', v.priority ?? 'none',
+        v.state_id, v.type_id ?? null, v.parent_id ?? null, v.estimate_point_id ?? null, v.start_date ?? null, v.target_date ?? null,
+        v.external_id ?? null, v.external_source ?? null, v.custom_values ?? {}, userId, assigneeIds, labelIds,
+      ],
+    );
+    return rows[0].id;
+  }
+
+  /** Updates the columns sent and replaces the assignee / label sets that were sent, in one statement. */
+  async update(id: string, v: WorkItemWrite, assigneeIds: string[] | undefined, labelIds: string[] | undefined, userId: string, db: Queryable): Promise<void> {
+    const p = new SqlParams([id, userId]);
+    const sets: string[] = [];
+    for (const [k, val] of Object.entries(v)) {
+      if (val === undefined) continue;
+      if (!WRITABLE.has(k)) throw new Error(`not a writable work item column: ${k}`);
+      sets.push(`${k} = ${p.add(val)}`);
+    }
+    const ctes: string[] = [];
+    if (assigneeIds !== undefined) {
+      const ref = p.add(assigneeIds);
+      ctes.push(`da AS (DELETE FROM work_item_assignees WHERE work_item_id = $1 AND NOT (assignee_id = ANY(${ref}::uuid[])))`);
+      ctes.push(`ia AS (INSERT INTO work_item_assignees (work_item_id, assignee_id, workspace_id, project_id)
+        SELECT w.id, x, w.workspace_id, w.project_id FROM work_items w, unnest(${ref}::uuid[]) x WHERE w.id = $1
+        ON CONFLICT DO NOTHING)`);
+    }
+    if (labelIds !== undefined) {
+      const ref = p.add(labelIds);
+      ctes.push(`dl AS (DELETE FROM work_item_labels WHERE work_item_id = $1 AND NOT (label_id = ANY(${ref}::uuid[])))`);
+      ctes.push(`il AS (INSERT INTO work_item_labels (work_item_id, label_id, workspace_id, project_id)
+        SELECT w.id, x, w.workspace_id, w.project_id FROM work_items w, unnest(${ref}::uuid[]) x WHERE w.id = $1
+        ON CONFLICT DO NOTHING)`);
+    }
+    const update = `UPDATE work_items SET ${[...sets, 'updated_at = now()', 'updated_by_id = $2'].join(', ')} WHERE id = $1`;
+    await db.query(ctes.length ? `WITH ${ctes.join(', ')} ${update}` : update, p.values);
+  }
+
+  async setArchived(id: string, archived: boolean, userId: string, db: Queryable): Promise<void> {
+    await db.query(
+      `UPDATE work_items SET archived_at = ${archived ? 'now()' : 'NULL'}, updated_at = now(), updated_by_id = $2 WHERE id = $1`,
+      [id, userId],
+    );
+  }
+
+  async softDelete(id: string, userId: string, db: Queryable): Promise<void> {
+    await db.query(`UPDATE work_items SET deleted_at = now(), updated_by_id = $2 WHERE id = $1`, [id, userId]);
+  }
+
+  /** The live work item already holding this external pair in the project. */
+  async findByExternal(projectId: string, source: string, externalId: string, exceptId: string | null, db: Queryable): Promise<string | null> {
+    const rows = await db.query(
+      `SELECT id FROM work_items WHERE project_id = $1 AND external_source = $2 AND external_id = $3 AND deleted_at IS NULL
+          AND ($4::uuid IS NULL OR id <> $4) LIMIT 1`,
+      [projectId, source, externalId, exceptId],
+    );
+    return rows[0]?.id ?? null;
+  }
+
+  /** Everything a create needs from the project in one statement: default state, default type (if any), features. */
+  async createDefaults(workspaceId: string, projectId: string, db: Queryable): Promise<{ default_state_id: string | null; default_type_id: string | null }> {
+    const rows = await db.query(
+      `SELECT (SELECT s.id FROM states s WHERE s.project_id = $2 AND s.is_default AND s.deleted_at IS NULL) AS default_state_id,
+              (SELECT t.id FROM work_item_types t
+                WHERE t.workspace_id = $1 AND t.is_default AND t.is_active AND NOT t.is_epic AND t.deleted_at IS NULL
+                  AND ${visibleInProject('$2::uuid')}
+                  AND (CASE WHEN COALESCE((SELECT f.is_work_item_types_enabled FROM workspace_features f WHERE f.workspace_id = $1), false)
+                            THEN t.project_id IS NULL ELSE t.project_id IS NOT NULL END)
+                LIMIT 1) AS default_type_id`,
+      [workspaceId, projectId],
+    );
+    return rows[0];
+  }
+
+  // ---- resolution lookups (name-or-id rule) ----
+
+  async stateIds(projectId: string, ids: string[], db: Queryable): Promise<Set<string>> {
+    const rows = await db.query(`SELECT id FROM states WHERE project_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL FOR KEY SHARE`, [projectId, ids]);
+    return new Set(rows.map((r: { id: string }) => r.id));
+  }
+
+  async stateNames(projectId: string, keys: string[], db: Queryable) {
+    return db.query(`SELECT id, lower(name) AS key FROM states WHERE project_id = $1 AND lower(name) = ANY($2::text[]) AND deleted_at IS NULL`, [projectId, keys]);
+  }
+
+  /** Labels of the project plus workspace-level labels. */
+  async labelIds(workspaceId: string, projectId: string, ids: string[], db: Queryable): Promise<Set<string>> {
+    const rows = await db.query(
+      `SELECT id FROM labels WHERE workspace_id = $1 AND (project_id = $2 OR project_id IS NULL) AND id = ANY($3::uuid[]) AND deleted_at IS NULL`,
+      [workspaceId, projectId, ids],
+    );
+    return new Set(rows.map((r: { id: string }) => r.id));
+  }
+
+  async labelNames(workspaceId: string, projectId: string, keys: string[], db: Queryable) {
+    return db.query(
+      `SELECT id, lower(name) AS key FROM labels
+        WHERE workspace_id = $1 AND (project_id = $2 OR project_id IS NULL) AND lower(name) = ANY($3::text[]) AND deleted_at IS NULL`,
+      [workspaceId, projectId, keys],
+    );
+  }
+
+  /**
+   * Assignable project members: active users, active members of the workspace, and either project
+   * members with role contributor or admin, or workspace owners/admins (project admins everywhere).
+   */
+  private assignableSql(match: string): string {
+    return `SELECT u.id, lower(u.email) AS key FROM users u
+      JOIN workspace_members wm ON wm.member_id = u.id AND wm.workspace_id = $1 AND wm.deleted_at IS NULL AND wm.is_active
+      LEFT JOIN project_members pm ON pm.member_id = u.id AND pm.project_id = $2 AND pm.deleted_at IS NULL
+     WHERE u.deleted_at IS NULL AND u.is_active AND ${match}
+       AND (wm.role IN ('owner', 'admin') OR pm.role IN ('admin', 'contributor'))`;
+  }
+
+  async assigneeIds(workspaceId: string, projectId: string, ids: string[], db: Queryable): Promise<Set<string>> {
+    const rows = await db.query(this.assignableSql('u.id = ANY($3::uuid[])'), [workspaceId, projectId, ids]);
+    return new Set(rows.map((r: { id: string }) => r.id));
+  }
+
+  async assigneeEmails(workspaceId: string, projectId: string, keys: string[], db: Queryable) {
+    return db.query(this.assignableSql('lower(u.email) = ANY($3::text[])'), [workspaceId, projectId, keys]);
+  }
+
+  /** Live work items of the workspace (a parent may sit in another project). */
+  async workItemIds(workspaceId: string, ids: string[], db: Queryable): Promise<Set<string>> {
+    const rows = await db.query(`SELECT id FROM work_items WHERE workspace_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL`, [workspaceId, ids]);
+    return new Set(rows.map((r: { id: string }) => r.id));
+  }
+
+  /** Work items by identifier parts (upper-case project identifier, sequence number); key = `PROJ-12`. */
+  async workItemIdentifiers(workspaceId: string, refs: Array<{ identifier: string; sequence: number }>, db: Queryable) {
+    return db.query(
+      `SELECT w.id, p.identifier || '-' || w.sequence_id AS key
+         FROM unnest($2::text[], $3::int[]) AS k(identifier, seq)
+         JOIN projects p ON p.workspace_id = $1 AND p.deleted_at IS NULL AND p.identifier = k.identifier
+         JOIN work_items w ON w.project_id = p.id AND w.sequence_id = k.seq AND w.deleted_at IS NULL`,
+      [workspaceId, refs.map((r) => r.identifier), refs.map((r) => r.sequence)],
+    );
+  }
+
+  /** Is `candidateParent` the item itself or one of its descendants? (A parent may not close a loop.) */
+  async wouldCycle(itemId: string, candidateParent: string, db: Queryable): Promise<boolean> {
+    const rows = await db.query(
+      `WITH RECURSIVE up AS (
+         SELECT id, parent_id, 1 AS depth FROM work_items WHERE id = $2
+         UNION ALL
+         SELECT w.id, w.parent_id, up.depth + 1 FROM work_items w JOIN up ON w.id = up.parent_id WHERE up.depth < 1000
+       ) SELECT 1 FROM up WHERE id = $1 LIMIT 1`,
+      [itemId, candidateParent],
+    );
+    return rows.length > 0;
+  }
+
+  /** Types on the project's roster (own or imported workspace types), live and active. */
+  async typeIds(workspaceId: string, projectId: string, ids: string[], db: Queryable): Promise<Set<string>> {
+    const rows = await db.query(
+      `SELECT t.id FROM work_item_types t WHERE t.workspace_id = $1 AND t.id = ANY($3::uuid[]) AND t.deleted_at IS NULL AND t.is_active
+          AND ${visibleInProject('$2::uuid')}`,
+      [workspaceId, projectId, ids],
+    );
+    return new Set(rows.map((r: { id: string }) => r.id));
+  }
+
+  /** Type names match among the roster's non-epic active types. */
+  async typeNames(workspaceId: string, projectId: string, keys: string[], db: Queryable) {
+    return db.query(
+      `SELECT t.id, lower(t.name) AS key FROM work_item_types t
+        WHERE t.workspace_id = $1 AND lower(t.name) = ANY($3::text[]) AND t.deleted_at IS NULL AND t.is_active AND NOT t.is_epic
+          AND ${visibleInProject('$2::uuid')}`,
+      [workspaceId, projectId, keys],
+    );
+  }
+
+  /** Does the project have any type on its roster? (work item types enabled for it) */
+  async hasTypes(workspaceId: string, projectId: string, db: Queryable): Promise<boolean> {
+    const rows = await db.query(
+      `SELECT 1 FROM work_item_types t WHERE t.workspace_id = $1 AND t.deleted_at IS NULL AND ${visibleInProject('$2::uuid')} LIMIT 1`,
+      [workspaceId, projectId],
+    );
+    return rows.length > 0;
+  }
+
+  // ---- expand loaders: one statement per relation for a whole page ----
+
+  async statesByIds(ids: string[]) {
+    return this.ds.query(`SELECT id, name, color, "group" FROM states WHERE id = ANY($1::uuid[])`, [ids]);
+  }
+
+  async typesByIds(workspaceId: string, ids: string[]) {
+    return this.ds.query(`SELECT id, name, logo_props, is_epic FROM work_item_types WHERE workspace_id = $1 AND id = ANY($2::uuid[])`, [workspaceId, ids]);
+  }
+
+  async parentsByIds(workspaceId: string, ids: string[]) {
+    return this.ds.query(`SELECT id, name, sequence_id FROM work_items WHERE workspace_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL`, [workspaceId, ids]);
+  }
+
+  async usersByIds(ids: string[]) {
+    return this.ds.query(`SELECT id, display_name, avatar_url, email FROM users WHERE id = ANY($1::uuid[])`, [ids]);
+  }
+
+  async labelsByIds(workspaceId: string, ids: string[]) {
+    return this.ds.query(`SELECT id, name, color FROM labels WHERE workspace_id = $1 AND id = ANY($2::uuid[])`, [workspaceId, ids]);
+  }
+}

@@ -1,0 +1,351 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { ProjectContext, WorkspaceContext } from '../common/auth/request-context';
+import { ProjectRole, WORKSPACE_ROLE_LEVEL, WorkspaceRole, workspaceLevel } from '../common/auth/roles';
+import { cleanRichText } from '../common/html/rich-text';
+import { ProblemException } from '../common/errors/problem.exception';
+import { ListQuery } from '../common/pagination/list-query';
+import { Queryable } from '../common/pagination/sql-params';
+import { assertOneForm, NameOrIdRelation, resolveMany, resolveOne } from '../common/resolve/name-or-id';
+import { CustomFieldsService } from '../custom-fields/custom-fields.service';
+import { EstimatesService } from '../estimates/estimates.service';
+import { WorkflowsService } from '../workflows/workflows.service';
+import { cyclesOfWorkItems, modulesOfWorkItems } from '../cycles/work-item-expand';
+import { CreateWorkItemDto, UpdateWorkItemDto, WorkItemDto } from './work-items.dto';
+import { mapWorkItem } from './work-items.mapper';
+import { WorkItemDetailRow, WorkItemRow, WorkItemsRepository, WorkItemWrite } from './work-items.repository';
+
+const IDENTIFIER_RE = /^([A-Za-z][A-Za-z0-9]*)-(\d{1,9})$/;
+
+/** `PROJ-12` (any case) → parts, or null when malformed. */
+export function parseIdentifier(raw: string): { identifier: string; sequence: number } | null {
+  const m = IDENTIFIER_RE.exec(raw.trim());
+  return m ? { identifier: m[1].toUpperCase(), sequence: Number(m[2]) } : null;
+}
+
+type Tenant = { workspaceId: string; projectId: string };
+
+/**
+ * Work items (gap-reference 3.1). Reads: one statement per page (+ COUNT in parallel) and one per
+ * expanded relation. Writes resolve every name-or-id pair with the shared resolver, check dates,
+ * external ids and workflow rules, and write in one transaction.
+ */
+@Injectable()
+export class WorkItemsService {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly repo: WorkItemsRepository,
+    private readonly customFields: CustomFieldsService,
+    private readonly estimates: EstimatesService,
+    private readonly workflows: WorkflowsService,
+  ) {}
+
+  // ---- reads ----
+
+  async list(ctx: ProjectContext, q: ListQuery, expand: Set<string>) {
+    const { rows, envelope } = await this.repo.list(ctx.workspace.id, ctx.project.id, q);
+    const data = rows.map((r) => mapWorkItem(r, ctx.project.identifier, null));
+    await this.expand(ctx.workspace.id, rows, data, expand);
+    return envelope(data);
+  }
+
+  async get(ctx: ProjectContext, id: string, expand: Set<string>): Promise<WorkItemDto> {
+    const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id);
+    if (!row) throw ProblemException.notFound('Work item');
+    return this.present(ctx.workspace.id, row, expand, true);
+  }
+
+  /** Workspace-scoped read by `PROJ-12`; malformed, invisible, archived and unknown keys are one 404. */
+  async getByIdentifier(ctx: WorkspaceContext, identifier: string, expand: Set<string>): Promise<WorkItemDto> {
+    const parts = parseIdentifier(identifier);
+    if (!parts) throw ProblemException.notFound('Work item');
+    const admin = workspaceLevel(ctx.workspaceRole) >= WORKSPACE_ROLE_LEVEL[WorkspaceRole.Admin];
+    const row = await this.repo.getByIdentifier(ctx.workspace.id, parts.identifier, parts.sequence, ctx.principal.userId, admin);
+    if (!row) throw ProblemException.notFound('Work item');
+    return this.present(ctx.workspace.id, row, expand, true);
+  }
+
+  private async present(workspaceId: string, row: WorkItemDetailRow, expand: Set<string>, withCustomFields: boolean, db?: Queryable): Promise<WorkItemDto> {
+    const custom = withCustomFields ? await this.customFields.renderOne(workspaceId, row, db) : null;
+    const dto = mapWorkItem(row, row.project_identifier, custom);
+    await this.expand(workspaceId, [row], [dto], expand);
+    return dto;
+  }
+
+  /** Adds expanded objects beside their ids: one statement per relation for the whole page, in parallel. */
+  private async expand(workspaceId: string, rows: WorkItemRow[], out: WorkItemDto[], expand: Set<string>): Promise<void> {
+    if (!expand.size || !rows.length) return;
+    const uniq = (xs: Array<string | null>) => [...new Set(xs.filter((x): x is string => !!x))];
+    const jobs: Array<Promise<void>> = [];
+    const byId = <T extends { id: string }>(list: T[]) => new Map(list.map((x) => [x.id, x]));
+    if (expand.has('state')) {
+      jobs.push(this.repo.statesByIds(uniq(rows.map((r) => r.state_id))).then((list) => {
+        const m = byId(list as Array<{ id: string; name: string; color: string; group: string }>);
+        out.forEach((d) => (d.state = m.get(d.state_id)));
+      }));
+    }
+    if (expand.has('type')) {
+      const ids = uniq(rows.map((r) => r.type_id));
+      jobs.push((ids.length ? this.repo.typesByIds(workspaceId, ids) : Promise.resolve([])).then((list) => {
+        const m = byId(list as Array<{ id: string; name: string; logo_props: Record<string, unknown>; is_epic: boolean }>);
+        out.forEach((d) => (d.type = d.type_id ? (m.get(d.type_id) ?? null) : null));
+      }));
+    }
+    if (expand.has('parent')) {
+      const ids = uniq(rows.map((r) => r.parent_id));
+      jobs.push((ids.length ? this.repo.parentsByIds(workspaceId, ids) : Promise.resolve([])).then((list) => {
+        const m = byId(list as Array<{ id: string; name: string; sequence_id: number }>);
+        out.forEach((d) => (d.parent = d.parent_id ? (m.get(d.parent_id) ?? null) : null));
+      }));
+    }
+    if (expand.has('assignees')) {
+      const ids = uniq(rows.flatMap((r) => r.assignee_ids ?? []));
+      jobs.push((ids.length ? this.repo.usersByIds(ids) : Promise.resolve([])).then((list) => {
+        const m = byId(list as Array<{ id: string; display_name: string; avatar_url: string | null; email: string }>);
+        out.forEach((d) => (d.assignees = d.assignee_ids.map((id) => m.get(id)!).filter(Boolean)));
+      }));
+    }
+    if (expand.has('labels')) {
+      const ids = uniq(rows.flatMap((r) => r.label_ids ?? []));
+      jobs.push((ids.length ? this.repo.labelsByIds(workspaceId, ids) : Promise.resolve([])).then((list) => {
+        const m = byId(list as Array<{ id: string; name: string; color: string | null }>);
+        out.forEach((d) => (d.labels = d.label_ids.map((id) => m.get(id)!).filter(Boolean)));
+      }));
+    }
+    if (expand.has('cycle')) {
+      jobs.push(cyclesOfWorkItems(this.ds, workspaceId, rows.map((r) => r.id)).then((m) => out.forEach((d) => (d.cycle = m.get(d.id) ?? null))));
+    }
+    if (expand.has('modules')) {
+      jobs.push(modulesOfWorkItems(this.ds, workspaceId, rows.map((r) => r.id)).then((m) => out.forEach((d) => (d.modules = m.get(d.id) ?? []))));
+    }
+    await Promise.all(jobs);
+  }
+
+  // ---- name-or-id relations ----
+
+  private relations(t: Tenant, db: Queryable): Record<'state' | 'type' | 'parent' | 'assignees' | 'labels', NameOrIdRelation> {
+    return {
+      state: {
+        idField: 'state_id', nameField: 'state', noun: 'a state of this project',
+        lookupIds: (ids) => this.repo.stateIds(t.projectId, ids, db),
+        lookupNames: (keys) => this.repo.stateNames(t.projectId, keys, db),
+      },
+      type: {
+        idField: 'type_id', nameField: 'type', noun: 'an active work item type of this project',
+        lookupIds: (ids) => this.repo.typeIds(t.workspaceId, t.projectId, ids, db),
+        lookupNames: (keys) => this.repo.typeNames(t.workspaceId, t.projectId, keys, db),
+      },
+      parent: {
+        idField: 'parent_id', nameField: 'parent', noun: 'a work item of this workspace',
+        lookupIds: (ids) => this.repo.workItemIds(t.workspaceId, ids, db),
+        lookupNames: async (keys) => {
+          const refs = keys.map(parseIdentifier).filter((x): x is NonNullable<typeof x> => !!x);
+          return refs.length ? this.repo.workItemIdentifiers(t.workspaceId, refs, db) : [];
+        },
+        normalize: (s) => {
+          const p = parseIdentifier(s);
+          return p ? `${p.identifier}-${p.sequence}` : s.trim();
+        },
+      },
+      assignees: {
+        idField: 'assignee_ids', nameField: 'assignees', noun: 'an active, assignable member of this project',
+        lookupIds: (ids) => this.repo.assigneeIds(t.workspaceId, t.projectId, ids, db),
+        lookupNames: (keys) => this.repo.assigneeEmails(t.workspaceId, t.projectId, keys, db),
+      },
+      labels: {
+        idField: 'label_ids', nameField: 'labels', noun: 'a label of this project or of the workspace',
+        lookupIds: (ids) => this.repo.labelIds(t.workspaceId, t.projectId, ids, db),
+        lookupNames: (keys) => this.repo.labelNames(t.workspaceId, t.projectId, keys, db),
+      },
+    };
+  }
+
+  /** Resolves every relation sent (undefined = not sent); the lookups run in parallel. */
+  private async resolveRefs(t: Tenant, dto: UpdateWorkItemDto, db: Queryable) {
+    const rel = this.relations(t, db);
+    assertOneForm({ idField: 'estimate_point_id', nameField: 'estimate' }, dto.estimate_point_id, dto.estimate);
+    if (dto.type_id !== undefined || dto.type !== undefined) {
+      assertOneForm(rel.type, dto.type_id, dto.type);
+      if (dto.type_id !== null && !(await this.repo.hasTypes(t.workspaceId, t.projectId, db))) {
+        throw ProblemException.validation(dto.type_id !== undefined ? 'type_id' : 'type', 'Work item types are not enabled for this project.');
+      }
+    }
+    const [stateId, typeId, parentId, assigneeIds, labelIds, estimatePointId] = await Promise.all([
+      resolveOne(rel.state, dto.state_id, dto.state),
+      resolveOne(rel.type, dto.type_id, dto.type),
+      resolveOne(rel.parent, dto.parent_id, dto.parent),
+      resolveMany(rel.assignees, dto.assignee_ids, dto.assignees),
+      resolveMany(rel.labels, dto.label_ids, dto.labels),
+      dto.estimate_point_id === null
+        ? Promise.resolve(null)
+        : dto.estimate_point_id !== undefined || dto.estimate !== undefined
+          ? this.estimates.resolvePoint(db, t.projectId, { id: dto.estimate_point_id ?? undefined, value: dto.estimate })
+          : Promise.resolve(undefined),
+    ]);
+    if (stateId === null) throw ProblemException.validation('state_id', 'state_id may not be null.');
+    return { stateId, typeId, parentId, assigneeIds, labelIds, estimatePointId };
+  }
+
+  private checkDates(start: string | null | undefined, target: string | null | undefined): void {
+    if (start && target && start > target) {
+      throw ProblemException.validation('start_date', `start_date (${start}) must not be after target_date (${target}).`);
+    }
+  }
+
+  private async checkExternal(projectId: string, source: string | null | undefined, externalId: string | null | undefined, exceptId: string | null, db: Queryable): Promise<void> {
+    if (!source || !externalId) return;
+    const existing = await this.repo.findByExternal(projectId, source, externalId, exceptId, db);
+    if (existing) {
+      throw ProblemException.conflict(`A work item with external_source "${source}" and external_id "${externalId}" already exists in this project: ${existing}.`);
+    }
+  }
+
+  /** A unique violation on the external pair raced past checkExternal: answer with the same 409. */
+  private async externalRace<T>(projectId: string, source: string | null | undefined, externalId: string | null | undefined, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      const err = e as { driverError?: { code?: string; constraint?: string } };
+      if (err.driverError?.code === '23505' && err.driverError.constraint === 'uq_work_items_external' && source && externalId) {
+        await this.checkExternal(projectId, source, externalId, null, this.ds);
+      }
+      throw e;
+    }
+  }
+
+  private description(html: string | null | undefined): Pick<WorkItemWrite, 'description_html' | 'description_stripped'> {
+    if (html === undefined) return {};
+    if (html === null) return { description_html: '', description_stripped: '' };
+    const clean = cleanRichText('description_html', html);
+    return { description_html: clean.html, description_stripped: clean.stripped };
+  }
+
+  // ---- writes ----
+
+  async create(ctx: ProjectContext, dto: CreateWorkItemDto, expand: Set<string>): Promise<WorkItemDto> {
+    const t = { workspaceId: ctx.workspace.id, projectId: ctx.project.id };
+    const name = dto.name.trim();
+    if (!name) throw ProblemException.validation('name', 'name must not be blank.');
+    const desc = this.description(dto.description_html);
+    this.checkDates(dto.start_date, dto.target_date);
+    // Validation reads run on the pool in parallel; the transaction holds only the state lock,
+    // the workflow rule and the insert, so the project's sequence row stays locked briefly.
+    const [refs, defaults] = await Promise.all([
+      this.resolveRefs(t, dto, this.ds),
+      this.repo.createDefaults(t.workspaceId, t.projectId, this.ds),
+      this.checkExternal(t.projectId, dto.external_source, dto.external_id, null, this.ds),
+    ]);
+    const stateId = refs.stateId ?? defaults.default_state_id;
+    if (!stateId) throw ProblemException.validation('state_id', 'The project has no default state; send state_id or state.');
+    const typeId = refs.typeId !== undefined ? refs.typeId : defaults.default_type_id;
+    let assigneeIds = refs.assigneeIds;
+    if (assigneeIds === undefined) {
+      const dflt = ctx.project.defaultAssigneeId;
+      assigneeIds = dflt && (await this.repo.assigneeIds(t.workspaceId, t.projectId, [dflt], this.ds)).has(dflt) ? [dflt] : [];
+    }
+    const customValues = await this.customFields.forCreate(this.ds, t.workspaceId, t.projectId, typeId, dto.custom_fields);
+
+    const id = await this.externalRace(t.projectId, dto.external_source, dto.external_id, () =>
+      this.ds.transaction(async (tx) => {
+        // The state must still be live at commit: a concurrent state delete waits for us (KEY SHARE).
+        if (!(await this.repo.stateIds(t.projectId, [stateId], tx)).has(stateId)) {
+          throw ProblemException.validation(refs.stateId ? 'state_id' : 'state', `"${stateId}" is not a state of this project.`);
+        }
+        await this.workflows.assertCreateAllowed(tx, ctx, stateId);
+        return this.repo.insert(
+          t.workspaceId,
+          t.projectId,
+          {
+            name, ...desc, priority: dto.priority, state_id: stateId, type_id: typeId, parent_id: refs.parentId ?? null,
+            estimate_point_id: refs.estimatePointId ?? null, start_date: dto.start_date, target_date: dto.target_date,
+            external_id: dto.external_id, external_source: dto.external_source, custom_values: customValues,
+          },
+          assigneeIds!,
+          refs.labelIds ?? [],
+          ctx.principal.userId,
+          tx,
+        );
+      }),
+    );
+    const row = await this.repo.get(t.workspaceId, t.projectId, id);
+    return this.present(t.workspaceId, row!, expand, true);
+  }
+
+  async update(ctx: ProjectContext, id: string, dto: UpdateWorkItemDto, expand: Set<string>): Promise<WorkItemDto> {
+    const t = { workspaceId: ctx.workspace.id, projectId: ctx.project.id };
+    const name = dto.name === undefined ? undefined : dto.name.trim();
+    if (name === '') throw ProblemException.validation('name', 'name must not be blank.');
+    const desc = this.description(dto.description_html);
+    await this.externalRace(t.projectId, dto.external_source, dto.external_id, () =>
+      this.ds.transaction(async (tx) => {
+        const cur = await this.repo.get(t.workspaceId, t.projectId, id, 'live', tx, true);
+        if (!cur) throw ProblemException.notFound('Work item');
+        const refs = await this.resolveRefs(t, dto, tx);
+        const start = dto.start_date !== undefined ? dto.start_date : cur.start_date;
+        const target = dto.target_date !== undefined ? dto.target_date : cur.target_date;
+        this.checkDates(start, target);
+        if (refs.parentId && (await this.repo.wouldCycle(id, refs.parentId, tx))) {
+          throw ProblemException.validation(dto.parent_id !== undefined ? 'parent_id' : 'parent', 'A work item cannot be its own parent or the parent of one of its ancestors.');
+        }
+        if (refs.stateId !== undefined && refs.stateId !== cur.state_id) {
+          await this.workflows.assertTransitionAllowed(tx, ctx, cur.state_id, refs.stateId);
+        }
+        const source = dto.external_source !== undefined ? dto.external_source : cur.external_source;
+        const extId = dto.external_id !== undefined ? dto.external_id : cur.external_id;
+        if (dto.external_source !== undefined || dto.external_id !== undefined) await this.checkExternal(t.projectId, source, extId, id, tx);
+        let customValues: Record<string, unknown> | undefined;
+        if (dto.custom_fields !== undefined || (refs.typeId !== undefined && refs.typeId !== cur.type_id)) {
+          customValues = await this.customFields.forUpdate(tx, t.workspaceId, t.projectId, cur, refs.typeId, dto.custom_fields);
+        }
+        await this.repo.update(
+          id,
+          {
+            name, ...desc, priority: dto.priority, state_id: refs.stateId, type_id: refs.typeId, parent_id: refs.parentId,
+            estimate_point_id: refs.estimatePointId, start_date: dto.start_date, target_date: dto.target_date,
+            external_id: dto.external_id, external_source: dto.external_source, custom_values: customValues,
+          },
+          refs.assigneeIds,
+          refs.labelIds,
+          ctx.principal.userId,
+          tx,
+        );
+      }),
+    );
+    const row = await this.repo.get(t.workspaceId, t.projectId, id);
+    return this.present(t.workspaceId, row!, expand, true);
+  }
+
+  /** Soft delete: project admins, or the item's creator (a contributor); anyone else 403. */
+  async remove(ctx: ProjectContext, id: string): Promise<void> {
+    await this.ds.transaction(async (tx) => {
+      const cur = await this.repo.get(ctx.workspace.id, ctx.project.id, id, 'any', tx, true);
+      if (!cur) throw ProblemException.notFound('Work item');
+      if (ctx.projectRole !== ProjectRole.Admin && cur.created_by_id !== ctx.principal.userId) {
+        throw ProblemException.forbidden('Only project admins and the work item\'s creator may delete it.');
+      }
+      await this.repo.softDelete(id, ctx.principal.userId, tx);
+    });
+  }
+
+  /** Archive of a live item; an archived (or unknown) one is 404. */
+  async archive(ctx: ProjectContext, id: string): Promise<WorkItemDto> {
+    return this.setArchived(ctx, id, true);
+  }
+
+  /** Unarchive looks past the archive filter and is idempotent. */
+  async unarchive(ctx: ProjectContext, id: string): Promise<WorkItemDto> {
+    return this.setArchived(ctx, id, false);
+  }
+
+  private async setArchived(ctx: ProjectContext, id: string, archived: boolean): Promise<WorkItemDto> {
+    const w = ctx.workspace.id;
+    const p = ctx.project.id;
+    await this.ds.transaction(async (tx) => {
+      const cur = await this.repo.get(w, p, id, archived ? 'live' : 'any', tx, true);
+      if (!cur) throw ProblemException.notFound('Work item');
+      if (archived || cur.archived_at) await this.repo.setArchived(id, archived, ctx.principal.userId, tx);
+    });
+    const row = await this.repo.get(w, p, id, 'any');
+    return this.present(w, row!, new Set(), false);
+  }
+}

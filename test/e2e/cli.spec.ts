@@ -1,0 +1,191 @@
+import { execFile } from 'node:child_process';
+import { DIST_CLI, ensureBuilt, ROOT } from '../helpers/build';
+import { createTestApp, expectProblem, TestApp } from '../helpers/test-app';
+
+/**
+ * The admin CLI as an operator runs it (`node dist/src/cli.js ...`, what `npm run --silent cli --`
+ * runs), against this test's database through DATABASE_URL.
+ */
+const CLI = DIST_CLI;
+
+/** Runs the tasks three at a time (each is a node process starting Nest), keeping their order. */
+async function inParallel<T>(tasks: Array<() => Promise<T>>, width = 3): Promise<T[]> {
+  const out: T[] = new Array(tasks.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < tasks.length) {
+        const i = next++;
+        out[i] = await tasks[i]();
+      }
+    }),
+  );
+  return out;
+}
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+describe('admin CLI', () => {
+  let t: TestApp;
+  let cli: (...args: string[]) => Promise<Run>;
+  beforeAll(async () => {
+    ensureBuilt();
+    t = await createTestApp();
+    const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: t.dbUrl, LOG_LEVEL: 'error' };
+    delete env.REDIS_URL;
+    cli = (...args: string[]) =>
+      new Promise((res) => {
+        execFile('node', [CLI, ...args], { cwd: ROOT, env, timeout: 60_000 }, (err, stdout, stderr) => {
+          res({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+        });
+      });
+  }, 180_000);
+  afterAll(() => t?.close());
+
+  /** Exactly one JSON object on stdout (one line), nothing on stderr, exit 0. */
+  async function ok(...args: string[]): Promise<Record<string, any>> {
+    const r = await cli(...args);
+    if (r.code !== 0) throw new Error(`cli ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
+    expect(r.stderr).toBe('');
+    expect(r.stdout.endsWith('\n')).toBe(true);
+    expect(r.stdout.trimEnd().split('\n')).toHaveLength(1);
+    const out = JSON.parse(r.stdout);
+    expect(out !== null && typeof out === 'object' && !Array.isArray(out)).toBe(true);
+    return out;
+  }
+
+  /** Non-zero exit, nothing on stdout, exactly one line on stderr; returns that line. */
+  async function fails(...args: string[]): Promise<{ code: number; line: string }> {
+    const r = await cli(...args);
+    expect(r.code).not.toBe(0);
+    expect(r.stdout).toBe('');
+    const lines = r.stderr.trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0].length).toBeGreaterThan(0);
+    return { code: r.code, line: lines[0] };
+  }
+
+  const slug = `cli-${Date.now().toString(36)}`;
+  const email = `cli-${Date.now().toString(36)}@example.com`;
+  let keyId: string;
+  let key: string;
+
+  it('migrate reports what it applied (nothing on a migrated database)', async () => {
+    expect(await ok('migrate')).toEqual({ applied: [] });
+  });
+
+  it('workspace create -> {id, slug, name}', async () => {
+    const out = await ok('workspace', 'create', '--slug', slug, '--name', 'CLI Workspace');
+    expect(out).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), slug, name: 'CLI Workspace' });
+  });
+
+  it('user create -> {id, email, display_name}', async () => {
+    const out = await ok('user', 'create', `--email=${email.toUpperCase()}`, '--display-name', 'Cli User');
+    expect(out).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), email, display_name: 'Cli User' });
+  });
+
+  it('member add -> {id, member_id, role}', async () => {
+    const out = await ok('member', 'add', '--workspace', slug, '--email', email, '--role', 'owner');
+    expect(Object.keys(out).sort()).toEqual(['id', 'member_id', 'role']);
+    expect(out.role).toBe('owner');
+    const again = await ok('member', 'add', '--workspace', slug, '--email', email, '--role', 'owner');
+    expect(again).toEqual(out);
+  });
+
+  it('api-key create -> {id, key}; the key works against the app', async () => {
+    const out = await ok('api-key', 'create', '--email', email, '--label', 'ci');
+    expect(Object.keys(out).sort()).toEqual(['id', 'key']);
+    ({ id: keyId, key } = out as { id: string; key: string });
+    const me = await t.http.get('/api/v2/users/me/').set('X-Api-Key', key);
+    expect(me.status).toBe(200);
+    expect(me.body).toMatchObject({ email, principal_kind: 'api_key', scopes: [] });
+    const created = await t.http.post(`/api/v2/workspaces/${slug}/projects/`).set('X-Api-Key', key).send({ name: 'Made with a CLI key' });
+    expect(created.status).toBe(201);
+    // Only the hash is stored.
+    const rows = await t.ds.query(`SELECT key_hash FROM api_keys WHERE id = $1`, [keyId]);
+    expect(rows[0].key_hash).not.toContain(key);
+  });
+
+  it('token create -> {access_token, scopes, expires_in}; the token is capped by exactly those scopes', async () => {
+    const out = await ok('token', 'create', '--email', email, '--scopes', 'projects:read, workspaces.members:read', '--ttl', '600');
+    expect(out).toEqual({ access_token: expect.any(String), scopes: ['projects:read', 'workspaces.members:read'], expires_in: 600 });
+    const auth = { Authorization: `Bearer ${out.access_token}` };
+    const me = await t.http.get('/api/v2/users/me/').set(auth);
+    expect(me.body).toMatchObject({ email, principal_kind: 'oauth', scopes: ['projects:read', 'workspaces.members:read'] });
+    expect((await t.http.get(`/api/v2/workspaces/${slug}/projects/`).set(auth)).status).toBe(200);
+    expect((await t.http.get(`/api/v2/workspaces/${slug}/members/`).set(auth)).status).toBe(200);
+    expectProblem(await t.http.post(`/api/v2/workspaces/${slug}/projects/`).set(auth).send({ name: 'Nope' }), 403, 'forbidden');
+  });
+
+  it('api-key revoke -> {id, user_id, revoked_at}; the key stops working; a second revoke fails', async () => {
+    const out = await ok('api-key', 'revoke', '--id', keyId);
+    expect(out).toEqual({ id: keyId, user_id: expect.any(String), revoked_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/) });
+    expectProblem(await t.http.get('/api/v2/users/me/').set('X-Api-Key', key), 401, 'unauthorized');
+    const again = await fails('api-key', 'revoke', '--id', keyId);
+    expect(again.line).toContain('resource_not_found');
+  });
+
+  it('openapi prints the document as one JSON object', async () => {
+    const doc = await ok('openapi');
+    expect(doc.openapi).toMatch(/^3\./);
+    expect(doc.servers).toEqual([{ url: 'http://localhost:3000' }]);
+    expect(Object.keys(doc.paths)).toContain('/api/v2/users/me/');
+  });
+
+  it('help prints the usage on stderr and exits 0', async () => {
+    const r = await cli('--help');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('usage:');
+  });
+
+  describe('bad input exits non-zero with one line on stderr', () => {
+    it('usage errors exit 2', async () => {
+      const cases = [[], ['frobnicate'], ['user', 'delete'], ['user', 'create', '--email'], ['user', 'create', '--email', 'x@example.com'], ['user', 'create', 'stray']];
+      for (const r of await inParallel(cases.map((args) => () => fails(...args)))) {
+        expect(r.code).toBe(2);
+        expect(r.line).toMatch(/--help/);
+      }
+    });
+
+    it('invalid values and missing records exit 1 naming the problem', async () => {
+      const cases: Array<[string[], RegExp]> = [
+        [['user', 'create', '--email', 'not-an-email', '--display-name', 'X'], /email/],
+        [['user', 'create', '--email', email, '--display-name', 'Dup'], /conflict/],
+        [['workspace', 'create', '--slug', 'Bad Slug!', '--name', 'X'], /slug/],
+        [['workspace', 'create', '--slug', slug, '--name', 'Again'], /conflict/],
+        [['member', 'add', '--workspace', slug, '--email', email, '--role', 'emperor'], /role/],
+        [['member', 'add', '--workspace', 'no-such-workspace', '--email', email, '--role', 'member'], /resource_not_found/],
+        [['member', 'add', '--workspace', slug, '--email', 'nobody@example.com', '--role', 'member'], /resource_not_found/],
+        [['api-key', 'create', '--email', 'nobody@example.com'], /resource_not_found/],
+        [['api-key', 'revoke', '--id', 'not-a-uuid'], /id/],
+        [['token', 'create', '--email', email, '--scopes', 'projects:read,root:all'], /root:all/],
+        [['token', 'create', '--email', email, '--scopes', ','], /scope/],
+      ];
+      const results = await inParallel(cases.map(([args]) => () => fails(...args)));
+      results.forEach((r, i) => {
+        expect(r.code).toBe(1);
+        expect(r.line).toMatch(cases[i][1]);
+      });
+      const ttl = await fails('token', 'create', '--email', email, '--scopes', 'read', '--ttl', '-5');
+      expect(ttl.code).toBe(2);
+    });
+
+    it('an unreachable database is one line too', async () => {
+      const r = await new Promise<Run>((res) => {
+        execFile('node', [CLI, 'user', 'create', '--email', 'a@example.com', '--display-name', 'A'], {
+          cwd: ROOT,
+          env: { ...process.env, DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' },
+          timeout: 60_000,
+        }, (err, stdout, stderr) => res({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }));
+      });
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+    });
+  });
+});

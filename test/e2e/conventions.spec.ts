@@ -1,0 +1,120 @@
+import { createTestApp, expectProblem, Tenant, TestApp } from '../helpers/test-app';
+
+describe('spec conventions (central mechanisms)', () => {
+  let t: TestApp;
+  let ten: Tenant;
+  let projectId: string;
+  beforeAll(async () => {
+    t = await createTestApp();
+    ten = await t.tenant();
+    projectId = (await t.project(ten.slug, ten.owner.key)).id;
+  });
+  afterAll(() => t.close());
+
+  const key = () => ({ 'X-Api-Key': ten.owner.key });
+
+  it('serves v2 paths only with the trailing slash; without it is a 404 problem', async () => {
+    expect((await t.http.get('/api/v2/users/me/').set(key())).status).toBe(200);
+    expectProblem(await t.http.get('/api/v2/users/me').set(key()), 404, 'resource_not_found');
+    expectProblem(await t.http.get(`/api/v2/workspaces/${ten.slug}/projects`).set(key()), 404, 'resource_not_found');
+  });
+
+  it('answers PUT and other unsupported methods with 405 method_not_allowed and Allow', async () => {
+    const res = await t.http.put(`/api/v2/workspaces/${ten.slug}/projects/${projectId}/`).set(key()).send({ name: 'x' });
+    expectProblem(res, 405, 'method_not_allowed');
+    expect(res.headers.allow).toContain('PATCH');
+    expectProblem(await t.http.put('/api/v2/users/me/').set(key()), 405, 'method_not_allowed');
+    expectProblem(await t.http.delete('/api/v2/users/me/').set(key()), 405, 'method_not_allowed');
+  });
+
+  it('answers unknown routes with a 404 problem', async () => {
+    expectProblem(await t.http.get('/api/v2/nothing-here/').set(key()), 404, 'resource_not_found');
+    expectProblem(await t.http.get('/elsewhere'), 404, 'resource_not_found');
+  });
+
+  it('rejects malformed JSON, a non-object body and a wrong content type', async () => {
+    const url = `/api/v2/workspaces/${ten.slug}/projects/`;
+    const bad = await t.http.post(url).set(key()).set('Content-Type', 'application/json').send('{"name": ');
+    expect(expectProblem(bad, 400, 'validation_error').errors[0].field).toBe('body');
+    expectProblem(await t.http.post(url).set(key()).send([1, 2]), 400, 'validation_error');
+    expectProblem(await t.http.post(url).set(key()).set('Content-Type', 'text/plain').send('name=x'), 415, 'unsupported_media_type');
+  });
+
+  it('rejects an oversized body with 413', async () => {
+    const big = { name: 'x', description: 'a'.repeat(1024 * 1024 + 10) };
+    expectProblem(await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/`).set(key()).send(big), 413, 'payload_too_large');
+  });
+
+  it('validation errors name each offending field', async () => {
+    const res = await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/`).set(key()).send({ name: 'x'.repeat(256), identifier: '1AB' });
+    const body = expectProblem(res, 400, 'validation_error');
+    const fields = body.errors.map((e: { field: string }) => e.field).sort();
+    expect(fields).toEqual(['identifier', 'name']);
+  });
+
+  it('a malformed path id is a 400 naming the parameter; a foreign one is 404', async () => {
+    const res = await t.http.get(`/api/v2/workspaces/${ten.slug}/projects/not-a-uuid/`).set(key());
+    expect(expectProblem(res, 400, 'validation_error').errors[0].field).toBe('project_id');
+    expectProblem(await t.http.get(`/api/v2/workspaces/${ten.slug}/projects/00000000-0000-4000-8000-000000000000/`).set(key()), 404, 'resource_not_found');
+    const other = await t.tenant();
+    const otherProject = await t.project(other.slug, other.owner.key);
+    expectProblem(await t.http.get(`/api/v2/workspaces/${ten.slug}/projects/${otherProject.id}/`).set(key()), 404, 'resource_not_found');
+    expectProblem(await t.http.get(`/api/v2/workspaces/${other.slug}/projects/`).set(key()), 404, 'resource_not_found');
+  });
+
+  it('echoes the request id and sets security headers', async () => {
+    const res = await t.http.get('/api/v2/users/me/').set(key()).set('X-Request-Id', 'abc-123');
+    expect(res.headers['x-request-id']).toBe('abc-123');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    const gen = await t.http.get('/api/v2/users/me/').set(key());
+    expect(gen.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('rejects ?expand= on resources that accept none, and unknown values where allowed', async () => {
+    const res = await t.http.get(`/api/v2/workspaces/${ten.slug}/projects/?expand=state`).set(key());
+    expect(expectProblem(res, 400, 'validation_error').errors[0].field).toBe('expand');
+    const m = await t.http.get(`/api/v2/workspaces/${ten.slug}/members/?expand=user`).set(key());
+    expect(expectProblem(m, 400, 'validation_error').errors[0].message).toContain('member');
+  });
+
+  it('ignores audit and read-only fields on input', async () => {
+    const res = await t.http
+      .post(`/api/v2/workspaces/${ten.slug}/projects/`)
+      .set(key())
+      .send({ name: 'Audit fields', id: '00000000-0000-4000-8000-000000000001', created_at: '2000-01-01T00:00:00Z', created_by_id: '00000000-0000-4000-8000-000000000002' });
+    expect(res.status).toBe(201);
+    expect(res.body.id).not.toBe('00000000-0000-4000-8000-000000000001');
+    expect(res.body.created_by_id).toBe(ten.owner.id);
+    expect(res.body.created_at).not.toContain('2000-01-01');
+  });
+
+  it('PATCH is partial and null clears; DELETE is 204 empty, soft, and a repeat is 404', async () => {
+    const p = await t.project(ten.slug, ten.owner.key, { description: 'keep me', external_id: 'E1' });
+    const url = `/api/v2/workspaces/${ten.slug}/projects/${p.id}/`;
+    const a = await t.http.patch(url).set(key()).send({ name: 'Renamed project' });
+    expect(a.status).toBe(200);
+    expect(a.body).toMatchObject({ name: 'Renamed project', description: 'keep me', external_id: 'E1' });
+    const b = await t.http.patch(url).set(key()).send({ external_id: null });
+    expect(b.body.external_id).toBeNull();
+    expect(b.body.name).toBe('Renamed project');
+    expectProblem(await t.http.patch(url).set(key()).send({ name: null }), 400, 'validation_error');
+    const d = await t.http.delete(url).set(key());
+    expect(d.status).toBe(204);
+    expect(d.text).toBe('');
+    expectProblem(await t.http.delete(url).set(key()), 404, 'resource_not_found');
+    expectProblem(await t.http.get(url).set(key()), 404, 'resource_not_found');
+    const rows = await t.ds.query(`SELECT deleted_at FROM projects WHERE id = $1`, [p.id]);
+    expect(rows[0].deleted_at).not.toBeNull();
+  });
+
+  it('turns a unique violation into 409 conflict', async () => {
+    await t.project(ten.slug, ten.owner.key, { name: 'Dup name', identifier: 'DUPA' });
+    expectProblem(await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/`).set(key()).send({ name: 'Dup name' }), 409, 'conflict');
+    expectProblem(await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/`).set(key()).send({ name: 'Other', identifier: 'dupa' }), 409, 'conflict');
+  });
+
+  it('serves health and readiness probes', async () => {
+    expect((await t.http.get('/healthz')).body).toEqual({ status: 'ok' });
+    expect((await t.http.get('/readyz')).body).toMatchObject({ database: 'up' });
+  });
+});

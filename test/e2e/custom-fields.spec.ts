@@ -1,0 +1,461 @@
+import { createTestApp, expectProblem, Tenant, TestApp } from '../helpers/test-app';
+import { ok, typeApi } from '../helpers/type-fixtures';
+
+/**
+ * custom_fields of work items: stored values (work_items.custom_values, keyed by property id) and how
+ * catalogue changes treat them.
+ */
+describe('custom_fields', () => {
+  let t: TestApp;
+  let ten: Tenant;
+  let api: ReturnType<typeof typeApi>;
+  beforeAll(async () => {
+    t = await createTestApp();
+    ten = await t.tenant();
+    api = typeApi(t, ten);
+  });
+  afterAll(() => t.close());
+
+  /** A work item row written directly (stands for any stored state). */
+  const seedItem = async (projectId: string, typeId: string | null, values: Record<string, unknown>): Promise<string> => {
+    const [state] = await t.ds.query(`SELECT id FROM states WHERE project_id = $1 AND is_default`, [projectId]);
+    const [row] = await t.ds.query(
+      `INSERT INTO work_items (workspace_id, project_id, name, state_id, type_id, custom_values) VALUES ($1, $2, 'seeded', $3, $4, $5::jsonb) RETURNING id`,
+      [ten.workspaceId, projectId, state.id, typeId, JSON.stringify(values)],
+    );
+    return row.id;
+  };
+  const stored = async (id: string): Promise<Record<string, unknown>> => (await t.ds.query(`SELECT custom_values FROM work_items WHERE id = $1`, [id]))[0].custom_values;
+
+  describe('catalogue changes and stored values (project level)', () => {
+    let projectId: string;
+    let pr: string;
+    let bug: string;
+    let story: string;
+    let sev: Record<string, any>;
+    let tags: Record<string, any>;
+    let note: Record<string, any>;
+    beforeAll(async () => {
+      projectId = (await t.project(ten.slug, ten.owner.key)).id;
+      pr = api.pr(projectId);
+      bug = ok(await api.post(`${pr}/work-item-types/`, { name: 'Bug' }), 201).id;
+      story = ok(await api.post(`${pr}/work-item-types/`, { name: 'Story' }), 201).id;
+      sev = ok(await api.post(`${pr}/work-item-properties/`, { display_name: 'Severity', property_type: 'OPTION', options: [{ name: 'Low' }, { name: 'High' }] }), 201);
+      tags = ok(await api.post(`${pr}/work-item-properties/`, { display_name: 'Tags', property_type: 'OPTION', is_multi: true, options: [{ name: 'a' }, { name: 'b' }, { name: 'c' }] }), 201);
+      note = ok(await api.post(`${pr}/work-item-properties/`, { display_name: 'Note', property_type: 'TEXT' }), 201);
+      for (const ty of [bug, story]) ok(await api.post(`${pr}/work-item-types/${ty}/properties/`, { properties: [sev.id, tags.id, note.id] }), 201);
+    });
+
+    it('a type used by a work item cannot be deleted (409); deactivating it is the way', async () => {
+      const tmp = ok(await api.post(`${pr}/work-item-types/`, { name: 'Used' }), 201).id;
+      await seedItem(projectId, tmp, {});
+      expectProblem(await api.del(`${pr}/work-item-types/${tmp}/`), 409, 'conflict');
+      expect(ok(await api.patch(`${pr}/work-item-types/${tmp}/`, { is_active: false })).is_active).toBe(false);
+    });
+
+    it('detaching a property deletes its values on work items of that type only (not restored by re-attaching)', async () => {
+      const onBug = await seedItem(projectId, bug, { [note.id]: 'bug note', [sev.id]: sev.options[0].id });
+      const onStory = await seedItem(projectId, story, { [note.id]: 'story note' });
+      expect((await api.del(`${pr}/work-item-types/${bug}/properties/${note.id}/`)).status).toBe(204);
+      expect(await stored(onBug)).toEqual({ [sev.id]: sev.options[0].id });
+      expect(await stored(onStory)).toEqual({ [note.id]: 'story note' });
+      expectProblem(await api.del(`${pr}/work-item-types/${bug}/properties/${note.id}/`), 404, 'resource_not_found');
+      ok(await api.post(`${pr}/work-item-types/${bug}/properties/`, { properties: [note.id] }), 201);
+      expect(await stored(onBug)).toEqual({ [sev.id]: sev.options[0].id });
+    });
+
+    it('deleting an option removes it from values: a single value goes, a multi value loses the id', async () => {
+      const [a, b, c] = tags.options.map((o: { id: string }) => o.id);
+      const single = await seedItem(projectId, bug, { [sev.id]: sev.options[1].id, [note.id]: 'keep' });
+      const multi = await seedItem(projectId, bug, { [tags.id]: [a, b, c] });
+      const onlyB = await seedItem(projectId, story, { [tags.id]: [b] });
+      expect((await api.del(`${pr}/work-item-properties/${sev.id}/options/${sev.options[1].id}/`)).status).toBe(204);
+      expect(await stored(single)).toEqual({ [note.id]: 'keep' });
+      expect((await api.del(`${pr}/work-item-properties/${tags.id}/options/${b}/`)).status).toBe(204);
+      expect(await stored(multi)).toEqual({ [tags.id]: [a, c] });
+      expect(await stored(onlyB)).toEqual({});
+    });
+
+    it('deactivating a property keeps its values; deleting it removes them everywhere', async () => {
+      const item = await seedItem(projectId, story, { [note.id]: 'text', [tags.id]: [tags.options[0].id] });
+      ok(await api.patch(`${pr}/work-item-properties/${note.id}/`, { is_active: false }));
+      expect(await stored(item)).toEqual({ [note.id]: 'text', [tags.id]: [tags.options[0].id] });
+      ok(await api.patch(`${pr}/work-item-properties/${note.id}/`, { is_active: true }));
+      expect((await api.del(`${pr}/work-item-properties/${tags.id}/`)).status).toBe(204);
+      expect(await stored(item)).toEqual({ [note.id]: 'text' });
+    });
+  });
+
+  describe('context changes and stored values (workspace level)', () => {
+    let own: Tenant;
+    let w: ReturnType<typeof typeApi>;
+    let p1: string;
+    let p2: string;
+    let t1: string;
+    let t2: string;
+    const seed = async (projectId: string, typeId: string, values: Record<string, unknown>) => {
+      const [state] = await t.ds.query(`SELECT id FROM states WHERE project_id = $1 AND is_default`, [projectId]);
+      const [row] = await t.ds.query(
+        `INSERT INTO work_items (workspace_id, project_id, name, state_id, type_id, custom_values) VALUES ($1, $2, 'seeded', $3, $4, $5::jsonb) RETURNING id`,
+        [own.workspaceId, projectId, state.id, typeId, JSON.stringify(values)],
+      );
+      return row.id as string;
+    };
+    beforeAll(async () => {
+      own = await t.tenant();
+      w = typeApi(t, own);
+      p1 = (await t.project(own.slug, own.owner.key)).id;
+      p2 = (await t.project(own.slug, own.owner.key)).id;
+      await w.mode(true);
+      t1 = ok(await w.post(`${w.ws}/work-item-types/`, { name: 'Incident' }), 201).id;
+      t2 = ok(await w.post(`${w.ws}/work-item-types/`, { name: 'Change' }), 201).id;
+    });
+
+    it('a scope change deletes the values that lose coverage; an option dropped from the winning context is pruned', async () => {
+      const prop = ok(await w.post(`${w.ws}/work-item-properties/`, { display_name: 'Impact', property_type: 'OPTION', is_multi: true, options: [{ name: 'x' }, { name: 'y' }] }), 201);
+      const [x, y] = prop.options.map((o: { id: string }) => o.id);
+      const url = `${w.ws}/work-item-properties/${prop.id}/contexts`;
+      const [seeded] = ok(await w.get(`${url}/`)).data;
+      const narrow = ok(await w.post(`${url}/`, { name: 'P1 incidents', project_ids: [p1], issue_type_ids: [t1], options: [{ id: x }, { id: y }] }), 201);
+      const a = await seed(p1, t1, { [prop.id]: [x, y] });
+      const b = await seed(p2, t1, { [prop.id]: [y] });
+      const c = await seed(p2, t2, { [prop.id]: [x] });
+      // Narrow context offers only x now: a loses y (b and c resolve to the seeded context, untouched).
+      ok(await w.patch(`${url}/${narrow.id}/`, { options: [{ id: x }] }));
+      expect(await stored(a)).toEqual({ [prop.id]: [x] });
+      expect(await stored(b)).toEqual({ [prop.id]: [y] });
+      // The seeded context is narrowed to Incident only: (P2, Change) loses coverage.
+      ok(await w.patch(`${url}/${seeded.id}/`, { applies_to_all_work_item_types: false, issue_type_ids: [t1] }));
+      expect(await stored(c)).toEqual({});
+      expect(await stored(b)).toEqual({ [prop.id]: [y] });
+      // Deleting the seeded context uncovers (P2, Incident); (P1, Incident) keeps its narrow context.
+      expect((await w.del(`${url}/${seeded.id}/`)).status).toBe(204);
+      expect(await stored(b)).toEqual({});
+      expect(await stored(a)).toEqual({ [prop.id]: [x] });
+      // Deleting the last context removes the rest.
+      expect((await w.del(`${url}/${narrow.id}/`)).status).toBe(204);
+      expect(await stored(a)).toEqual({});
+    });
+
+    it('scope changes keep values of non-OPTION properties that stay covered', async () => {
+      const prop = ok(await w.post(`${w.ws}/work-item-properties/`, { display_name: 'Ticket', property_type: 'TEXT' }), 201);
+      const url = `${w.ws}/work-item-properties/${prop.id}/contexts`;
+      const [seeded] = ok(await w.get(`${url}/`)).data;
+      const a = await seed(p1, t1, { [prop.id]: 'T-1' });
+      const b = await seed(p2, t1, { [prop.id]: 'T-2' });
+      ok(await w.patch(`${url}/${seeded.id}/`, { applies_to_all_projects: false, project_ids: [p1] }));
+      expect(await stored(a)).toEqual({ [prop.id]: 'T-1' });
+      expect(await stored(b)).toEqual({});
+    });
+  });
+
+  describe('custom_fields on work item writes and reads (project level)', () => {
+    let projectId: string;
+    let pr: string;
+    let items: string;
+    let bug: Record<string, any>;
+    let story: Record<string, any>;
+    const P: Record<string, Record<string, any>> = {};
+    let member: { id: string; display_name?: string };
+    let blocker: Record<string, any>;
+    const fieldsOf = (body: Record<string, any>): string[] => [...new Set<string>(body.errors.map((e: { field: string }) => e.field))].sort();
+
+    beforeAll(async () => {
+      projectId = (await t.project(ten.slug, ten.owner.key, { identifier: 'CF' })).id;
+      pr = api.pr(projectId);
+      items = `${pr}/work-items`;
+      const task = ok(await api.post(`${pr}/work-item-types/enable/`));
+      bug = ok(await api.post(`${pr}/work-item-types/`, { name: 'Bug' }), 201);
+      story = ok(await api.post(`${pr}/work-item-types/`, { name: 'Story' }), 201);
+      const defs: Array<[string, Record<string, unknown>]> = [
+        ['summary', { display_name: 'Summary', property_type: 'TEXT', validation_rules: { max_length: 10, pattern: '^[A-Z]' } }],
+        ['points', { display_name: 'Points', property_type: 'DECIMAL', validation_rules: { min: 0, max: 100 } }],
+        ['flag', { display_name: 'Flag', property_type: 'BOOLEAN', default_value: ['false'] }],
+        ['due', { display_name: 'Due', property_type: 'DATETIME' }],
+        ['link', { display_name: 'Link', property_type: 'URL' }],
+        ['contact', { display_name: 'Contact', property_type: 'EMAIL', validation_rules: { allowed_domains: ['example.com'] } }],
+        ['sev', { display_name: 'Sev', property_type: 'OPTION', options: [{ name: 'Low', is_default: true }, { name: 'High' }] }],
+        ['tags', { display_name: 'Tags', property_type: 'OPTION', is_multi: true, options: [{ name: 'ui' }, { name: 'api' }, { name: 'db' }], validation_rules: { max_items: 2 } }],
+        ['owner', { display_name: 'Owner', property_type: 'RELATION', relation_type: 'USER' }],
+        ['blocked_by', { display_name: 'Blocked by', property_type: 'RELATION', relation_type: 'ISSUE' }],
+        ['notes', { display_name: 'Notes', property_type: 'RELATION', relation_type: 'RICH_TEXT' }],
+        ['files', { display_name: 'Files', property_type: 'FILE', is_multi: true, validation_rules: { allowed_extensions: ['pdf'] } }],
+        ['score', { display_name: 'Score', property_type: 'FORMULA', settings: { expression: 'points * 2' } }],
+        ['must', { display_name: 'Must', property_type: 'TEXT', is_required: true }],
+        ['hidden', { display_name: 'Hidden', property_type: 'TEXT', is_active: false }],
+      ];
+      for (const [key, body] of defs) P[key] = ok(await api.post(`${pr}/work-item-properties/`, body), 201);
+      ok(await api.post(`${pr}/work-item-types/${bug.id}/properties/`, { properties: Object.values(P).map((p) => p.id) }), 201);
+      ok(await api.post(`${pr}/work-item-types/${story.id}/properties/`, { properties: [P.summary.id, P.flag.id] }), 201);
+      void task;
+      const u = await api.projectMember(projectId, 'contributor');
+      member = { id: u.id };
+      blocker = ok(await api.post(`${items}/`, { name: 'The blocker', type_id: story.id }), 201);
+    });
+
+    const valid = () => ({
+      summary: 'Hello',
+      points: 5.5,
+      due: '2026-01-02T03:04:05+02:00',
+      link: 'https://example.org/x',
+      contact: 'a@example.com',
+      sev: P.sev.options[1].id,
+      tags: [P.tags.options[0].id, P.tags.options[1].id],
+      owner: member.id,
+      blocked_by: blocker.id,
+      notes: '<p>ok</p><script>alert(1)</script>',
+      files: 'https://files.example.org/spec.pdf',
+      must: 'yes',
+    });
+
+    it('create validates and stores every property type; the read shape is keyed by name with value_detail', async () => {
+      const res = ok(await api.post(`${items}/`, { name: 'Typed', type: 'bug', custom_fields: valid() }), 201);
+      expect(res.type_id).toBe(bug.id);
+      const cf = res.custom_fields;
+      expect(Object.keys(cf).sort()).toEqual(['blocked_by', 'contact', 'due', 'files', 'flag', 'link', 'must', 'notes', 'owner', 'points', 'sev', 'summary', 'tags']);
+      expect(cf.summary).toEqual({ id: P.summary.id, value: 'Hello', value_detail: null });
+      expect(cf.points).toEqual({ id: P.points.id, value: 5.5, value_detail: null });
+      expect(cf.flag).toEqual({ id: P.flag.id, value: false, value_detail: null });
+      expect(cf.due.value).toBe('2026-01-02T01:04:05.000Z');
+      expect(cf.sev).toEqual({ id: P.sev.id, value: P.sev.options[1].id, value_detail: { id: P.sev.options[1].id, name: 'High', logo_props: {} } });
+      expect(cf.tags.value).toEqual([P.tags.options[0].id, P.tags.options[1].id]);
+      expect(cf.tags.value_detail.map((d: { name: string }) => d.name)).toEqual(['ui', 'api']);
+      expect(cf.owner.value_detail).toMatchObject({ id: member.id, name: 'Test User' });
+      expect(cf.blocked_by.value_detail).toEqual({ id: blocker.id, name: 'The blocker', logo_props: {} });
+      expect(cf.notes.value).toBe('<p>ok</p>');
+      expect(cf.files.value).toEqual(['https://files.example.org/spec.pdf']);
+      expect(cf).not.toHaveProperty('score');
+      const stored = (await t.ds.query(`SELECT custom_values FROM work_items WHERE id = $1`, [res.id]))[0].custom_values;
+      expect(stored[P.summary.id]).toBe('Hello');
+      expect(Object.keys(stored)).not.toContain('summary');
+
+      // The same shape on get, get by identifier and PATCH; null on list rows and archive/unarchive.
+      expect(ok(await api.get(`${items}/${res.id}/`)).custom_fields).toEqual(cf);
+      expect(ok(await api.get(`${api.ws}/work-items/${res.identifier.toLowerCase()}/`)).custom_fields).toEqual(cf);
+      expect(ok(await api.patch(`${items}/${res.id}/`, { name: 'Renamed' })).custom_fields).toEqual(cf);
+      const list = ok(await api.get(`${items}/?per_page=200`));
+      expect(list.data.find((x: { id: string }) => x.id === res.id).custom_fields).toBeNull();
+      expect(ok(await api.post(`${items}/${res.id}/archive/`)).custom_fields).toBeNull();
+      expect(ok(await api.post(`${items}/${res.id}/unarchive/`)).custom_fields).toBeNull();
+    });
+
+    it('omitted properties take their defaults (the default option wins); untouched ones without default are absent', async () => {
+      const res = ok(await api.post(`${items}/`, { name: 'Defaults', type_id: bug.id, custom_fields: { must: 'x' } }), 201);
+      expect(Object.keys(res.custom_fields).sort()).toEqual(['flag', 'must', 'sev']);
+      expect(res.custom_fields.flag.value).toBe(false);
+      expect(res.custom_fields.sev.value).toBe(P.sev.options[0].id);
+    });
+
+    it('each invalid value is 400 naming custom_fields.<name>; all errors come together', async () => {
+      const cases: Array<[string, unknown]> = [
+        ['summary', 42], ['summary', 'lowercase'], ['summary', 'ABCDEFGHIJKLMNOP'],
+        ['points', 'many'], ['points', -1], ['points', 101],
+        ['flag', 'maybe'],
+        ['due', 'tomorrow'], ['due', '2026-13-01'],
+        ['link', 'not a url'], ['link', 'ftp://example.org/x'],
+        ['contact', 'nobody'], ['contact', 'a@other.org'],
+        ['sev', 'not-a-uuid'], ['sev', '00000000-0000-4000-8000-000000000000'], ['sev', [P.sev.options[0].id, P.sev.options[1].id]],
+        ['tags', [P.tags.options[0].id, P.tags.options[1].id, P.tags.options[2].id]], ['tags', [P.sev.options[0].id]],
+        ['owner', '00000000-0000-4000-8000-000000000000'], ['owner', 'someone'],
+        ['blocked_by', '00000000-0000-4000-8000-000000000000'],
+        ['notes', 12],
+        ['files', 'https://files.example.org/spec.docx'], ['files', 'file.pdf'],
+        ['score', 10],
+      ];
+      for (const [key, value] of cases) {
+        const res = await api.post(`${items}/`, { name: 'Bad', type_id: bug.id, custom_fields: { ...valid(), [key]: value } });
+        const body = expectProblem(res, 400, 'validation_error');
+        expect({ key, value, fields: fieldsOf(body) }).toEqual({ key, value, fields: [`custom_fields.${key}`] });
+      }
+      const many = expectProblem(await api.post(`${items}/`, { name: 'Bad', type_id: bug.id, custom_fields: { ...valid(), points: 'x', flag: 'y' } }), 400, 'validation_error');
+      expect(fieldsOf(many)).toEqual(['custom_fields.flag', 'custom_fields.points']);
+      // A member of another workspace is not a member here.
+      const stranger = (await t.tenant()).owner.id;
+      expect(fieldsOf(expectProblem(await api.post(`${items}/`, { name: 'Bad', type_id: bug.id, custom_fields: { ...valid(), owner: stranger } }), 400, 'validation_error'))).toEqual(['custom_fields.owner']);
+      const count = (await t.ds.query(`SELECT count(*)::int AS c FROM work_items WHERE project_id = $1 AND name = 'Bad'`, [projectId]))[0].c;
+      expect(count).toBe(0);
+    });
+
+    it('required without value or default, unknown keys, inactive properties and non-objects are 400', async () => {
+      const { must: _m, ...noMust } = valid();
+      expect(fieldsOf(expectProblem(await api.post(`${items}/`, { name: 'Bad', type_id: bug.id, custom_fields: noMust }), 400, 'validation_error'))).toEqual(['custom_fields.must']);
+      expect(fieldsOf(expectProblem(await api.post(`${items}/`, { name: 'Bad', type_id: bug.id, custom_fields: { ...valid(), must: '' } }), 400, 'validation_error'))).toEqual(['custom_fields.must']);
+      expect(fieldsOf(expectProblem(await api.post(`${items}/`, { name: 'Bad', type_id: bug.id, custom_fields: { ...valid(), nope: 1 } }), 400, 'validation_error'))).toEqual(['custom_fields.nope']);
+      expect(fieldsOf(expectProblem(await api.post(`${items}/`, { name: 'Bad', type_id: bug.id, custom_fields: { ...valid(), hidden: 'x' } }), 400, 'validation_error'))).toEqual(['custom_fields.hidden']);
+      expect(fieldsOf(expectProblem(await api.post(`${items}/`, { name: 'Bad', type_id: bug.id, custom_fields: { ...valid(), Summary: 'Hi' } }), 400, 'validation_error'))).toEqual(['custom_fields.Summary']);
+      expect(fieldsOf(expectProblem(await api.post(`${items}/`, { name: 'Bad', type_id: story.id, custom_fields: { points: 1 } }), 400, 'validation_error'))).toEqual(['custom_fields.points']);
+      expect(fieldsOf(expectProblem(await api.post(`${items}/`, { name: 'Bad', type_id: bug.id, custom_fields: [1] }), 400, 'validation_error'))).toEqual(['custom_fields']);
+      expect(fieldsOf(expectProblem(await api.post(`${items}/`, { name: 'Bad', type_id: bug.id, custom_fields: 'x' }), 400, 'validation_error'))).toEqual(['custom_fields']);
+    });
+
+    it('PATCH changes only the keys sent; null clears; clearing a required one is 400', async () => {
+      const created = ok(await api.post(`${items}/`, { name: 'Patchable', type_id: bug.id, custom_fields: valid() }), 201);
+      const a = ok(await api.patch(`${items}/${created.id}/`, { custom_fields: { points: 7, summary: null } }));
+      expect(a.custom_fields.points.value).toBe(7);
+      expect(a.custom_fields).not.toHaveProperty('summary');
+      expect(a.custom_fields.contact.value).toBe('a@example.com');
+      expect(a.custom_fields.tags.value).toEqual([P.tags.options[0].id, P.tags.options[1].id]);
+      expect(fieldsOf(expectProblem(await api.patch(`${items}/${created.id}/`, { custom_fields: { must: null } }), 400, 'validation_error'))).toEqual(['custom_fields.must']);
+      expect(fieldsOf(expectProblem(await api.patch(`${items}/${created.id}/`, { custom_fields: { nope: 1 } }), 400, 'validation_error'))).toEqual(['custom_fields.nope']);
+      expect(fieldsOf(expectProblem(await api.patch(`${items}/${created.id}/`, { custom_fields: { points: 1000 } }), 400, 'validation_error'))).toEqual(['custom_fields.points']);
+      expect(ok(await api.get(`${items}/${created.id}/`)).custom_fields.points.value).toBe(7);
+      // A PATCH without custom_fields leaves them alone.
+      expect(ok(await api.patch(`${items}/${created.id}/`, { priority: 'high' })).custom_fields).toEqual(a.custom_fields);
+    });
+
+    it('changing the type keeps the values the new type has, drops the others and fills defaults; untyped has {}', async () => {
+      const created = ok(await api.post(`${items}/`, { name: 'Mover', type_id: bug.id, custom_fields: { ...valid(), flag: true } }), 201);
+      const moved = ok(await api.patch(`${items}/${created.id}/`, { type_id: story.id }));
+      expect(Object.keys(moved.custom_fields).sort()).toEqual(['flag', 'summary']);
+      expect(moved.custom_fields.flag.value).toBe(true);
+      const back = ok(await api.patch(`${items}/${created.id}/`, { type: 'BUG', custom_fields: { must: 'again' } }));
+      expect(Object.keys(back.custom_fields).sort()).toEqual(['flag', 'must', 'sev', 'summary']);
+      const untyped = ok(await api.patch(`${items}/${created.id}/`, { type_id: null }));
+      expect(untyped).toMatchObject({ type_id: null, custom_fields: {} });
+      expect(fieldsOf(expectProblem(await api.patch(`${items}/${created.id}/`, { custom_fields: { summary: 'Hi' } }), 400, 'validation_error'))).toEqual(['custom_fields.summary']);
+    });
+
+    it('deactivating a property hides its values and keeps them; reactivating restores them exactly', async () => {
+      const created = ok(await api.post(`${items}/`, { name: 'Toggle', type_id: bug.id, custom_fields: valid() }), 201);
+      ok(await api.patch(`${pr}/work-item-properties/${P.contact.id}/`, { is_active: false }));
+      const hidden = ok(await api.get(`${items}/${created.id}/`)).custom_fields;
+      expect(hidden).not.toHaveProperty('contact');
+      expect(fieldsOf(expectProblem(await api.patch(`${items}/${created.id}/`, { custom_fields: { contact: 'b@example.com' } }), 400, 'validation_error'))).toEqual(['custom_fields.contact']);
+      ok(await api.patch(`${items}/${created.id}/`, { custom_fields: { points: 1 } }));
+      ok(await api.patch(`${pr}/work-item-properties/${P.contact.id}/`, { is_active: true }));
+      const back = ok(await api.get(`${items}/${created.id}/`)).custom_fields;
+      expect(back.contact).toEqual(created.custom_fields.contact);
+      // Renaming an option is cosmetic: values hold ids.
+      ok(await api.patch(`${pr}/work-item-properties/${P.sev.id}/options/${P.sev.options[1].id}/`, { name: 'Critical' }));
+      expect(ok(await api.get(`${items}/${created.id}/`)).custom_fields.sev.value_detail.name).toBe('Critical');
+      ok(await api.patch(`${pr}/work-item-properties/${P.sev.id}/options/${P.sev.options[1].id}/`, { name: 'High' }));
+    });
+
+    it('type and type_id: name case-insensitive among active non-epic types of the roster; both forms, epic names, foreign and inactive ids are 400', async () => {
+      expect(ok(await api.post(`${items}/`, { name: 'By name', type: '  story ' }), 201).type_id).toBe(story.id);
+      expectProblem(await api.post(`${items}/`, { name: 'x', type: 'Epic' }), 400, 'validation_error');
+      expectProblem(await api.post(`${items}/`, { name: 'x', type: 'nothing' }), 400, 'validation_error');
+      expectProblem(await api.post(`${items}/`, { name: 'x', type: 'Story', type_id: story.id }), 400, 'validation_error');
+      const other = (await t.project(ten.slug, ten.owner.key)).id;
+      const foreign = ok(await api.post(`${api.pr(other)}/work-item-types/`, { name: 'Foreign' }), 201);
+      expectProblem(await api.post(`${items}/`, { name: 'x', type_id: foreign.id }), 400, 'validation_error');
+      const idle = ok(await api.post(`${pr}/work-item-types/`, { name: 'Idle', is_active: false }), 201);
+      expectProblem(await api.post(`${items}/`, { name: 'x', type_id: idle.id }), 400, 'validation_error');
+      // Without type, the project's default type applies.
+      const task = ok(await api.get(`${pr}/work-item-types/`)).data.find((x: { is_default: boolean }) => x.is_default);
+      expect(ok(await api.post(`${items}/`, { name: 'Default type' }), 201).type_id).toBe(task.id);
+    });
+
+    it('a project without types: custom_fields keys are 400; {} is fine', async () => {
+      const bare = (await t.project(ten.slug, ten.owner.key)).id;
+      const res = ok(await api.post(`${api.pr(bare)}/work-items/`, { name: 'Plain', custom_fields: {} }), 201);
+      expect(res).toMatchObject({ type_id: null, custom_fields: {} });
+      expect(fieldsOf(expectProblem(await api.post(`${api.pr(bare)}/work-items/`, { name: 'Plain', custom_fields: { a: 1 } }), 400, 'validation_error'))).toEqual(['custom_fields.a']);
+    });
+
+    it('custom_fields while custom properties are disabled is 400', async () => {
+      const own = await t.tenant();
+      const w = typeApi(t, own);
+      const p = (await t.project(own.slug, own.owner.key)).id;
+      ok(await t.http.patch(`${w.ws}/features/`).set('X-Api-Key', own.owner.key).send({ is_custom_properties_enabled: false }));
+      expect(fieldsOf(expectProblem(await w.post(`${w.pr(p)}/work-items/`, { name: 'x', custom_fields: {} }), 400, 'validation_error'))).toEqual(['custom_fields']);
+      ok(await w.post(`${w.pr(p)}/work-items/`, { name: 'no custom fields' }), 201);
+    });
+
+    it('deleting a property, an option (or detaching) removes values from work items created through the API', async () => {
+      const created = ok(await api.post(`${items}/`, { name: 'Cleanup', type_id: bug.id, custom_fields: valid() }), 201);
+      expect((await api.del(`${pr}/work-item-properties/${P.tags.id}/options/${P.tags.options[0].id}/`)).status).toBe(204);
+      expect(ok(await api.get(`${items}/${created.id}/`)).custom_fields.tags.value).toEqual([P.tags.options[1].id]);
+      expect((await api.del(`${pr}/work-item-types/${bug.id}/properties/${P.link.id}/`)).status).toBe(204);
+      expect(ok(await api.get(`${items}/${created.id}/`)).custom_fields).not.toHaveProperty('link');
+      ok(await api.post(`${pr}/work-item-types/${bug.id}/properties/`, { properties: [P.link.id] }), 201);
+      expect(ok(await api.get(`${items}/${created.id}/`)).custom_fields).not.toHaveProperty('link');
+      expect((await api.del(`${pr}/work-item-properties/${P.notes.id}/`)).status).toBe(204);
+      expect(ok(await api.get(`${items}/${created.id}/`)).custom_fields).not.toHaveProperty('notes');
+    });
+
+    it('the schema endpoint: standard fields, custom fields as they apply, a JSON Schema, ?include=members,labels', async () => {
+      const s = ok(await api.get(`${pr}/work-item-types/${bug.id}/schema/`));
+      expect(s).toMatchObject({ type_id: bug.id, type_name: 'Bug', type_description: '', type_logo_props: expect.any(Object) });
+      expect(Object.keys(s.fields)).toEqual(['name', 'description_html', 'priority', 'state_id', 'assignee_ids', 'label_ids', 'start_date', 'target_date', 'parent_id']);
+      expect(s.fields.name).toEqual({ type: 'string', required: true, max_length: 255 });
+      expect(s.fields.priority.options).toContainEqual({ value: 'urgent', label: 'Urgent' });
+      expect(s.fields.priority.default).toBe('none');
+      expect(s.fields.state_id.options[0]).toEqual({ id: expect.any(String), name: expect.any(String), color: expect.any(String), group: expect.any(String) });
+      expect(s.fields.start_date.format).toBe('YYYY-MM-DD');
+      expect(s.fields.assignee_ids.options).toBeUndefined();
+      expect(s.custom_fields.sev).toMatchObject({ id: P.sev.id, type: 'OPTION', name: 'sev', display_name: 'Sev', required: false, is_multi: false });
+      expect(s.custom_fields.sev.options.map((o: { name: string }) => o.name)).toEqual(['Low', 'High']);
+      expect(s.custom_fields.sev.options[0]).toEqual({ id: expect.any(String), name: 'Low', logo_props: {} });
+      expect(s.custom_fields.owner.relation_type).toBe('USER');
+      expect(s.custom_fields).not.toHaveProperty('hidden');
+      const js = s.custom_fields_json_schema;
+      expect(js).toMatchObject({ type: 'object', additionalProperties: false, required: ['must'] });
+      expect(js.properties.points).toMatchObject({ type: ['number', 'null'], minimum: 0, maximum: 100 });
+      expect(js.properties.sev.enum).toEqual([...P.sev.options.map((o: { id: string }) => o.id), null]);
+      expect(js.properties.tags).toMatchObject({ type: ['array', 'null'], maxItems: 2, uniqueItems: true });
+      expect(js.properties.score.readOnly).toBe(true);
+      expect(js.properties.summary).toMatchObject({ maxLength: 10, pattern: '^[A-Z]' });
+
+      const inc = ok(await api.get(`${pr}/work-item-types/${bug.id}/schema/?include=members,labels`));
+      expect(inc.fields.assignee_ids.options.map((m: { id: string }) => m.id)).toEqual(expect.arrayContaining([ten.owner.id, member.id]));
+      expect(inc.fields.assignee_ids.options[0]).toEqual({ id: expect.any(String), display_name: expect.any(String), email: expect.any(String) });
+      expect(Array.isArray(inc.fields.label_ids.options)).toBe(true);
+      expect(fieldsOf(expectProblem(await api.get(`${pr}/work-item-types/${bug.id}/schema/?include=states`), 400, 'validation_error'))).toEqual(['include']);
+      expectProblem(await api.get(`${pr}/work-item-types/00000000-0000-4000-8000-000000000000/schema/`), 404, 'resource_not_found');
+    });
+  });
+
+  describe('custom_fields with workspace-level properties and contexts', () => {
+    let own: Tenant;
+    let w: ReturnType<typeof typeApi>;
+    let p1: string;
+    let p2: string;
+    let t1: string;
+    let t2: string;
+    let prop: Record<string, any>;
+    const fieldsOf = (body: Record<string, any>): string[] => [...new Set<string>(body.errors.map((e: { field: string }) => e.field))].sort();
+    beforeAll(async () => {
+      own = await t.tenant();
+      w = typeApi(t, own);
+      p1 = (await t.project(own.slug, own.owner.key)).id;
+      p2 = (await t.project(own.slug, own.owner.key)).id;
+      await w.mode(true);
+      t1 = ok(await w.post(`${w.ws}/work-item-types/`, { name: 'Incident' }), 201).id;
+      t2 = ok(await w.post(`${w.ws}/work-item-types/`, { name: 'Change' }), 201).id;
+      for (const p of [p1, p2]) ok(await w.post(`${w.pr(p)}/work-item-types/import/`, { work_item_types: [t1, t2] }));
+      prop = ok(await w.post(`${w.ws}/work-item-properties/`, { display_name: 'Impact', property_type: 'OPTION', options: [{ name: 'Low', is_default: true }, { name: 'Mid' }, { name: 'High' }] }), 201);
+      for (const ty of [t1, t2]) ok(await w.post(`${w.ws}/work-item-types/${ty}/properties/`, { properties: [prop.id] }), 201);
+      const [, mid, high] = prop.options.map((o: { id: string }) => o.id);
+      const url = `${w.ws}/work-item-properties/${prop.id}/contexts`;
+      ok(await w.post(`${url}/`, { name: 'P1 any', project_ids: [p1], applies_to_all_work_item_types: true, is_required: true, options: [{ id: mid }, { id: high }] }), 201);
+      ok(await w.post(`${url}/`, { name: 'P1 incidents', project_ids: [p1], issue_type_ids: [t1], is_multi: true, options: [{ id: high, is_default: true }] }), 201);
+    });
+
+    it('the winning context decides options, multiplicity, required and defaults for each work item', async () => {
+      const [low, mid, high] = prop.options.map((o: { id: string }) => o.id);
+      // Tier 1 (P1, Incident): multi, only High offered, High the context default.
+      const a = ok(await w.post(`${w.pr(p1)}/work-items/`, { name: 'a', type_id: t1 }), 201);
+      expect(a.custom_fields.impact.value).toEqual([high]);
+      expect(fieldsOf(expectProblem(await w.post(`${w.pr(p1)}/work-items/`, { name: 'a', type_id: t1, custom_fields: { impact: [mid] } }), 400, 'validation_error'))).toEqual(['custom_fields.impact']);
+      // Tier 2 (P1, Change): required, Mid/High offered, no default → omitted is 400.
+      expect(fieldsOf(expectProblem(await w.post(`${w.pr(p1)}/work-items/`, { name: 'b', type_id: t2 }), 400, 'validation_error'))).toEqual(['custom_fields.impact']);
+      expect(fieldsOf(expectProblem(await w.post(`${w.pr(p1)}/work-items/`, { name: 'b', type_id: t2, custom_fields: { impact: low } }), 400, 'validation_error'))).toEqual(['custom_fields.impact']);
+      const b = ok(await w.post(`${w.pr(p1)}/work-items/`, { name: 'b', type_id: t2, custom_fields: { impact: mid } }), 201);
+      expect(b.custom_fields.impact).toEqual({ id: prop.id, value: mid, value_detail: { id: mid, name: 'Mid', logo_props: {} } });
+      // Tier 4 (P2, anything): the seeded context, Low the default.
+      const c = ok(await w.post(`${w.pr(p2)}/work-items/`, { name: 'c', type: 'change' }), 201);
+      expect(c.custom_fields.impact.value).toBe(low);
+    });
+
+    it('a property no context covers does not apply: its key is unknown', async () => {
+      const narrow = ok(await w.post(`${w.ws}/work-item-properties/`, { display_name: 'Narrow', property_type: 'TEXT' }), 201);
+      for (const ty of [t1, t2]) ok(await w.post(`${w.ws}/work-item-types/${ty}/properties/`, { properties: [narrow.id] }), 201);
+      const url = `${w.ws}/work-item-properties/${narrow.id}/contexts`;
+      const [seeded] = ok(await w.get(`${url}/`)).data;
+      ok(await w.patch(`${url}/${seeded.id}/`, { applies_to_all_projects: false, project_ids: [p1] }));
+      ok(await w.post(`${w.pr(p1)}/work-items/`, { name: 'ok', type_id: t1, custom_fields: { narrow: 'x', impact: [prop.options[2].id] } }), 201);
+      expect(fieldsOf(expectProblem(await w.post(`${w.pr(p2)}/work-items/`, { name: 'no', type_id: t1, custom_fields: { narrow: 'x' } }), 400, 'validation_error'))).toEqual(['custom_fields.narrow']);
+    });
+  });
+});

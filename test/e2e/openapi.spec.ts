@@ -1,0 +1,208 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { compileErrors, validate } from '@readme/openapi-parser';
+import { registeredRoutes } from '../../src/common/http/route-registry';
+import { SCOPES } from '../../src/common/auth/scopes';
+import { BASE_URL, createTestApp, TestApp } from '../helpers/test-app';
+import { ControllerRoute, controllerRoutes, openApiPath } from '../helpers/routes';
+
+type Operation = {
+  operationId?: string;
+  tags?: string[];
+  security?: Array<Record<string, string[]>>;
+  parameters?: Array<{ name: string; in: string; schema?: { enum?: string[] }; $ref?: string }>;
+  responses: Record<string, { content?: Record<string, { schema?: any }> }>;
+  'x-required-scope'?: string | null;
+};
+
+const METHODS = ['get', 'post', 'patch', 'delete', 'put'] as const;
+
+describe('OpenAPI document', () => {
+  let t: TestApp;
+  let doc: any;
+  let routes: ControllerRoute[];
+  const ops: Array<{ path: string; method: string; op: Operation }> = [];
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    const res = await t.http.get('/api/v2/schema/');
+    expect(res.status).toBe(200);
+    doc = res.body;
+    routes = controllerRoutes(t.app).filter((r) => r.path.startsWith('/api/v2/'));
+    for (const [path, item] of Object.entries<Record<string, Operation>>(doc.paths)) {
+      for (const m of METHODS) if (item[m]) ops.push({ path, method: m.toUpperCase(), op: item[m] });
+    }
+  });
+  afterAll(() => t.close());
+
+  const apiOps = () => ops.filter((o) => o.op.operationId !== 'schema_get');
+  const routeOf = (o: { path: string; method: string }) => routes.find((r) => openApiPath(r.path) === o.path && r.method === o.method);
+
+  it('is served without credentials as OpenAPI 3 and validates with @readme/openapi-parser', async () => {
+    expect(doc.openapi).toMatch(/^3\./);
+    // validate() dereferences in place: give it a copy.
+    const result = await validate(JSON.parse(JSON.stringify(doc)));
+    if (!result.valid) throw new Error(compileErrors(result));
+    expect(result.valid).toBe(true);
+  });
+
+  it('has exactly one server, equal to PUBLIC_BASE_URL', () => {
+    expect(doc.servers).toEqual([{ url: BASE_URL }]);
+  });
+
+  it('every path ends with "/" and is under /api/v2/', () => {
+    const bad = Object.keys(doc.paths).filter((p) => !p.startsWith('/api/v2/') || !p.endsWith('/'));
+    expect(bad).toEqual([]);
+  });
+
+  it('declares the ApiKey header scheme and the OAuth2 scheme with every scope of the catalogue', () => {
+    const schemes = doc.components.securitySchemes;
+    expect(schemes.ApiKey).toEqual(expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-Api-Key' }));
+    expect(schemes.oauth2.type).toBe('oauth2');
+    const flow = schemes.oauth2.flows.authorizationCode;
+    expect(Object.keys(flow.scopes).sort()).toEqual(Object.keys(SCOPES).sort());
+    expect(flow.authorizationUrl).toBe(`${BASE_URL}/auth/o/authorize/`);
+    expect(flow.tokenUrl).toBe(`${BASE_URL}/auth/o/token/`);
+  });
+
+  it('every operation has a unique operationId and a tag', () => {
+    const missing = ops.filter((o) => !o.op.operationId || !o.op.tags?.length).map((o) => `${o.method} ${o.path}`);
+    expect(missing).toEqual([]);
+    const ids = ops.map((o) => o.op.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('every operation declares ApiKey and oauth2 security with the scope its guard enforces', () => {
+    const bad: string[] = [];
+    for (const o of apiOps()) {
+      const r = routeOf(o);
+      if (!r?.rule) {
+        bad.push(`${o.method} ${o.path}: no route rule`);
+        continue;
+      }
+      const scope = r.rule.scope === 'any-read' ? 'read' : r.rule.scope;
+      const sec = o.op.security ?? [];
+      const hasKey = sec.some((s) => Array.isArray(s.ApiKey) && s.ApiKey.length === 0);
+      const oauth = sec.find((s) => s.oauth2)?.oauth2;
+      if (!hasKey || !oauth || oauth.length !== 1 || oauth[0] !== scope) bad.push(`${o.method} ${o.path}: security ${JSON.stringify(sec)} vs scope ${scope}`);
+      if (!(scope in SCOPES)) bad.push(`${o.method} ${o.path}: scope ${scope} is not in the catalogue`);
+    }
+    expect(bad).toEqual([]);
+  });
+
+  it('the schema operation itself is public (security: [])', () => {
+    const schema = ops.find((o) => o.op.operationId === 'schema_get')!;
+    expect(schema.path).toBe('/api/v2/schema/');
+    expect(schema.op.security).toEqual([]);
+  });
+
+  it('every operation documents problem+json failures (401 and 429 at least on authenticated ones)', () => {
+    const bad: string[] = [];
+    for (const o of apiOps()) {
+      const problems = Object.entries(o.op.responses).filter(([status, r]) => Number(status) >= 400 && r.content?.['application/problem+json']);
+      const statuses = problems.map(([s]) => s);
+      for (const need of ['401', '403', '429']) if (!statuses.includes(need)) bad.push(`${o.method} ${o.path}: no ${need} problem`);
+      for (const [status, r] of problems) {
+        if (r.content!['application/problem+json'].schema?.$ref !== '#/components/schemas/ProblemDto') bad.push(`${o.method} ${o.path} ${status}: not a ProblemDto`);
+      }
+      if (o.path.includes('{') && !statuses.includes('404')) bad.push(`${o.method} ${o.path}: no 404 problem`);
+      if (['POST', 'PATCH'].includes(o.method) && !statuses.includes('400')) bad.push(`${o.method} ${o.path}: no 400 problem`);
+    }
+    expect(bad).toEqual([]);
+    const problem = doc.components.schemas.ProblemDto;
+    expect(problem.required).toEqual(expect.arrayContaining(['type', 'title', 'status', 'code', 'detail']));
+  });
+
+  it('every operation has a success response; list operations return the offset/cursor envelope', () => {
+    const bad: string[] = [];
+    const lists = apiOps().filter((o) => (o.op.parameters ?? []).some((p) => p.name === 'per_page'));
+    expect(lists.map((o) => o.op.operationId)).toEqual(expect.arrayContaining(['projects_list', 'workspace_members_list', 'project_members_list']));
+    for (const o of apiOps()) {
+      const ok = Object.keys(o.op.responses).filter((s) => /^2\d\d$/.test(s));
+      if (!ok.length) bad.push(`${o.method} ${o.path}: no 2xx response`);
+    }
+    for (const o of lists) {
+      const schema = o.op.responses['200']?.content?.['application/json']?.schema;
+      const titles = (schema?.oneOf ?? []).map((s: { title: string }) => s.title).sort();
+      if (titles.join() !== 'CursorPage,OffsetPage') {
+        bad.push(`${o.method} ${o.path}: no list envelope`);
+        continue;
+      }
+      const [cursor, offset] = [schema.oneOf.find((s: any) => s.title === 'CursorPage'), schema.oneOf.find((s: any) => s.title === 'OffsetPage')];
+      if (!Object.keys(offset.properties).includes('total_count') || Object.keys(cursor.properties).includes('total_count')) bad.push(`${o.method} ${o.path}: envelope fields`);
+      for (const p of ['per_page', 'offset', 'count', 'paginate', 'cursor', 'order_by']) {
+        if (!o.op.parameters!.some((x) => x.name === p && x.in === 'query')) bad.push(`${o.method} ${o.path}: no ${p} parameter`);
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+
+  it('documents expand with its enum exactly where the route accepts it, and nowhere else', () => {
+    const bad: string[] = [];
+    for (const o of apiOps()) {
+      const r = routeOf(o)!;
+      const param = (o.op.parameters ?? []).find((p) => p.name === 'expand');
+      if (r.expand) {
+        if (!param || JSON.stringify(param.schema?.enum) !== JSON.stringify([...r.expand])) bad.push(`${o.method} ${o.path}: expand ${JSON.stringify(param)}`);
+      } else if (param) bad.push(`${o.method} ${o.path}: documents expand but accepts none`);
+    }
+    expect(bad).toEqual([]);
+    const members = ops.find((o) => o.op.operationId === 'workspace_members_list')!;
+    expect(members.op.parameters!.find((p) => p.name === 'expand')!.schema!.enum).toEqual(['member']);
+  });
+
+  it('documents every path parameter of every operation', () => {
+    const bad: string[] = [];
+    for (const o of ops) {
+      for (const name of [...o.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1])) {
+        if (!(o.op.parameters ?? []).some((p) => p.name === name && p.in === 'path')) bad.push(`${o.method} ${o.path}: ${name}`);
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+
+  it('every served /api/v2 route appears in the document with its trailing slash, and nothing else does', () => {
+    const served = registeredRoutes()
+      .filter((r) => r.url.startsWith('/api/v2/') && !r.url.startsWith('/api/v2/docs'))
+      .flatMap((r) => r.methods.filter((m) => m !== 'HEAD' && m !== 'OPTIONS').map((m) => `${m} ${openApiPath(r.url)}`))
+      .sort();
+    const documented = ops.map((o) => `${o.method} ${o.path}`).sort();
+    expect(served.length).toBeGreaterThan(5);
+    expect(documented).toEqual(served);
+  });
+
+  it('the committed openapi.json equals the document the code generates', () => {
+    const file = resolve(__dirname, '../../openapi.json');
+    let committed: unknown;
+    try {
+      committed = JSON.parse(readFileSync(file, 'utf8'));
+    } catch {
+      committed = null;
+    }
+    const hint = 'openapi.json is out of date with the code. Regenerate it with `npm run openapi:write` and commit it, so reviews see the API change.';
+    if (JSON.stringify(sortKeys(committed)) !== JSON.stringify(sortKeys(doc))) {
+      const diff = diffPaths(committed, doc).slice(0, 20);
+      throw new Error(`${hint}\nFirst differences:\n  ${diff.join('\n  ')}`);
+    }
+  });
+});
+
+function sortKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (v && typeof v === 'object') {
+    return Object.fromEntries(Object.keys(v as object).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]));
+  }
+  return v;
+}
+
+/** JSON paths where two documents differ (for a readable failure). */
+function diffPaths(a: unknown, b: unknown, at = '$'): string[] {
+  if (JSON.stringify(sortKeys(a)) === JSON.stringify(sortKeys(b))) return [];
+  if (a && b && typeof a === 'object' && typeof b === 'object' && !Array.isArray(a) && !Array.isArray(b)) {
+    const keys = new Set([...Object.keys(a as object), ...Object.keys(b as object)]);
+    return [...keys].flatMap((k) => diffPaths((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${at}.${k}`));
+  }
+  if (a === undefined) return [`${at}: only in the generated document`];
+  if (b === undefined) return [`${at}: only in openapi.json`];
+  return [`${at}: differs`];
+}

@@ -1,0 +1,145 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { DIST_MAIN, ensureBuilt, ROOT } from '../helpers/build';
+
+/** Operations files and process behaviour: settings documented, container files sane, graceful shutdown. */
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
+}
+
+describe('operations files', () => {
+  it('.env.example names every setting the service reads', () => {
+    const read = new Set<string>();
+    for (const f of sourceFiles(join(ROOT, 'src'))) {
+      const text = readFileSync(f, 'utf8');
+      for (const m of text.matchAll(/process\.env\.([A-Z0-9_]+)|process\.env\[['"]([A-Z0-9_]+)['"]\]|\bint\(['"]([A-Z0-9_]+)['"]/g)) {
+        read.add(m[1] ?? m[2] ?? m[3]);
+      }
+    }
+    expect(read.size).toBeGreaterThanOrEqual(16);
+    const example = readFileSync(join(ROOT, '.env.example'), 'utf8');
+    const listed = new Set([...example.matchAll(/^#?\s*([A-Z0-9_]+)=/gm)].map((m) => m[1]));
+    expect([...read].filter((name) => !listed.has(name)).sort()).toEqual([]);
+  });
+
+  it('the Dockerfile builds in stages on node:20-slim, runs as a non-root user on port 3000 with a /healthz check', () => {
+    const df = readFileSync(join(ROOT, 'docker/Dockerfile'), 'utf8');
+    const froms = [...df.matchAll(/^FROM\s+(\S+)/gm)].map((m) => m[1]);
+    expect(froms.length).toBeGreaterThanOrEqual(2);
+    expect(froms.every((f) => f === 'node:20-slim')).toBe(true);
+    expect(df).toMatch(/^RUN npm (ci|install)\b/m);
+    expect(df).toMatch(/npm run build/);
+    expect(df).toMatch(/^USER (?!root)\S+/m);
+    expect(df).toMatch(/^EXPOSE 3000$/m);
+    expect(df).toMatch(/PORT=3000/);
+    expect(df).toMatch(/^HEALTHCHECK[\s\S]*\/healthz/m);
+    expect(df).toMatch(/^CMD \["node", "dist\/src\/main\.js"\]$/m);
+  });
+
+  it('compose runs the API with postgres:16 and redis:7, wired through DATABASE_URL and REDIS_URL', () => {
+    const c = readFileSync(join(ROOT, 'docker/compose.yaml'), 'utf8');
+    expect(c).toMatch(/image: postgres:16\b/);
+    expect(c).toMatch(/image: redis:7\b/);
+    expect(c).toMatch(/dockerfile: docker\/Dockerfile/);
+    expect(c).toMatch(/DATABASE_URL: postgres:\/\/(\w+):(\w+)@postgres:5432\/(\w+)/);
+    const [, user, password, db] = c.match(/DATABASE_URL: postgres:\/\/(\w+):(\w+)@postgres:5432\/(\w+)/)!;
+    expect(c).toContain(`POSTGRES_USER: ${user}`);
+    expect(c).toContain(`POSTGRES_PASSWORD: ${password}`);
+    expect(c).toContain(`POSTGRES_DB: ${db}`);
+    expect(c).toMatch(/REDIS_URL: redis:\/\/redis:6379/);
+    expect(c).toMatch(/condition: service_healthy/);
+  });
+});
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function canConnect(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = new Socket();
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
+    s.connect(port, '127.0.0.1');
+  });
+}
+
+describe('graceful shutdown of the compiled service on embedded PostgreSQL', () => {
+  let server: ChildProcess;
+  let output = '';
+  let dataDir: string;
+  let port: number;
+  let pgPort: number;
+  beforeAll(async () => {
+    ensureBuilt();
+    dataDir = mkdtempSync(join(tmpdir(), 'wt-shutdown-'));
+    chmodSync(dataDir, 0o755);
+    [port, pgPort] = [await freePort(), await freePort()];
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort), LOG_LEVEL: 'warn' };
+    for (const k of ['DATABASE_URL', 'REDIS_URL', 'PUBLIC_BASE_URL']) delete env[k];
+    server = spawn('node', [DIST_MAIN], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    server.stdout!.on('data', (d) => (output += d));
+    server.stderr!.on('data', (d) => (output += d));
+    const deadline = Date.now() + 90_000;
+    while (!(await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false))) {
+      if (Date.now() > deadline || server.exitCode !== null) throw new Error(`server did not start:\n${output}`);
+      await new Promise((r) => setTimeout(r, 300));
+    }
+  }, 120_000);
+  afterAll(() => {
+    if (server && server.exitCode === null) server.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('prints the bootstrap key on first start; SIGTERM finishes in-flight requests, refuses new ones, then stops PostgreSQL', async () => {
+    const key = output.match(/wt_api_[A-Za-z0-9_-]+/)?.[0];
+    expect(key).toBeDefined();
+    expect(output).toContain(`http://localhost:${port}/api/v2/docs/`);
+    const url = `http://127.0.0.1:${port}/api/v2/workspaces/default/projects/`;
+    expect((await fetch(url, { headers: { 'X-Api-Key': key! } })).status).toBe(200);
+
+    // Hold a lock so the next request stays in flight while the signal arrives.
+    const pg = new Client({ connectionString: `postgres://postgres:postgres@127.0.0.1:${pgPort}/worktracking` });
+    await pg.connect();
+    await pg.query('BEGIN');
+    await pg.query('LOCK TABLE projects IN ACCESS EXCLUSIVE MODE');
+    const started = Date.now();
+    const inFlight = fetch(url, { headers: { 'X-Api-Key': key! } }).then(async (r) => ({ status: r.status, body: (await r.json()) as { pagination: unknown }, at: Date.now() - started }));
+    await new Promise((r) => setTimeout(r, 400));
+    const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
+    server.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 400));
+    // No new connections once shutting down.
+    expect(await canConnect(port)).toBe(false);
+    await new Promise((r) => setTimeout(r, 600));
+    await pg.query('COMMIT').catch(() => undefined);
+    await pg.end().catch(() => undefined);
+
+    const res = await inFlight;
+    expect(res.status).toBe(200);
+    expect(res.body.pagination).toEqual({ style: 'offset' });
+    expect(res.at).toBeGreaterThanOrEqual(1000);
+    expect(await exited).toBe(0);
+    expect(output).toContain('"msg":"shutting down"');
+    // The embedded PostgreSQL is stopped and its data kept (persistent across restarts).
+    expect(await canConnect(pgPort)).toBe(false);
+    expect(statSync(join(dataDir, 'pg', 'PG_VERSION')).isFile()).toBe(true);
+  }, 60_000);
+});

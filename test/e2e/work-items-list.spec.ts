@@ -1,0 +1,194 @@
+import { createTestApp, expectProblem, Tenant, TestApp } from '../helpers/test-app';
+
+describe('work items list', () => {
+  let t: TestApp;
+  let ten: Tenant;
+  let pid: string;
+  let base: string;
+  let states: Record<string, string>;
+  let member: { id: string; email: string; key: string };
+  const key = () => ({ 'X-Api-Key': ten.owner.key });
+  const ids: Record<string, string> = {};
+  const labels: Record<string, string> = {};
+  let cycleId: string;
+  let moduleId: string;
+
+  const list = async (qs: string) => {
+    const res = await t.http.get(`${base}?per_page=200&${qs}`).set(key());
+    if (res.status !== 200) throw new Error(`${qs}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+  const names = async (qs: string) => (await list(qs)).data.map((x: any) => x.name).sort();
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    ten = await t.tenant();
+    pid = (await t.project(ten.slug, ten.owner.key, { identifier: 'LST' })).id;
+    base = `/api/v2/workspaces/${ten.slug}/projects/${pid}/work-items/`;
+    const st = await t.http.get(`/api/v2/workspaces/${ten.slug}/projects/${pid}/states/`).set(key());
+    states = Object.fromEntries(st.body.data.map((s: any) => [s.name, s.id]));
+    member = await t.member(ten.slug, 'member');
+    await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/${pid}/members/`).set(key()).send({ member_id: member.id, role: 'contributor' });
+    for (const n of ['red', 'blue']) labels[n] = (await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/${pid}/labels/`).set(key()).send({ name: n })).body.id;
+    const mk = async (name: string, body: Record<string, unknown> = {}) => {
+      const r = await t.http.post(base).set(key()).send({ name, ...body });
+      if (r.status !== 201) throw new Error(JSON.stringify(r.body));
+      ids[name] = r.body.id;
+      return r.body;
+    };
+    // Created in this order, so -created_at lists them in reverse.
+    await mk('alpha', { priority: 'low', state_id: states.Todo, assignee_ids: [member.id], label_ids: [labels.red], start_date: '2025-01-10', target_date: '2025-01-20' });
+    await mk('bravo', { priority: 'urgent', state_id: states['In Progress'], assignee_ids: [member.id, ten.owner.id], label_ids: [labels.red, labels.blue], external_id: 'E1', external_source: 'jira' });
+    await mk('charlie', { priority: 'medium', state_id: states.Done, parent_id: ids.alpha, start_date: '2025-02-10' });
+    await mk('delta', { priority: 'high', state_id: states.Cancelled, target_date: '2025-03-01' });
+    await mk('echo Search-Me', { state_id: states.Triage });
+    await mk('foxtrot');
+    await mk('archived one');
+    await t.http.post(`${base}${ids['archived one']}/archive/`).set(key());
+    await mk('deleted one');
+    await t.http.delete(`${base}${ids['deleted one']}/`).set(key());
+    const ws = ten.workspaceId;
+    cycleId = (await t.ds.query(`INSERT INTO cycles (workspace_id, project_id, name, owned_by_id, sort_order) VALUES ($1, $2, 'C1', $3, 1) RETURNING id`, [ws, pid, ten.owner.id]))[0].id;
+    moduleId = (await t.ds.query(`INSERT INTO modules (workspace_id, project_id, name, sort_order) VALUES ($1, $2, 'M1', 1) RETURNING id`, [ws, pid]))[0].id;
+    await t.ds.query(`UPDATE work_items SET cycle_id = $1 WHERE id = ANY($2::uuid[])`, [cycleId, [ids.alpha, ids.delta]]);
+    await t.ds.query(`INSERT INTO module_work_items (workspace_id, project_id, module_id, work_item_id) VALUES ($1, $2, $3, $4), ($1, $2, $3, $5)`, [ws, pid, moduleId, ids.bravo, ids.charlie]);
+    await t.ds.query(`UPDATE work_items SET is_draft = true, sort_order = -1 WHERE id = $1`, [ids.foxtrot]);
+    // noise in another project and workspace
+    const other = await t.project(ten.slug, ten.owner.key);
+    await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/${other.id}/work-items/`).set(key()).send({ name: 'alpha elsewhere' });
+  });
+  afterAll(() => t.close());
+
+  it('default: -created_at, offset envelope with total_count; archived and deleted excluded; rows carry custom_fields null', async () => {
+    const b = await list('');
+    expect(b.data.map((x: any) => x.name)).toEqual(['foxtrot', 'echo Search-Me', 'delta', 'charlie', 'bravo', 'alpha']);
+    expect(b.total_count).toBe(6);
+    expect(b.pagination).toEqual({ style: 'offset' });
+    expect(b.data.every((x: any) => x.custom_fields === null)).toBe(true);
+    const bravo = b.data.find((x: any) => x.name === 'bravo');
+    expect(Object.keys(bravo).sort()).toEqual(['archived_at', 'assignee_ids', 'created_at', 'created_by_id', 'custom_fields', 'id', 'identifier', 'is_draft', 'label_ids', 'name', 'parent_id', 'priority', 'sequence_id', 'start_date', 'state_id', 'target_date', 'type_id'].sort());
+    expect([...bravo.assignee_ids].sort()).toEqual([member.id, ten.owner.id].sort());
+    expect([...bravo.label_ids].sort()).toEqual([labels.red, labels.blue].sort());
+    expect(bravo.identifier).toBe(`LST-${bravo.sequence_id}`);
+  });
+
+  it('state, state group, priority filters (enums validated, every __in element)', async () => {
+    expect(await names(`state_id=${states.Todo}`)).toEqual(['alpha']);
+    expect(await names(`state_id__in=${states.Todo},${states.Done}`)).toEqual(['alpha', 'charlie']);
+    expect(await names('state_group=started')).toEqual(['bravo']);
+    expect(await names('state_group__in=completed,cancelled')).toEqual(['charlie', 'delta']);
+    expect(await names('state_group=backlog')).toEqual(['foxtrot']);
+    expect(await names('priority=urgent')).toEqual(['bravo']);
+    expect(await names('priority__in=high,low')).toEqual(['alpha', 'delta']);
+    for (const q of ['state_group=doing', 'state_group__in=started,doing', 'priority=critical', 'priority__in=high,critical', 'state_id=nope']) {
+      const b = expectProblem(await t.http.get(`${base}?${q}`).set(key()), 400, 'validation_error');
+      expect(b.errors[0].field).toBe(q.split('=')[0]);
+    }
+  });
+
+  it('assignee, label, parent, cycle, module filters with __in and __isnull', async () => {
+    expect(await names(`assignee_id=${member.id}`)).toEqual(['alpha', 'bravo']);
+    expect(await names(`assignee_id__in=${ten.owner.id}`)).toEqual(['bravo']);
+    expect(await names('assignee_id__isnull=true')).toEqual(['charlie', 'delta', 'echo Search-Me', 'foxtrot']);
+    expect(await names('assignee_id__isnull=false')).toEqual(['alpha', 'bravo']);
+    expect(await names(`label_id=${labels.blue}`)).toEqual(['bravo']);
+    expect(await names(`label_id__in=${labels.blue},${labels.red}`)).toEqual(['alpha', 'bravo']);
+    expect(await names('label_id__isnull=false')).toEqual(['alpha', 'bravo']);
+    expect(await names(`parent_id=${ids.alpha}`)).toEqual(['charlie']);
+    expect(await names(`parent_id__in=${ids.alpha},${ids.bravo}`)).toEqual(['charlie']);
+    expect((await names('parent_id__isnull=true')).length).toBe(5);
+    expect(await names(`cycle_id=${cycleId}`)).toEqual(['alpha', 'delta']);
+    expect(await names(`cycle_id__in=${cycleId}`)).toEqual(['alpha', 'delta']);
+    expect(await names('cycle_id__isnull=true')).toEqual(['bravo', 'charlie', 'echo Search-Me', 'foxtrot']);
+    expect(await names(`module_id=${moduleId}`)).toEqual(['bravo', 'charlie']);
+    expect(await names(`module_id__in=${moduleId}`)).toEqual(['bravo', 'charlie']);
+    expect(await names('module_id__isnull=true')).toEqual(['alpha', 'delta', 'echo Search-Me', 'foxtrot']);
+    expect(await names(`type_id=${ids.alpha}`)).toEqual([]);
+    expect(await names(`type_id__in=${ids.alpha}`)).toEqual([]);
+    expectProblem(await t.http.get(`${base}?assignee_id__isnull=maybe`).set(key()), 400, 'validation_error');
+    expect(await names(`state_group=started&assignee_id=${member.id}`)).toEqual(['bravo']);
+  });
+
+  it('scalar, external and range filters; search on name', async () => {
+    const alpha = (await list('')).data.find((x: any) => x.name === 'alpha');
+    expect(await names(`sequence_id=${alpha.sequence_id}`)).toEqual(['alpha']);
+    expect(await names('is_draft=true')).toEqual(['foxtrot']);
+    expect(await names('external_id=E1')).toEqual(['bravo']);
+    expect(await names('external_source=jira')).toEqual(['bravo']);
+    expect(await names('external_source=linear')).toEqual([]);
+    expect(await names('start_date__gte=2025-02-01')).toEqual(['charlie']);
+    expect(await names('start_date__lte=2025-01-10')).toEqual(['alpha']);
+    expect(await names('target_date__gte=2025-02-01&target_date__lte=2025-03-01')).toEqual(['delta']);
+    expect((await names(`created_at__gte=${alpha.created_at}`)).length).toBe(6);
+    // read shapes carry milliseconds, the column microseconds
+    expect(await names(`created_at__lte=${new Date(Date.parse(alpha.created_at) + 1).toISOString()}`)).toEqual(['alpha']);
+    expect((await names('updated_at__gte=2000-01-01T00:00:00Z&updated_at__lte=2999-01-01T00:00:00Z')).length).toBe(6);
+    expectProblem(await t.http.get(`${base}?start_date__gte=yesterday`).set(key()), 400, 'validation_error');
+    expect(await names('search=search-me')).toEqual(['echo Search-Me']);
+    expect(await names('search=%25')).toEqual([]);
+  });
+
+  it('orderings: priority and state_group by meaning, sequence_id, sort_order, id; unknown falls back', async () => {
+    const order = async (o: string) => (await list(`order_by=${o}`)).data.map((x: any) => x.name);
+    expect((await order('priority')).slice(0, 4)).toEqual(['bravo', 'delta', 'charlie', 'alpha']);
+    expect((await order('-priority')).slice(-4)).toEqual(['alpha', 'charlie', 'delta', 'bravo']);
+    expect(await order('state_group')).toEqual(['foxtrot', 'alpha', 'bravo', 'charlie', 'delta', 'echo Search-Me']);
+    expect(await order('-state_group')).toEqual(['echo Search-Me', 'delta', 'charlie', 'bravo', 'alpha', 'foxtrot']);
+    expect(await order('sequence_id')).toEqual(['alpha', 'bravo', 'charlie', 'delta', 'echo Search-Me', 'foxtrot']);
+    expect(await order('created_at')).toEqual(['alpha', 'bravo', 'charlie', 'delta', 'echo Search-Me', 'foxtrot']);
+    expect((await order('sort_order'))[0]).toBe('foxtrot');
+    const byId = (await list('order_by=id')).data.map((x: any) => x.id);
+    expect(byId).toEqual([...byId].sort());
+    expect(await order('name')).toEqual(await order('-created_at'));
+    await t.http.patch(`${base}${ids.alpha}/`).set(key()).send({ name: 'alpha' });
+    expect((await order('-updated_at'))[0]).toBe('alpha');
+  });
+
+  it('cursor: eligible orderings walk every row once; ineligible ones are 400 ordering_not_cursor_eligible', async () => {
+    for (const o of ['-created_at', 'created_at', 'updated_at', 'sequence_id', '-sequence_id', 'id']) {
+      const seen: string[] = [];
+      let url = `${base}?paginate=cursor&per_page=2&order_by=${o}`;
+      for (;;) {
+        const res = await t.http.get(url).set(key());
+        expect(res.status).toBe(200);
+        expect(res.body.pagination).toEqual({ style: 'cursor' });
+        expect(res.body.total_count).toBeUndefined();
+        seen.push(...res.body.data.map((x: any) => x.id));
+        if (!res.body.has_more) break;
+        url = `${base}?cursor=${res.body.next_cursor}&per_page=2&order_by=${o}`;
+      }
+      expect(seen.length).toBe(6);
+      expect(new Set(seen).size).toBe(6);
+    }
+    for (const o of ['sort_order', 'priority', '-state_group']) {
+      expectProblem(await t.http.get(`${base}?paginate=cursor&order_by=${o}`).set(key()), 400, 'ordering_not_cursor_eligible');
+    }
+    expectProblem(await t.http.get(`${base}?cursor=garbage!`).set(key()), 400, 'validation_error');
+  });
+
+  it('offset pagination and count=false', async () => {
+    const p1 = await t.http.get(`${base}?per_page=4`).set(key());
+    expect(p1.body).toMatchObject({ next: 4, previous: null, total_count: 6 });
+    const p2 = await t.http.get(`${base}?per_page=4&offset=4&count=false`).set(key());
+    expect(p2.body.data.length).toBe(2);
+    expect(p2.body.total_count).toBeUndefined();
+    expect(p2.body).toMatchObject({ next: null, previous: 0 });
+    expectProblem(await t.http.get(`${base}?offset=10001`).set(key()), 400, 'validation_error');
+  });
+
+  it('expand on the list: one object per row, arrays for to-many, null for missing to-one', async () => {
+    const b = await list('expand=state,labels,assignees,parent,type');
+    const charlie = b.data.find((x: any) => x.name === 'charlie');
+    expect(charlie.state).toEqual({ id: states.Done, name: 'Done', color: expect.any(String), group: 'completed' });
+    expect(charlie.parent).toEqual({ id: ids.alpha, name: 'alpha', sequence_id: expect.any(Number) });
+    expect(charlie.labels).toEqual([]);
+    expect(charlie.assignees).toEqual([]);
+    expect(charlie.type).toBeNull();
+    const bravo = b.data.find((x: any) => x.name === 'bravo');
+    expect(bravo.labels.map((l: any) => l.name).sort()).toEqual(['blue', 'red']);
+    expect(bravo.assignees.map((u: any) => u.email).sort()).toEqual([member.email, ten.owner.email].sort());
+    expect(bravo.parent).toBeNull();
+    // cycle and modules are allowed expands (issue 4); a value outside the allowlist is still 400.
+    expectProblem(await t.http.get(`${base}?expand=comments`).set(key()), 400, 'validation_error');
+  });
+});

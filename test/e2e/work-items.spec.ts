@@ -1,0 +1,414 @@
+import { createTestApp, expectProblem, Tenant, TestApp } from '../helpers/test-app';
+
+describe('work items', () => {
+  let t: TestApp;
+  let ten: Tenant;
+  let pid: string;
+  let ident: string;
+  let base: string;
+  let states: Record<string, string>;
+  const key = (k = ten.owner.key) => ({ 'X-Api-Key': k });
+  const create = (body: Record<string, unknown>, k = ten.owner.key, url = base) => t.http.post(url).set(key(k)).send(body);
+  const patch = (id: string, body: Record<string, unknown>, k = ten.owner.key) => t.http.patch(`${base}${id}/`).set(key(k)).send(body);
+  const stateIds = async (slug: string, p: string, k: string) => {
+    const res = await t.http.get(`/api/v2/workspaces/${slug}/projects/${p}/states/`).set({ 'X-Api-Key': k });
+    return Object.fromEntries(res.body.data.map((s: any) => [s.name, s.id])) as Record<string, string>;
+  };
+  const addToProject = async (slug: string, p: string, userId: string, role: string, k = ten.owner.key) => {
+    const r = await t.http.post(`/api/v2/workspaces/${slug}/projects/${p}/members/`).set(key(k)).send({ member_id: userId, role });
+    expect(r.status).toBe(201);
+  };
+  const fields = (b: any) => b.errors.map((e: any) => e.field);
+
+  let contributor: { id: string; email: string; key: string };
+  let commenter: { id: string; email: string; key: string };
+  let guest: { id: string; email: string; key: string };
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    ten = await t.tenant();
+    const p = await t.project(ten.slug, ten.owner.key, { identifier: 'WIT' });
+    pid = p.id;
+    ident = p.identifier;
+    base = `/api/v2/workspaces/${ten.slug}/projects/${pid}/work-items/`;
+    states = await stateIds(ten.slug, pid, ten.owner.key);
+    contributor = await t.member(ten.slug, 'member');
+    commenter = await t.member(ten.slug, 'member');
+    guest = await t.member(ten.slug, 'guest');
+    await addToProject(ten.slug, pid, contributor.id, 'contributor');
+    await addToProject(ten.slug, pid, commenter.id, 'commenter');
+    await addToProject(ten.slug, pid, guest.id, 'guest');
+  });
+  afterAll(() => t.close());
+
+  describe('create', () => {
+    it('only name is required: read shape exactly, project defaults, identifier, custom_fields {}', async () => {
+      const res = await create({ name: '  First item  ' });
+      expect(res.status).toBe(201);
+      expect(res.body).toEqual({
+        id: expect.any(String), name: 'First item', identifier: `${ident}-${res.body.sequence_id}`, sequence_id: expect.any(Number),
+        priority: 'none', state_id: states.Backlog, type_id: null, assignee_ids: [], label_ids: [], parent_id: null,
+        start_date: null, target_date: null, is_draft: false, archived_at: null, created_at: expect.any(String),
+        created_by_id: ten.owner.id, custom_fields: {},
+      });
+      expect(ident).toBe('WIT');
+    });
+
+    it('rejects a missing, blank or over-long name and a bad priority', async () => {
+      expect(fields(expectProblem(await create({}), 400, 'validation_error'))).toContain('name');
+      expectProblem(await create({ name: '   ' }), 400, 'validation_error');
+      expectProblem(await create({ name: 'x'.repeat(256) }), 400, 'validation_error');
+      expect(fields(expectProblem(await create({ name: 'p', priority: 'critical' }), 400, 'validation_error'))).toEqual(['priority']);
+      expect((await create({ name: 'x'.repeat(255), priority: 'urgent' })).body.priority).toBe('urgent');
+    });
+
+    it('description_html is sanitized, stored with its plain text, and never returned; unusable content is 400', async () => {
+      const res = await create({ name: 'Desc', description_html: '<p onclick="x()">Hello <b>there</b><script>alert(1)</script></p>' });
+      expect(res.status).toBe(201);
+      expect(res.body.description_html).toBeUndefined();
+      const [row] = await t.ds.query(`SELECT description_html, description_stripped FROM work_items WHERE id = $1`, [res.body.id]);
+      expect(row).toEqual({ description_html: '<p>Hello <b>there</b></p>', description_stripped: 'Hello there' });
+      const b = expectProblem(await create({ name: 'Bad', description_html: '<script>alert(1)</script>' }), 400, 'validation_error');
+      expect(fields(b)).toEqual(['description_html']);
+      expect((await create({ name: 'Empty doc', description_html: '<p></p>' })).status).toBe(201);
+    });
+
+    it('external ids are write-only; a reused (external_source, external_id) pair is 409 naming the existing id', async () => {
+      const a = await create({ name: 'Imported', external_id: 'J-1', external_source: 'jira' });
+      expect(a.status).toBe(201);
+      expect(a.body.external_id).toBeUndefined();
+      expect(a.body.external_source).toBeUndefined();
+      const b = expectProblem(await create({ name: 'Again', external_id: 'J-1', external_source: 'jira' }), 409, 'conflict');
+      expect(b.detail).toContain(a.body.id);
+      expect((await create({ name: 'Other source', external_id: 'J-1', external_source: 'linear' })).status).toBe(201);
+      const c = await create({ name: 'Third', external_id: 'J-2', external_source: 'jira' });
+      const p = expectProblem(await patch(c.body.id, { external_id: 'J-1' }), 409, 'conflict');
+      expect(p.detail).toContain(a.body.id);
+      // a deleted item frees its pair
+      expect((await t.http.delete(`${base}${a.body.id}/`).set(key())).status).toBe(204);
+      expect((await create({ name: 'Reuse after delete', external_id: 'J-1', external_source: 'jira' })).status).toBe(201);
+    });
+
+    it('start_date after target_date is 400, on create and against stored values on PATCH', async () => {
+      expect(fields(expectProblem(await create({ name: 'd', start_date: '2025-02-02', target_date: '2025-02-01' }), 400, 'validation_error'))).toEqual(['start_date']);
+      expectProblem(await create({ name: 'd', start_date: '2025-02-30' }), 400, 'validation_error');
+      const ok = await create({ name: 'dated', start_date: '2025-02-01', target_date: '2025-02-01' });
+      expect(ok.body).toMatchObject({ start_date: '2025-02-01', target_date: '2025-02-01' });
+      expectProblem(await patch(ok.body.id, { start_date: '2025-03-01' }), 400, 'validation_error');
+      expectProblem(await patch(ok.body.id, { target_date: '2025-01-01' }), 400, 'validation_error');
+      expect((await patch(ok.body.id, { target_date: null, start_date: '2025-03-01' })).body).toMatchObject({ start_date: '2025-03-01', target_date: null });
+    });
+
+    it('custom_fields while custom properties are disabled is 400; type_id without types is 400', async () => {
+      const feat = (v: boolean) => t.http.patch(`/api/v2/workspaces/${ten.slug}/features/`).set(key()).send({ is_custom_properties_enabled: v });
+      expect((await feat(false)).status).toBe(200);
+      expect(fields(expectProblem(await create({ name: 'cf', custom_fields: {} }), 400, 'validation_error'))).toEqual(['custom_fields']);
+      expect((await feat(true)).status).toBe(200);
+      const b = expectProblem(await create({ name: 'typed', type_id: '00000000-0000-4000-8000-000000000000' }), 400, 'validation_error');
+      expect(b.errors[0]).toEqual({ field: 'type_id', message: expect.stringContaining('not enabled') });
+      expect(fields(expectProblem(await create({ name: 'typed', type: 'Task' }), 400, 'validation_error'))).toEqual(['type']);
+    });
+  });
+
+  describe('name-or-id resolution', () => {
+    it('state by name (case-insensitive) or id; both forms, no match, several matches and foreign ids are 400', async () => {
+      expect((await create({ name: 's', state: 'in progress' })).body.state_id).toBe(states['In Progress']);
+      expect((await create({ name: 's', state_id: states.Todo })).body.state_id).toBe(states.Todo);
+      let b = expectProblem(await create({ name: 's', state: 'Todo', state_id: states.Todo }), 400, 'validation_error');
+      expect(b.errors[0].message).toBe('Provide either state_id or state, not both.');
+      b = expectProblem(await create({ name: 's', state: 'Nope' }), 400, 'validation_error');
+      expect(b.errors[0]).toEqual({ field: 'state', message: expect.stringContaining('"Nope"') });
+      const sb = `/api/v2/workspaces/${ten.slug}/projects/${pid}/states/`;
+      expect((await t.http.post(sb).set(key()).send({ name: 'Review', color: '#fff' })).status).toBe(201);
+      expect((await t.http.post(sb).set(key()).send({ name: 'REVIEW', color: '#fff' })).status).toBe(201);
+      b = expectProblem(await create({ name: 's', state: 'review' }), 400, 'validation_error');
+      expect(b.errors[0].message).toContain('send state_id');
+      const other = await t.project(ten.slug, ten.owner.key);
+      const otherStates = await stateIds(ten.slug, other.id, ten.owner.key);
+      b = expectProblem(await create({ name: 's', state_id: otherStates.Todo }), 400, 'validation_error');
+      expect(fields(b)).toEqual(['state_id']);
+      expectProblem(await create({ name: 's', state_id: 'not-a-uuid' }), 400, 'validation_error');
+    });
+
+    it('labels: project and workspace labels by id or name; a name at both levels is ambiguous; foreign ids 400', async () => {
+      const pl = await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/${pid}/labels/`).set(key()).send({ name: 'Bug' });
+      const wl = await t.http.post(`/api/v2/workspaces/${ten.slug}/labels/`).set(key()).send({ name: 'Security' });
+      const both1 = await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/${pid}/labels/`).set(key()).send({ name: 'Shared' });
+      const both2 = await t.http.post(`/api/v2/workspaces/${ten.slug}/labels/`).set(key()).send({ name: 'shared' });
+      expect([pl.status, wl.status, both1.status, both2.status]).toEqual([201, 201, 201, 201]);
+      const r = await create({ name: 'l', labels: ['bug', 'SECURITY'] });
+      expect(r.status).toBe(201);
+      expect([...r.body.label_ids].sort()).toEqual([pl.body.id, wl.body.id].sort());
+      expect((await create({ name: 'l', label_ids: [both1.body.id, both2.body.id] })).status).toBe(201);
+      let b = expectProblem(await create({ name: 'l', labels: ['Shared'] }), 400, 'validation_error');
+      expect(b.errors[0]).toEqual({ field: 'labels', message: expect.stringContaining('label_ids') });
+      b = expectProblem(await create({ name: 'l', labels: ['bug', 'missing-one'] }), 400, 'validation_error');
+      expect(b.detail).toContain('missing-one');
+      expectProblem(await create({ name: 'l', labels: ['bug'], label_ids: [pl.body.id] }), 400, 'validation_error');
+      const other = await t.project(ten.slug, ten.owner.key);
+      const ol = await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/${other.id}/labels/`).set(key()).send({ name: 'Elsewhere' });
+      b = expectProblem(await create({ name: 'l', label_ids: [ol.body.id] }), 400, 'validation_error');
+      expect(b.errors[0]).toEqual({ field: 'label_ids', message: expect.stringContaining(ol.body.id) });
+      // PATCH replaces the set; [] clears
+      expect((await patch(r.body.id, { label_ids: [pl.body.id] })).body.label_ids).toEqual([pl.body.id]);
+      expect((await patch(r.body.id, { labels: [] })).body.label_ids).toEqual([]);
+    });
+
+    it('assignees: active assignable project members (contributor or admin) by id or email; others named in the 400', async () => {
+      const r = await create({ name: 'a', assignees: [contributor.email.toUpperCase(), ten.owner.email] });
+      expect(r.status).toBe(201);
+      expect([...r.body.assignee_ids].sort()).toEqual([contributor.id, ten.owner.id].sort());
+      const stranger = await t.member(ten.slug, 'member');
+      let b = expectProblem(await create({ name: 'a', assignees: [contributor.email, stranger.email, 'nobody@example.com'] }), 400, 'validation_error');
+      expect(b.detail).toContain(stranger.email);
+      expect(b.detail).toContain('nobody@example.com');
+      b = expectProblem(await create({ name: 'a', assignee_ids: [commenter.id] }), 400, 'validation_error');
+      expect(b.errors[0]).toEqual({ field: 'assignee_ids', message: expect.stringContaining(commenter.id) });
+      expectProblem(await create({ name: 'a', assignee_ids: [guest.id] }), 400, 'validation_error');
+      const otherTen = await t.tenant();
+      expectProblem(await create({ name: 'a', assignee_ids: [otherTen.owner.id] }), 400, 'validation_error');
+      expectProblem(await create({ name: 'a', assignee_ids: [contributor.id], assignees: [contributor.email] }), 400, 'validation_error');
+    });
+
+    it('the project default assignee applies when assignees are omitted; [] means none', async () => {
+      const p = await t.project(ten.slug, ten.owner.key);
+      await addToProject(ten.slug, p.id, contributor.id, 'contributor');
+      const pr = await t.http.patch(`/api/v2/workspaces/${ten.slug}/projects/${p.id}/`).set(key()).send({ default_assignee_id: contributor.id });
+      expect(pr.status).toBe(200);
+      const url = `/api/v2/workspaces/${ten.slug}/projects/${p.id}/work-items/`;
+      expect((await create({ name: 'd' }, ten.owner.key, url)).body.assignee_ids).toEqual([contributor.id]);
+      expect((await create({ name: 'd', assignee_ids: [] }, ten.owner.key, url)).body.assignee_ids).toEqual([]);
+      expect((await create({ name: 'd', assignee_ids: [ten.owner.id] }, ten.owner.key, url)).body.assignee_ids).toEqual([ten.owner.id]);
+    });
+
+    it('parent by identifier (any project of the workspace, case-insensitive) or id; loops and foreign parents are 400', async () => {
+      const other = await t.project(ten.slug, ten.owner.key, { identifier: 'OTH' });
+      const parent = await create({ name: 'parent' }, ten.owner.key, `/api/v2/workspaces/${ten.slug}/projects/${other.id}/work-items/`);
+      const child = await create({ name: 'child', parent: `oth-${parent.body.sequence_id}` });
+      expect(child.status).toBe(201);
+      expect(child.body.parent_id).toBe(parent.body.id);
+      expect(fields(expectProblem(await create({ name: 'c', parent: 'OTH-99999' }), 400, 'validation_error'))).toEqual(['parent']);
+      expect(fields(expectProblem(await create({ name: 'c', parent: 'garbage' }), 400, 'validation_error'))).toEqual(['parent']);
+      const otherTen = await t.tenant();
+      const op = await t.project(otherTen.slug, otherTen.owner.key);
+      const foreign = await create({ name: 'f' }, otherTen.owner.key, `/api/v2/workspaces/${otherTen.slug}/projects/${op.id}/work-items/`);
+      expect(fields(expectProblem(await create({ name: 'c', parent_id: foreign.body.id }), 400, 'validation_error'))).toEqual(['parent_id']);
+      const grandchild = await create({ name: 'grandchild', parent_id: child.body.id });
+      expectProblem(await patch(child.body.id, { parent_id: grandchild.body.id }), 400, 'validation_error');
+      expectProblem(await patch(child.body.id, { parent_id: child.body.id }), 400, 'validation_error');
+      expect((await patch(child.body.id, { parent_id: null })).body.parent_id).toBeNull();
+      const e = await t.http.get(`${base}${grandchild.body.id}/?expand=parent`).set(key());
+      expect(e.body.parent).toEqual({ id: child.body.id, name: 'child', sequence_id: child.body.sequence_id });
+    });
+
+    it('estimate by point value or id against the active estimate; both forms 400', async () => {
+      await t.http.patch(`/api/v2/workspaces/${ten.slug}/projects/${pid}/features/`).set(key()).send({ is_estimates_enabled: true });
+      const est = await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/${pid}/estimates/`).set(key()).send({ name: 'Sizes', is_active: true });
+      expect(est.status).toBe(201);
+      const pt = await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/${pid}/estimates/${est.body.id}/points/`).set(key()).send({ value: 'L' });
+      expect(pt.status).toBe(201);
+      const r = await create({ name: 'e', estimate: 'l' });
+      expect(r.status).toBe(201);
+      expect(r.body.estimate_point_id).toBeUndefined();
+      expect((await t.ds.query(`SELECT estimate_point_id FROM work_items WHERE id = $1`, [r.body.id]))[0].estimate_point_id).toBe(pt.body.id);
+      expectProblem(await create({ name: 'e', estimate: 'XXL' }), 400, 'validation_error');
+      expectProblem(await create({ name: 'e', estimate: 'L', estimate_point_id: pt.body.id }), 400, 'validation_error');
+      await patch(r.body.id, { estimate_point_id: null });
+      expect((await t.ds.query(`SELECT estimate_point_id FROM work_items WHERE id = $1`, [r.body.id]))[0].estimate_point_id).toBeNull();
+    });
+  });
+
+  describe('reads', () => {
+    it('get by id: custom_fields populated; malformed pk 400; other project 404; expand adds objects beside ids', async () => {
+      const l = await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/${pid}/labels/`).set(key()).send({ name: 'Expand-me', color: '#ff0000' });
+      const c = await create({ name: 'Expand', label_ids: [l.body.id], assignee_ids: [contributor.id] });
+      const res = await t.http.get(`${base}${c.body.id}/?expand=state,labels,assignees,type,parent`).set(key());
+      expect(res.status).toBe(200);
+      expect(res.body.custom_fields).toEqual({});
+      expect(res.body.state_id).toBe(states.Backlog);
+      expect(res.body.state).toEqual({ id: states.Backlog, name: 'Backlog', color: expect.any(String), group: 'backlog' });
+      expect(res.body.labels).toEqual([{ id: l.body.id, name: 'Expand-me', color: '#ff0000' }]);
+      expect(res.body.assignees).toEqual([{ id: contributor.id, display_name: expect.any(String), avatar_url: null, email: contributor.email }]);
+      expect(res.body.type).toBeNull();
+      expect(res.body.parent).toBeNull();
+      expect((await t.http.get(`${base}${c.body.id}/`).set(key())).body.state).toBeUndefined();
+      const b = expectProblem(await t.http.get(`${base}${c.body.id}/?expand=state,comments`).set(key()), 400, 'validation_error');
+      expect(fields(b)).toEqual(['expand']);
+      expectProblem(await t.http.get(`${base}${ident}-1/`).set(key()), 400, 'validation_error');
+      const other = await t.project(ten.slug, ten.owner.key);
+      expectProblem(await t.http.get(`/api/v2/workspaces/${ten.slug}/projects/${other.id}/work-items/${c.body.id}/`).set(key()), 404, 'resource_not_found');
+      const created = await create({ name: 'with expand' }, ten.owner.key, `${base}?expand=state`);
+      expect(created.body.state.id).toBe(states.Backlog);
+      expect((await patch(created.body.id, {})).status).toBe(200);
+    });
+
+    it('get by identifier: case-insensitive project part; malformed, other workspace, non-member and archived are 404', async () => {
+      const c = await create({ name: 'By identifier' });
+      const url = (i: string, slug = ten.slug) => `/api/v2/workspaces/${slug}/work-items/${i}/`;
+      const res = await t.http.get(url(`wit-${c.body.sequence_id}`)).set(key());
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ id: c.body.id, identifier: `WIT-${c.body.sequence_id}`, custom_fields: {} });
+      expect(res.body.project_id).toBeUndefined();
+      expect((await t.http.get(`${url(c.body.identifier)}?expand=state`).set(key())).body.state.id).toBe(states.Backlog);
+      expect((await t.http.get(url(c.body.identifier)).set(key(guest.key))).status).toBe(200);
+      for (const bad of [`WIT_${c.body.sequence_id}`, `${c.body.sequence_id}`, `-${c.body.sequence_id}`, 'WIT-99999', '1WIT-1']) {
+        expectProblem(await t.http.get(url(bad)).set(key()), 404, 'resource_not_found');
+      }
+      const outsider = await t.member(ten.slug, 'member');
+      expectProblem(await t.http.get(url(c.body.identifier)).set(key(outsider.key)), 404, 'resource_not_found');
+      const otherTen = await t.tenant();
+      expectProblem(await t.http.get(url(c.body.identifier, otherTen.slug)).set(key(otherTen.owner.key)), 404, 'resource_not_found');
+      expectProblem(await t.http.get(url(c.body.identifier, otherTen.slug)).set(key()), 404, 'resource_not_found');
+      await t.http.post(`${base}${c.body.id}/archive/`).set(key());
+      expectProblem(await t.http.get(url(c.body.identifier)).set(key()), 404, 'resource_not_found');
+    });
+  });
+
+  describe('update', () => {
+    it('is partial; read-only fields are ignored; null clears; sets are replaced', async () => {
+      const c = await create({ name: 'Patch me', priority: 'high', assignee_ids: [contributor.id], start_date: '2025-01-01' });
+      const res = await patch(c.body.id, { name: 'Patched', sequence_id: 999, identifier: 'X-1', is_draft: true, archived_at: '2020-01-01T00:00:00Z', created_by_id: contributor.id, id: contributor.id });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ ...c.body, name: 'Patched', custom_fields: {} });
+      const cleared = await patch(c.body.id, { start_date: null, assignee_ids: [] });
+      expect(cleared.body).toMatchObject({ start_date: null, assignee_ids: [], priority: 'high' });
+      expectProblem(await patch(c.body.id, { name: null }), 400, 'validation_error');
+      expectProblem(await patch(c.body.id, { state_id: null }), 400, 'validation_error');
+      expect((await patch(c.body.id, { state: 'done' })).body.state_id).toBe(states.Done);
+      const [row] = await t.ds.query(`SELECT updated_by_id FROM work_items WHERE id = $1`, [c.body.id]);
+      expect(row.updated_by_id).toBe(ten.owner.id);
+      expectProblem(await patch('00000000-0000-4000-8000-000000000000', { name: 'x' }), 404, 'resource_not_found');
+    });
+  });
+
+  describe('archive, unarchive, delete', () => {
+    it('archive: 200 with archived_at and custom_fields null; gone from get and list; again 404; unarchive idempotent', async () => {
+      const c = await create({ name: 'Archive me' });
+      const a = await t.http.post(`${base}${c.body.id}/archive/`).set(key()).send({ anything: true });
+      expect(a.status).toBe(200);
+      expect(a.body.archived_at).not.toBeNull();
+      expect(a.body.custom_fields).toBeNull();
+      expect(a.body.id).toBe(c.body.id);
+      expectProblem(await t.http.get(`${base}${c.body.id}/`).set(key()), 404, 'resource_not_found');
+      expectProblem(await patch(c.body.id, { name: 'x' }), 404, 'resource_not_found');
+      const list = await t.http.get(`${base}?per_page=200`).set(key());
+      expect(list.body.data.map((x: any) => x.id)).not.toContain(c.body.id);
+      expectProblem(await t.http.post(`${base}${c.body.id}/archive/`).set(key()), 404, 'resource_not_found');
+      const u = await t.http.post(`${base}${c.body.id}/unarchive/`).set(key());
+      expect(u.status).toBe(200);
+      expect(u.body).toMatchObject({ id: c.body.id, archived_at: null, custom_fields: null });
+      const again = await t.http.post(`${base}${c.body.id}/unarchive/`).set(key());
+      expect(again.status).toBe(200);
+      expect(again.body.archived_at).toBeNull();
+      expect((await t.http.get(`${base}${c.body.id}/`).set(key())).status).toBe(200);
+      expectProblem(await t.http.post(`${base}${ident}-${c.body.sequence_id}/unarchive/`).set(key()), 400, 'validation_error');
+      expectProblem(await t.http.post(`${base}00000000-0000-4000-8000-000000000000/unarchive/`).set(key()), 404, 'resource_not_found');
+    });
+
+    it('delete: soft, 204; repeat 404; only project admins and the creator; sequence ids never reused', async () => {
+      const mine = await create({ name: 'Contributor item' }, contributor.key);
+      expect(mine.status).toBe(201);
+      const owners = await create({ name: 'Owner item' });
+      expectProblem(await t.http.delete(`${base}${owners.body.id}/`).set(key(contributor.key)), 403, 'forbidden');
+      expect((await t.http.delete(`${base}${mine.body.id}/`).set(key(contributor.key))).status).toBe(204);
+      expectProblem(await t.http.delete(`${base}${mine.body.id}/`).set(key(contributor.key)), 404, 'resource_not_found');
+      expectProblem(await t.http.get(`${base}${mine.body.id}/`).set(key()), 404, 'resource_not_found');
+      expect((await t.ds.query(`SELECT deleted_at FROM work_items WHERE id = $1`, [mine.body.id]))[0].deleted_at).not.toBeNull();
+      expect((await t.http.delete(`${base}${owners.body.id}/`).set(key())).status).toBe(204);
+      const next = await create({ name: 'After delete' });
+      expect(next.body.sequence_id).toBeGreaterThan(owners.body.sequence_id);
+      expectProblem(await t.http.delete(`${base}not-a-uuid/`).set(key()), 400, 'validation_error');
+    });
+  });
+
+  describe('permissions and tenant wall', () => {
+    it('reads: project guest+; writes: contributor+; scopes projects.work_items:read/write', async () => {
+      const c = await create({ name: 'Perm' });
+      expect((await t.http.get(base).set(key(guest.key))).status).toBe(200);
+      expect((await t.http.get(`${base}${c.body.id}/`).set(key(commenter.key))).status).toBe(200);
+      expectProblem(await create({ name: 'g' }, guest.key), 403, 'forbidden');
+      expectProblem(await create({ name: 'c' }, commenter.key), 403, 'forbidden');
+      expectProblem(await patch(c.body.id, { name: 'c' }, commenter.key), 403, 'forbidden');
+      expectProblem(await t.http.post(`${base}${c.body.id}/archive/`).set(key(guest.key)), 403, 'forbidden');
+      expect((await patch(c.body.id, { name: 'by contributor' }, contributor.key)).status).toBe(200);
+      const readTok = await t.token(ten.owner.email, ['projects.work_items:read']);
+      const writeTok = await t.token(ten.owner.email, ['projects.work_items:write']);
+      const bearer = (tok: string) => ({ Authorization: `Bearer ${tok}` });
+      expect((await t.http.get(base).set(bearer(readTok))).status).toBe(200);
+      expect((await t.http.get(`/api/v2/workspaces/${ten.slug}/work-items/${c.body.identifier}/`).set(bearer(readTok))).status).toBe(200);
+      expectProblem(await t.http.post(base).set(bearer(readTok)).send({ name: 'x' }), 403, 'forbidden');
+      expectProblem(await t.http.get(base).set(bearer(writeTok)), 403, 'forbidden');
+      expect((await t.http.post(base).set(bearer(writeTok)).send({ name: 'x' })).status).toBe(201);
+      const outsider = await t.member(ten.slug, 'member');
+      expectProblem(await t.http.get(base).set(key(outsider.key)), 403, 'forbidden');
+    });
+
+    it('another workspace\'s project and work items are 404', async () => {
+      const otherTen = await t.tenant();
+      const op = await t.project(otherTen.slug, otherTen.owner.key);
+      const theirs = await create({ name: 'theirs' }, otherTen.owner.key, `/api/v2/workspaces/${otherTen.slug}/projects/${op.id}/work-items/`);
+      expectProblem(await t.http.get(`/api/v2/workspaces/${otherTen.slug}/projects/${op.id}/work-items/`).set(key()), 404, 'resource_not_found');
+      for (const req of [
+        t.http.get(`${base}${theirs.body.id}/`), t.http.patch(`${base}${theirs.body.id}/`).send({ name: 'x' }),
+        t.http.delete(`${base}${theirs.body.id}/`), t.http.post(`${base}${theirs.body.id}/archive/`), t.http.post(`${base}${theirs.body.id}/unarchive/`),
+      ]) {
+        expectProblem(await req.set(key()), 404, 'resource_not_found');
+      }
+      expect((await t.ds.query(`SELECT name, archived_at, deleted_at FROM work_items WHERE id = $1`, [theirs.body.id]))[0]).toEqual({ name: 'theirs', archived_at: null, deleted_at: null });
+    });
+  });
+
+  describe('workflow rules', () => {
+    it('create in a restricted state and a disallowed state change are 403 workflow_transition_denied, writing nothing', async () => {
+      const p = await t.project(ten.slug, ten.owner.key);
+      const s = await stateIds(ten.slug, p.id, ten.owner.key);
+      const url = `/api/v2/workspaces/${ten.slug}/projects/${p.id}/work-items/`;
+      const wfUrl = `/api/v2/workspaces/${ten.slug}/projects/${p.id}/workflows/`;
+      const item = await create({ name: 'before rules', state_id: s.Todo }, ten.owner.key, url);
+      expect((await t.http.patch(`/api/v2/workspaces/${ten.slug}/projects/${p.id}/features/`).set(key()).send({ is_workflow_enabled: true })).status).toBe(200);
+      const wf = await t.http.post(wfUrl).set(key()).send({ name: 'Rules', is_active: true });
+      const row = async (state: string, allow: boolean) => (await t.http.post(`${wfUrl}${wf.body.id}/states/`).set(key()).send({ state_id: s[state], allow_issue_creation: allow })).body.id;
+      await row('Backlog', false);
+      const todo = await row('Todo', true);
+      expect((await t.http.post(`${wfUrl}${wf.body.id}/state-transitions/`).set(key()).send({ workflow_state_id: todo, transition_state_id: s['In Progress'] })).status).toBe(201);
+      const count = async () => (await t.ds.query(`SELECT count(*)::int AS c FROM work_items WHERE project_id = $1`, [p.id]))[0].c;
+      const before = await count();
+      expectProblem(await create({ name: 'x' }, ten.owner.key, url), 403, 'workflow_transition_denied');
+      expectProblem(await create({ name: 'x', state: 'backlog' }, ten.owner.key, url), 403, 'workflow_transition_denied');
+      expect(await count()).toBe(before);
+      expect((await create({ name: 'ok', state_id: s.Todo }, ten.owner.key, url)).status).toBe(201);
+      const denied = await t.http.patch(`${url}${item.body.id}/`).set(key()).send({ state_id: s.Done, name: 'renamed too' });
+      expectProblem(denied, 403, 'workflow_transition_denied');
+      expect((await t.ds.query(`SELECT name, state_id FROM work_items WHERE id = $1`, [item.body.id]))[0]).toEqual({ name: 'before rules', state_id: s.Todo });
+      expect((await t.http.patch(`${url}${item.body.id}/`).set(key()).send({ name: 'non-state edit', state_id: s.Todo })).status).toBe(200);
+      expect((await t.http.patch(`${url}${item.body.id}/`).set(key()).send({ state: 'In Progress' })).body.state_id).toBe(s['In Progress']);
+    });
+  });
+
+  describe('sequence ids', () => {
+    it('100 parallel creates in one project get 100 distinct sequence ids, no error', async () => {
+      const p = await t.project(ten.slug, ten.owner.key);
+      const url = `/api/v2/workspaces/${ten.slug}/projects/${p.id}/work-items/`;
+      const results = await Promise.all(Array.from({ length: 100 }, (_, i) => create({ name: `parallel ${i}` }, ten.owner.key, url)));
+      expect(results.map((r) => r.status)).toEqual(Array(100).fill(201));
+      const seqs = results.map((r) => r.body.sequence_id);
+      expect(new Set(seqs).size).toBe(100);
+      expect([...seqs].sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+      expect(new Set(results.map((r) => r.body.identifier)).size).toBe(100);
+    });
+  });
+
+  describe('other engineers\' hooks', () => {
+    it('a state holding work items cannot be deleted (409); deleting a label strips it from work items', async () => {
+      const sb = `/api/v2/workspaces/${ten.slug}/projects/${pid}/states/`;
+      const busy = await t.http.post(sb).set(key()).send({ name: 'Busy', color: '#fff' });
+      await create({ name: 'in busy', state_id: busy.body.id });
+      expectProblem(await t.http.delete(`${sb}${busy.body.id}/`).set(key()), 409, 'conflict');
+      const lb = `/api/v2/workspaces/${ten.slug}/labels/`;
+      const wl = await t.http.post(lb).set(key()).send({ name: 'Strip me' });
+      const item = await create({ name: 'labelled', label_ids: [wl.body.id] });
+      expect((await t.http.delete(`${lb}${wl.body.id}/`).set(key())).status).toBe(204);
+      expect((await t.http.get(`${base}${item.body.id}/`).set(key())).body.label_ids).toEqual([]);
+    });
+  });
+});
