@@ -116,7 +116,7 @@ run('Swagger UI in a browser', () => {
     // lazily as they scroll into view, so scroll down to it as a person would.
     const list = page.locator('#operations-projects-projects_list');
     for (let i = 0; i < 200 && (await list.count()) === 0; i++) {
-      await page.evaluate(() => window.scrollBy(0, 600));
+      await page.evaluate('window.scrollBy(0, 600)');
       await page.waitForTimeout(50);
     }
     await list.waitFor();
