@@ -49,6 +49,9 @@ export async function createApp(cfg: AppConfig, databaseUrl: string, opts: { log
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(cfg, databaseUrl), adapter, {
     logger: opts.logger === false ? false : new JsonLogger(cfg.logLevel),
     bufferLogs: false,
+    // Nest would register its own JSON parser during init(), replacing the one below (which lets an
+    // empty body with a JSON content type through as "no body").
+    bodyParser: false,
   });
 
   // JSON only. An empty body counts as no body, so bodyless POSTs (archive, enable) accept it.
