@@ -5,6 +5,9 @@ import { Ctx, ProjectContext, WorkspaceContext } from '../common/auth/request-co
 import { ProjectRole, WorkspaceRole } from '../common/auth/roles';
 import { Expandable, ExpandParam } from '../common/expand/expand';
 import { UuidParam } from '../common/http/params';
+
+/** `{pk}` is the UUID only; an identifier there is 404 like any unknown item (spec, unarchive). */
+const WORK_ITEM_PK = { identifierNotFound: true };
 import { ApiProblemResponses } from '../common/openapi/problem-responses';
 import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
 import { ListParams, ListQuery } from '../common/pagination/list-query';
@@ -49,7 +52,7 @@ export class WorkItemsController {
   @Expandable(WORK_ITEM_EXPAND)
   @ApiOkResponse({ type: WorkItemDto })
   @ApiProblemResponses(400, 404)
-  get(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string, @ExpandParam() expand: Set<string>) {
+  get(@Ctx() ctx: ProjectContext, @UuidParam('pk', WORK_ITEM_PK) pk: string, @ExpandParam() expand: Set<string>) {
     return this.items.get(ctx, pk, expand);
   }
 
@@ -60,7 +63,7 @@ export class WorkItemsController {
   @Expandable(WORK_ITEM_EXPAND)
   @ApiOkResponse({ type: WorkItemDto })
   @ApiProblemResponses(NAME_OR_ID_400, WORKFLOW_403, 404, [409, '`conflict`: external_source/external_id already used in the project'])
-  update(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string, @Body() body: UpdateWorkItemDto, @ExpandParam() expand: Set<string>) {
+  update(@Ctx() ctx: ProjectContext, @UuidParam('pk', WORK_ITEM_PK) pk: string, @Body() body: UpdateWorkItemDto, @ExpandParam() expand: Set<string>) {
     return this.items.update(ctx, pk, body, expand);
   }
 
@@ -71,7 +74,7 @@ export class WorkItemsController {
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(400, 404)
-  async remove(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string): Promise<void> {
+  async remove(@Ctx() ctx: ProjectContext, @UuidParam('pk', WORK_ITEM_PK) pk: string): Promise<void> {
     await this.items.remove(ctx, pk);
   }
 
@@ -82,7 +85,7 @@ export class WorkItemsController {
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiOkResponse({ type: WorkItemDto })
   @ApiProblemResponses(400, 404)
-  archive(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string) {
+  archive(@Ctx() ctx: ProjectContext, @UuidParam('pk', WORK_ITEM_PK) pk: string) {
     return this.items.archive(ctx, pk);
   }
 
@@ -93,7 +96,7 @@ export class WorkItemsController {
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiOkResponse({ type: WorkItemDto })
   @ApiProblemResponses(400, 404)
-  unarchive(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string) {
+  unarchive(@Ctx() ctx: ProjectContext, @UuidParam('pk', WORK_ITEM_PK) pk: string) {
     return this.items.unarchive(ctx, pk);
   }
 }

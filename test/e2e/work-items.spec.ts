@@ -234,7 +234,9 @@ describe('work items', () => {
       expect((await t.http.get(`${base}${c.body.id}/`).set(key())).body.state).toBeUndefined();
       const b = expectProblem(await t.http.get(`${base}${c.body.id}/?expand=state,comments`).set(key()), 400, 'validation_error');
       expect(fields(b)).toEqual(['expand']);
-      expectProblem(await t.http.get(`${base}${ident}-1/`).set(key()), 400, 'validation_error');
+      // {pk} is the UUID only: the identifier form is 404 (spec), any other non-UUID 400 naming pk.
+      expectProblem(await t.http.get(`${base}${ident}-1/`).set(key()), 404, 'resource_not_found');
+      expect(fields(expectProblem(await t.http.get(`${base}not-a-uuid/`).set(key()), 400, 'validation_error'))).toEqual(['pk']);
       const other = await t.project(ten.slug, ten.owner.key);
       expectProblem(await t.http.get(`/api/v2/workspaces/${ten.slug}/projects/${other.id}/work-items/${c.body.id}/`).set(key()), 404, 'resource_not_found');
       const created = await create({ name: 'with expand' }, ten.owner.key, `${base}?expand=state`);
@@ -301,7 +303,15 @@ describe('work items', () => {
       expect(again.status).toBe(200);
       expect(again.body.archived_at).toBeNull();
       expect((await t.http.get(`${base}${c.body.id}/`).set(key())).status).toBe(200);
-      expectProblem(await t.http.post(`${base}${ident}-${c.body.sequence_id}/unarchive/`).set(key()), 400, 'validation_error');
+      expectProblem(await t.http.post(`${base}${ident}-${c.body.sequence_id}/unarchive/`).set(key()), 404, 'resource_not_found');
+      expectProblem(await t.http.post(`${base}12345/unarchive/`).set(key()), 400, 'validation_error');
+      // Bodyless: an empty body sent with a JSON content type is no body, not a 400.
+      const empty = await t.http.post(`${base}${c.body.id}/archive/`).set(key()).set('Content-Type', 'application/json').send('');
+      expect(empty.status).toBe(200);
+      expect(empty.body.archived_at).not.toBeNull();
+      const emptyUn = await t.http.post(`${base}${c.body.id}/unarchive/`).set(key()).set('Content-Type', 'application/json').send('');
+      expect(emptyUn.status).toBe(200);
+      expect(emptyUn.body.archived_at).toBeNull();
       expectProblem(await t.http.post(`${base}00000000-0000-4000-8000-000000000000/unarchive/`).set(key()), 404, 'resource_not_found');
     });
 

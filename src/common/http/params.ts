@@ -1,15 +1,27 @@
 import { Injectable, Param, PipeTransform } from '@nestjs/common';
+import { ProblemException } from '../errors/problem.exception';
 import { assertUuid } from './validation';
+
+/** `PROJ-12`: a work item identifier, the form the project-scoped work item routes do not take. */
+const WORK_ITEM_IDENTIFIER_RE = /^[A-Za-z][A-Za-z0-9]*-\d+$/;
 
 @Injectable()
 class UuidPipe implements PipeTransform<string, string> {
-  constructor(private readonly field: string) {}
+  constructor(
+    private readonly field: string,
+    private readonly identifierNotFound: boolean,
+  ) {}
   transform(value: string): string {
+    // The spec: on work item routes "an identifier such as the project-number form gives 404".
+    if (this.identifierNotFound && WORK_ITEM_IDENTIFIER_RE.test(value)) throw ProblemException.notFound('Work item');
     return assertUuid(value, this.field);
   }
 }
 
-/** A UUID path parameter; a malformed value is 400 validation_error naming the parameter. */
-export function UuidParam(name: string): ParameterDecorator {
-  return Param(name, new UuidPipe(name));
+/**
+ * A UUID path parameter; a malformed value is 400 validation_error naming the parameter.
+ * `identifierNotFound`: a work item identifier (`PROJ-12`) in its place is 404, as for any unknown item.
+ */
+export function UuidParam(name: string, opts: { identifierNotFound?: boolean } = {}): ParameterDecorator {
+  return Param(name, new UuidPipe(name, opts.identifierNotFound ?? false));
 }
