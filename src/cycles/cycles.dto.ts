@@ -4,15 +4,30 @@ import { ExternalField, LogoPropsField } from '../common/http/dto-fields';
 import { Nullable, OptionalNotNull } from '../common/http/validation';
 import { isValidDate, isValidDateTime } from '../common/pagination/list-query';
 
-/** IANA zone names accepted for `timezone`: the runtime's canonical list plus `UTC`. */
-export const TIME_ZONES: ReadonlySet<string> = new Set([...Intl.supportedValuesOf('timeZone'), 'UTC']);
+/** Area/Location spelling of IANA names (`UTC`, `Asia/Kolkata`, `Etc/GMT+5`); rejects `utc` and `+02:00`. */
+const TIME_ZONE_NAME = /^[A-Z][A-Za-z0-9_+-]*(\/[A-Z0-9][A-Za-z0-9_+-]*)*$/;
+
+/**
+ * An IANA zone name the runtime's time zone database knows, current names and links alike: ICU's
+ * `supportedValuesOf` lists only canonical names, some of them outdated (`Asia/Calcutta` but not
+ * `Asia/Kolkata`), so the check asks the formatter, which resolves every link.
+ */
+export function isTimeZone(v: unknown): v is string {
+  if (typeof v !== 'string' || v.length > 64 || !TIME_ZONE_NAME.test(v)) return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: v });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export function IsTimeZone(options?: ValidationOptions): PropertyDecorator {
   return ValidateBy(
     {
       name: 'isTimeZone',
       validator: {
-        validate: (v: unknown) => typeof v === 'string' && TIME_ZONES.has(v),
+        validate: (v: unknown) => isTimeZone(v),
         defaultMessage: () => '$property must be an IANA time zone name such as UTC or America/New_York',
       },
     },

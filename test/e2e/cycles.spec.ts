@@ -113,6 +113,8 @@ describe('cycles', () => {
         [{ name: 'x'.repeat(256) }, 'name'],
         [{ name: 'tz', timezone: 'Mars/Olympus' }, 'timezone'],
         [{ name: 'tz', timezone: 'utc' }, 'timezone'],
+        [{ name: 'tz', timezone: 'Asia/kolkata' }, 'timezone'],
+        [{ name: 'tz', timezone: 'Etc/Nowhere' }, 'timezone'],
         [{ name: 'tz', timezone: '+02:00' }, 'timezone'],
         [{ name: 'tz', timezone: null }, 'timezone'],
         [{ name: 'd', start_date: 'tomorrow' }, 'start_date'],
@@ -131,6 +133,12 @@ describe('cycles', () => {
       }
       // Equal start and end are allowed.
       await create({ name: 'Same day', start_date: '2025-03-10T00:00:00Z', end_date: '2025-03-10T00:00:00Z' });
+    });
+
+    it('accepts current IANA names and links, not only the runtime canonical list', async () => {
+      for (const tz of ['Asia/Kolkata', 'Europe/Kyiv', 'America/Argentina/Buenos_Aires', 'Etc/UTC', 'Etc/GMT+5', 'US/Eastern']) {
+        expect(await create({ name: `zone ${tz}`, timezone: tz })).toMatchObject({ timezone: tz });
+      }
     });
 
     it('rejects a name in use in the project with 409, allows it in another project', async () => {
