@@ -51,6 +51,15 @@ describe('work item comments', () => {
     expect(f(expectProblem(await post({}), 400, 'validation_error'))).toContain('comment_html');
     expect(f(expectProblem(await post({ comment_html: '<script>alert(1)</script>' }), 400, 'validation_error'))).toEqual(['comment_html']);
     expect(f(expectProblem(await post({ comment_html: '<p></p>' }), 400, 'validation_error'))).toEqual(['comment_html']);
+    // Markup made only of dropped elements is the sanitizer's 400 (like <script>), not an empty comment.
+    for (const html of ['<iframe src="http://evil"></iframe>', '<p></p><object data="x"></object>']) {
+      const b = expectProblem(await post({ comment_html: html }), 400, 'validation_error');
+      expect(b.errors).toEqual([{ field: 'comment_html', message: expect.stringContaining('could not be sanitized') }]);
+    }
+    const kept = await post({ comment_html: '<p>hi</p><iframe src="http://evil"></iframe>' });
+    expect(kept.body).toMatchObject({ comment_html: '<p>hi</p>', comment_stripped: 'hi' });
+    const pb = expectProblem(await t.http.patch(`${base}${kept.body.id}/`).set(key()).send({ comment_html: '<iframe src="http://evil"></iframe>' }), 400, 'validation_error');
+    expect(pb.errors).toEqual([{ field: 'comment_html', message: expect.stringContaining('could not be sanitized') }]);
     expect(f(expectProblem(await post({ comment_html: 'x', access: 'PUBLIC' }), 400, 'validation_error'))).toEqual(['access']);
     expectProblem(await post({ comment_html: 'x', external_id: 'x'.repeat(256) }), 400, 'validation_error');
   });

@@ -73,6 +73,21 @@ describe('work items', () => {
       expect((await create({ name: 'Empty doc', description_html: '<p></p>' })).status).toBe(201);
     });
 
+    it('description_html made only of dropped elements (iframe, object, embed) is 400 like a lone <script>, on create and PATCH', async () => {
+      for (const html of ['<iframe src="http://evil"></iframe>', '<p></p><IFRAME SRC="http://evil"></IFRAME>', '<object data="x.swf"></object>', '<embed src="x">']) {
+        const b = expectProblem(await create({ name: 'Embed', description_html: html }), 400, 'validation_error');
+        expect(b.errors).toEqual([{ field: 'description_html', message: expect.stringContaining('could not be sanitized') }]);
+      }
+      const ok = await create({ name: 'Text survives', description_html: '<p>kept</p><iframe src="http://evil"></iframe>' });
+      expect(ok.status).toBe(201);
+      const [row] = await t.ds.query(`SELECT description_html, description_stripped FROM work_items WHERE id = $1`, [ok.body.id]);
+      expect(row).toEqual({ description_html: '<p>kept</p>', description_stripped: 'kept' });
+      expect((await create({ name: 'Empty wrapper', description_html: '<html><body><p></p><br></body></html>' })).status).toBe(201);
+      const b = expectProblem(await patch(ok.body.id, { description_html: '<iframe src="http://evil"></iframe>' }), 400, 'validation_error');
+      expect(fields(b)).toEqual(['description_html']);
+      expect((await t.ds.query(`SELECT description_html FROM work_items WHERE id = $1`, [ok.body.id]))[0].description_html).toBe('<p>kept</p>');
+    });
+
     it('external ids are write-only; a reused (external_source, external_id) pair is 409 naming the existing id', async () => {
       const a = await create({ name: 'Imported', external_id: 'J-1', external_source: 'jira' });
       expect(a.status).toBe(201);

@@ -7,8 +7,13 @@ import { ProblemException } from '../errors/problem.exception';
  * scripts, styles, event handlers or `javascript:` URLs. The plain-text form (search, `*_stripped`)
  * is derived from the cleaned HTML by the same library.
  */
+const ALLOWED_TAGS = new Set<string>([...sanitizeHtml.defaults.allowedTags, 'img', 'h1', 'h2', 's', 'del', 'ins', 'mark', 'label', 'input']);
+
+/** Dropped like any disallowed tag, but a whole-document wrapper around nothing is still an empty document. */
+const DOCUMENT_WRAPPERS = new Set(['html', 'body']);
+
 const HTML_OPTIONS: sanitizeHtml.IOptions = {
-  allowedTags: [...sanitizeHtml.defaults.allowedTags, 'img', 'h1', 'h2', 's', 'del', 'ins', 'mark', 'label', 'input'],
+  allowedTags: [...ALLOWED_TAGS],
   allowedAttributes: {
     ...sanitizeHtml.defaults.allowedAttributes,
     a: ['href', 'name', 'target', 'rel'],
@@ -59,16 +64,29 @@ export interface CleanRichText {
 }
 
 /**
- * Cleans `input` for storage. Content that had something in it but sanitizes to nothing usable
- * (only scripts, styles, forbidden markup) is 400 on `field`: storing an empty description in its
- * place would silently lose what the client meant to send.
+ * Cleans `input` for storage. Content that had something in it but sanitizes to nothing usable is
+ * 400 on `field`: storing an empty description in its place would silently lose what the client
+ * meant to send. "Something" is text (`<script>x</script>`) or any element the allowlist drops
+ * (`<iframe src=…></iframe>`, `<object>`, `<svg>`): markup made only of dropped elements is treated
+ * like a lone `<script>`, whether or not it carried text. Only markup made entirely of allowed, empty
+ * elements (`<p></p>`, `<br>`) is an empty document.
  */
 export function cleanRichText(field: string, input: string, opts: { required?: boolean } = {}): CleanRichText {
-  const html = sanitizeHtml(input, HTML_OPTIONS).trim();
+  const dropped = new Set<string>();
+  const html = sanitizeHtml(input, {
+    ...HTML_OPTIONS,
+    onOpenTag: (name) => {
+      if (!ALLOWED_TAGS.has(name) && !DOCUMENT_WRAPPERS.has(name)) dropped.add(name);
+    },
+  }).trim();
   const stripped = plain(html);
   const hasMedia = html.includes('<img src=');
-  if (input.trim() !== '' && !stripped && !hasMedia && !isEmptyMarkup(input)) {
-    throw ProblemException.validation(field, 'The HTML could not be sanitized into usable content (scripts, styles and unsafe markup are removed).');
+  if (input.trim() !== '' && !stripped && !hasMedia && (dropped.size > 0 || !isEmptyMarkup(input))) {
+    const what = dropped.size ? ` (removed: ${[...dropped].sort().map((t) => `<${t}>`).join(', ')})` : '';
+    throw ProblemException.validation(
+      field,
+      `The HTML could not be sanitized into usable content${what}; scripts, styles, embeds and other unsafe markup are removed.`,
+    );
   }
   if (opts.required && !stripped && !hasMedia) {
     throw ProblemException.validation(field, `${field} must contain text.`);
