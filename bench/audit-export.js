@@ -2,7 +2,7 @@
 /*
  * Audit export benchmark (issue 6):
  *   npm run build && node bench/audit-export.js [--entries 1000000] [--per-page 200] [--port 3995]
- * or from bench/run.js: `await require('./audit-export').runAuditExport({ entries, perPage })`.
+ * or as part of `npm run bench` (bench/run.js calls `runAuditExport({ entries, admin })` and prints its table).
  *
  * Seeds a fresh database (BENCH_DATABASE_URL's server, else the embedded PostgreSQL under .data/bench)
  * with `--entries` audit entries in one workspace (+10% in another workspace), set-based, with the same
@@ -12,54 +12,12 @@
  * and last pages (they should be flat: keyset pagination, no offset), then a filtered export
  * (category=auth) and a descending walk for comparison.
  */
-const { spawn, execFileSync } = require('node:child_process');
+const { spawn } = require('node:child_process');
 const { resolve } = require('node:path');
-const { Client } = require('pg');
+const { ROOT, adminUrl, sql, freshDatabase, cli, waitFor, serviceEnv } = require('./lib');
 
-const ROOT = resolve(__dirname, '..');
 const DB_NAME = 'wt_bench_audit';
 const log = (...a) => process.stderr.write(`[audit-bench] ${a.join(' ')}\n`);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-async function adminUrl() {
-  if (process.env.BENCH_DATABASE_URL) return { url: process.env.BENCH_DATABASE_URL, stop: async () => undefined };
-  const { startEmbeddedPostgres } = require(resolve(ROOT, 'dist/src/common/database/embedded.js'));
-  const h = await startEmbeddedPostgres(resolve(ROOT, '.data/bench'), 54331, 'postgres');
-  return { url: h.url, stop: h.stop };
-}
-
-function withDb(url, db) {
-  const u = new URL(url);
-  u.pathname = `/${db}`;
-  return u.toString();
-}
-
-async function sql(url, fn) {
-  const c = new Client({ connectionString: url });
-  await c.connect();
-  try {
-    return await fn(c);
-  } finally {
-    await c.end();
-  }
-}
-
-function cli(dbUrl, ...argv) {
-  const out = execFileSync('node', [resolve(ROOT, 'dist/src/cli.js'), ...argv], { env: { ...process.env, DATABASE_URL: dbUrl }, encoding: 'utf8' });
-  return JSON.parse(out);
-}
-
-async function waitFor(url) {
-  for (let i = 0; i < 300; i++) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      /* not up yet */
-    }
-    await sleep(100);
-  }
-  throw new Error(`${url} did not come up`);
-}
 
 /**
  * n entries in workspace `ws`, sequenced after everything already there: the trigger is bypassed for speed,
@@ -137,15 +95,15 @@ function summary(name, r, sample = 20) {
   ].join('\n');
 }
 
-async function runAuditExport({ entries = 1_000_000, perPage = 200, port = 3995 } = {}) {
-  const admin = await adminUrl();
+/**
+ * Seeds `entries` audit entries and runs the export procedure through the API. `admin` is the database
+ * server to use (bench/run.js passes its own); without it the script starts or finds one itself.
+ */
+async function runAuditExport({ entries = 1_000_000, perPage = 200, port = 3995, admin = null } = {}) {
+  const server = admin ? { url: admin, stop: async () => undefined } : await adminUrl();
   let service = null;
   try {
-    await sql(admin.url, async (c) => {
-      await c.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
-      await c.query(`CREATE DATABASE ${DB_NAME}`);
-    });
-    const dbUrl = withDb(admin.url, DB_NAME);
+    const dbUrl = await freshDatabase(server.url, DB_NAME);
     cli(dbUrl, 'migrate');
     cli(dbUrl, 'user', 'create', '--email', 'audit-bench@example.com', '--display-name', 'Audit Bench');
     cli(dbUrl, 'workspace', 'create', '--slug', 'audit', '--name', 'Audit');
@@ -164,8 +122,7 @@ async function runAuditExport({ entries = 1_000_000, perPage = 200, port = 3995 
     });
     log(`seeded in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 
-    const env = { ...process.env, DATABASE_URL: dbUrl, PORT: String(port), HOST: '127.0.0.1', RATE_LIMIT_MAX: '1000000000', LOG_LEVEL: 'error', SEED_ON_EMPTY: 'false' };
-    service = spawn('node', [resolve(ROOT, 'dist/src/main.js')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+    service = spawn('node', [resolve(ROOT, 'dist/src/main.js')], { env: serviceEnv(dbUrl, port), stdio: ['ignore', 'ignore', 'inherit'] });
     await waitFor(`http://127.0.0.1:${port}/healthz`);
     const base = `http://127.0.0.1:${port}/api/v2/workspaces/audit/audit-logs/`;
     const export_ = { paginate: 'cursor', per_page: String(perPage), order_by: 'created_at' };
@@ -175,13 +132,13 @@ async function runAuditExport({ entries = 1_000_000, perPage = 200, port = 3995 
     lines.push(summary('full export (order_by=created_at)', await exportAll(base, key, export_)));
     lines.push(summary('filtered export (category=auth)', await exportAll(base, key, { ...export_, category: 'auth' })));
     lines.push(summary('descending walk (order_by=-created_at, 10% of pages)', await exportAll(base, key, { ...export_, order_by: '-created_at', created_after: await tenthFromEnd(dbUrl) })));
-    process.stdout.write(lines.join('\n') + '\n');
+    return lines.join('\n');
   } finally {
     if (service) {
       service.kill('SIGTERM');
       await new Promise((r) => service.once('exit', r));
     }
-    await admin.stop();
+    await server.stop();
   }
 }
 
@@ -207,7 +164,7 @@ if (require.main === module) {
     const i = args.indexOf(`--${name}`);
     return i >= 0 ? Number(args[i + 1]) : dflt;
   };
-  runAuditExport({ entries: opt('entries', 1_000_000), perPage: opt('per-page', 200), port: opt('port', 3995) }).catch((e) => {
+  runAuditExport({ entries: opt('entries', 1_000_000), perPage: opt('per-page', 200), port: opt('port', 3995) }).then((table) => process.stdout.write(`${table}\n`), (e) => {
     process.stderr.write(`${e.stack || e}\n`);
     process.exit(1);
   });

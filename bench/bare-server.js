@@ -1,6 +1,7 @@
 'use strict';
 // The ceiling of the benchmark: bare Fastify + pg, no framework, no auth, serving the same SQL the
 // service runs for list page 1 (rows with their id arrays, and the total count, in parallel).
+// It authenticates nothing and resolves no workspace or project: that is the framework's share.
 const Fastify = require('fastify');
 const { Pool } = require('pg');
 
@@ -18,7 +19,8 @@ const LIST_SQL = `SELECT page.*,
           FROM work_items w
          WHERE w.workspace_id = $1 AND w.project_id = $2 AND w.deleted_at IS NULL AND w.archived_at IS NULL
          ORDER BY w.created_at DESC, w.id DESC LIMIT 51) page`;
-const COUNT_SQL = `SELECT count(*)::int AS c FROM work_items w WHERE w.workspace_id = $1 AND w.project_id = $2 AND w.deleted_at IS NULL AND w.archived_at IS NULL`;
+// The unfiltered total, read as the service reads it: the trigger-maintained live-row counter.
+const COUNT_SQL = `SELECT live_work_items AS c FROM projects WHERE workspace_id = $1 AND id = $2`;
 
 const app = Fastify({ logger: false });
 app.get('/list', async () => {

@@ -1,20 +1,21 @@
 'use strict';
 /*
- * npm run bench [-- --items 1000000 --duration 10 --connections 32]
+ * npm run bench [-- --items 1000000 --duration 10 --connections 32 --audit-entries 1000000]
  *
  * Seeds a fresh database (BENCH_DATABASE_URL's server, else the embedded PostgreSQL under .data/bench)
  * with set-based SQL: `--items` work items in one project (default 100k) with assignees and labels,
  * plus noise (10% each) in two other projects and in another workspace. Starts the built service and
  * a bare Fastify + pg server serving the same list SQL (the ceiling), drives both with autocannon on
- * loopback and prints one table: req/s, p50, p99, ratio to the ceiling, and the service's peak RSS.
+ * loopback and prints one table: req/s, p50, p99, their ratios to the ceiling, and the service's peak RSS.
+ * Then the audit export (bench/audit-export.js) over `--audit-entries` entries (0 skips it).
  */
-const { spawn, execFileSync, fork } = require('node:child_process');
+const { spawn, fork } = require('node:child_process');
 const { readFileSync } = require('node:fs');
 const { resolve } = require('node:path');
-const { Client } = require('pg');
 const autocannon = require('autocannon');
+const { ROOT, adminUrl, sql, freshDatabase, cli, waitFor, serviceEnv } = require('./lib');
+const { runAuditExport } = require('./audit-export');
 
-const ROOT = resolve(__dirname, '..');
 const args = process.argv.slice(2);
 const opt = (name, dflt) => {
   const i = args.indexOf(`--${name}`);
@@ -23,53 +24,13 @@ const opt = (name, dflt) => {
 const ITEMS = opt('items', 100000);
 const DURATION = opt('duration', 10);
 const CONNECTIONS = opt('connections', 32);
+const AUDIT_ENTRIES = opt('audit-entries', 1000000);
 const SERVICE_PORT = opt('port', 3997);
 const BARE_PORT = SERVICE_PORT + 1;
 const DB_NAME = 'wt_bench';
 
 const log = (...a) => process.stderr.write(`[bench] ${a.join(' ')}\n`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-async function adminUrl() {
-  if (process.env.BENCH_DATABASE_URL) return { url: process.env.BENCH_DATABASE_URL, stop: async () => undefined };
-  const { startEmbeddedPostgres } = require(resolve(ROOT, 'dist/src/common/database/embedded.js'));
-  const h = await startEmbeddedPostgres(resolve(ROOT, '.data/bench'), 54331, 'postgres');
-  return { url: h.url, stop: h.stop };
-}
-
-function withDb(url, db) {
-  const u = new URL(url);
-  u.pathname = `/${db}`;
-  return u.toString();
-}
-
-async function sql(url, fn) {
-  const c = new Client({ connectionString: url });
-  await c.connect();
-  try {
-    return await fn(c);
-  } finally {
-    await c.end();
-  }
-}
-
-function cli(dbUrl, ...argv) {
-  const out = execFileSync('node', [resolve(ROOT, 'dist/src/cli.js'), ...argv], { env: { ...process.env, DATABASE_URL: dbUrl }, encoding: 'utf8' });
-  return JSON.parse(out);
-}
-
-async function waitFor(url) {
-  for (let i = 0; i < 200; i++) {
-    try {
-      const r = await fetch(url);
-      if (r.ok) return;
-    } catch {
-      /* not up yet */
-    }
-    await sleep(100);
-  }
-  throw new Error(`${url} did not come up`);
-}
 
 async function api(method, path, key, body) {
   const r = await fetch(`http://127.0.0.1:${SERVICE_PORT}${path}`, {
@@ -140,11 +101,7 @@ async function main() {
     await admin.stop();
   };
   try {
-    await sql(admin.url, async (c) => {
-      await c.query(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
-      await c.query(`CREATE DATABASE ${DB_NAME}`);
-    });
-    const dbUrl = withDb(admin.url, DB_NAME);
+    const dbUrl = await freshDatabase(admin.url, DB_NAME);
     const t0 = Date.now();
     cli(dbUrl, 'migrate');
     const owner = cli(dbUrl, 'user', 'create', '--email', 'bench@example.com', '--display-name', 'Bench Owner');
@@ -154,7 +111,7 @@ async function main() {
     cli(dbUrl, 'member', 'add', '--workspace', 'noise', '--email', 'bench@example.com', '--role', 'owner');
     const key = cli(dbUrl, 'api-key', 'create', '--email', 'bench@example.com').key;
 
-    const env = { ...process.env, DATABASE_URL: dbUrl, PORT: String(SERVICE_PORT), HOST: '127.0.0.1', RATE_LIMIT_MAX: '1000000000', LOG_LEVEL: 'error', SEED_ON_EMPTY: 'false' };
+    const env = serviceEnv(dbUrl, SERVICE_PORT);
     let service = spawn('node', [resolve(ROOT, 'dist/src/main.js')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
     children.push(service);
     await waitFor(`http://127.0.0.1:${SERVICE_PORT}/healthz`);
@@ -200,7 +157,8 @@ async function main() {
          WHERE w.project_id = $1 AND s."group" = 'started' AND w.deleted_at IS NULL AND w.archived_at IS NULL`, [main.id, members[0]])).rows[0].c;
       return { bench, members, sample, anchor, deep, started };
     });
-    log(`seeded in ${((Date.now() - t0) / 1000).toFixed(1)} s; filtered list matches ${seeded.started} rows`);
+    const seedSeconds = (Date.now() - t0) / 1000;
+    log(`seeded in ${seedSeconds.toFixed(1)} s; filtered list matches ${seeded.started} rows`);
 
     // Restart the service so its peak RSS covers the measured load only, not the seeding phase.
     service.kill('SIGTERM');
@@ -251,17 +209,26 @@ async function main() {
     }));
     const rss = rssPeakMb(service.pid);
 
-    const ceiling = results[0].rps;
+    // The service is stopped before the audit export, which starts its own on another database.
+    service.kill('SIGTERM');
+    bare.kill('SIGTERM');
+
+    const ceiling = results[0];
     const pad = (s, n) => String(s).padEnd(n);
+    const ratio = (a, b) => (b > 0 ? `${(a / b).toFixed(2)}x` : 'n/a');
     const lines = [];
     lines.push(`work items: ${ITEMS} in one project (+ noise); ${CONNECTIONS} connections, ${DURATION} s per row; node ${process.version}; ${require('node:os').cpus().length} CPUs`);
-    lines.push(`| ${pad('scenario', 44)} | ${pad('req/s', 8)} | ${pad('p50 ms', 7)} | ${pad('p99 ms', 7)} | ${pad('vs ceiling', 10)} | errors |`);
-    lines.push(`|${'-'.repeat(46)}|${'-'.repeat(10)}|${'-'.repeat(9)}|${'-'.repeat(9)}|${'-'.repeat(12)}|--------|`);
+    lines.push(`| ${pad('scenario', 44)} | ${pad('req/s', 7)} | ${pad('p50 ms', 6)} | ${pad('p99 ms', 6)} | ${pad('req/s vs ceiling', 16)} | ${pad('p50 vs ceiling', 14)} | errors |`);
+    lines.push(`|${'-'.repeat(46)}|${'-'.repeat(9)}|${'-'.repeat(8)}|${'-'.repeat(8)}|${'-'.repeat(18)}|${'-'.repeat(16)}|--------|`);
     for (const r of results) {
-      lines.push(`| ${pad(r.name, 44)} | ${pad(r.rps.toFixed(0), 8)} | ${pad(r.p50, 7)} | ${pad(r.p99, 7)} | ${pad((r.rps / ceiling * 100).toFixed(0) + '%', 10)} | ${pad(r.errors, 6)} |`);
+      lines.push(`| ${pad(r.name, 44)} | ${pad(r.rps.toFixed(0), 7)} | ${pad(r.p50, 6)} | ${pad(r.p99, 6)} | ${pad(`${(r.rps / ceiling.rps * 100).toFixed(0)}%`, 16)} | ${pad(ratio(r.p50, ceiling.p50), 14)} | ${pad(r.errors, 6)} |`);
     }
-    lines.push(`service peak RSS (VmHWM): ${rss.toFixed(0)} MB`);
+    lines.push(`service peak RSS (VmHWM): ${rss.toFixed(0)} MB; seeding ${seedSeconds.toFixed(0)} s`);
     process.stdout.write(lines.join('\n') + '\n');
+    if (AUDIT_ENTRIES > 0) {
+      log(`audit export over ${AUDIT_ENTRIES} entries`);
+      process.stdout.write(`\n${await runAuditExport({ entries: AUDIT_ENTRIES, admin: admin.url, port: SERVICE_PORT + 2 })}\n`);
+    }
   } finally {
     await cleanup();
   }

@@ -1,0 +1,66 @@
+'use strict';
+/** Helpers shared by the benchmark scripts: the database server, the CLI, waiting for the service. */
+const { execFileSync } = require('node:child_process');
+const { resolve } = require('node:path');
+const { Client } = require('pg');
+
+const ROOT = resolve(__dirname, '..');
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** BENCH_DATABASE_URL's server, else the embedded PostgreSQL under .data/bench (stopped by `stop`). */
+async function adminUrl() {
+  if (process.env.BENCH_DATABASE_URL) return { url: process.env.BENCH_DATABASE_URL, stop: async () => undefined };
+  const { startEmbeddedPostgres } = require(resolve(ROOT, 'dist/src/common/database/embedded.js'));
+  const h = await startEmbeddedPostgres(resolve(ROOT, '.data/bench'), 54331, 'postgres');
+  return { url: h.url, stop: h.stop };
+}
+
+function withDb(url, db) {
+  const u = new URL(url);
+  u.pathname = `/${db}`;
+  return u.toString();
+}
+
+async function sql(url, fn) {
+  const c = new Client({ connectionString: url });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
+/** A fresh, empty database on the admin server; returns its URL. */
+async function freshDatabase(admin, name) {
+  await sql(admin, async (c) => {
+    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await c.query(`CREATE DATABASE ${name}`);
+  });
+  return withDb(admin, name);
+}
+
+/** The admin CLI against `dbUrl`; its one JSON object. */
+function cli(dbUrl, ...argv) {
+  const out = execFileSync('node', [resolve(ROOT, 'dist/src/cli.js'), ...argv], { env: { ...process.env, DATABASE_URL: dbUrl }, encoding: 'utf8' });
+  return JSON.parse(out);
+}
+
+async function waitFor(url) {
+  for (let i = 0; i < 300; i++) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      /* not up yet */
+    }
+    await sleep(100);
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+/** Environment of a service process under load: no rate limit, quiet logs, no bootstrap. */
+function serviceEnv(dbUrl, port) {
+  return { ...process.env, DATABASE_URL: dbUrl, PORT: String(port), HOST: '127.0.0.1', RATE_LIMIT_MAX: '1000000000', LOG_LEVEL: 'error', SEED_ON_EMPTY: 'false' };
+}
+
+module.exports = { ROOT, sleep, adminUrl, withDb, sql, freshDatabase, cli, waitFor, serviceEnv };
