@@ -1,9 +1,9 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadConfig } from '../../src/common/config/config';
 import { createApp } from '../../src/common/http/create-app';
+import { AuditEntry as Entry, auditEntries } from '../helpers/audit';
 import { BASE_URL, createTestApp, expectProblem, Tenant, TestApp } from '../helpers/test-app';
 
-type Entry = Record<string, any>;
 type Inject = (opts: { method: string; url: string; remoteAddress?: string; headers?: Record<string, string> }) => Promise<{ statusCode: number; json: () => any }>;
 const injector = (app: NestFastifyApplication): Inject => {
   const f = app.getHttpAdapter().getInstance() as unknown as { inject: Inject };
@@ -15,9 +15,7 @@ const occurrences = (rows: Entry[]) => rows.reduce((n, r) => n + r.metadata.aggr
 /** Reads entries with a fresh API key of the owner (each key has its own rate-limit budget). */
 async function read(t: TestApp, ten: Tenant, query: Record<string, string>): Promise<Entry[]> {
   const { key } = await t.admin.createApiKey(ten.owner.email, 'reader');
-  const res = await t.http.get(`/api/v2/workspaces/${ten.slug}/audit-logs/?${new URLSearchParams({ order_by: 'created_at', per_page: '200', ...query })}`).set('X-Api-Key', key);
-  if (res.status !== 200) throw new Error(`audit list failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.data;
+  return auditEntries(t, { slug: ten.slug, key }, query);
 }
 
 describe('audit flood protection: rate limiting first, then aggregation', () => {

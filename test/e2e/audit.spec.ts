@@ -1,29 +1,15 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Client } from 'pg';
 import { AuditService } from '../../src/audit/audit.service';
+import { AuditEntry as Entry, auditEntries } from '../helpers/audit';
 import { createTestApp, expectProblem, Tenant, TestApp } from '../helpers/test-app';
 
-type Entry = Record<string, any>;
 type Inject = (opts: { method: string; url: string; remoteAddress?: string; headers?: Record<string, string> }) => Promise<{ statusCode: number; json: () => any }>;
 const injector = (app: NestFastifyApplication): Inject => {
   const f = app.getHttpAdapter().getInstance() as unknown as { inject: Inject };
   return (o) => f.inject(o);
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Every entry matching `query`, through the API (cursor walk). */
-async function allEntries(t: TestApp, slug: string, key: string, query: Record<string, string> = {}): Promise<Entry[]> {
-  const out: Entry[] = [];
-  let cursor: string | null = null;
-  for (;;) {
-    const q: URLSearchParams = new URLSearchParams({ paginate: 'cursor', per_page: '200', order_by: 'created_at', ...query, ...(cursor ? { cursor } : {}) });
-    const res: { status: number; body: any } = await t.http.get(`/api/v2/workspaces/${slug}/audit-logs/?${q}`).set('X-Api-Key', key);
-    if (res.status !== 200) throw new Error(`audit list failed: ${res.status} ${JSON.stringify(res.body)}`);
-    out.push(...res.body.data);
-    if (!res.body.has_more) return out;
-    cursor = res.body.next_cursor;
-  }
-}
 
 /** Sum of occurrences over the (at most two, at a window boundary) aggregated entries of one failure. */
 const occurrences = (rows: Entry[]) => rows.reduce((n, r) => n + (r.metadata.aggregation?.occurrences ?? 1), 0);
@@ -33,7 +19,7 @@ describe('audit trail', () => {
   let ten: Tenant;
   let base: string;
   const owner = () => ({ 'X-Api-Key': ten.owner.key });
-  const list = (query: Record<string, string> = {}) => allEntries(t, ten.slug, ten.owner.key, query);
+  const list = (query: Record<string, string> = {}) => auditEntries(t, ten, query);
 
   beforeAll(async () => {
     t = await createTestApp();
@@ -91,7 +77,7 @@ describe('audit trail', () => {
     it('is 404 for another workspace, for its entries, and for an event_id; 400 for a malformed pk', async () => {
       const other = await t.tenant();
       expectProblem(await t.http.get(`/api/v2/workspaces/${other.slug}/audit-logs/`).set(owner()), 404, 'resource_not_found');
-      const [foreign] = await allEntries(t, other.slug, other.owner.key);
+      const [foreign] = await auditEntries(t, other);
       expectProblem(await t.http.get(`${base}${foreign.id}/`).set(owner()), 404, 'resource_not_found');
       const [mine] = await list();
       const got = await t.http.get(`${base}${mine.id}/`).set(owner());
@@ -179,7 +165,7 @@ describe('audit trail', () => {
       const key = await t.admin.createApiKey(u.email, 'ci key');
       await t.admin.revokeApiKey(key.id);
       for (const [slug, k] of [[ten.slug, ten.owner.key], [second.slug, second.owner.key]]) {
-        const rows = await allEntries(t, slug, k, { target_type: 'api_key', target_id: key.id });
+        const rows = await auditEntries(t, { slug, key: k }, { target_type: 'api_key', target_id: key.id });
         expect(rows.map((r) => r.event_name)).toEqual(['api_key.created', 'api_key.revoked']);
         expect(rows[0]).toMatchObject({
           category: 'auth',

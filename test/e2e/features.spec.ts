@@ -1,3 +1,4 @@
+import { auditEntries } from '../helpers/audit';
 import { createTestApp, expectProblem, Tenant, TestApp } from '../helpers/test-app';
 
 describe('workspace and project features', () => {
@@ -12,8 +13,8 @@ describe('workspace and project features', () => {
   const wsUrl = (slug = ten.slug) => `/api/v2/workspaces/${slug}/features/`;
   const prUrl = (projectId: string, slug = ten.slug) => `/api/v2/workspaces/${slug}/projects/${projectId}/features/`;
   const key = (k = ten.owner.key) => ({ 'X-Api-Key': k });
-  const audits = (workspaceId: string, eventName: string) =>
-    t.ds.query(`SELECT * FROM audit_logs WHERE workspace_id = $1 AND event_name = $2 ORDER BY sequence_number`, [workspaceId, eventName]);
+  /** The workspace's entries of one event, through the audit-log API (owner's key), in commit order. */
+  const audits = (tenant: Tenant, eventName: string) => auditEntries(t, tenant, { event_name: eventName });
 
   describe('workspace features', () => {
     it('GET returns every field of the reference with defaults', async () => {
@@ -78,7 +79,7 @@ describe('workspace and project features', () => {
         .send({ is_work_item_hierarchy_enabled: true, id: '00000000-0000-4000-8000-000000000001', created_at: '2000-01-01T00:00:00Z', nonsense: 1 });
       expect(res.status).toBe(200);
       expect(res.body).toEqual(before);
-      expect(await audits(own.workspaceId, 'workspace.features_updated')).toHaveLength(0);
+      expect(await audits(own, 'workspace.features_updated')).toHaveLength(0);
     });
 
     it('PATCH is for owners and admins; reads for every workspace member', async () => {
@@ -114,7 +115,7 @@ describe('workspace and project features', () => {
     it('records every change in the audit trail with old and new values, in category settings', async () => {
       const own = await t.tenant();
       await t.http.patch(wsUrl(own.slug)).set(key(own.owner.key)).send({ is_wiki_enabled: true, is_teams_enabled: false, work_item_type_default_level: 1 });
-      const rows = await audits(own.workspaceId, 'workspace.features_updated');
+      const rows = await audits(own, 'workspace.features_updated');
       expect(rows).toHaveLength(1);
       expect(rows[0]).toMatchObject({
         category: 'settings',
@@ -130,11 +131,11 @@ describe('workspace and project features', () => {
       });
       // A PATCH that changes nothing writes no entry; no mode entry without a mode change.
       await t.http.patch(wsUrl(own.slug)).set(key(own.owner.key)).send({ is_wiki_enabled: true });
-      expect(await audits(own.workspaceId, 'workspace.features_updated')).toHaveLength(1);
-      expect(await audits(own.workspaceId, 'workspace.work_item_type_mode_changed')).toHaveLength(0);
+      expect(await audits(own, 'workspace.features_updated')).toHaveLength(1);
+      expect(await audits(own, 'workspace.work_item_type_mode_changed')).toHaveLength(0);
       // A rejected PATCH writes nothing.
       await t.http.patch(wsUrl(own.slug)).set(key(own.owner.key)).send({ is_wiki_enabled: false, is_pi_enabled: 3 });
-      expect(await audits(own.workspaceId, 'workspace.features_updated')).toHaveLength(1);
+      expect(await audits(own, 'workspace.features_updated')).toHaveLength(1);
     });
 
     it('a work item type mode switch is recorded as its own settings event, both ways', async () => {
@@ -143,13 +144,30 @@ describe('workspace and project features', () => {
       expect(on.body.is_work_item_types_enabled).toBe(true);
       const off = await t.http.patch(wsUrl(own.slug)).set(key(own.owner.key)).send({ is_work_item_types_enabled: false });
       expect(off.body.is_work_item_types_enabled).toBe(false);
-      const modes = await audits(own.workspaceId, 'workspace.work_item_type_mode_changed');
+      const modes = await audits(own, 'workspace.work_item_type_mode_changed');
       expect(modes).toHaveLength(2);
-      expect(modes[0]).toMatchObject({ category: 'settings', actor_id: own.owner.id, old_value: { mode: 'project' }, new_value: { mode: 'workspace' } });
-      expect(modes[1]).toMatchObject({ old_value: { mode: 'workspace' }, new_value: { mode: 'project' } });
+      expect(modes[0]).toMatchObject({
+        category: 'settings',
+        outcome: 'success',
+        source: 'api',
+        actor_type: 'api_token',
+        actor_id: own.owner.id,
+        target_type: 'workspace',
+        target_id: own.workspaceId,
+        project_id: null,
+        old_value: { mode: 'project', is_work_item_types_enabled: false },
+        new_value: { mode: 'workspace', is_work_item_types_enabled: true },
+      });
+      expect(modes[1]).toMatchObject({
+        category: 'settings',
+        outcome: 'success',
+        actor_id: own.owner.id,
+        old_value: { mode: 'workspace', is_work_item_types_enabled: true },
+        new_value: { mode: 'project', is_work_item_types_enabled: false },
+      });
       expect(Number(modes[1].sequence_number)).toBeGreaterThan(Number(modes[0].sequence_number));
-      const updates = await audits(own.workspaceId, 'workspace.features_updated');
-      expect(updates.map((r: { new_value: unknown }) => r.new_value)).toEqual([{ is_work_item_types_enabled: true }, { is_work_item_types_enabled: false }]);
+      const updates = await audits(own, 'workspace.features_updated');
+      expect(updates.map((r) => r.new_value)).toEqual([{ is_work_item_types_enabled: true }, { is_work_item_types_enabled: false }]);
       // The switch is what the feature repository reads as the mode.
       const rows = await t.ds.query(`SELECT is_work_item_types_enabled FROM workspace_features WHERE workspace_id = $1`, [own.workspaceId]);
       expect(rows[0].is_work_item_types_enabled).toBe(false);
@@ -191,16 +209,21 @@ describe('workspace and project features', () => {
       const bad = await t.http.patch(prUrl(p.id)).set(key()).send({ is_cycles_enabled: 'false' });
       expect(expectProblem(bad, 400, 'validation_error').errors[0].field).toBe('is_cycles_enabled');
       expectProblem(await t.http.patch(prUrl(p.id)).set(key()).send({ is_modules_enabled: null }), 400, 'validation_error');
-      const rows = await t.ds.query(`SELECT * FROM audit_logs WHERE project_id = $1 AND event_name = 'project.features_updated'`, [p.id]);
+      const rows = await auditEntries(t, ten, { event_name: 'project.features_updated', target_id: p.id });
       expect(rows).toHaveLength(1);
       expect(rows[0]).toMatchObject({
         category: 'settings',
+        outcome: 'success',
+        source: 'api',
+        actor_type: 'api_token',
         workspace_id: ten.workspaceId,
+        project_id: p.id,
         actor_id: ten.owner.id,
         target_type: 'project',
         target_id: p.id,
         old_value: { is_estimates_enabled: true },
         new_value: { is_estimates_enabled: false },
+        metadata: { changed_fields: ['is_estimates_enabled'] },
       });
     });
 

@@ -2,6 +2,7 @@ import { ProjectContext } from '../../src/common/auth/request-context';
 import { ProjectRole, WorkspaceRole } from '../../src/common/auth/roles';
 import { ProblemException } from '../../src/common/errors/problem.exception';
 import { WorkflowsService } from '../../src/workflows/workflows.service';
+import { auditEntries } from '../helpers/audit';
 import { createTestApp, expectProblem, Tenant, TestApp } from '../helpers/test-app';
 
 describe('workflows', () => {
@@ -153,21 +154,33 @@ describe('workflows', () => {
       await t.http.patch(`${base}${wf.body.id}/`).set(key()).send({ name: 'Audited 2' });
       const row = (await t.http.post(wsUrl(wf.body.id)).set(key()).send({ state_id: states.Done, allow_issue_creation: false })).body;
       await t.http.delete(`${base}${wf.body.id}/`).set(key());
-      const logs = await t.ds.query(
-        `SELECT event_name, category, old_value, new_value, metadata, target_id, target_type, project_id, actor_id FROM audit_logs WHERE target_id = $1 ORDER BY sequence_number`,
-        [wf.body.id],
-      );
-      expect(logs.map((l: any) => [l.event_name, l.metadata.change])).toEqual([
+      const logs = await auditEntries(t, ten, { target_type: 'workflow', target_id: wf.body.id });
+      expect(logs.map((l) => [l.event_name, l.metadata.change])).toEqual([
         ['workflow.created', 'workflow.created'],
         ['workflow.updated', 'workflow.updated'],
         ['workflow.updated', 'workflow_state.created'],
         ['workflow.deleted', 'workflow.deleted'],
       ]);
-      expect(logs.every((l: any) => l.category === 'settings' && l.target_type === 'workflow' && l.project_id === projectId && l.actor_id === ten.owner.id)).toBe(true);
+      for (const l of logs) {
+        expect(l).toMatchObject({
+          category: 'settings',
+          outcome: 'success',
+          source: 'api',
+          actor_type: 'api_token',
+          actor_id: ten.owner.id,
+          actor_email: ten.owner.email,
+          target_type: 'workflow',
+          workspace_id: ten.workspaceId,
+          project_id: projectId,
+        });
+      }
+      expect(logs[0].old_value).toBeNull();
+      expect(logs[0].new_value).toMatchObject({ id: wf.body.id, name: 'Audited' });
       expect(logs[1].old_value.name).toBe('Audited');
       expect(logs[1].new_value.name).toBe('Audited 2');
       expect(logs[2].old_value).toBeNull();
       expect(logs[2].new_value).toMatchObject({ id: row.id, allow_issue_creation: false });
+      expect(logs[3].old_value).toMatchObject({ id: wf.body.id, name: 'Audited 2' });
       expect(logs[3].new_value).toBeNull();
     });
 
