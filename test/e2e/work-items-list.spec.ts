@@ -84,6 +84,12 @@ describe('work items list', () => {
       const b = expectProblem(await t.http.get(`${base}?${q}`).set(key()), 400, 'validation_error');
       expect(b.errors[0].field).toBe(q.split('=')[0]);
     }
+    // An empty element is never skipped: every element of every __in is checked.
+    for (const q of ['priority__in=none,,', 'priority__in=high,%20,low', 'state_group__in=started,', `state_id__in=,${states.Todo}`,
+      `label_id__in=${labels.red},,${labels.blue}`, `assignee_id__in=${member.id},`, `parent_id__in=${ids.alpha},`, `module_id__in=,`, 'type_id__in=']) {
+      const b = expectProblem(await t.http.get(`${base}?${q}`).set(key()), 400, 'validation_error');
+      expect(b.errors).toEqual([{ field: q.split('=')[0], message: expect.stringMatching(/empty element|at least one/) }]);
+    }
   });
 
   it('assignee, label, parent, cycle, module filters with __in and __isnull', async () => {

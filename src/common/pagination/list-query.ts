@@ -116,9 +116,11 @@ export function parseListQuery(q: RawQuery, spec: ListSpec): ListQuery {
         if (!['true', 'false'].includes(raw.toLowerCase())) errors.push({ field, message: 'Must be true or false.' });
         filters.push({ def, op, value: raw.toLowerCase() === 'true' });
       } else if (op === 'in') {
-        const parts = raw.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
-        if (!parts.length) errors.push({ field, message: 'Give at least one comma-separated value.' });
-        filters.push({ def, op, value: parts.map((p) => parseValue(def, field, p, errors)) });
+        // Every element is checked (gap-reference 1.2): an empty one (`a,,b`, `a,`) is a 400, never skipped.
+        const parts = raw.split(',').map((s) => s.trim());
+        if (raw.trim() === '') errors.push({ field, message: 'Give at least one comma-separated value.' });
+        else if (parts.some((s) => s.length === 0)) errors.push({ field, message: `"${raw}" has an empty element; give comma-separated values without empty entries.` });
+        filters.push({ def, op, value: parts.filter((s) => s.length > 0).map((p) => parseValue(def, field, p, errors)) });
       } else {
         filters.push({ def, op, value: parseValue(def, field, raw, errors) });
       }
