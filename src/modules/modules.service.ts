@@ -69,7 +69,8 @@ export class ModulesService {
       const start = v.start_date !== undefined ? v.start_date : row.start_date;
       const target = v.target_date !== undefined ? v.target_date : row.target_date;
       this.assertDateOrder(start, target);
-      if (v.lead_id && v.lead_id !== row.lead_id) await this.assertLead(ctx, v.lead_id, tx);
+      // Every non-null lead_id sent is checked, even the stored one: its user may have left the project.
+      await this.assertLead(ctx, v.lead_id, tx);
       await this.repo.update(ctx.workspace.id, id, v, tx);
       const updated = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx);
       return (await this.mapMany(ctx, [updated!], tx))[0];

@@ -194,6 +194,17 @@ describe('modules', () => {
       expect(fields(expectProblem(await t.http.patch(url).set(key()).send({ start_date: '2025-05-21' }), 400, 'validation_error'))).toEqual(['target_date']);
       expect(fields(expectProblem(await t.http.patch(url).set(key()).send({ status: 'started' }), 400, 'validation_error'))).toEqual(['status']);
       expect(fields(expectProblem(await t.http.patch(url).set(key()).send({ lead_id: outsider.id }), 400, 'validation_error'))).toEqual(['lead_id']);
+      // Re-sending the stored lead is checked too: a lead who left the project is 400, not a silent 200.
+      const leaver = await t.member(ten.slug, 'member');
+      const joined = await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/${projectId}/members/`).set(key()).send({ member_id: leaver.id, role: 'contributor' });
+      expect(joined.status).toBe(201);
+      expect((await t.http.patch(url).set(key()).send({ lead_id: leaver.id })).body.lead_id).toBe(leaver.id);
+      expect((await t.http.patch(url).set(key()).send({ lead_id: leaver.id })).status).toBe(200);
+      expect((await t.http.delete(`/api/v2/workspaces/${ten.slug}/projects/${projectId}/members/${joined.body.id}/`).set(key())).status).toBe(204);
+      const gone = expectProblem(await t.http.patch(url).set(key()).send({ lead_id: leaver.id }), 400, 'validation_error');
+      expect(fields(gone)).toEqual(['lead_id']);
+      expect((await t.http.patch(url).set(key()).send({ description: 'lead untouched when not sent' })).status).toBe(200);
+      expect((await t.http.patch(url).set(key()).send({ lead_id: null })).body.lead_id).toBeNull();
       expect(fields(expectProblem(await t.http.patch(url).set(key()).send({ name: null }), 400, 'validation_error'))).toContain('name');
       const ok = await t.http.patch(url).set(key()).send({ start_date: '2025-06-01', target_date: '2025-06-02' });
       expect(ok.body).toMatchObject({ start_date: '2025-06-01', target_date: '2025-06-02' });
