@@ -49,7 +49,7 @@ export class CommentsController {
 
   @Patch(':pk')
   @Authenticated({ scope: 'projects.work_items.comments:write', project: ProjectRole.Commenter })
-  @ApiOperation({ operationId: 'work_item_comments_update', summary: 'Edit a comment (partial)', description: 'The author or a project admin; edited_at is stamped.' })
+  @ApiOperation({ operationId: 'work_item_comments_update', summary: 'Edit a comment (partial)', description: 'Project contributors and admins may edit any comment; a commenter only their own (else 403). edited_at is stamped.' })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiOkResponse({ type: CommentDto })
   @ApiProblemResponses(400, 404)

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ProjectContext } from '../common/auth/request-context';
-import { ProjectRole } from '../common/auth/roles';
+import { PROJECT_ROLE_LEVEL, ProjectRole, projectLevel } from '../common/auth/roles';
 import { cleanRichText } from '../common/html/rich-text';
 import { ProblemException } from '../common/errors/problem.exception';
 import { ListQuery } from '../common/pagination/list-query';
@@ -9,7 +9,11 @@ import { CommentDto, CreateCommentDto, UpdateCommentDto } from './comments.dto';
 import { mapComment } from './comments.mapper';
 import { CommentsRepository } from './comments.repository';
 
-/** Work item comments (gap-reference 3.2). The author is always the caller; edits by the author or a project admin. */
+/**
+ * Work item comments (gap-reference 3.2). The author is always the caller. Edit rights come from the
+ * role: project contributors and admins may PATCH any comment, a commenter only their own. DELETE stays
+ * with the author or a project admin (contributors "delete only own content", gap-reference 6).
+ */
 @Injectable()
 export class CommentsService {
   constructor(
@@ -51,7 +55,7 @@ export class CommentsService {
   async update(ctx: ProjectContext, workItemId: string, id: string, dto: UpdateCommentDto): Promise<CommentDto> {
     const clean = dto.comment_html !== undefined ? cleanRichText('comment_html', dto.comment_html, { required: true }) : null;
     return this.ds.transaction(async (tx) => {
-      await this.mustOwnOrAdmin(ctx, workItemId, id, tx);
+      await this.mustBeAllowed(ctx, workItemId, id, ProjectRole.Contributor, tx);
       await this.repo.update(id, {
         comment_html: clean?.html, comment_stripped: clean?.stripped, access: dto.access,
         external_id: dto.external_id, external_source: dto.external_source,
@@ -62,17 +66,22 @@ export class CommentsService {
 
   async remove(ctx: ProjectContext, workItemId: string, id: string): Promise<void> {
     await this.ds.transaction(async (tx) => {
-      await this.mustOwnOrAdmin(ctx, workItemId, id, tx);
+      await this.mustBeAllowed(ctx, workItemId, id, ProjectRole.Admin, tx);
       await this.repo.softDelete(id, tx);
     });
   }
 
-  private async mustOwnOrAdmin(ctx: ProjectContext, workItemId: string, id: string, tx: Parameters<CommentsRepository['get']>[4]): Promise<void> {
+  /** The comment (locked) must exist; the caller must be its author or hold at least `anyCommentRole`. */
+  private async mustBeAllowed(
+    ctx: ProjectContext, workItemId: string, id: string, anyCommentRole: ProjectRole, tx: Parameters<CommentsRepository['get']>[4],
+  ): Promise<void> {
     if (!(await this.repo.workItemExists(ctx.workspace.id, ctx.project.id, workItemId, tx))) throw ProblemException.notFound('Work item');
     const row = await this.repo.get(ctx.workspace.id, ctx.project.id, workItemId, id, tx, true);
     if (!row) throw ProblemException.notFound('Comment');
-    if (ctx.projectRole !== ProjectRole.Admin && row.actor_id !== ctx.principal.userId) {
-      throw ProblemException.forbidden('Only the comment\'s author or a project admin may change or delete it.');
+    if (projectLevel(ctx.projectRole) < PROJECT_ROLE_LEVEL[anyCommentRole] && row.actor_id !== ctx.principal.userId) {
+      throw ProblemException.forbidden(anyCommentRole === ProjectRole.Admin
+        ? 'Only the comment\'s author or a project admin may delete it.'
+        : 'Commenters may edit only their own comments; editing others\' comments needs the project contributor role.');
     }
   }
 }

@@ -86,7 +86,7 @@ describe('work item comments', () => {
     expectProblem(await get('expand=actor'), 400, 'validation_error');
   });
 
-  it('PATCH: partial, edited_at stamped, comment_stripped re-derived; author or project admin only', async () => {
+  it('PATCH: partial, edited_at stamped, comment_stripped re-derived; contributor+ edits any comment, a commenter only their own', async () => {
     const c = await post({ comment_html: 'by commenter' }, commenter.key);
     const res = await t.http.patch(`${base}${c.body.id}/`).set(key(commenter.key)).send({ comment_html: '<p>edited <b>text</b></p>' });
     expect(res.status).toBe(200);
@@ -95,8 +95,17 @@ describe('work item comments', () => {
     const access = await t.http.patch(`${base}${c.body.id}/`).set(key(commenter.key)).send({ access: 'EXTERNAL' });
     expect(access.body).toMatchObject({ access: 'EXTERNAL', comment_html: '<p>edited <b>text</b></p>' });
     expect(Date.parse(access.body.edited_at)).toBeGreaterThanOrEqual(Date.parse(res.body.edited_at));
-    expectProblem(await t.http.patch(`${base}${c.body.id}/`).set(key(contributor.key)).send({ comment_html: 'hijack' }), 403, 'forbidden');
+    // Edit rights come from the role (gap-reference 3.2): a contributor may edit a comment it did not write...
+    const byContributor = await t.http.patch(`${base}${c.body.id}/`).set(key(contributor.key)).send({ comment_html: 'fixed typo' });
+    expect(byContributor.status).toBe(200);
+    expect(byContributor.body).toMatchObject({ comment_html: 'fixed typo', actor_id: commenter.id });
+    // ...a commenter only its own (403 on another's, nothing written); delete stays author or admin.
+    const theirs = await post({ comment_html: 'by contributor' }, contributor.key);
+    const denied = expectProblem(await t.http.patch(`${base}${theirs.body.id}/`).set(key(commenter.key)).send({ comment_html: 'hijack' }), 403, 'forbidden');
+    expect(denied.detail).toContain('contributor');
+    expect((await t.http.get(`${base}${theirs.body.id}/`).set(key())).body).toMatchObject({ comment_html: 'by contributor', edited_at: null });
     expectProblem(await t.http.delete(`${base}${c.body.id}/`).set(key(contributor.key)), 403, 'forbidden');
+    expectProblem(await t.http.delete(`${base}${theirs.body.id}/`).set(key(commenter.key)), 403, 'forbidden');
     expect((await t.http.patch(`${base}${c.body.id}/`).set(key()).send({ comment_html: 'moderated' })).status).toBe(200);
     expectProblem(await t.http.patch(`${base}${c.body.id}/`).set(key()).send({ comment_html: null }), 400, 'validation_error');
     expectProblem(await t.http.patch(`${base}${c.body.id}/`).set(key()).send({ access: 'nope' }), 400, 'validation_error');
