@@ -10,7 +10,7 @@ import { BASE_URL, createTestApp, expectProblem, Tenant, TestApp } from '../help
 const LIMIT = 3;
 const rateLimit = { limit: LIMIT, ttlMs: 60_000 };
 
-type Inject = (opts: { method: 'GET'; url: string; remoteAddress?: string; headers?: Record<string, string> }) => Promise<{ statusCode: number; headers: Record<string, unknown>; json: () => any }>;
+type Inject = (opts: { method: 'GET' | 'PUT' | 'DELETE'; url: string; remoteAddress?: string; headers?: Record<string, string> }) => Promise<{ statusCode: number; headers: Record<string, unknown>; json: () => any }>;
 const injector = (app: NestFastifyApplication): Inject => {
   const f = app.getHttpAdapter().getInstance() as unknown as { inject: Inject };
   return (o) => f.inject(o);
@@ -78,6 +78,62 @@ describe('rate limits (in memory)', () => {
     // A credential from the blocked address is not blocked: its budget is its own.
     const u = await t.user();
     expect((await inject({ ...a, headers: { 'x-api-key': u.key } })).statusCode).toBe(200);
+  });
+
+  it('failed authentication counts against the client address: a new bogus credential each time buys no budget', async () => {
+    const inject = injector(t.app);
+    const from = (headers: Record<string, string>) => inject({ method: 'GET', url: '/api/v2/users/me/', remoteAddress: '203.0.113.20', headers });
+    // Unknown API key, unknown bearer token, and a malformed bearer header: each one new, each one 401.
+    const bogus = [{ 'x-api-key': 'wt_api_bogus1' }, { authorization: 'Bearer wt_oat_bogus2' }, { authorization: 'Bearer two parts' }];
+    for (let i = 0; i < LIMIT; i++) {
+      const res = await from(bogus[i]);
+      expect(res.statusCode).toBe(401);
+      // The budget headers describe the address budget the failure was charged to.
+      expect(res.headers['x-ratelimit-remaining']).toBe(String(LIMIT - 1 - i));
+    }
+    const blocked = await from({ 'x-api-key': 'wt_api_bogus4' });
+    expect(blocked.statusCode).toBe(429);
+    expect(blocked.json()).toMatchObject({ code: 'rate_limited', status: 429 });
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+    expect(blocked.headers['x-ratelimit-remaining']).toBe('0');
+    expect((await from({ authorization: 'Bearer wt_oat_bogus5' })).statusCode).toBe(429);
+    // The same budget as requests without credentials from that address.
+    expect((await from({})).statusCode).toBe(429);
+    // Another address is untouched; a valid credential from the blocked address keeps its own budget.
+    expect((await inject({ method: 'GET', url: '/api/v2/users/me/', remoteAddress: '203.0.113.21', headers: { 'x-api-key': 'wt_api_bogus6' } })).statusCode).toBe(401);
+    const u = await t.user();
+    const ok = await from({ 'x-api-key': u.key });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.headers['x-ratelimit-remaining']).toBe(String(LIMIT - 1));
+  });
+
+  it('unknown routes (404) and unsupported methods (405) are throttled per address and carry the budget headers', async () => {
+    const inject = injector(t.app);
+    const remoteAddress = '203.0.113.30';
+    const probes = [
+      { method: 'GET' as const, url: '/api/v2/nothing-here/', status: 404 },
+      { method: 'GET' as const, url: '/api/v2/users/me', status: 404 }, // no trailing slash
+      { method: 'PUT' as const, url: '/api/v2/users/me/', status: 405 },
+    ];
+    for (let i = 0; i < LIMIT; i++) {
+      const res = await inject({ method: probes[i].method, url: probes[i].url, remoteAddress, headers: { 'x-api-key': `wt_api_probe${i}` } });
+      expect(res.statusCode).toBe(probes[i].status);
+      expect(res.headers['x-ratelimit-limit']).toBe(String(LIMIT));
+      expect(res.headers['x-ratelimit-remaining']).toBe(String(LIMIT - 1 - i));
+      expect(Number(res.headers['x-ratelimit-reset'])).toBeGreaterThan(0);
+    }
+    for (const p of probes) {
+      const res = await inject({ method: p.method, url: p.url, remoteAddress });
+      expect(res.statusCode).toBe(429);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(res.json()).toMatchObject({ code: 'rate_limited', type: `${BASE_URL}/errors/rate_limited` });
+      expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    }
+    // The probes spent the address budget: a request without credentials from there is throttled too...
+    expect((await inject({ method: 'GET', url: '/api/v2/users/me/', remoteAddress })).statusCode).toBe(429);
+    // ...while another address still gets its 404, and the health probes stay exempt.
+    expect((await inject({ method: 'GET', url: '/api/v2/nothing-here/', remoteAddress: '203.0.113.31' })).statusCode).toBe(404);
+    expect((await inject({ method: 'GET', url: '/healthz', remoteAddress })).statusCode).toBe(200);
   });
 
   it('X-Forwarded-For is ignored unless TRUST_PROXY is set', async () => {

@@ -3,7 +3,8 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { AUTH_META, AuthRule, PUBLIC_META } from './authenticated.decorator';
 import { AuthRepository } from './auth.repository';
-import { hashSecret } from './credentials';
+import { hashSecret, readCredential } from './credentials';
+import { chargeFailedAuthentication } from '../throttle/credential-throttler.guard';
 import { PrincipalKind, RequestContext } from './request-context';
 import { effectiveProjectRole, projectLevel, PROJECT_ROLE_LEVEL, WORKSPACE_ROLE_LEVEL, WorkspaceRole, workspaceLevel } from './roles';
 import { grantSatisfies } from './scopes';
@@ -38,14 +39,18 @@ export class AuthGuard implements CanActivate {
     const projectId = projectIdValid ? (rawProjectId?.toLowerCase() ?? null) : null;
 
     // Credentials first: a request without valid credentials learns nothing about the path (401).
-    const cred = this.readCredential(req);
+    // A failed authentication counts against the client address's budget (429 once it is spent), so
+    // sending a new bogus credential each time does not buy a fresh budget.
+    const cred = readCredential(req.headers);
     if (!cred) {
       await this.events.authenticationFailed(req, slug, 'missing_credentials');
+      await chargeFailedAuthentication(req);
       throw ProblemException.unauthorized();
     }
     const row = await this.repo.resolve(cred.kind, hashSecret(cred.secret), slug, projectId);
     if (!row) {
       await this.events.authenticationFailed(req, slug, 'invalid_credentials');
+      await chargeFailedAuthentication(req);
       throw ProblemException.unauthorized();
     }
     if (!projectIdValid) throw ProblemException.validation('project_id', 'Must be a valid UUID.');
@@ -84,7 +89,7 @@ export class AuthGuard implements CanActivate {
     if (projectId !== null && !ctx.project) throw ProblemException.notFound('Project');
     if (cred.kind === 'oauth' && !this.scopeAllows(rule, ctx.principal.scopes)) {
       await this.events.permissionDenied(ctx, req, 'insufficient_scope', rule.scope);
-      throw ProblemException.forbidden(`This token lacks the scope ${rule.scope === 'any-read' ? 'read' : rule.scope}.`);
+      throw ProblemException.forbidden(`This token lacks the scope ${rule.scope === 'any-read' ? 'read (or any *:read scope)' : rule.scope}.`);
     }
 
     if (rule.project) {
@@ -104,16 +109,5 @@ export class AuthGuard implements CanActivate {
   private scopeAllows(rule: AuthRule, granted: string[]): boolean {
     if (rule.scope === 'any-read') return granted.some((s) => s === 'read' || s.endsWith(':read'));
     return grantSatisfies(granted, rule.scope);
-  }
-
-  private readCredential(req: FastifyRequest): { kind: 'api_key' | 'oauth'; secret: string } | null {
-    const key = req.headers['x-api-key'];
-    if (typeof key === 'string' && key.length > 0) return { kind: 'api_key', secret: key };
-    const auth = req.headers.authorization;
-    if (typeof auth === 'string') {
-      const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
-      if (m) return { kind: 'oauth', secret: m[1] };
-    }
-    return null;
   }
 }
