@@ -95,7 +95,7 @@ export class WorkItemsController {
   @ApiOperation({ operationId: 'work_items_unarchive', summary: 'Unarchive a work item', description: 'Bodyless; idempotent (an active work item is returned unchanged). Response custom_fields is null.' })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiOkResponse({ type: WorkItemDto })
-  @ApiProblemResponses(400, 404)
+  @ApiProblemResponses(400, 404, [409, '`conflict`: the work item cannot be restored as it stands (spec contract; an archived item keeps its external_source/external_id pair reserved, so no current rule collides)'])
   unarchive(@Ctx() ctx: ProjectContext, @UuidParam('pk', WORK_ITEM_PK) pk: string) {
     return this.items.unarchive(ctx, pk);
   }

@@ -346,6 +346,16 @@ describe('work items', () => {
     });
   });
 
+  describe('OpenAPI', () => {
+    it('unarchive declares the spec\'s errors, 409 conflict included, as problem+json', async () => {
+      const doc = (await t.http.get('/api/v2/schema/')).body;
+      const op = doc.paths['/api/v2/workspaces/{slug}/projects/{project_id}/work-items/{pk}/unarchive/'].post;
+      expect(op.operationId).toBe('work_items_unarchive');
+      for (const status of ['400', '404', '409']) expect(Object.keys(op.responses[status].content)).toEqual(['application/problem+json']);
+      expect(op.responses['409'].description).toContain('`conflict`');
+    });
+  });
+
   describe('permissions and tenant wall', () => {
     it('reads: project guest+; writes: contributor+; scopes projects.work_items:read/write', async () => {
       const c = await create({ name: 'Perm' });
