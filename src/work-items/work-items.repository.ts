@@ -257,8 +257,17 @@ export class WorkItemsRepository {
     );
   }
 
-  async softDelete(id: string, userId: string, db: Queryable): Promise<void> {
-    await db.query(`UPDATE work_items SET deleted_at = now(), updated_by_id = $2 WHERE id = $1`, [id, userId]);
+  /**
+   * Soft-deletes the item and, in the same (caller's) transaction, lifts its live children (any project
+   * of the workspace, archived ones included) to the top level, so no item points at a deleted parent.
+   */
+  async softDelete(workspaceId: string, id: string, userId: string, db: Queryable): Promise<void> {
+    await db.query(
+      `UPDATE work_items SET parent_id = NULL, updated_at = now(), updated_by_id = $3
+        WHERE workspace_id = $1 AND parent_id = $2 AND deleted_at IS NULL`,
+      [workspaceId, id, userId],
+    );
+    await db.query(`UPDATE work_items SET deleted_at = now(), updated_by_id = $3 WHERE workspace_id = $1 AND id = $2`, [workspaceId, id, userId]);
   }
 
   /** The live work item already holding this external pair in the project. */

@@ -315,7 +315,7 @@ export class WorkItemsService {
     return this.present(t.workspaceId, row!, expand, true);
   }
 
-  /** Soft delete: project admins, or the item's creator (a contributor); anyone else 403. */
+  /** Soft delete: project admins, or the item's creator (a contributor); anyone else 403. Children become top-level. */
   async remove(ctx: ProjectContext, id: string): Promise<void> {
     await this.ds.transaction(async (tx) => {
       const cur = await this.repo.get(ctx.workspace.id, ctx.project.id, id, 'any', tx, true);
@@ -323,7 +323,7 @@ export class WorkItemsService {
       if (ctx.projectRole !== ProjectRole.Admin && cur.created_by_id !== ctx.principal.userId) {
         throw ProblemException.forbidden('Only project admins and the work item\'s creator may delete it.');
       }
-      await this.repo.softDelete(id, ctx.principal.userId, tx);
+      await this.repo.softDelete(ctx.workspace.id, id, ctx.principal.userId, tx);
     });
   }
 

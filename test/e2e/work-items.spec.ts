@@ -356,6 +356,37 @@ describe('work items', () => {
     });
   });
 
+  describe('deleting a parent', () => {
+    it('lifts its children (any project, archived too) to the top level in the same transaction; grandchildren keep theirs', async () => {
+      const other = await t.project(ten.slug, ten.owner.key);
+      const otherUrl = `/api/v2/workspaces/${ten.slug}/projects/${other.id}/work-items/`;
+      const parent = await create({ name: 'doomed parent' }, contributor.key);
+      const child = await create({ name: 'child of doomed', parent_id: parent.body.id });
+      const archivedChild = await create({ name: 'archived child of doomed', parent_id: parent.body.id });
+      await t.http.post(`${base}${archivedChild.body.id}/archive/`).set(key());
+      const remote = await create({ name: 'remote child of doomed', parent_id: parent.body.id }, ten.owner.key, otherUrl);
+      const grandchild = await create({ name: 'grandchild of doomed', parent_id: child.body.id });
+      expect((await t.http.get(`${base}?parent_id=${parent.body.id}`).set(key())).body.data.map((x: any) => x.id)).toEqual([child.body.id]);
+
+      expect((await t.http.delete(`${base}${parent.body.id}/`).set(key(contributor.key))).status).toBe(204);
+
+      const got = await t.http.get(`${base}${child.body.id}/?expand=parent`).set(key());
+      expect(got.body).toMatchObject({ parent_id: null, parent: null });
+      expect((await t.http.get(`${base}?parent_id=${parent.body.id}`).set(key())).body.data).toEqual([]);
+      expect((await t.http.get(`${base}?parent_id__in=${parent.body.id}`).set(key())).body.data).toEqual([]);
+      const top = (await t.http.get(`${base}?parent_id__isnull=true&per_page=200`).set(key())).body.data.map((x: any) => x.id);
+      expect(top).toContain(child.body.id);
+      expect(top).not.toContain(grandchild.body.id);
+      expect((await t.http.get(`${base}${grandchild.body.id}/`).set(key())).body.parent_id).toBe(child.body.id);
+      expect((await t.http.get(`${otherUrl}${remote.body.id}/`).set(key())).body.parent_id).toBeNull();
+      expect((await t.http.post(`${base}${archivedChild.body.id}/unarchive/`).set(key())).body.parent_id).toBeNull();
+      const [row] = await t.ds.query(`SELECT updated_by_id FROM work_items WHERE id = $1`, [child.body.id]);
+      expect(row.updated_by_id).toBe(contributor.id);
+      // The deleted parent can no longer be chosen.
+      expect(fields(expectProblem(await create({ name: 'late child', parent_id: parent.body.id }), 400, 'validation_error'))).toEqual(['parent_id']);
+    });
+  });
+
   describe('permissions and tenant wall', () => {
     it('reads: project guest+; writes: contributor+; scopes projects.work_items:read/write', async () => {
       const c = await create({ name: 'Perm' });
