@@ -12,6 +12,7 @@ import { CreatedAt, IdColumn } from '../common/database/columns';
  *
  * Every index leads with workspace_id (the tenant wall) and ends with created_at, id (the list order and
  * keyset), one per list filter. The trigram index for `search` is created by the migration.
+ * Entries with workspace_id NULL form the instance trail (docs/audit.md); the workspace API never reads them.
  */
 @Entity('audit_logs')
 @Index('uq_audit_logs_event', ['event_id'], { unique: true })
@@ -49,7 +50,8 @@ export class AuditLogEntity {
   @Column('jsonb', { default: () => "'{}'" }) metadata!: Record<string, unknown>;
   @Column('varchar', { length: 64, nullable: true }) ip_address!: string | null;
   @Column('text', { default: '' }) user_agent!: string;
-  @Column('uuid') workspace_id!: string;
+  /** NULL for the instance trail: user-level events of a user in no workspace (migration AuditInstanceTrail). */
+  @Column('uuid', { nullable: true }) workspace_id!: string | null;
   @Column('uuid', { nullable: true }) project_id!: string | null;
   /** Set by the trigger: the time the entry was sequenced, strictly increasing per workspace. */
   @CreatedAt() created_at!: Date;

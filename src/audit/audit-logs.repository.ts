@@ -35,7 +35,7 @@ export const AUDIT_LOG_LIST: ListSpec = {
     { name: 'outcome', type: 'enum', values: AUDIT_OUTCOMES, ops: ['eq'], column: 'a.outcome', description: 'Validated: an unknown value is 400.' },
     { name: 'target_type', type: 'string', ops: ['eq'], column: 'a.target_type', description: 'Kind of object acted on (exact).' },
     { name: 'target_id', type: 'string', ops: ['eq'], column: 'a.target_id', description: 'Specific object acted on (exact).' },
-    { name: 'ip_address', type: 'string', ops: ['eq'], column: 'a.ip_address', description: 'Client address (exact).' },
+    { name: 'ip_address', type: 'string', ops: ['eq'], column: 'a.ip_address', description: 'Client address (exact, after normalisation: an IPv4-mapped IPv6 address such as ::ffff:10.0.0.1 matches 10.0.0.1; IPv6 in any spelling matches its canonical form).' },
   ],
   search: ['a.event_name', 'a.actor_display_name', 'a.actor_email', 'a.target_display_name'],
   orderings: {

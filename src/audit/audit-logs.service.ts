@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { WorkspaceContext } from '../common/auth/request-context';
 import { ProblemException } from '../common/errors/problem.exception';
 import { ListQuery } from '../common/pagination/list-query';
-import { AuditService } from './audit.service';
+import { AuditService, normalizeIp } from './audit.service';
 import { AuditLogDto } from './audit-logs.dto';
 import { mapAuditLog } from './audit-logs.mapper';
 import { AuditLogsRepository } from './audit-logs.repository';
@@ -17,7 +17,7 @@ export class AuditLogsService {
 
   async list(ctx: WorkspaceContext, q: ListQuery) {
     await this.audit.flushAggregates();
-    const { rows, envelope } = await this.repo.list(ctx.workspace.id, q);
+    const { rows, envelope } = await this.repo.list(ctx.workspace.id, normalizeFilters(q));
     return envelope(rows.map(mapAuditLog));
   }
 
@@ -27,4 +27,12 @@ export class AuditLogsService {
     if (!row) throw ProblemException.notFound('Audit log entry');
     return mapAuditLog(row);
   }
+}
+
+/** Filter values compared with stored values in the form they are stored: `ip_address` as `normalizeIp` writes it. */
+function normalizeFilters(q: ListQuery): ListQuery {
+  return {
+    ...q,
+    filters: q.filters.map((f) => (f.def.name === 'ip_address' && typeof f.value === 'string' ? { ...f, value: normalizeIp(f.value) ?? f.value } : f)),
+  };
 }

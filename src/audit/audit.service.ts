@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { isIP } from 'node:net';
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { RequestContext } from '../common/auth/request-context';
@@ -42,10 +43,27 @@ export interface AuditActor {
   user_agent: string;
 }
 
-/** `::ffff:10.0.0.1` (an IPv4 client on a dual-stack socket) is stored and filtered as `10.0.0.1`. */
+/**
+ * The one text form of a client address, used both when an entry is stored and for the `ip_address` filter:
+ * an IPv4-mapped IPv6 address (`::ffff:10.0.0.1`, `::ffff:a00:1`, an IPv4 client on a dual-stack socket) is
+ * its IPv4 address `10.0.0.1`; any other IPv6 address is its canonical RFC 5952 form (lower case, zeros
+ * compressed: `2001:DB8:0::1` is `2001:db8::1`). Anything else (IPv4, a value that is no address) is kept
+ * as given, trimmed. Empty is null.
+ */
 export function normalizeIp(ip: string | null | undefined): string | null {
-  if (!ip) return null;
-  return ip.toLowerCase().startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip;
+  const s = ip?.trim();
+  if (!s) return null;
+  if (isIP(s) !== 6) return s;
+  let canonical: string;
+  try {
+    canonical = new URL(`http://[${s}]`).hostname.slice(1, -1);
+  } catch {
+    return s.toLowerCase(); // e.g. a zone id (fe80::1%eth0), which URLs do not accept
+  }
+  const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(canonical);
+  if (!mapped) return canonical;
+  const [hi, lo] = [parseInt(mapped[1], 16), parseInt(mapped[2], 16)];
+  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
 }
 
 export function actorFromContext(ctx: RequestContext): AuditActor {
@@ -95,22 +113,8 @@ export class AuditService implements OnModuleDestroy {
     this.failures = new FailureAggregator(ds, failureWindowSeconds(), (db, actor, e) => this.record(db, actor, e));
   }
 
-  async record(db: Queryable, actor: AuditActor | RequestContext, e: AuditEvent): Promise<void> {
-    const a = 'principal' in actor ? actorFromContext(actor) : actor;
-    await db.query(
-      `INSERT INTO audit_logs (event_id, event_name, category, outcome, source, actor_type, actor_id, actor_display_name, actor_email,
-         target_type, target_id, target_display_name, old_value, new_value, reason, metadata, ip_address, user_agent,
-         workspace_id, project_id)
-       VALUES ($20, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
-      [
-        e.event_name, e.category, e.outcome ?? 'success', a.source, a.actor_type, a.actor_id,
-        (a.actor_display_name ?? '').slice(0, 255), (a.actor_email ?? '').slice(0, 320),
-        (e.target_type ?? '').slice(0, 64), (e.target_id ?? '').slice(0, 255), (e.target_display_name ?? '').slice(0, 255),
-        e.old_value === undefined ? null : JSON.stringify(e.old_value), e.new_value === undefined ? null : JSON.stringify(e.new_value),
-        e.reason ?? '', JSON.stringify(e.metadata ?? {}), normalizeIp(a.ip_address), a.user_agent ?? '', e.workspace_id, e.project_id ?? null,
-        e.event_id ?? randomUUID(),
-      ],
-    );
+  record(db: Queryable, actor: AuditActor | RequestContext, e: AuditEvent): Promise<void> {
+    return this.insert(db, actor, e);
   }
 
   /**
@@ -127,27 +131,24 @@ export class AuditService implements OnModuleDestroy {
 
   /**
    * Records a user-level event (API key, token) in every workspace the user is an active member of, in
-   * workspace id order (the order the workspace audit locks are taken). A user in no workspace leaves no
-   * entry: the trail is per workspace. Returns the number of entries written.
+   * workspace id order (the order the workspace audit locks are taken). A user who is an active member of no
+   * workspace gets the entry in the instance trail (workspace_id NULL, docs/audit.md), so a credential is never
+   * issued or revoked without its entry. Returns the number of entries written (at least one).
    */
   async recordForUser(db: Queryable, actor: AuditActor | RequestContext, userId: string, e: UserAuditEvent): Promise<number> {
-    const rows: Array<{ workspace_id: string; email: string; display_name: string }> = await db.query(
-      `SELECT wm.workspace_id, u.email, u.display_name
+    const users: Array<{ email: string; display_name: string }> = await db.query(`SELECT email, display_name FROM users WHERE id = $1`, [userId]);
+    const workspaces: Array<{ workspace_id: string }> = await db.query(
+      `SELECT wm.workspace_id
          FROM workspace_members wm
          JOIN workspaces w ON w.id = wm.workspace_id AND w.deleted_at IS NULL
-         JOIN users u ON u.id = wm.member_id
         WHERE wm.member_id = $1 AND wm.deleted_at IS NULL AND wm.is_active
         ORDER BY wm.workspace_id`,
       [userId],
     );
-    for (const r of rows) {
-      await this.record(db, actor, {
-        ...e,
-        workspace_id: r.workspace_id,
-        metadata: { ...(e.metadata ?? {}), user_id: userId, user_email: r.email, user_display_name: r.display_name, scope: 'user' },
-      });
-    }
-    return rows.length;
+    const metadata = { ...(e.metadata ?? {}), user_id: userId, user_email: users[0]?.email ?? '', user_display_name: users[0]?.display_name ?? '', scope: 'user' };
+    const trails: Array<string | null> = workspaces.length ? workspaces.map((r) => r.workspace_id) : [null];
+    for (const workspaceId of trails) await this.insert(db, actor, { ...e, workspace_id: workspaceId, metadata });
+    return trails.length;
   }
 
   /** Adds the failure repeats counted in this process to the database (before reads, at shutdown). */
@@ -157,6 +158,29 @@ export class AuditService implements OnModuleDestroy {
 
   get failureWindowSeconds(): number {
     return this.failures.windowSeconds;
+  }
+
+  /** The one INSERT into the trail. `workspace_id` null writes to the instance trail (recordForUser only). */
+  private async insert(
+    db: Queryable,
+    actor: AuditActor | RequestContext,
+    e: Omit<AuditEvent, 'workspace_id'> & { workspace_id: string | null },
+  ): Promise<void> {
+    const a = 'principal' in actor ? actorFromContext(actor) : actor;
+    await db.query(
+      `INSERT INTO audit_logs (event_id, event_name, category, outcome, source, actor_type, actor_id, actor_display_name, actor_email,
+         target_type, target_id, target_display_name, old_value, new_value, reason, metadata, ip_address, user_agent,
+         workspace_id, project_id)
+       VALUES ($20, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
+      [
+        e.event_name, e.category, e.outcome ?? 'success', a.source, a.actor_type, a.actor_id,
+        (a.actor_display_name ?? '').slice(0, 255), (a.actor_email ?? '').slice(0, 320),
+        (e.target_type ?? '').slice(0, 64), (e.target_id ?? '').slice(0, 255), (e.target_display_name ?? '').slice(0, 255),
+        e.old_value === undefined ? null : JSON.stringify(e.old_value), e.new_value === undefined ? null : JSON.stringify(e.new_value),
+        e.reason ?? '', JSON.stringify(e.metadata ?? {}), normalizeIp(a.ip_address), a.user_agent ?? '', e.workspace_id, e.project_id ?? null,
+        e.event_id ?? randomUUID(),
+      ],
+    );
   }
 
   async onModuleDestroy(): Promise<void> {

@@ -1,7 +1,9 @@
+import { execFile } from 'node:child_process';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Client } from 'pg';
 import { AuditService } from '../../src/audit/audit.service';
 import { AuditEntry as Entry, auditEntries } from '../helpers/audit';
+import { DIST_CLI, ensureBuilt, ROOT } from '../helpers/build';
 import { createTestApp, expectProblem, Tenant, TestApp } from '../helpers/test-app';
 
 type Inject = (opts: { method: string; url: string; remoteAddress?: string; headers?: Record<string, string> }) => Promise<{ statusCode: number; json: () => any }>;
@@ -187,7 +189,12 @@ describe('audit trail', () => {
       const [e] = (await list({ event_name: 'token.issued' })).filter((r) => r.metadata.user_id === u.id);
       expect(e).toMatchObject({
         category: 'auth',
+        outcome: 'success',
+        source: 'admin',
+        actor_type: 'system',
+        actor_id: null,
         target_type: 'oauth_token',
+        old_value: null,
         new_value: { user_id: u.id, scopes: ['workspaces.audit_logs:read', 'read'], expires_at: expect.any(String) },
         metadata: expect.objectContaining({ user_id: u.id }),
       });
@@ -259,6 +266,91 @@ describe('audit trail', () => {
         target_id: 'POST /api/v2/workspaces/{slug}/projects/{project_id}/work-items/',
         metadata: expect.objectContaining({ detail: expect.any(String), project_role: 'admin' }),
       });
+    });
+  });
+
+  describe('instance trail: credentials of a user in no workspace', () => {
+    /** The admin CLI as an operator runs it (`node dist/src/cli.js`), against this test's database. */
+    let cli: (...args: string[]) => Promise<Record<string, any>>;
+    beforeAll(() => {
+      ensureBuilt();
+      const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: t.dbUrl, LOG_LEVEL: 'error' };
+      delete env.REDIS_URL;
+      cli = (...args) =>
+        new Promise((res, rej) => {
+          execFile('node', [DIST_CLI, ...args], { cwd: ROOT, env, timeout: 60_000 }, (err, stdout, stderr) =>
+            err ? rej(new Error(`cli ${args.join(' ')}: ${stderr}`)) : res(JSON.parse(stdout)),
+          );
+        });
+    }, 180_000);
+
+    /** The instance trail has no API (the spec's trail is per workspace): the operator reads the table. */
+    const instanceEntries = (userId: string): Promise<Entry[]> =>
+      t.ds.query(`SELECT * FROM audit_logs WHERE workspace_id IS NULL AND metadata->>'user_id' = $1 ORDER BY created_at, id`, [userId]);
+
+    it('user create, api-key create and token create through the CLI each leave one entry; later events reach the workspace through the API', async () => {
+      const email = `lone-${Date.now()}@example.com`;
+      const user = await cli('user', 'create', '--email', email, '--display-name', 'Lone Operator');
+      const key = await cli('api-key', 'create', '--email', email, '--label', 'lone key');
+      const token = await cli('token', 'create', '--email', email, '--scopes', 'workspaces.members:read');
+
+      const lone = await instanceEntries(user.id);
+      expect(lone.map((e) => e.event_name)).toEqual(['api_key.created', 'token.issued']);
+      const common = {
+        category: 'auth',
+        outcome: 'success',
+        source: 'admin',
+        actor_type: 'system',
+        actor_id: null,
+        workspace_id: null,
+        project_id: null,
+        metadata: { user_id: user.id, user_email: email, user_display_name: 'Lone Operator', scope: 'user' },
+      };
+      expect(lone[0]).toMatchObject({
+        ...common,
+        target_type: 'api_key',
+        target_id: key.id,
+        old_value: null,
+        new_value: { id: key.id, user_id: user.id, label: 'lone key', key_prefix: key.key.slice(0, 12), expires_at: null },
+      });
+      expect(lone[1]).toMatchObject({ ...common, target_type: 'oauth_token', new_value: { user_id: user.id, scopes: ['workspaces.members:read'] } });
+      expect(lone[1].target_id).toBe(lone[1].new_value.id);
+      expect(Number(lone[1].sequence_number)).toBeGreaterThan(Number(lone[0].sequence_number));
+      expect(JSON.stringify(lone)).not.toContain(key.key);
+      expect(JSON.stringify(lone)).not.toContain(token.access_token);
+
+      // Through the API: the credentials work, and no workspace trail holds the instance entries.
+      expect((await t.http.get('/api/v2/users/me/').set('X-Api-Key', key.key)).body.id).toBe(user.id);
+      expect((await t.http.get('/api/v2/users/me/').set('Authorization', `Bearer ${token.access_token}`)).body.id).toBe(user.id);
+      expect(await list({ target_id: key.id })).toEqual([]);
+
+      // Once a member, the user's credential events are the workspace's: the revocation is read through the API.
+      await cli('member', 'add', '--workspace', ten.slug, '--email', email, '--role', 'member');
+      await cli('api-key', 'revoke', '--id', key.id);
+      const inWorkspace = await list({ target_type: 'api_key', target_id: key.id });
+      expect(inWorkspace).toHaveLength(1);
+      expect(inWorkspace[0]).toMatchObject({
+        ...common,
+        event_name: 'api_key.revoked',
+        workspace_id: ten.workspaceId,
+        old_value: { revoked_at: null },
+        new_value: { revoked_at: expect.any(String) },
+      });
+      expect((await instanceEntries(user.id)).map((e) => e.event_name)).toEqual(['api_key.created', 'token.issued']);
+      // Each change exactly once across all trails.
+      expect((await t.ds.query(`SELECT event_name FROM audit_logs WHERE target_id = $1 ORDER BY created_at`, [key.id])).map((r: Entry) => r.event_name))
+        .toEqual(['api_key.created', 'api_key.revoked']);
+    });
+
+    it('the instance trail keeps the commit-order invariants of a workspace trail and stays append-only', async () => {
+      const u = await t.user(`lone2-${Date.now()}@example.com`); // t.user issues an API key through AdminService
+      await t.admin.createToken(u.email, ['read']);
+      const rows = await instanceEntries(u.id);
+      expect(rows.map((e) => e.event_name)).toEqual(['api_key.created', 'token.issued']);
+      const all: Entry[] = await t.ds.query(`SELECT id, created_at, sequence_number::text AS seq FROM audit_logs WHERE workspace_id IS NULL ORDER BY created_at, id`);
+      expect(all.map((r) => r.id)).toEqual([...all.map((r) => r.id)].sort());
+      expect(all.map((r) => BigInt(r.seq))).toEqual([...all.map((r) => BigInt(r.seq))].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0)));
+      await expect(t.ds.query(`DELETE FROM audit_logs WHERE workspace_id IS NULL`)).rejects.toThrow(/append-only/);
     });
   });
 
@@ -431,6 +523,25 @@ describe('audit trail', () => {
       const byIp = await list({ ip_address: '192.0.2.44' });
       expect(byIp.map((e) => e.event_name)).toEqual(['auth.failed']);
       expect(await list({ ip_address: '192.0.2.4' })).toEqual([]);
+    });
+
+    it('ip_address is normalised like the stored addresses: IPv4-mapped IPv6 and any IPv6 spelling match', async () => {
+      const inject = injector(t.app);
+      const url = `/api/v2/workspaces/${ten.slug}/projects/`;
+      // Stored normalised: an IPv4 client on a dual-stack socket as its IPv4 address, IPv6 in canonical form.
+      expect((await inject({ method: 'GET', url, remoteAddress: '::ffff:192.0.2.45' })).statusCode).toBe(401);
+      expect((await inject({ method: 'GET', url, remoteAddress: '2001:DB8:0:0::45' })).statusCode).toBe(401);
+      const v4 = await list({ ip_address: '192.0.2.45' });
+      expect(v4.map((e) => [e.event_name, e.ip_address])).toEqual([['auth.failed', '192.0.2.45']]);
+      for (const spelling of ['::ffff:192.0.2.45', '::FFFF:192.0.2.45', '::ffff:c000:22d', '0:0:0:0:0:ffff:c000:022d', ' 192.0.2.45 ']) {
+        expect(await list({ ip_address: spelling })).toEqual(v4);
+      }
+      const v6 = await list({ ip_address: '2001:db8::45' });
+      expect(v6.map((e) => [e.event_name, e.ip_address])).toEqual([['auth.failed', '2001:db8::45']]);
+      for (const spelling of ['2001:0DB8:0:0:0:0:0:45', '2001:db8:0::45']) expect(await list({ ip_address: spelling })).toEqual(v6);
+      // Still exact: no prefix match, and not a mapped address of another host.
+      expect(await list({ ip_address: '::ffff:192.0.2.4' })).toEqual([]);
+      expect(await list({ ip_address: '2001:db8::4' })).toEqual([]);
     });
 
     it('created_after / created_before are inclusive bounds; a bad date-time is 400', async () => {
