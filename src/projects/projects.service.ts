@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 import { AuditService } from '../audit/audit.service';
 import { ProjectContext, WorkspaceContext } from '../common/auth/request-context';
-import { ProjectRole, WorkspaceRole, workspaceLevel, WORKSPACE_ROLE_LEVEL } from '../common/auth/roles';
+import { effectiveProjectRole, projectLevel, PROJECT_ROLE_LEVEL, ProjectRole, WorkspaceRole, workspaceLevel, WORKSPACE_ROLE_LEVEL } from '../common/auth/roles';
 import { ProblemException } from '../common/errors/problem.exception';
 import { ListQuery } from '../common/pagination/list-query';
 import { MembersRepository } from '../members/members.repository';
@@ -43,13 +43,13 @@ export class ProjectsService {
 
   /**
    * Creates a project: the creator becomes its admin, the lead an admin and the default assignee a
-   * contributor (both must be workspace members), and one state per group is seeded.
+   * contributor, or an admin when they are a workspace owner or admin (both must be workspace members
+   * and neither a workspace guest), and one state per group is seeded.
    */
   async create(ctx: WorkspaceContext, dto: CreateProjectDto, m?: EntityManager): Promise<ProjectDto> {
     const run = async (tx: EntityManager) => {
       const ws = ctx.workspace.id;
-      const name = dto.name.trim();
-      if (!name) throw ProblemException.validation('name', 'name should not be empty');
+      const name = this.nonBlankName(dto.name);
       let identifier = (dto.identifier ?? deriveIdentifier(name)).toUpperCase();
       if (await this.repo.nameTaken(ws, name, null, tx)) throw ProblemException.conflict(`A project named "${name}" already exists in this workspace.`);
       if (dto.identifier === undefined) {
@@ -58,11 +58,15 @@ export class ProjectsService {
       } else if (await this.repo.identifierTaken(ws, identifier, null, tx)) {
         throw ProblemException.conflict(`The identifier "${identifier}" is already used by another project in this workspace.`);
       }
-      await this.assertWorkspaceMembers(ws, dto, tx);
+      const wsRoles = await this.assertWorkspaceMembers(ws, dto, tx);
       const row = await this.repo.insert(ws, { ...this.writable(dto), name, identifier }, ctx.principal.userId, tx);
       const roles = new Map<string, string>([[ctx.principal.userId, ProjectRole.Admin]]);
       if (dto.project_lead_id) roles.set(dto.project_lead_id.toLowerCase(), ProjectRole.Admin);
-      if (dto.default_assignee_id && !roles.has(dto.default_assignee_id.toLowerCase())) roles.set(dto.default_assignee_id.toLowerCase(), ProjectRole.Contributor);
+      const assignee = dto.default_assignee_id?.toLowerCase();
+      if (assignee && !roles.has(assignee)) {
+        // Workspace owners and admins are project admins everywhere: their listed role is never below admin.
+        roles.set(assignee, workspaceLevel(wsRoles.get(assignee)) >= WORKSPACE_ROLE_LEVEL[WorkspaceRole.Admin] ? ProjectRole.Admin : ProjectRole.Contributor);
+      }
       for (const [userId, role] of roles) await this.members.insertProjectMember(ws, row.id, userId, role, ctx.principal.userId, tx);
       await this.states.seedDefaults(tx, ws, row.id, ctx.principal.userId);
       await this.audit.record(tx, ctx, {
@@ -72,7 +76,17 @@ export class ProjectsService {
       });
       return mapProject(row);
     };
-    return m ? run(m) : this.ds.transaction(run);
+    if (m) return run(m).catch((e: unknown) => this.uniqueConflict(e));
+    // A derived identifier can be taken by a concurrent create between the check and the insert. The
+    // caller did not choose it, so the create is retried (finding the next free one), not refused.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.ds.transaction(run);
+      } catch (e) {
+        if (dto.identifier === undefined && attempt < 5 && uniqueViolation(e) === 'uq_projects_identifier') continue;
+        this.uniqueConflict(e);
+      }
+    }
   }
 
   async update(ctx: ProjectContext, dto: UpdateProjectDto): Promise<ProjectDto> {
@@ -80,7 +94,7 @@ export class ProjectsService {
       const ws = ctx.workspace.id;
       const v = this.writable(dto);
       if (dto.name !== undefined) {
-        v.name = dto.name.trim();
+        v.name = this.nonBlankName(dto.name);
         if (await this.repo.nameTaken(ws, v.name, ctx.project.id, tx)) throw ProblemException.conflict(`A project named "${v.name}" already exists in this workspace.`);
       }
       if (dto.identifier !== undefined) {
@@ -106,7 +120,7 @@ export class ProjectsService {
         });
       }
       return mapProject(row!);
-    });
+    }).catch((e: unknown) => this.uniqueConflict(e));
   }
 
   async remove(ctx: ProjectContext): Promise<void> {
@@ -147,25 +161,80 @@ export class ProjectsService {
     };
   }
 
-  private async assertWorkspaceMembers(ws: string, dto: CreateProjectDto, tx: EntityManager): Promise<void> {
+  /** Names are trimmed; a blank one is refused like a missing one (400 naming `name`). */
+  private nonBlankName(raw: string): string {
+    const name = raw.trim();
+    if (!name) throw ProblemException.validation('name', 'name should not be empty or blank');
+    return name;
+  }
+
+  /**
+   * A unique violation that slipped past the checks above (two concurrent creates or renames) is the
+   * same 409 the checks give, with the same wording; other errors pass through unchanged.
+   */
+  private uniqueConflict(e: unknown): never {
+    const constraint = uniqueViolation(e);
+    if (constraint === 'uq_projects_identifier') {
+      throw ProblemException.conflict('The identifier is already used by another project in this workspace.');
+    }
+    if (constraint === 'uq_projects_name') {
+      throw ProblemException.conflict('A project with this name already exists in this workspace.');
+    }
+    throw e;
+  }
+
+  /**
+   * On create, the lead and the default assignee must be active workspace members (400 naming the
+   * field). Neither may be a workspace guest: guests can only be project guests or commenters, so they
+   * can neither administer the project nor be assigned its work items. Returns their workspace roles.
+   */
+  private async assertWorkspaceMembers(ws: string, dto: CreateProjectDto, tx: EntityManager): Promise<Map<string, string>> {
     const fields = (['project_lead_id', 'default_assignee_id'] as const).filter((f) => dto[f]);
-    if (!fields.length) return;
+    if (!fields.length) return new Map();
     const found = await this.repo.activeWorkspaceMembers(ws, fields.map((f) => dto[f]!.toLowerCase()), tx);
     for (const f of fields) {
       const role = found.get(dto[f]!.toLowerCase());
       if (!role) throw ProblemException.validation(f, 'Must be the user id of an active member of this workspace.');
-      if (f === 'project_lead_id' && role === WorkspaceRole.Guest) throw ProblemException.validation(f, 'A workspace guest cannot lead a project.');
+      if (role === WorkspaceRole.Guest) throw ProblemException.validation(f, GUEST_REFUSED[f]);
     }
+    return found;
   }
 
-  /** On update, the lead and default assignee must already be members of the project. */
+  /**
+   * On update, the lead must be a listed member of the project and not a workspace guest; the default
+   * assignee must be assignable to work items: a project admin or contributor, or a workspace owner or
+   * admin (project admins everywhere). Otherwise 400 naming the field.
+   */
   private async assertProjectMembers(ctx: ProjectContext, dto: UpdateProjectDto, tx: EntityManager): Promise<void> {
-    for (const f of ['project_lead_id', 'default_assignee_id'] as const) {
-      const v = dto[f];
-      if (!v) continue;
-      if (!(await this.members.projectMemberByUser(ctx.workspace.id, ctx.project.id, v.toLowerCase(), tx))) {
-        throw ProblemException.validation(f, 'Must be the user id of a member of this project.');
+    const fields = (['project_lead_id', 'default_assignee_id'] as const).filter((f) => dto[f]);
+    if (!fields.length) return;
+    const wsRoles = await this.repo.activeWorkspaceMembers(ctx.workspace.id, fields.map((f) => dto[f]!.toLowerCase()), tx);
+    for (const f of fields) {
+      const userId = dto[f]!.toLowerCase();
+      const wsRole = wsRoles.get(userId);
+      const membership = wsRole ? await this.members.projectMemberByUser(ctx.workspace.id, ctx.project.id, userId, tx) : null;
+      if (f === 'project_lead_id') {
+        if (!membership) throw ProblemException.validation(f, 'Must be the user id of a member of this project.');
+        if (wsRole === WorkspaceRole.Guest) throw ProblemException.validation(f, GUEST_REFUSED[f]);
+        continue;
+      }
+      if (!wsRole) throw ProblemException.validation(f, 'Must be the user id of an active member of this workspace.');
+      if (wsRole === WorkspaceRole.Guest) throw ProblemException.validation(f, GUEST_REFUSED[f]);
+      const role = effectiveProjectRole(wsRole, membership?.role ?? null);
+      if (projectLevel(role) < PROJECT_ROLE_LEVEL[ProjectRole.Contributor]) {
+        throw ProblemException.validation(f, 'Must be the user id of an assignable member of this project: a project admin or contributor, or a workspace owner or admin.');
       }
     }
   }
 }
+
+/** The constraint of a PostgreSQL unique violation, or null for any other error. */
+function uniqueViolation(e: unknown): string | null {
+  const pg = e instanceof QueryFailedError ? (e.driverError as { code?: string; constraint?: string }) : undefined;
+  return pg?.code === '23505' ? (pg.constraint ?? '') : null;
+}
+
+const GUEST_REFUSED = {
+  project_lead_id: 'A workspace guest cannot lead a project.',
+  default_assignee_id: 'A workspace guest cannot be the default assignee: guests can only be project guests or commenters, who cannot be assigned work items.',
+} as const;
