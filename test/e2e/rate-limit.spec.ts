@@ -84,7 +84,7 @@ describe('rate limits (in memory)', () => {
     const inject = injector(t.app);
     const from = (headers: Record<string, string>) => inject({ method: 'GET', url: '/api/v2/users/me/', remoteAddress: '203.0.113.20', headers });
     // Unknown API key, unknown bearer token, and a malformed bearer header: each one new, each one 401.
-    const bogus = [{ 'x-api-key': 'wt_api_bogus1' }, { authorization: 'Bearer wt_oat_bogus2' }, { authorization: 'Bearer two parts' }];
+    const bogus: Array<Record<string, string>> = [{ 'x-api-key': 'wt_api_bogus1' }, { authorization: 'Bearer wt_oat_bogus2' }, { authorization: 'Bearer two parts' }];
     for (let i = 0; i < LIMIT; i++) {
       const res = await from(bogus[i]);
       expect(res.statusCode).toBe(401);
