@@ -2,14 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AuditService } from '../audit/audit.service';
 import { ProjectContext, WorkspaceContext } from '../common/auth/request-context';
-import { ProjectRole, WORKSPACE_ROLE_LEVEL, WorkspaceRole, workspaceLevel } from '../common/auth/roles';
+import { effectiveProjectRole, projectLevel, ProjectRole, WORKSPACE_ROLE_LEVEL, WorkspaceRole, workspaceLevel } from '../common/auth/roles';
 import { ProblemException } from '../common/errors/problem.exception';
 import { ListQuery } from '../common/pagination/list-query';
 import { MemberDto } from './members.dto';
 import { mapMember, MemberRow } from './members.mapper';
 import { MembersRepository } from './members.repository';
-
-const NO_EXPAND = new Set<string>();
 
 /** Workspace and project rosters, and the role rules of gap-reference section 6. */
 @Injectable()
@@ -82,32 +80,38 @@ export class MembersService {
     return mapMember(row, expand);
   }
 
-  async addProjectMember(ctx: ProjectContext, userId: string, role: string): Promise<MemberDto> {
+  /**
+   * Project member writes follow the hierarchy of gap-reference section 6 (see assertCanManage) and the
+   * role caps (see assertRoleFits), then the roster rules (duplicate 409, last admin 409).
+   */
+  async addProjectMember(ctx: ProjectContext, userId: string, role: string, expand: Set<string>): Promise<MemberDto> {
     return this.ds.transaction(async (m) => {
       const wm = await this.repo.workspaceMemberByUser(ctx.workspace.id, userId.toLowerCase(), m);
       if (!wm) throw ProblemException.validation('member_id', 'Must be the user id of an active member of this workspace.');
-      this.assertGuestCap(wm.role, role);
+      this.assertCanManage(ctx, wm.role, null, role);
+      this.assertRoleFits(wm.role, role);
       if (await this.repo.projectMemberByUser(ctx.workspace.id, ctx.project.id, wm.member_id, m)) {
         throw ProblemException.conflict('This user is already a member of the project.');
       }
       const id = await this.repo.insertProjectMember(ctx.workspace.id, ctx.project.id, wm.member_id, role, ctx.principal.userId, m);
       const row = await this.repo.getProjectMember(ctx.workspace.id, ctx.project.id, id, m);
       await this.recordProjectMember(m, ctx, 'project_member.added', row!, undefined, { role });
-      return mapMember(row!, NO_EXPAND);
+      return mapMember(row!, expand);
     });
   }
 
-  async updateProjectRole(ctx: ProjectContext, id: string, role: string): Promise<MemberDto> {
+  async updateProjectRole(ctx: ProjectContext, id: string, role: string, expand: Set<string>): Promise<MemberDto> {
     return this.ds.transaction(async (m) => {
       const target = await this.repo.getProjectMember(ctx.workspace.id, ctx.project.id, id, m);
       if (!target) throw ProblemException.notFound('Member');
       const wm = await this.repo.workspaceMemberByUser(ctx.workspace.id, target.member_id, m);
-      this.assertGuestCap(wm?.role ?? null, role);
+      this.assertCanManage(ctx, wm?.role ?? null, target.role, role);
+      this.assertRoleFits(wm?.role ?? null, role);
       if (target.role === ProjectRole.Admin && role !== ProjectRole.Admin) await this.assertNotLastAdmin(ctx, m);
-      if (target.role === role) return mapMember(target, NO_EXPAND);
+      if (target.role === role) return mapMember(target, expand);
       await this.repo.setProjectRole(ctx.workspace.id, id, role, m);
       await this.recordProjectMember(m, ctx, 'project_member.role_updated', target, { role: target.role }, { role });
-      return mapMember({ ...target, role }, NO_EXPAND);
+      return mapMember({ ...target, role }, expand);
     });
   }
 
@@ -115,6 +119,8 @@ export class MembersService {
     await this.ds.transaction(async (m) => {
       const target = await this.repo.getProjectMember(ctx.workspace.id, ctx.project.id, id, m);
       if (!target) throw ProblemException.notFound('Member');
+      const wm = await this.repo.workspaceMemberByUser(ctx.workspace.id, target.member_id, m);
+      this.assertCanManage(ctx, wm?.role ?? null, target.role, null);
       if (target.role === ProjectRole.Admin) await this.assertNotLastAdmin(ctx, m);
       await this.repo.softDeleteProjectMember(ctx.workspace.id, id, m);
       await this.recordProjectMember(m, ctx, 'project_member.removed', target, { role: target.role }, undefined);
@@ -136,9 +142,38 @@ export class MembersService {
     });
   }
 
-  private assertGuestCap(workspaceRole: string | null, projectRole: string): void {
+  /**
+   * "Can only modify members with lower level; only owners manage owners" (gap-reference section 6).
+   * Workspace owners manage every project membership; workspace admins every one except those of
+   * workspace owners. Anyone else (a project admin through their membership) needs an effective
+   * project role above the target's current effective role (a workspace owner or admin counts as a
+   * project admin even before being listed) and above the role granted: 403 otherwise.
+   */
+  private assertCanManage(ctx: ProjectContext, targetWorkspaceRole: string | null, currentRole: string | null, newRole: string | null): void {
+    if (ctx.workspaceRole === WorkspaceRole.Owner) return;
+    if (targetWorkspaceRole === WorkspaceRole.Owner) {
+      throw ProblemException.forbidden('Only workspace owners manage the project memberships of workspace owners.');
+    }
+    if (ctx.workspaceRole === WorkspaceRole.Admin) return;
+    const actorLevel = projectLevel(ctx.projectRole);
+    if (projectLevel(effectiveProjectRole(targetWorkspaceRole, currentRole)) >= actorLevel) {
+      throw ProblemException.forbidden('You can only manage project members whose role is below your own.');
+    }
+    if (newRole !== null && projectLevel(newRole) >= actorLevel) {
+      throw ProblemException.forbidden('You cannot grant a project role equal to or above your own.');
+    }
+  }
+
+  /**
+   * The project role must fit the workspace role: workspace guests can only be project guests or
+   * commenters; workspace owners and admins administer every project, so their membership is admin.
+   */
+  private assertRoleFits(workspaceRole: string | null, projectRole: string): void {
     if (workspaceRole === WorkspaceRole.Guest && ![ProjectRole.Guest, ProjectRole.Commenter].includes(projectRole as ProjectRole)) {
       throw ProblemException.validation('role', 'Workspace guests can only be project guests or commenters.');
+    }
+    if (workspaceLevel(workspaceRole) >= WORKSPACE_ROLE_LEVEL[WorkspaceRole.Admin] && projectRole !== ProjectRole.Admin) {
+      throw ProblemException.validation('role', 'Workspace owners and admins administer every project of the workspace: their project role can only be admin.');
     }
   }
 

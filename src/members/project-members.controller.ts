@@ -13,6 +13,11 @@ import { MEMBER_EXPANDS } from './members.mapper';
 import { MEMBER_LIST } from './members.repository';
 import { MembersService } from './members.service';
 
+const HIERARCHY =
+  'Workspace owners manage every membership, workspace admins all but those of workspace owners; a project admin who is neither ' +
+  'manages only members below their own role and grants only roles below it (403). Workspace guests can only be guests or ' +
+  'commenters, workspace owners and admins only admins (400 naming role).';
+
 @ApiTags('members')
 @ApiParam({ name: 'slug', description: 'Workspace slug' })
 @ApiParam({ name: 'project_id', format: 'uuid' })
@@ -32,11 +37,12 @@ export class ProjectMembersController {
 
   @Post()
   @Authenticated({ scope: 'projects.members:write', project: ProjectRole.Admin })
-  @ApiOperation({ operationId: 'project_members_create', summary: 'Add a workspace member to the project' })
+  @ApiOperation({ operationId: 'project_members_create', summary: 'Add a workspace member to the project', description: HIERARCHY })
+  @Expandable(MEMBER_EXPANDS)
   @ApiCreatedResponse({ type: MemberDto })
   @ApiProblemResponses(400, 404, 409)
-  create(@Ctx() ctx: ProjectContext, @Body() body: CreateProjectMemberDto) {
-    return this.members.addProjectMember(ctx, body.member_id, body.role);
+  create(@Ctx() ctx: ProjectContext, @Body() body: CreateProjectMemberDto, @ExpandParam() expand: Set<string>) {
+    return this.members.addProjectMember(ctx, body.member_id, body.role, expand);
   }
 
   @Get(':pk')
@@ -51,17 +57,18 @@ export class ProjectMembersController {
 
   @Patch(':pk')
   @Authenticated({ scope: 'projects.members:write', project: ProjectRole.Admin })
-  @ApiOperation({ operationId: 'project_members_update', summary: 'Change a project role' })
+  @ApiOperation({ operationId: 'project_members_update', summary: 'Change a project role', description: `${HIERARCHY} The last listed project admin cannot be demoted (409).` })
+  @Expandable(MEMBER_EXPANDS)
   @ApiOkResponse({ type: MemberDto })
   @ApiProblemResponses(400, 404, 409)
-  update(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string, @Body() body: UpdateProjectMemberDto) {
-    return this.members.updateProjectRole(ctx, pk, body.role);
+  update(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string, @Body() body: UpdateProjectMemberDto, @ExpandParam() expand: Set<string>) {
+    return this.members.updateProjectRole(ctx, pk, body.role, expand);
   }
 
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated({ scope: 'projects.members:write', project: ProjectRole.Admin })
-  @ApiOperation({ operationId: 'project_members_delete', summary: 'Remove a member from the project' })
+  @ApiOperation({ operationId: 'project_members_delete', summary: 'Remove a member from the project', description: `${HIERARCHY} The last listed project admin cannot be removed (409).` })
   @ApiNoContentResponse({ description: 'Removed' })
   @ApiProblemResponses(400, 404, 409)
   async remove(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string): Promise<void> {

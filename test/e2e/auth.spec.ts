@@ -388,10 +388,12 @@ describe('authentication, scopes and roles', () => {
     });
 
     it('PATCH changes the role; the last project admin cannot be demoted or removed (409)', async () => {
-      const q = await t.project(ten.slug, ten.owner.key, { name: 'Last admin' });
+      // Created by a workspace member, its only listed admin (a workspace owner's membership is always admin).
+      const maker = await t.member(ten.slug, 'member');
+      const q = await t.project(ten.slug, maker.key, { name: 'Last admin' });
       const qurl = `${ws}/projects/${q.id}/members/`;
       const roster = (await t.http.get(qurl).set(k(ten.owner))).body.data as Array<{ id: string; member_id: string; role: string }>;
-      const creator = roster.find((r) => r.member_id === ten.owner.id)!;
+      const creator = roster.find((r) => r.member_id === maker.id)!;
       expect(creator.role).toBe('admin');
       expectProblem(await t.http.patch(`${qurl}${creator.id}/`).set(k(ten.owner)).send({ role: 'contributor' }), 409, 'conflict');
       expectProblem(await t.http.delete(`${qurl}${creator.id}/`).set(k(ten.owner)), 409, 'conflict');
