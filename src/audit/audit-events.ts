@@ -5,68 +5,220 @@ export interface CatalogueEntry {
   category: AuditCategory;
   outcome: 'success' | 'failure';
   target_type: string;
-  /** When it is written and what old_value / new_value hold. */
-  description: string;
+  /** When it is written (one sentence). */
+  when: string;
+  /** What old_value / new_value, reason and metadata hold. */
+  values: string;
 }
 
 /**
- * Every `event_name` the service writes (docs/audit.md has the long form). Clients must tolerate names
- * not listed here: the catalogue only grows.
+ * Every `event_name` the service writes. The same list is the OpenAPI description of `event_name` and the two
+ * catalogue tables of docs/audit.md (a test compares them). Clients must tolerate names not listed here: the
+ * catalogue only grows.
  */
 export const AUDIT_EVENT_CATALOGUE: CatalogueEntry[] = [
   // Authentication and security (audit module)
-  { event_name: 'auth.failed', category: 'auth', outcome: 'failure', target_type: 'workspace', description: 'Missing or invalid credentials on a /workspaces/{slug}/ path (reason missing_credentials | invalid_credentials); anonymous actor; aggregated.' },
-  { event_name: 'permission.denied', category: 'security', outcome: 'failure', target_type: 'route', description: 'A 403: insufficient_scope or insufficient_role (guard), forbidden (role rules) or workflow_transition_denied; metadata.required; aggregated.' },
-  { event_name: 'rate_limit.exceeded', category: 'security', outcome: 'failure', target_type: 'workspace', description: 'A 429 on a /workspaces/{slug}/ path; metadata limit, window_seconds; aggregated per credential (or address) and window.' },
-  // Credentials (user-level: one entry in every workspace of the user)
-  { event_name: 'api_key.created', category: 'auth', outcome: 'success', target_type: 'api_key', description: 'new: {id, user_id, label, key_prefix, expires_at} (never the secret).' },
-  { event_name: 'api_key.revoked', category: 'auth', outcome: 'success', target_type: 'api_key', description: 'old: {revoked_at: null}, new: {revoked_at}.' },
-  { event_name: 'token.issued', category: 'auth', outcome: 'success', target_type: 'oauth_token', description: 'new: {id, user_id, scopes, expires_at, client_name} (never the token).' },
+  {
+    event_name: 'auth.failed', category: 'auth', outcome: 'failure', target_type: 'workspace',
+    when: 'A request to a /workspaces/{slug}/ path of an existing workspace carries missing or invalid credentials (401).',
+    values: 'reason missing_credentials or invalid_credentials (also expired or revoked); anonymous actor; metadata credential (api_key, oauth, none), method, route, path, request_id, aggregation.',
+  },
+  {
+    event_name: 'permission.denied', category: 'security', outcome: 'failure', target_type: 'route',
+    when: 'A request is refused with 403: by the guard (scope or role) or by a service rule (role hierarchy, workflow).',
+    values: 'target_id the route (e.g. PATCH /api/v2/workspaces/{slug}/members/{pk}/); reason insufficient_scope, insufficient_role, forbidden or workflow_transition_denied; metadata required, workspace_role, project_role, scopes (OAuth) or detail, aggregation.',
+  },
+  {
+    event_name: 'rate_limit.exceeded', category: 'security', outcome: 'failure', target_type: 'workspace',
+    when: 'A request to a /workspaces/{slug}/ path is throttled (429).',
+    values: "reason rate_limited; the throttled credential's user when the credential is valid, else anonymous; metadata limit, window_seconds, retry_after_seconds, credential, route, aggregation (per credential or address and window).",
+  },
+  // Credentials (user-level: one entry in every workspace of the user, else in the instance trail)
+  {
+    event_name: 'api_key.created', category: 'auth', outcome: 'success', target_type: 'api_key',
+    when: 'An API key is issued (admin CLI, first-start bootstrap).',
+    values: 'new {id, user_id, label, key_prefix, expires_at} (never the secret); metadata user_id, user_email, user_display_name, scope user.',
+  },
+  {
+    event_name: 'api_key.revoked', category: 'auth', outcome: 'success', target_type: 'api_key',
+    when: 'An API key is revoked (admin CLI).',
+    values: 'old {revoked_at: null}, new {revoked_at}; metadata key_prefix and the user fields as api_key.created.',
+  },
+  {
+    event_name: 'token.issued', category: 'auth', outcome: 'success', target_type: 'oauth_token',
+    when: 'An OAuth access token is issued (admin CLI).',
+    values: 'new {id, user_id, scopes, expires_at, client_name} (never the token); metadata the user fields as api_key.created.',
+  },
   // Members
-  { event_name: 'member.added', category: 'member', outcome: 'success', target_type: 'workspace_member', description: 'new: {role}; metadata.member_id.' },
-  { event_name: 'member.role_updated', category: 'member', outcome: 'success', target_type: 'workspace_member', description: 'old/new: {role}; metadata.member_id, project_roles_capped_in (projects whose role a demotion to guest lowered).' },
-  { event_name: 'project_member.added', category: 'member', outcome: 'success', target_type: 'project_member', description: 'new: {role}; metadata.member_id; project_id set.' },
-  { event_name: 'project_member.role_updated', category: 'member', outcome: 'success', target_type: 'project_member', description: 'old/new: {role}.' },
-  { event_name: 'project_member.removed', category: 'member', outcome: 'success', target_type: 'project_member', description: 'old: {role}.' },
+  {
+    event_name: 'member.added', category: 'member', outcome: 'success', target_type: 'workspace_member',
+    when: 'A user is added to the workspace (admin CLI, first-start bootstrap; source admin).',
+    values: 'new {role}; metadata member_id.',
+  },
+  {
+    event_name: 'member.role_updated', category: 'member', outcome: 'success', target_type: 'workspace_member',
+    when: "A workspace member's role changes (API or admin CLI).",
+    values: 'old/new {role}; metadata member_id, project_roles_capped_in (projects whose role a demotion to guest lowered).',
+  },
+  {
+    event_name: 'project_member.added', category: 'member', outcome: 'success', target_type: 'project_member',
+    when: 'A workspace member is added to a project.',
+    values: 'new {role}; metadata member_id; project_id set.',
+  },
+  {
+    event_name: 'project_member.role_updated', category: 'member', outcome: 'success', target_type: 'project_member',
+    when: "A project member's role changes.",
+    values: 'old/new {role}; metadata member_id; project_id set.',
+  },
+  {
+    event_name: 'project_member.removed', category: 'member', outcome: 'success', target_type: 'project_member',
+    when: 'A member is removed from a project.',
+    values: 'old {role}; metadata member_id; project_id set.',
+  },
   // Projects
-  { event_name: 'project.created', category: 'settings', outcome: 'success', target_type: 'project', description: 'new: {name, identifier}.' },
-  { event_name: 'project.updated', category: 'settings', outcome: 'success', target_type: 'project', description: 'old/new: the changed fields; metadata.changed_fields.' },
-  { event_name: 'project.deleted', category: 'settings', outcome: 'success', target_type: 'project', description: 'old: {name, identifier}.' },
+  {
+    event_name: 'project.created', category: 'settings', outcome: 'success', target_type: 'project',
+    when: 'A project is created.',
+    values: 'new {name, identifier}.',
+  },
+  {
+    event_name: 'project.updated', category: 'settings', outcome: 'success', target_type: 'project',
+    when: 'A project update changes at least one field.',
+    values: 'old/new the changed fields; metadata changed_fields.',
+  },
+  {
+    event_name: 'project.deleted', category: 'settings', outcome: 'success', target_type: 'project',
+    when: 'A project is deleted.',
+    values: 'old {name, identifier}.',
+  },
   // Features and the work item type mode
-  { event_name: 'workspace.features_updated', category: 'settings', outcome: 'success', target_type: 'workspace', description: 'old/new: the changed flags; metadata.changed_fields.' },
-  { event_name: 'workspace.work_item_type_mode_changed', category: 'settings', outcome: 'success', target_type: 'workspace', description: 'old/new: {mode: project | workspace, is_work_item_types_enabled}.' },
-  { event_name: 'project.features_updated', category: 'settings', outcome: 'success', target_type: 'project', description: 'old/new: the changed flags; metadata.changed_fields.' },
-  { event_name: 'work_item_types.surface_conflict', category: 'settings', outcome: 'failure', target_type: 'workspace', description: 'A type/property write refused by the mode gate; reason: the 409 code; metadata surface, mode; aggregated.' },
+  {
+    event_name: 'workspace.features_updated', category: 'settings', outcome: 'success', target_type: 'workspace',
+    when: 'A workspace features update changes at least one flag.',
+    values: 'old/new the changed flags; metadata changed_fields.',
+  },
+  {
+    event_name: 'workspace.work_item_type_mode_changed', category: 'settings', outcome: 'success', target_type: 'workspace',
+    when: 'is_work_item_types_enabled changes (written beside workspace.features_updated).',
+    values: 'old/new {mode: project or workspace, is_work_item_types_enabled}.',
+  },
+  {
+    event_name: 'project.features_updated', category: 'settings', outcome: 'success', target_type: 'project',
+    when: 'A project features update changes at least one flag.',
+    values: 'old/new the changed flags; metadata changed_fields; project_id set.',
+  },
+  {
+    event_name: 'work_item_types.surface_conflict', category: 'settings', outcome: 'failure', target_type: 'workspace',
+    when: 'A type or property write on the surface the work item type mode disables is refused (409).',
+    values: 'reason the 409 code; project_id set on project routes; metadata surface, mode, method, route, path, aggregation.',
+  },
   // Workflows
-  { event_name: 'workflow.created', category: 'settings', outcome: 'success', target_type: 'workflow', description: 'new: the workflow.' },
-  { event_name: 'workflow.updated', category: 'settings', outcome: 'success', target_type: 'workflow', description: 'The workflow, or one of its states or transitions, changed; old/new: the row before/after; metadata.change.' },
-  { event_name: 'workflow.deleted', category: 'settings', outcome: 'success', target_type: 'workflow', description: 'old: the workflow.' },
-  // Work item types and properties (either surface; metadata.surface project | workspace)
-  { event_name: 'work_item_type.created', category: 'settings', outcome: 'success', target_type: 'work_item_type', description: 'new: the type.' },
-  { event_name: 'work_item_type.updated', category: 'settings', outcome: 'success', target_type: 'work_item_type', description: 'old/new: the changed fields (also mark-default).' },
-  { event_name: 'work_item_type.deleted', category: 'settings', outcome: 'success', target_type: 'work_item_type', description: 'old: the type.' },
-  { event_name: 'work_item_type.imported', category: 'settings', outcome: 'success', target_type: 'work_item_type', description: 'new: {work_item_types: [ids]} imported into a project.' },
-  { event_name: 'work_item_type.properties_attached', category: 'settings', outcome: 'success', target_type: 'work_item_type', description: 'new: {properties: [ids]}.' },
-  { event_name: 'work_item_type.property_detached', category: 'settings', outcome: 'success', target_type: 'work_item_type', description: 'old: {properties: [id]}.' },
-  { event_name: 'work_item_property.created', category: 'settings', outcome: 'success', target_type: 'work_item_property', description: 'new: the definition.' },
-  { event_name: 'work_item_property.updated', category: 'settings', outcome: 'success', target_type: 'work_item_property', description: 'old/new: the changed fields.' },
-  { event_name: 'work_item_property.deleted', category: 'settings', outcome: 'success', target_type: 'work_item_property', description: 'old: the definition.' },
-  { event_name: 'work_item_property_option.created', category: 'settings', outcome: 'success', target_type: 'work_item_property_option', description: 'new: the option.' },
-  { event_name: 'work_item_property_option.updated', category: 'settings', outcome: 'success', target_type: 'work_item_property_option', description: 'old/new: the changed fields.' },
-  { event_name: 'work_item_property_option.deleted', category: 'settings', outcome: 'success', target_type: 'work_item_property_option', description: 'old: the option.' },
-  { event_name: 'work_item_property_context.created', category: 'settings', outcome: 'success', target_type: 'work_item_property_context', description: 'new: the context.' },
-  { event_name: 'work_item_property_context.updated', category: 'settings', outcome: 'success', target_type: 'work_item_property_context', description: 'old/new: the changed fields.' },
-  { event_name: 'work_item_property_context.deleted', category: 'settings', outcome: 'success', target_type: 'work_item_property_context', description: 'old: the context.' },
+  {
+    event_name: 'workflow.created', category: 'settings', outcome: 'success', target_type: 'workflow',
+    when: 'A workflow is created.',
+    values: 'new the workflow; metadata change workflow.created.',
+  },
+  {
+    event_name: 'workflow.updated', category: 'settings', outcome: 'success', target_type: 'workflow',
+    when: 'A workflow, or one of its states or transitions, is created, updated or deleted.',
+    values: 'old/new the changed row before/after (null when created or deleted); metadata change (workflow.updated, workflow_state.created/updated/deleted, workflow_transition.created/updated/deleted).',
+  },
+  {
+    event_name: 'workflow.deleted', category: 'settings', outcome: 'success', target_type: 'workflow',
+    when: 'A workflow is deleted.',
+    values: 'old the workflow; metadata change workflow.deleted.',
+  },
+  // Work item types and properties (either surface; metadata.surface project or workspace)
+  {
+    event_name: 'work_item_type.created', category: 'settings', outcome: 'success', target_type: 'work_item_type',
+    when: 'A work item type is created (also the defaults seeded when types are enabled).',
+    values: 'new the type; metadata surface (via enable for seeded types).',
+  },
+  {
+    event_name: 'work_item_type.updated', category: 'settings', outcome: 'success', target_type: 'work_item_type',
+    when: 'A type update changes at least one field, or a type is marked as the default.',
+    values: 'old/new the changed fields; metadata surface, changed_fields (action mark_default, previous_default_id).',
+  },
+  {
+    event_name: 'work_item_type.deleted', category: 'settings', outcome: 'success', target_type: 'work_item_type',
+    when: 'A work item type is deleted.',
+    values: 'old the type; metadata surface.',
+  },
+  {
+    event_name: 'work_item_type.imported', category: 'settings', outcome: 'success', target_type: 'work_item_type',
+    when: 'Workspace-level types are imported into a project (workspace mode).',
+    values: 'target_id the project; new {work_item_types: [ids added]}; metadata surface, requested.',
+  },
+  {
+    event_name: 'work_item_type.properties_attached', category: 'settings', outcome: 'success', target_type: 'work_item_type',
+    when: 'Properties are attached to a type.',
+    values: 'new {properties: [ids]}; metadata surface.',
+  },
+  {
+    event_name: 'work_item_type.property_detached', category: 'settings', outcome: 'success', target_type: 'work_item_type',
+    when: 'A property is detached from a type.',
+    values: 'old {properties: [id]}; metadata surface, values_removed.',
+  },
+  {
+    event_name: 'work_item_property.created', category: 'settings', outcome: 'success', target_type: 'work_item_property',
+    when: 'A custom property is created.',
+    values: 'new the definition (with its option names); metadata surface.',
+  },
+  {
+    event_name: 'work_item_property.updated', category: 'settings', outcome: 'success', target_type: 'work_item_property',
+    when: 'A property update changes at least one field or option.',
+    values: 'old/new the changed fields; metadata surface, changed_fields, options_added, options_updated.',
+  },
+  {
+    event_name: 'work_item_property.deleted', category: 'settings', outcome: 'success', target_type: 'work_item_property',
+    when: 'A custom property is deleted.',
+    values: 'old the definition; metadata surface, values_removed.',
+  },
+  {
+    event_name: 'work_item_property_option.created', category: 'settings', outcome: 'success', target_type: 'work_item_property_option',
+    when: 'An option is added to a property.',
+    values: 'new the option; metadata surface, property_id.',
+  },
+  {
+    event_name: 'work_item_property_option.updated', category: 'settings', outcome: 'success', target_type: 'work_item_property_option',
+    when: 'An option update changes at least one field.',
+    values: 'old/new the changed fields; metadata surface, property_id, changed_fields.',
+  },
+  {
+    event_name: 'work_item_property_option.deleted', category: 'settings', outcome: 'success', target_type: 'work_item_property_option',
+    when: 'An option is deleted.',
+    values: 'old the option; metadata surface, property_id, values_changed, defaults_pruned.',
+  },
+  {
+    event_name: 'work_item_property_context.created', category: 'settings', outcome: 'success', target_type: 'work_item_property_context',
+    when: 'A property context is created.',
+    values: 'new the context; metadata surface, property_id.',
+  },
+  {
+    event_name: 'work_item_property_context.updated', category: 'settings', outcome: 'success', target_type: 'work_item_property_context',
+    when: 'A context update changes at least one field.',
+    values: 'old/new the changed fields; metadata surface, property_id, changed_fields, options_deleted, values_changed.',
+  },
+  {
+    event_name: 'work_item_property_context.deleted', category: 'settings', outcome: 'success', target_type: 'work_item_property_context',
+    when: 'A property context is deleted.',
+    values: 'old the context; metadata surface, property_id, options_deleted, values_changed.',
+  },
 ];
 
-/** The catalogue as text for the OpenAPI description of `event_name`. */
+/** The catalogue as text for the OpenAPI description of the entry's `event_name`. */
 export function catalogueDescription(): string {
   const lines = AUDIT_EVENT_CATALOGUE.map(
-    (e) => `- \`${e.event_name}\` (${e.category}, ${e.outcome}; target \`${e.target_type}\`): ${e.description}`,
+    (e) => `- \`${e.event_name}\` (${e.category}, ${e.outcome}; target \`${e.target_type}\`): ${e.when} ${e.values}`,
   );
   return [
     'Dotted event name. Catalogue (the list only grows; tolerate unknown names):',
     '',
     ...lines,
   ].join('\n');
+}
+
+/** The names alone, for the description of the `event_name` list filter. */
+export function catalogueNames(): string {
+  return AUDIT_EVENT_CATALOGUE.map((e) => `\`${e.event_name}\``).join(', ');
 }

@@ -5,6 +5,7 @@ import { ListSpec } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { SqlParams } from '../common/pagination/sql-params';
 import { AUDIT_CATEGORIES, AUDIT_OUTCOMES } from './audit.service';
+import { catalogueNames } from './audit-events';
 import { AuditLogRow } from './audit-logs.mapper';
 
 /**
@@ -30,7 +31,7 @@ export const AUDIT_LOG_LIST: ListSpec = {
       description: 'Entries created at or before this instant (ISO 8601; send UTC).',
     },
     { name: 'actor_id', type: 'uuid', ops: ['eq'], column: 'a.actor_id', description: "One user's actions; entries without an actor are excluded." },
-    { name: 'event_name', type: 'string', ops: ['eq'], column: 'a.event_name', description: 'One event name (exact).' },
+    { name: 'event_name', type: 'string', ops: ['eq'], column: 'a.event_name', description: `One event name (exact). The catalogue (each event's category, outcome, target and values is in the description of the entry's event_name): ${catalogueNames()}.` },
     { name: 'category', type: 'enum', values: AUDIT_CATEGORIES, ops: ['eq'], column: 'a.category', description: 'Validated: an unknown value is 400.' },
     { name: 'outcome', type: 'enum', values: AUDIT_OUTCOMES, ops: ['eq'], column: 'a.outcome', description: 'Validated: an unknown value is 400.' },
     { name: 'target_type', type: 'string', ops: ['eq'], column: 'a.target_type', description: 'Kind of object acted on (exact).' },

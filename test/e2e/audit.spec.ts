@@ -1,6 +1,9 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Client } from 'pg';
+import { AUDIT_EVENT_CATALOGUE } from '../../src/audit/audit-events';
 import { AuditService } from '../../src/audit/audit.service';
 import { AuditEntry as Entry, auditEntries } from '../helpers/audit';
 import { DIST_CLI, ensureBuilt, ROOT } from '../helpers/build';
@@ -609,10 +612,38 @@ describe('audit trail', () => {
       }
       const category = listOp.parameters.find((p: { name: string }) => p.name === 'category');
       expect(category.schema.enum).toEqual(['auth', 'member', 'role', 'settings', 'integration', 'webhook', 'security', 'instance']);
+      // The whole catalogue: every entry with its category, outcome, target and values on the entry's event_name,
+      // every name on the event_name filter.
       const desc: string = doc.components.schemas.AuditLogDto.properties.event_name.description;
-      for (const e of ['member.added', 'member.role_updated', 'project_member.removed', 'api_key.created', 'api_key.revoked', 'token.issued', 'auth.failed', 'permission.denied', 'rate_limit.exceeded', 'workspace.work_item_type_mode_changed', 'workflow.updated', 'work_item_property.deleted']) {
-        expect(desc).toContain(`\`${e}\``);
+      const filterDesc: string = listOp.parameters.find((p: { name: string }) => p.name === 'event_name').description;
+      expect(AUDIT_EVENT_CATALOGUE.length).toBeGreaterThanOrEqual(36);
+      for (const e of AUDIT_EVENT_CATALOGUE) {
+        expect(desc).toContain(`- \`${e.event_name}\` (${e.category}, ${e.outcome}; target \`${e.target_type}\`): ${e.when} ${e.values}`);
+        expect(filterDesc).toContain(`\`${e.event_name}\``);
       }
+      const catalogued = AUDIT_EVENT_CATALOGUE.map((e) => e.event_name);
+      expect(new Set(catalogued).size).toBe(catalogued.length);
+      for (const e of ['member.added', 'member.role_updated', 'project_member.added', 'project_member.role_updated', 'project_member.removed', 'api_key.created', 'api_key.revoked', 'token.issued', 'auth.failed', 'permission.denied', 'rate_limit.exceeded', 'workspace.features_updated', 'project.features_updated', 'workspace.work_item_type_mode_changed', 'workflow.updated', 'work_item_type.created', 'work_item_type.updated', 'work_item_type.deleted', 'work_item_property.created', 'work_item_property.updated', 'work_item_property.deleted']) {
+        expect(catalogued).toContain(e);
+      }
+    });
+
+    it('docs/audit.md lists the catalogue exactly: name, category, outcome and when; target and values', () => {
+      const md = readFileSync(join(ROOT, 'docs/audit.md'), 'utf8');
+      /** The rows of the first table after `heading`, split into trimmed cells. */
+      const table = (heading: string): string[][] => {
+        const lines = md.slice(md.indexOf(`\n${heading}\n`) + 1).split('\n');
+        const start = lines.findIndex((l) => l.startsWith('|'));
+        const rows: string[][] = [];
+        for (const l of lines.slice(start + 2)) {
+          if (!l.startsWith('|')) break;
+          rows.push(l.slice(1, -1).split(' | ').map((c) => c.trim()));
+        }
+        return rows;
+      };
+      const code = (x: string) => `\`${x}\``;
+      expect(table('## Event catalogue')).toEqual(AUDIT_EVENT_CATALOGUE.map((e) => [code(e.event_name), e.category, e.outcome, e.when]));
+      expect(table('## Event catalogue: targets and values')).toEqual(AUDIT_EVENT_CATALOGUE.map((e) => [code(e.event_name), code(e.target_type), e.values]));
     });
   });
 });
