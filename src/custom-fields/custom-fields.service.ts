@@ -70,45 +70,57 @@ export class CustomFieldsService {
     private readonly features: FeaturesRepository,
   ) {}
 
-  /** `custom_fields` may only be sent when custom properties are enabled for the workspace (else 400). */
-  async assertEnabled(workspaceId: string, input: unknown, db: Queryable = this.ds): Promise<void> {
-    if (input === undefined) return;
-    if (!(await this.features.isCustomPropertiesEnabled(workspaceId, db))) {
+  /**
+   * Whether custom properties are on for the workspace (`is_custom_properties_enabled`). Sending
+   * `custom_fields` while they are off is 400 naming `custom_fields`.
+   */
+  async assertEnabled(workspaceId: string, input: unknown, db: Queryable = this.ds): Promise<boolean> {
+    const enabled = await this.features.isCustomPropertiesEnabled(workspaceId, db);
+    if (!enabled && input !== undefined) {
       throw ProblemException.validation('custom_fields', 'Custom properties are not enabled for this workspace (workspace feature is_custom_properties_enabled).');
     }
+    return enabled;
   }
 
   /**
    * Values for a new work item: sent keys validated, omitted properties take their defaults, a
-   * required property left without value or default is 400. Returns what to store.
+   * required property left without value or usable default is 400. A default that no longer
+   * validates (an option or a related work item gone since) is skipped, never an error on a key the
+   * client did not send. With custom properties off nothing is applied or checked: `{}`.
    */
   async forCreate(db: Queryable, workspaceId: string, projectId: string, typeId: string | null, input: unknown): Promise<CustomValues> {
-    await this.assertEnabled(workspaceId, input, db);
+    if (!(await this.assertEnabled(workspaceId, input, db))) return {};
     const sent = this.inputObject(input);
     const props = typeId ? (await this.effective.forType(workspaceId, projectId, typeId, db)).filter((p) => p.is_active) : [];
     const errors: FieldError[] = [];
     this.unknownKeys(sent, props, typeId, errors);
     const out: CustomValues = {};
     const refsByProp = new Map<string, ValueRefs>();
+    const defaulted = new Set<string>();
     for (const p of props) {
       const field = `custom_fields.${p.name}`;
       const refs: ValueRefs = { issues: [], users: [] };
       let value: StoredValue | null = null;
-      try {
-        value = Object.prototype.hasOwnProperty.call(sent, p.name) ? coerceValue(valueConfig(p), sent[p.name], refs) : coerceValue(valueConfig(p), defaultInput(p), refs);
-      } catch (e) {
-        if (!(e instanceof ValueError)) throw e;
-        errors.push({ field, message: e.message });
-        continue;
+      if (Object.prototype.hasOwnProperty.call(sent, p.name)) {
+        try {
+          value = coerceValue(valueConfig(p), sent[p.name], refs);
+        } catch (e) {
+          if (!(e instanceof ValueError)) throw e;
+          errors.push({ field, message: e.message });
+          continue;
+        }
+      } else {
+        value = this.defaultValue(p, refs);
+        if (value !== null) defaulted.add(p.id);
       }
       if (value === null) {
-        if (p.is_required) errors.push({ field, message: `${p.display_name} is required.` });
+        if (p.is_required) errors.push({ field, message: requiredMessage(p) });
         continue;
       }
       out[p.id] = value;
       refsByProp.set(p.id, refs);
     }
-    await this.checkRefs(workspaceId, props, refsByProp, errors, db);
+    await this.checkRefs(workspaceId, props, refsByProp, defaulted, out, errors, true, db);
     if (errors.length) throw ProblemException.validationMany(errors);
     return out;
   }
@@ -116,8 +128,9 @@ export class CustomFieldsService {
   /**
    * Values after a PATCH. Only the keys sent change (null clears one; clearing a required one is
    * 400); the others are kept as stored, without a required check. When the type changes, values of
-   * properties the new type does not have are dropped and the new type's defaults fill the gaps.
-   * Values of inactive properties are kept untouched (they come back on reactivation).
+   * properties the new type does not have are dropped and the new type's usable defaults fill the
+   * gaps (a stale default is skipped). Values of inactive properties are kept untouched (they come
+   * back on reactivation). With custom properties off the stored values are returned untouched.
    */
   async forUpdate(
     db: Queryable,
@@ -127,7 +140,7 @@ export class CustomFieldsService {
     newTypeId: string | null | undefined,
     input: unknown,
   ): Promise<CustomValues> {
-    await this.assertEnabled(workspaceId, input, db);
+    if (!(await this.assertEnabled(workspaceId, input, db))) return { ...(item.custom_values ?? {}) };
     const sent = this.inputObject(input);
     const typeId = newTypeId === undefined ? item.type_id : newTypeId;
     const typeChanged = typeId !== item.type_id;
@@ -142,18 +155,24 @@ export class CustomFieldsService {
       out = Object.fromEntries(Object.entries(out).filter(([k]) => keep.has(k)));
     }
     const refsByProp = new Map<string, ValueRefs>();
+    const defaulted = new Set<string>();
     for (const p of active) {
       const field = `custom_fields.${p.name}`;
       const isSent = Object.prototype.hasOwnProperty.call(sent, p.name);
       if (!isSent && !(typeChanged && out[p.id] === undefined)) continue;
       const refs: ValueRefs = { issues: [], users: [] };
       let value: StoredValue | null;
-      try {
-        value = coerceValue(valueConfig(p), isSent ? sent[p.name] : defaultInput(p), refs);
-      } catch (e) {
-        if (!(e instanceof ValueError)) throw e;
-        errors.push({ field, message: e.message });
-        continue;
+      if (isSent) {
+        try {
+          value = coerceValue(valueConfig(p), sent[p.name], refs);
+        } catch (e) {
+          if (!(e instanceof ValueError)) throw e;
+          errors.push({ field, message: e.message });
+          continue;
+        }
+      } else {
+        value = this.defaultValue(p, refs);
+        if (value !== null) defaulted.add(p.id);
       }
       if (value === null) {
         if (isSent && p.is_required) errors.push({ field, message: `${p.display_name} is required and cannot be cleared.` });
@@ -163,15 +182,28 @@ export class CustomFieldsService {
       out[p.id] = value;
       refsByProp.set(p.id, refs);
     }
-    await this.checkRefs(workspaceId, active, refsByProp, errors, db);
+    await this.checkRefs(workspaceId, active, refsByProp, defaulted, out, errors, false, db);
     if (errors.length) throw ProblemException.validationMany(errors);
     return out;
+  }
+
+  /** The property's default as a stored value, or null when it has none or it no longer validates. */
+  private defaultValue(p: EffectiveProperty, refs: ValueRefs): StoredValue | null {
+    try {
+      return coerceValue(valueConfig(p), defaultInput(p), refs);
+    } catch (e) {
+      if (!(e instanceof ValueError)) throw e;
+      refs.issues.length = 0;
+      refs.users.length = 0;
+      return null;
+    }
   }
 
   /**
    * The read shape for work items (create, get, get by identifier, PATCH responses): keyed by
    * property name, `{id, value, value_detail}`; properties without a value, inactive ones and ones
-   * the type no longer has are omitted; `{}` for an untyped work item. One query resolves the
+   * the type no longer has are omitted; `{}` for an untyped work item and when custom properties are
+   * off; values follow the current multiplicity (shapeValue). One query resolves the
    * definitions of the whole batch, plus at most one per kind of related record.
    */
   async render(workspaceId: string, items: CustomFieldsItem[], db: Queryable = this.ds): Promise<Map<string, CustomFieldsRead>> {
@@ -179,12 +211,14 @@ export class CustomFieldsService {
     const typed = items.filter((i) => i.type_id && i.custom_values && Object.keys(i.custom_values).length);
     for (const i of items) out.set(i.id, {});
     if (!typed.length) return out;
+    // Custom properties off: `{}` (stored values are kept and show again once re-enabled).
+    if (!(await this.features.isCustomPropertiesEnabled(workspaceId, db))) return out;
     const defs = await this.effective.forPairs(workspaceId, typed.map((i) => ({ projectId: i.project_id, typeId: i.type_id! })), db);
     const issueIds = new Set<string>();
     const userIds = new Set<string>();
     for (const i of typed) {
       for (const p of defs.get(pairKey(i.project_id, i.type_id!)) ?? []) {
-        const v = i.custom_values![p.id];
+        const v = shapeValue(p, i.custom_values![p.id]);
         if (v === undefined || p.property_type !== 'RELATION') continue;
         for (const x of Array.isArray(v) ? v : [v]) {
           if (p.relation_type === 'ISSUE') issueIds.add(String(x));
@@ -196,7 +230,7 @@ export class CustomFieldsService {
     for (const i of typed) {
       const read: CustomFieldsRead = {};
       for (const p of defs.get(pairKey(i.project_id, i.type_id!)) ?? []) {
-        const v = i.custom_values![p.id];
+        const v = shapeValue(p, i.custom_values![p.id]);
         if (v === undefined || !p.is_active) continue;
         read[p.name] = { id: p.id, value: v, value_detail: this.detail(p, v, rel) };
       }
@@ -246,7 +280,21 @@ export class CustomFieldsService {
     }
   }
 
-  private async checkRefs(workspaceId: string, props: EffectiveProperty[], refsByProp: Map<string, ValueRefs>, errors: FieldError[], db: Queryable): Promise<void> {
+  /**
+   * RELATION references must exist. A sent value naming a missing record is 400; a default naming
+   * one is stale: it is dropped from `out` (and on create a required property is then reported as
+   * missing).
+   */
+  private async checkRefs(
+    workspaceId: string,
+    props: EffectiveProperty[],
+    refsByProp: Map<string, ValueRefs>,
+    defaulted: Set<string>,
+    out: CustomValues,
+    errors: FieldError[],
+    requiredCheck: boolean,
+    db: Queryable,
+  ): Promise<void> {
     const all: ValueRefs = { issues: [], users: [] };
     for (const r of refsByProp.values()) {
       all.issues.push(...r.issues);
@@ -259,10 +307,30 @@ export class CustomFieldsService {
       const r = refsByProp.get(p.id);
       if (!r) continue;
       const bad = [...r.issues, ...r.users].filter((x) => missing.has(x));
-      if (bad.length) {
-        const what = p.relation_type === 'USER' ? 'members of this workspace' : 'work items of this workspace';
-        errors.push({ field: `custom_fields.${p.name}`, message: `Not ${what}: ${bad.join(', ')}.` });
+      if (!bad.length) continue;
+      if (defaulted.has(p.id)) {
+        delete out[p.id];
+        if (requiredCheck && p.is_required) errors.push({ field: `custom_fields.${p.name}`, message: requiredMessage(p) });
+        continue;
       }
+      const what = p.relation_type === 'USER' ? 'members of this workspace' : 'work items of this workspace';
+      errors.push({ field: `custom_fields.${p.name}`, message: `Not ${what}: ${bad.join(', ')}.` });
     }
   }
+}
+
+function requiredMessage(p: EffectiveProperty): string {
+  return `${p.display_name} is required.`;
+}
+
+/**
+ * A stored value in the property's current multiplicity: stored values are not rewritten when
+ * is_multi changes, so a single-valued property reads the first element of a stored list and a
+ * multi property reads a stored scalar as a one-element list. Undefined when there is nothing.
+ */
+export function shapeValue(p: Pick<EffectiveProperty, 'is_multi'>, v: StoredValue | undefined): StoredValue | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (p.is_multi) return Array.isArray(v) ? v : [v];
+  if (!Array.isArray(v)) return v;
+  return v.length ? v[0] : undefined;
 }

@@ -12,7 +12,8 @@ export interface EffectiveOption {
 /**
  * A property as it applies to work items of one (project, type): attached to the type, and for a
  * workspace-level property covered by a context, whose is_required, is_multi, default_value,
- * settings and options replace the property's own wholesale.
+ * settings and options replace the property's own wholesale. A FORMULA property is never required
+ * (it has no writable value), whatever a context says.
  */
 export interface EffectiveProperty {
   id: string;
@@ -52,7 +53,7 @@ export class EffectivePropertiesRepository {
       `SELECT pr.project_id AS pair_project, pr.type_id AS pair_type,
               p.id, p.name, p.display_name, p.description, p.property_type, p.relation_type, p.is_active, p.validation_rules,
               c.id AS context_id,
-              CASE WHEN c.id IS NULL THEN p.is_required ELSE c.is_required END AS is_required,
+              CASE WHEN p.property_type = 'FORMULA' THEN false WHEN c.id IS NULL THEN p.is_required ELSE c.is_required END AS is_required,
               CASE WHEN c.id IS NULL THEN p.is_multi ELSE c.is_multi END AS is_multi,
               CASE WHEN c.id IS NULL THEN p.default_value ELSE c.default_value END AS default_value,
               CASE WHEN c.id IS NULL THEN p.settings ELSE c.settings END AS settings,

@@ -126,10 +126,28 @@ export class PropertyOptionsRepository {
     return rows[0] ?? null;
   }
 
-  /** Soft-deletes options and unlinks them from every context. */
-  async softDelete(workspaceId: string, ids: string[], db: Queryable): Promise<void> {
-    if (!ids.length) return;
-    await db.query(`UPDATE work_item_property_options SET deleted_at = now(), is_default = false WHERE workspace_id = $1 AND id = ANY($2::uuid[])`, [workspaceId, ids]);
-    await db.query(`DELETE FROM work_item_property_context_options WHERE workspace_id = $1 AND option_id = ANY($2::uuid[])`, [workspaceId, ids]);
+  /**
+   * Soft-deletes options, unlinks them from every context and removes their ids from the
+   * `default_value` of their properties and of those properties' contexts (so no default keeps
+   * naming an option that is gone). Returns how many definitions (properties and contexts) had their
+   * default pruned.
+   */
+  async softDelete(workspaceId: string, ids: string[], db: Queryable): Promise<number> {
+    if (!ids.length) return 0;
+    const lowered = ids.map((i) => i.toLowerCase());
+    await db.query(`UPDATE work_item_property_options SET deleted_at = now(), is_default = false WHERE workspace_id = $1 AND id = ANY($2::uuid[])`, [workspaceId, lowered]);
+    await db.query(`DELETE FROM work_item_property_context_options WHERE workspace_id = $1 AND option_id = ANY($2::uuid[])`, [workspaceId, lowered]);
+    // default_value is a jsonb array of strings; ids are compared case-insensitively.
+    const pruned = (table: string, propertyCol: string) => `
+      UPDATE ${table} d SET default_value = coalesce((
+               SELECT jsonb_agg(e ORDER BY ord) FROM jsonb_array_elements(d.default_value) WITH ORDINALITY AS x(e, ord)
+                WHERE NOT (lower(e #>> '{}') = ANY($2::text[]))), '[]'::jsonb), updated_at = now()
+       WHERE d.workspace_id = $1
+         AND d.${propertyCol} IN (SELECT o.property_id FROM work_item_property_options o WHERE o.workspace_id = $1 AND o.id = ANY($2::uuid[]))
+         AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(d.default_value) AS v(s) WHERE lower(v.s) = ANY($2::text[]))
+      RETURNING 1`;
+    const props = writtenRows(await db.query(pruned('work_item_properties', 'id'), [workspaceId, lowered]));
+    const contexts = writtenRows(await db.query(pruned('work_item_property_contexts', 'property_id'), [workspaceId, lowered]));
+    return props.length + contexts.length;
   }
 }

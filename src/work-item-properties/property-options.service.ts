@@ -6,6 +6,7 @@ import { ListQuery } from '../common/pagination/list-query';
 import { CustomValuesRepository } from '../custom-fields/custom-values.repository';
 import { ContextsRepository } from '../work-item-property-contexts/contexts.repository';
 import { CatalogAudit } from '../work-item-types/catalog-audit';
+import { cleanName } from '../work-item-types/clean-name';
 import { Owner } from '../work-item-types/work-item-types.repository';
 import { PropertyOptionsRepository } from './property-options.repository';
 import { CreatePropertyOptionDto, PropertyOptionDto, UpdatePropertyOptionDto } from './property-options.dto';
@@ -47,7 +48,7 @@ export class PropertyOptionsService {
       if (property.property_type !== 'OPTION') {
         throw ProblemException.validation('property_id', `Only OPTION properties have options; this one is ${property.property_type}.`);
       }
-      const name = this.cleanName(dto.name);
+      const name = cleanName(dto.name);
       if (dto.is_default) await this.claimDefault(owner, property, null, tx);
       const [row] = await this.repo.insertMany(
         owner.workspaceId,
@@ -77,7 +78,7 @@ export class PropertyOptionsService {
       const old = await this.mustGet(owner, property.id, id, tx, true);
       if (dto.is_default === true && !old.is_default) await this.claimDefault(owner, property, old.id, tx);
       const row = await this.repo.update(owner.workspaceId, old.id, {
-        name: dto.name === undefined ? undefined : this.cleanName(dto.name),
+        name: dto.name === undefined ? undefined : cleanName(dto.name),
         description: dto.description,
         is_default: dto.is_default,
         external_id: dto.external_id,
@@ -101,16 +102,16 @@ export class PropertyOptionsService {
     });
   }
 
-  /** Permanent: the option leaves every context and every work item value holding it. */
+  /** Permanent: the option leaves every context, every default_value (property and contexts) and every work item value holding it. */
   async remove(ctx: RequestContext, owner: Owner, propertyId: string, id: string): Promise<void> {
     await this.ds.transaction(async (tx) => {
       const property = await this.properties.mustGet(owner, propertyId, tx, true);
       const row = await this.mustGet(owner, property.id, id, tx, true);
-      await this.repo.softDelete(owner.workspaceId, [row.id], tx);
+      const defaultsPruned = await this.repo.softDelete(owner.workspaceId, [row.id], tx);
       const cleared = await this.values.stripOptions(owner.workspaceId, property.id, [row.id], tx);
       await this.audit.record(tx, ctx, owner, 'work_item_property_option', 'deleted', { id: row.id, name: row.name }, {
         old: auditOption(row),
-        metadata: { property_id: property.id, values_changed: cleared },
+        metadata: { property_id: property.id, values_changed: cleared, defaults_pruned: defaultsPruned },
       });
     });
   }
@@ -128,11 +129,5 @@ export class PropertyOptionsService {
     const row = await this.repo.get(owner.workspaceId, propertyId, id, db, forUpdate);
     if (!row) throw ProblemException.notFound('Property option');
     return row;
-  }
-
-  private cleanName(name: string): string {
-    const n = name.trim();
-    if (!n) throw ProblemException.validation('name', 'name should not be empty');
-    return n;
   }
 }

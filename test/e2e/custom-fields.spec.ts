@@ -406,6 +406,188 @@ describe('custom_fields', () => {
     });
   });
 
+  describe('stale defaults', () => {
+    let projectId: string;
+    let pr: string;
+    let items: string;
+    let kind: string;
+    const fieldsOf = (body: Record<string, any>): string[] => [...new Set<string>(body.errors.map((e: { field: string }) => e.field))].sort();
+    beforeAll(async () => {
+      projectId = (await t.project(ten.slug, ten.owner.key)).id;
+      pr = api.pr(projectId);
+      items = `${pr}/work-items`;
+      kind = ok(await api.post(`${pr}/work-item-types/`, { name: 'Kind' }), 201).id;
+    });
+
+    it('deleting the option a default names prunes it from default_value; creates keep working', async () => {
+      const p = ok(await api.post(`${pr}/work-item-properties/`, { display_name: 'Tier', property_type: 'OPTION', options: [{ name: 'Gold' }, { name: 'Silver' }], default_value: ['Silver'] }), 201);
+      const [gold, silver] = p.options.map((o: { id: string }) => o.id);
+      expect(p.default_value).toEqual([silver]);
+      ok(await api.post(`${pr}/work-item-types/${kind}/properties/`, { properties: [p.id] }), 201);
+      expect(ok(await api.post(`${items}/`, { name: 'before', type_id: kind }), 201).custom_fields.tier.value).toBe(silver);
+      expect((await api.del(`${pr}/work-item-properties/${p.id}/options/${silver}/`)).status).toBe(204);
+      expect(ok(await api.get(`${pr}/work-item-properties/${p.id}/`)).default_value).toEqual([]);
+      const after = ok(await api.post(`${items}/`, { name: 'after', type_id: kind }), 201);
+      expect(after.custom_fields).not.toHaveProperty('tier');
+      expect(ok(await api.post(`${items}/`, { name: 'sent', type_id: kind, custom_fields: { tier: gold } }), 201).custom_fields.tier.value).toBe(gold);
+      // A deleted option sent explicitly is still the client's error.
+      expect(fieldsOf(expectProblem(await api.post(`${items}/`, { name: 'x', type_id: kind, custom_fields: { tier: silver } }), 400, 'validation_error'))).toEqual(['custom_fields.tier']);
+      const [entry] = (await t.ds.query(`SELECT metadata FROM audit_logs WHERE workspace_id = $1 AND event_name = 'work_item_property_option.deleted' AND target_id = $2`, [ten.workspaceId, silver]));
+      expect(entry.metadata.defaults_pruned).toBe(1);
+    });
+
+    it('a default that no longer validates is skipped on create and on a type change, never a 400 on a key not sent; a required one is then missing', async () => {
+      const blocker = ok(await api.post(`${items}/`, { name: 'blocker' }), 201);
+      const rel = ok(await api.post(`${pr}/work-item-properties/`, { display_name: 'Depends on', property_type: 'RELATION', relation_type: 'ISSUE', default_value: [blocker.id] }), 201);
+      const opt = ok(await api.post(`${pr}/work-item-properties/`, { display_name: 'Lane', property_type: 'OPTION', options: [{ name: 'Fast' }] }), 201);
+      const gone = ok(await api.post(`${pr}/work-item-properties/${opt.id}/options/`, { name: 'Gone' }), 201);
+      expect((await api.del(`${pr}/work-item-properties/${opt.id}/options/${gone.id}/`)).status).toBe(204);
+      // Stands for a default written before pruning existed.
+      await t.ds.query(`UPDATE work_item_properties SET default_value = $2::jsonb WHERE id = $1`, [opt.id, JSON.stringify([gone.id])]);
+      const stale = ok(await api.post(`${pr}/work-item-types/`, { name: 'Stale' }), 201).id;
+      ok(await api.post(`${pr}/work-item-types/${stale}/properties/`, { properties: [rel.id, opt.id] }), 201);
+      expect(ok(await api.post(`${items}/`, { name: 'linked', type_id: stale }), 201).custom_fields.depends_on.value).toBe(blocker.id);
+      expect((await api.del(`${items}/${blocker.id}/`)).status).toBe(204);
+
+      const created = ok(await api.post(`${items}/`, { name: 'fresh', type_id: stale }), 201);
+      expect(created.custom_fields).toEqual({});
+      expect(await stored(created.id)).toEqual({});
+      const plain = ok(await api.post(`${items}/`, { name: 'plain', type_id: kind }), 201);
+      expect(ok(await api.patch(`${items}/${plain.id}/`, { type_id: stale })).custom_fields).toEqual({});
+      // Sent explicitly, the deleted work item is still 400.
+      expect(fieldsOf(expectProblem(await api.post(`${items}/`, { name: 'x', type_id: stale, custom_fields: { depends_on: blocker.id } }), 400, 'validation_error'))).toEqual(['custom_fields.depends_on']);
+      // Required with only a stale default: the value is missing (the client must send one).
+      ok(await api.patch(`${pr}/work-item-properties/${opt.id}/`, { is_required: true }));
+      const missing = expectProblem(await api.post(`${items}/`, { name: 'x', type_id: stale }), 400, 'validation_error');
+      expect(fieldsOf(missing)).toEqual(['custom_fields.lane']);
+      expect(missing.errors[0].message).toMatch(/required/);
+      ok(await api.post(`${items}/`, { name: 'ok', type_id: stale, custom_fields: { lane: opt.options[0].id } }), 201);
+    });
+
+    it('workspace surface: deleting an option, or dropping it from every context, prunes it from the property\'s and the contexts\' defaults', async () => {
+      const own = await t.tenant();
+      const w = typeApi(t, own);
+      const p1 = (await t.project(own.slug, own.owner.key)).id;
+      await w.mode(true);
+      const ty = ok(await w.post(`${w.ws}/work-item-types/`, { name: 'Ticket' }), 201).id;
+      ok(await w.post(`${w.pr(p1)}/work-item-types/import/`, { work_item_types: [ty] }));
+      const prop = ok(await w.post(`${w.ws}/work-item-properties/`, { display_name: 'Queue', property_type: 'OPTION', options: [{ name: 'Front' }, { name: 'Back' }], default_value: ['Back'] }), 201);
+      const [front, back] = prop.options.map((o: { id: string }) => o.id);
+      ok(await w.post(`${w.ws}/work-item-types/${ty}/properties/`, { properties: [prop.id] }), 201);
+      const url = `${w.ws}/work-item-properties/${prop.id}/contexts`;
+      const narrow = ok(await w.post(`${url}/`, { name: 'P1', project_ids: [p1], applies_to_all_work_item_types: true, options: [{ id: front }, { id: back }], default_value: [back] }), 201);
+      const [seeded] = ok(await w.get(`${url}/`)).data.filter((c: { is_default: boolean }) => c.is_default);
+      expect(seeded.default_value).toEqual([back]);
+      expect(ok(await w.post(`${w.pr(p1)}/work-items/`, { name: 'before', type_id: ty }), 201).custom_fields.queue.value).toBe(back);
+
+      expect((await w.del(`${w.ws}/work-item-properties/${prop.id}/options/${back}/`)).status).toBe(204);
+      expect(ok(await w.get(`${w.ws}/work-item-properties/${prop.id}/`)).default_value).toEqual([]);
+      expect(ok(await w.get(`${url}/${narrow.id}/`)).default_value).toEqual([]);
+      expect(ok(await w.get(`${url}/${seeded.id}/`)).default_value).toEqual([]);
+      expect(ok(await w.post(`${w.pr(p1)}/work-items/`, { name: 'after', type_id: ty }), 201).custom_fields).toEqual({});
+
+      // Dropped from every context's option set: the option is deleted and the property default pruned.
+      const second = ok(await w.post(`${w.ws}/work-item-properties/`, { display_name: 'Stage', property_type: 'OPTION', options: [{ name: 'Open' }, { name: 'Closed' }], default_value: ['Closed'] }), 201);
+      const [open, closed] = second.options.map((o: { id: string }) => o.id);
+      const [sc] = ok(await w.get(`${w.ws}/work-item-properties/${second.id}/contexts/`)).data;
+      ok(await w.patch(`${w.ws}/work-item-properties/${second.id}/contexts/${sc.id}/`, { options: [{ id: open }] }));
+      expect(ok(await w.get(`${w.ws}/work-item-properties/${second.id}/`)).default_value).toEqual([]);
+      expectProblem(await w.get(`${w.ws}/work-item-properties/${second.id}/options/${closed}/`), 404, 'resource_not_found');
+    });
+  });
+
+  describe('custom properties disabled for the workspace', () => {
+    let own: Tenant;
+    let w: ReturnType<typeof typeApi>;
+    let items: string;
+    let typeId: string;
+    let must: Record<string, any>;
+    let flag: Record<string, any>;
+    const features = (on: boolean) => t.http.patch(`${w.ws}/features/`).set('X-Api-Key', own.owner.key).send({ is_custom_properties_enabled: on });
+    const fieldsOf = (body: Record<string, any>): string[] => [...new Set<string>(body.errors.map((e: { field: string }) => e.field))].sort();
+    beforeAll(async () => {
+      own = await t.tenant();
+      w = typeApi(t, own);
+      const p = (await t.project(own.slug, own.owner.key)).id;
+      items = `${w.pr(p)}/work-items`;
+      typeId = ok(await w.post(`${w.pr(p)}/work-item-types/`, { name: 'Strict' }), 201).id;
+      must = ok(await w.post(`${w.pr(p)}/work-item-properties/`, { display_name: 'Must', property_type: 'TEXT', is_required: true }), 201);
+      flag = ok(await w.post(`${w.pr(p)}/work-item-properties/`, { display_name: 'Flag', property_type: 'BOOLEAN', default_value: ['true'] }), 201);
+      ok(await w.post(`${w.pr(p)}/work-item-types/${typeId}/properties/`, { properties: [must.id, flag.id] }), 201);
+    });
+    afterAll(async () => {
+      await features(true);
+    });
+
+    it('no defaults, no required check, reads render {}; custom_fields sent is 400; values reappear when re-enabled', async () => {
+      const kept = ok(await w.post(`${items}/`, { name: 'kept', type_id: typeId, custom_fields: { must: 'yes' } }), 201);
+      expect(Object.keys(kept.custom_fields).sort()).toEqual(['flag', 'must']);
+      ok(await features(false));
+
+      const created = ok(await w.post(`${items}/`, { name: 'off', type_id: typeId }), 201);
+      expect(created.custom_fields).toEqual({});
+      expect(await stored(created.id)).toEqual({});
+      expect(ok(await w.get(`${items}/${kept.id}/`)).custom_fields).toEqual({});
+      expect(fieldsOf(expectProblem(await w.patch(`${items}/${kept.id}/`, { custom_fields: { must: 'no' } }), 400, 'validation_error'))).toEqual(['custom_fields']);
+      expect(fieldsOf(expectProblem(await w.post(`${items}/`, { name: 'x', type_id: typeId, custom_fields: { must: 'x' } }), 400, 'validation_error'))).toEqual(['custom_fields']);
+      expect(ok(await w.patch(`${items}/${kept.id}/`, { name: 'renamed' })).custom_fields).toEqual({});
+      const list = ok(await w.get(`${items}/?per_page=100`)).data;
+      expect(list.find((x: { id: string }) => x.id === kept.id).custom_fields).toBeNull();
+      expect(ok(await w.post(`${items}/${kept.id}/archive/`)).custom_fields).toBeNull();
+      expect(ok(await w.post(`${items}/${kept.id}/unarchive/`)).custom_fields).toBeNull();
+
+      ok(await features(true));
+      expect(ok(await w.get(`${items}/${kept.id}/`)).custom_fields).toEqual(kept.custom_fields);
+      expect(ok(await w.get(`${items}/${created.id}/`)).custom_fields).toEqual({});
+      expect(fieldsOf(expectProblem(await w.post(`${items}/`, { name: 'x', type_id: typeId }), 400, 'validation_error'))).toEqual(['custom_fields.must']);
+    });
+  });
+
+  describe('is_multi switched off (and on again)', () => {
+    it('stored lists are kept; a single-valued property reads back the first value, a multi one reads a scalar as a list', async () => {
+      const projectId = (await t.project(ten.slug, ten.owner.key)).id;
+      const pr = api.pr(projectId);
+      const ty = ok(await api.post(`${pr}/work-item-types/`, { name: 'Multi' }), 201).id;
+      const p = ok(await api.post(`${pr}/work-item-properties/`, { display_name: 'Areas', property_type: 'OPTION', is_multi: true, options: [{ name: 'ui' }, { name: 'api' }] }), 201);
+      const [ui, apiOpt] = p.options.map((o: { id: string }) => o.id);
+      ok(await api.post(`${pr}/work-item-types/${ty}/properties/`, { properties: [p.id] }), 201);
+      const item = ok(await api.post(`${pr}/work-items/`, { name: 'm', type_id: ty, custom_fields: { areas: [apiOpt, ui] } }), 201);
+      expect(item.custom_fields.areas.value).toEqual([apiOpt, ui]);
+
+      ok(await api.patch(`${pr}/work-item-properties/${p.id}/`, { is_multi: false }));
+      const single = ok(await api.get(`${pr}/work-items/${item.id}/`)).custom_fields.areas;
+      expect(single).toEqual({ id: p.id, value: apiOpt, value_detail: { id: apiOpt, name: 'api', logo_props: {} } });
+      expect(await stored(item.id)).toEqual({ [p.id]: [apiOpt, ui] });
+      // Writing the key stores the new shape.
+      const other = ok(await api.post(`${pr}/work-items/`, { name: 's', type_id: ty, custom_fields: { areas: ui } }), 201);
+      expect(await stored(other.id)).toEqual({ [p.id]: ui });
+
+      ok(await api.patch(`${pr}/work-item-properties/${p.id}/`, { is_multi: true }));
+      expect(ok(await api.get(`${pr}/work-items/${item.id}/`)).custom_fields.areas.value).toEqual([apiOpt, ui]);
+      const wrapped = ok(await api.get(`${pr}/work-items/${other.id}/`)).custom_fields.areas;
+      expect(wrapped.value).toEqual([ui]);
+      expect(wrapped.value_detail).toEqual([{ id: ui, name: 'ui', logo_props: {} }]);
+    });
+
+    it('the same for a context switching is_multi off', async () => {
+      const own = await t.tenant();
+      const w = typeApi(t, own);
+      const p1 = (await t.project(own.slug, own.owner.key)).id;
+      await w.mode(true);
+      const ty = ok(await w.post(`${w.ws}/work-item-types/`, { name: 'Req' }), 201).id;
+      ok(await w.post(`${w.pr(p1)}/work-item-types/import/`, { work_item_types: [ty] }));
+      const prop = ok(await w.post(`${w.ws}/work-item-properties/`, { display_name: 'Owners', property_type: 'RELATION', relation_type: 'USER', is_multi: true }), 201);
+      ok(await w.post(`${w.ws}/work-item-types/${ty}/properties/`, { properties: [prop.id] }), 201);
+      const other = await t.member(own.slug, 'member');
+      const item = ok(await w.post(`${w.pr(p1)}/work-items/`, { name: 'r', type_id: ty, custom_fields: { owners: [other.id, own.owner.id] } }), 201);
+      const [seeded] = ok(await w.get(`${w.ws}/work-item-properties/${prop.id}/contexts/`)).data;
+      ok(await w.patch(`${w.ws}/work-item-properties/${prop.id}/contexts/${seeded.id}/`, { is_multi: false }));
+      const read = ok(await w.get(`${w.pr(p1)}/work-items/${item.id}/`)).custom_fields.owners;
+      expect(read.value).toBe(other.id);
+      expect(read.value_detail).toMatchObject({ id: other.id });
+    });
+  });
+
   describe('custom_fields with workspace-level properties and contexts', () => {
     let own: Tenant;
     let w: ReturnType<typeof typeApi>;
