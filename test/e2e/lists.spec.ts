@@ -115,6 +115,36 @@ describe('lists: envelopes, pagination, ordering, filters, search', () => {
       }
     });
 
+    it('next is null when the next offset would pass the 10000 cap (the caller switches to cursor mode)', async () => {
+      const big = await t.tenant();
+      await t.ds.query(
+        `WITH u AS (
+           INSERT INTO users (email, display_name) SELECT 'cap' || i || '-' || $2 || '@example.com', 'Cap ' || i FROM generate_series(1, 10060) i
+           RETURNING id)
+         INSERT INTO workspace_members (workspace_id, member_id, role) SELECT $1, u.id, 'member' FROM u`,
+        [big.workspaceId, big.slug],
+      );
+      const url = `/api/v2/workspaces/${big.slug}/members/`;
+      const at = async (offset: number, perPage: number) => {
+        const res = await t.http.get(`${url}?offset=${offset}&per_page=${perPage}&count=false`).set('X-Api-Key', big.owner.key);
+        expect(res.status).toBe(200);
+        return res.body;
+      };
+      // 10061 rows. The last reachable offset is 10000: a next of 10000 is still given...
+      expect((await at(9950, 50)).next).toBe(10000);
+      expect((await at(10000, 50)).data).toHaveLength(50);
+      // ...one past it is not: null, though rows remain (offset 9990 + 50 would be 10040, a 400).
+      const near = await at(9990, 50);
+      expect(near.data).toHaveLength(50);
+      expect(near.next).toBeNull();
+      expect(near.previous).toBe(9940);
+      expect((await at(10000, 50)).next).toBeNull();
+      expect((await at(9999, 1)).next).toBe(10000);
+      expectProblem(await t.http.get(`${url}?offset=10040&per_page=50`).set('X-Api-Key', big.owner.key), 400, 'validation_error');
+      // total_count still tells how many rows there are.
+      expect((await t.http.get(`${url}?offset=9990&per_page=50`).set('X-Api-Key', big.owner.key)).body.total_count).toBe(10061);
+    });
+
     it('offset pages cover the list exactly once', async () => {
       const seen: string[] = [];
       for (let off = 0; off !== null; ) {
@@ -187,6 +217,16 @@ describe('lists: envelopes, pagination, ordering, filters, search', () => {
         const res = expectProblem(await get(`${members}?cursor=${encodeURIComponent(bad)}&per_page=5`), 400, 'validation_error');
         expect(res.errors[0].field).toBe('cursor');
       }
+    });
+
+    it('a hand-made cursor with a null position on a non-nullable ordering is 400 naming cursor', async () => {
+      const id = '00000000-0000-4000-8000-000000000000';
+      const make = (order: string) => Buffer.from(JSON.stringify([order, null, id])).toString('base64url');
+      for (const order of ['created_at', '-created_at', 'id', '-id']) {
+        const res = expectProblem(await get(`${members}?cursor=${make(order)}&order_by=${order}&per_page=5`), 400, 'validation_error');
+        expect(res.errors.map((e: { field: string }) => e.field)).toEqual(['cursor']);
+      }
+      expectProblem(await get(`${projects}?cursor=${make('created_at')}`), 400, 'validation_error');
     });
 
     it('a cursor made for another order_by is 400', async () => {

@@ -1,6 +1,6 @@
 import { ProblemException } from '../errors/problem.exception';
 import { encodeCursor } from './cursor';
-import { ListQuery } from './list-query';
+import { ListQuery, OFFSET_MAX } from './list-query';
 import { ListSpec, SQL_CAST } from './list-spec';
 import { Queryable, SqlParams } from './sql-params';
 
@@ -43,6 +43,8 @@ export interface ListSource {
 }
 
 const CAST_ERRORS = new Set(['22P02', '22007', '22008', '22003']);
+
+const badCursor = () => ProblemException.validation('cursor', 'The cursor is malformed or truncated. Use next_cursor exactly as returned.');
 
 function escapeLike(s: string): string {
   return s.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -104,6 +106,9 @@ export async function runList<R extends Record<string, unknown>>(
   const nulls = ord.nullable ? ' NULLS LAST' : '';
   const id = spec.idExpr;
   let select = src.select;
+  // A NULL position exists only in the NULLS LAST tail of a nullable ordering; elsewhere the cursor was
+  // hand-made (the row comparison with NULL would silently match nothing).
+  if (q.cursor && q.cursor.value === null && !ord.nullable) throw badCursor();
   if (q.mode === 'cursor') {
     select += `, (${ord.expr})::text AS "__cv"`;
     if (q.cursor) {
@@ -130,9 +135,7 @@ export async function runList<R extends Record<string, unknown>>(
   const [rows, countRows] = await Promise.all([
     db.query<R[]>(sql, p.values).catch((e: { code?: string; driverError?: { code?: string } }) => {
       // A cursor whose position does not cast to the ordering's type was tampered with.
-      if (q.cursor && CAST_ERRORS.has(e?.driverError?.code ?? e?.code ?? '')) {
-        throw ProblemException.validation('cursor', 'The cursor is malformed or truncated. Use next_cursor exactly as returned.');
-      }
+      if (q.cursor && CAST_ERRORS.has(e?.driverError?.code ?? e?.code ?? '')) throw badCursor();
       throw e;
     }),
     !wantCount
@@ -158,9 +161,12 @@ export async function runList<R extends Record<string, unknown>>(
 
   const envelope = <T>(data: T[]): ListEnvelope<T> => {
     if (q.mode === 'cursor') return { data, next_cursor: nextCursor, has_more: hasMore, pagination: { style: 'cursor' } };
+    // Past the offset cap the next page cannot be requested in offset mode: next is null there, and the
+    // caller switches to paginate=cursor (the 400 for an offset over the cap says so).
+    const next = q.offset + q.perPage;
     const env: OffsetEnvelope<T> = {
       data,
-      next: hasMore ? q.offset + q.perPage : null,
+      next: hasMore && next <= OFFSET_MAX ? next : null,
       previous: q.offset > 0 ? Math.max(0, q.offset - q.perPage) : null,
       pagination: { style: 'offset' },
     };
