@@ -5,8 +5,10 @@ import { FieldError, ProblemException } from '../common/errors/problem.exception
 import { isUuid } from '../common/http/validation';
 import { ListQuery } from '../common/pagination/list-query';
 import { CustomValuesRepository } from '../custom-fields/custom-values.repository';
+import { contextValueConfig } from '../work-item-property-contexts/context-default';
 import { ContextsRepository } from '../work-item-property-contexts/contexts.repository';
 import { CatalogAudit } from '../work-item-types/catalog-audit';
+import { cleanName, isBlank } from '../work-item-types/clean-name';
 import { Owner } from '../work-item-types/work-item-types.repository';
 import { PropertyOptionsRepository } from './property-options.repository';
 import { OptionInputDto } from './property-options.dto';
@@ -45,6 +47,7 @@ export class WorkItemPropertiesService {
   }
 
   async create(ctx: RequestContext, owner: Owner, dto: CreateWorkItemPropertyDto): Promise<WorkItemPropertyDto> {
+    const displayName = cleanName(dto.display_name, 'display_name');
     return this.ds.transaction(async (tx) => {
       const type = dto.property_type;
       const relation = this.relationFor(type, dto.relation_type, null);
@@ -61,10 +64,10 @@ export class WorkItemPropertiesService {
       if (errors.length) throw ProblemException.validationMany(errors);
 
       await this.repo.lockOwner(owner, tx);
-      const name = await this.repo.freeSlug(owner, slugify(dto.display_name.trim() || dto.display_name), tx);
+      const name = await this.repo.freeSlug(owner, slugify(displayName), tx);
       const write: PropertyWrite & { display_name: string; property_type: string } = {
         ...def,
-        display_name: dto.display_name.trim() || dto.display_name,
+        display_name: displayName,
         description: dto.description,
         is_active: dto.is_active ?? true,
         default_value: type === 'OPTION' ? [] : dto.default_value ?? [],
@@ -106,6 +109,7 @@ export class WorkItemPropertiesService {
   }
 
   async update(ctx: RequestContext, owner: Owner, id: string, dto: UpdateWorkItemPropertyDto): Promise<WorkItemPropertyDto> {
+    const displayName = dto.display_name === undefined ? undefined : cleanName(dto.display_name, 'display_name');
     return this.ds.transaction(async (tx) => {
       const old = await this.mustGet(owner, id, tx, true);
       const type = dto.property_type ?? old.property_type;
@@ -132,7 +136,7 @@ export class WorkItemPropertiesService {
       if (defaults !== undefined) await this.assertDefaultValue(owner, cfg, defaults, tx, dto.default_value === undefined);
 
       const write: PropertyWrite = {
-        display_name: dto.display_name?.trim() || dto.display_name,
+        display_name: displayName,
         description: dto.description,
         property_type: dto.property_type,
         relation_type: relation !== old.relation_type ? relation : undefined,
@@ -204,7 +208,7 @@ export class WorkItemPropertiesService {
     const seen = new Set<string>();
     items.forEach((o, i) => {
       const k = o.name.trim().toLowerCase();
-      if (!k) errors.push({ field: `options.${i}.name`, message: 'name should not be empty' });
+      if (isBlank(o.name)) errors.push({ field: `options.${i}.name`, message: 'name should not be empty' });
       if (seen.has(k)) errors.push({ field: `options.${i}.name`, message: `The option name "${o.name}" appears twice.` });
       seen.add(k);
     });
@@ -277,23 +281,43 @@ export class WorkItemPropertiesService {
     return { added, updated };
   }
 
-  /** Workspace level: the seeded context follows property-level writes; new options join the all/all context. */
+  /**
+   * Workspace level: new options join the all/all context, then the seeded context follows
+   * property-level writes. A `default_value` sent is checked against the seeded context's own
+   * configuration as a context default would be (its offered options, its multiplicity): 400 naming
+   * `default_value` otherwise. When the seeded context becomes single-valued without a new default,
+   * its stored default keeps its first value only.
+   */
   private async mirrorIntoSeeded(owner: Owner, row: PropertyRow, write: PropertyWrite, added: OptionRow[], updated: boolean, tx: EntityManager): Promise<void> {
-    const seeded = await this.contexts.seeded(owner.workspaceId, row.id, tx);
-    if (seeded) {
-      await this.contexts.update(
-        owner.workspaceId,
-        seeded.id,
-        { is_required: write.is_required, is_multi: write.is_multi, default_value: write.default_value, settings: write.settings },
-        tx,
-      );
-    }
     const allAll = await this.contexts.allAll(owner.workspaceId, row.id, tx);
-    if (!allAll) return;
-    if (added.length) await this.contexts.appendOptions(owner.workspaceId, allAll.id, added.map((o) => ({ option_id: o.id, is_default: o.is_default })), tx);
-    if (!added.length && !updated) return;
-    const def = await this.options.currentDefault(owner.workspaceId, row.id, tx);
-    if (def) await this.contexts.setContextDefault(owner.workspaceId, allAll.id, def.id, true, tx);
+    if (allAll) {
+      if (added.length) await this.contexts.appendOptions(owner.workspaceId, allAll.id, added.map((o) => ({ option_id: o.id, is_default: o.is_default })), tx);
+      if (added.length || updated) {
+        const def = await this.options.currentDefault(owner.workspaceId, row.id, tx);
+        if (def) await this.contexts.setContextDefault(owner.workspaceId, allAll.id, def.id, true, tx);
+      }
+    }
+    const seeded = await this.contexts.seeded(owner.workspaceId, row.id, tx);
+    if (!seeded) return;
+    const isMulti = write.is_multi ?? seeded.is_multi;
+    let defaults = write.default_value;
+    if (defaults !== undefined) {
+      const { errors } = checkDefaultValue(contextValueConfig(row, isMulti, seeded.options.map((o) => o.id)), defaults);
+      if (errors.length) {
+        throw ProblemException.validationMany(errors.map((e) => ({
+          field: e.field,
+          message: `Not valid in the context "${seeded.name}", which mirrors the property's own configuration: ${e.message}`,
+        })));
+      }
+    } else if (!isMulti && seeded.default_value.length > 1) {
+      defaults = seeded.default_value.slice(0, 1);
+    }
+    await this.contexts.update(
+      owner.workspaceId,
+      seeded.id,
+      { is_required: write.is_required, is_multi: write.is_multi, default_value: defaults, settings: write.settings },
+      tx,
+    );
   }
 }
 

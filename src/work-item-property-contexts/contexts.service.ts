@@ -5,12 +5,14 @@ import { FieldError, ProblemException } from '../common/errors/problem.exception
 import { ListQuery } from '../common/pagination/list-query';
 import { CustomValuesRepository } from '../custom-fields/custom-values.repository';
 import { PropertyOptionsRepository } from '../work-item-properties/property-options.repository';
-import { checkDefaultValue, multiAllowed } from '../work-item-properties/property-rules';
+import { checkDefaultValue, checkDefinition } from '../work-item-properties/property-rules';
 import { PropertyRow } from '../work-item-properties/work-item-properties.mapper';
 import { WorkItemPropertiesService } from '../work-item-properties/work-item-properties.service';
 import { CatalogAudit } from '../work-item-types/catalog-audit';
+import { isBlank } from '../work-item-types/clean-name';
 import { WorkItemTypesRepository } from '../work-item-types/work-item-types.repository';
 import { workspaceOwner } from '../work-item-types/work-item-types.service';
+import { contextValueConfig } from './context-default';
 import { contextTier } from './context-resolution';
 import { ContextOptionInputDto, CreatePropertyContextDto, PropertyContextDto, UpdatePropertyContextDto } from './contexts.dto';
 import { auditContext, mapContext } from './contexts.mapper';
@@ -70,9 +72,8 @@ export class ContextsService {
       const external = this.checkExternal(dto, null, siblings, errors);
       const plan = await this.planOptions(property, dto.options, errors, tx);
       const isMulti = dto.is_multi ?? property.is_multi;
-      if (isMulti && !multiAllowed(property.property_type, property.relation_type)) {
-        errors.push({ field: 'is_multi', message: `is_multi is not allowed for ${property.property_type} properties.` });
-      }
+      const isRequired = dto.is_required ?? property.is_required;
+      errors.push(...this.checkFlags(property, isMulti, isRequired, dto));
       if (scope) this.checkSiblings(scope, siblings, null, errors);
       if (errors.length) throw ProblemException.validationMany(errors);
 
@@ -81,7 +82,7 @@ export class ContextsService {
         property.id,
         {
           name,
-          is_required: dto.is_required ?? property.is_required,
+          is_required: isRequired,
           is_multi: isMulti,
           default_value: [],
           settings: dto.settings === undefined ? property.settings : dto.settings ?? {},
@@ -122,9 +123,7 @@ export class ContextsService {
       const external = this.checkExternal(dto, old, siblings, errors);
       const plan = dto.options === undefined ? null : await this.planOptions(property, dto.options, errors, tx);
       const isMulti = dto.is_multi ?? old.is_multi;
-      if (dto.is_multi && !multiAllowed(property.property_type, property.relation_type)) {
-        errors.push({ field: 'is_multi', message: `is_multi is not allowed for ${property.property_type} properties.` });
-      }
+      errors.push(...this.checkFlags(property, isMulti, dto.is_required ?? old.is_required, dto));
       if (scope) this.checkSiblings(scope, siblings, old.id, errors);
       if (errors.length) throw ProblemException.validationMany(errors);
 
@@ -265,6 +264,16 @@ export class ContextsService {
     return { allProjects: p.all, projectIds: p.ids, allTypes: t.all, typeIds: t.ids };
   }
 
+  /**
+   * is_multi and is_required of a context follow the property's per-type rules (checkDefinition):
+   * is_multi only where the type allows lists, never is_required on a FORMULA property. Only the
+   * flags the request sends are judged (a stored flag is not re-litigated on an unrelated PATCH).
+   */
+  private checkFlags(property: PropertyRow, isMulti: boolean, isRequired: boolean, dto: CreatePropertyContextDto | UpdatePropertyContextDto): FieldError[] {
+    const sent = new Set(['is_multi', 'is_required'].filter((k) => dto[k as 'is_multi' | 'is_required'] !== undefined));
+    return checkDefinition({ ...property, is_multi: isMulti, is_required: isRequired, validation_rules: {} }).filter((e) => sent.has(e.field));
+  }
+
   /** One all-projects context per property; no two contexts of the same tier may cover a common (project, type). */
   private checkSiblings(scope: Scope, siblings: ContextRow[], selfId: string | null, errors: FieldError[]): void {
     const others = siblings.filter((s) => s.id !== selfId);
@@ -290,7 +299,7 @@ export class ContextsService {
   }
 
   private checkName(name: string, siblings: ContextRow[], selfId: string | null, errors: FieldError[]): void {
-    if (!name) {
+    if (isBlank(name)) {
       errors.push({ field: 'name', message: 'name should not be empty' });
       return;
     }
@@ -388,8 +397,7 @@ export class ContextsService {
     let value = defaults;
     if (inherited && property.property_type === 'OPTION') value = value.filter((d) => offered.has(d.toLowerCase()));
     if (inherited && !isMulti && value.length > 1) value = value.slice(0, 1);
-    const cfg = { property_type: property.property_type, relation_type: property.relation_type, is_multi: isMulti, validation_rules: property.validation_rules, optionIds: offered };
-    const { errors, refs } = checkDefaultValue(cfg, value);
+    const { errors, refs } = checkDefaultValue(contextValueConfig(property, isMulti, offered), value);
     if (!errors.length) {
       const missing = await this.values.missingRefs(ctx.workspace.id, refs, tx);
       if (missing.length) errors.push({ field: 'default_value', message: `Unknown references: ${missing.join(', ')}.` });

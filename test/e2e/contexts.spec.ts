@@ -250,6 +250,36 @@ describe('property contexts (workspace surface)', () => {
     });
   });
 
+  describe('definition rules shared with the property', () => {
+    it('a FORMULA property\'s context cannot be required (400 naming is_required), on create and on PATCH', async () => {
+      const p = await prop({ display_name: 'Computed', property_type: 'FORMULA', settings: { expression: '1 + 1' } });
+      expect(fields(expectProblem(await w.post(`${ctxUrl(p.id)}/`, { name: 'P1 required', project_ids: [p1], applies_to_all_work_item_types: true, is_required: true }), 400, 'validation_error'))).toEqual(['is_required']);
+      const [seeded] = ok(await w.get(`${ctxUrl(p.id)}/`)).data;
+      expect(fields(expectProblem(await w.patch(`${ctxUrl(p.id)}/${seeded.id}/`, { is_required: true }), 400, 'validation_error'))).toEqual(['is_required']);
+      expect(ok(await w.get(`${ctxUrl(p.id)}/${seeded.id}/`)).is_required).toBe(false);
+      expect(ok(await w.get(`${ctxUrl(p.id)}/`)).data).toHaveLength(1);
+      // Not required stays writable; so does an unrelated PATCH.
+      ok(await w.post(`${ctxUrl(p.id)}/`, { name: 'P1 optional', project_ids: [p1], applies_to_all_work_item_types: true, is_required: false }), 201);
+      ok(await w.patch(`${ctxUrl(p.id)}/${seeded.id}/`, { settings: { expression: '2' } }));
+    });
+
+    it('a property-level default_value mirrored into the seeded context must be offered there (400 naming default_value)', async () => {
+      const p = await prop({ display_name: 'Mirrored', property_type: 'OPTION', options: [{ name: 'Kept' }, { name: 'Narrow only' }] });
+      const [kept, narrowOnly] = p.options.map((o: { id: string }) => o.id);
+      ok(await w.post(`${ctxUrl(p.id)}/`, { name: 'P1 narrow', project_ids: [p1], issue_type_ids: [t1], options: [{ id: kept }, { id: narrowOnly }] }), 201);
+      const [seeded] = ok(await w.get(`${ctxUrl(p.id)}/`)).data;
+      ok(await w.patch(`${ctxUrl(p.id)}/${seeded.id}/`, { options: [{ id: kept }] }));
+      // narrowOnly is still an option of the property (the narrow context offers it) but not of the seeded context.
+      const bad = expectProblem(await w.patch(`${w.ws}/work-item-properties/${p.id}/`, { default_value: [narrowOnly] }), 400, 'validation_error');
+      expect(fields(bad)).toEqual(['default_value']);
+      expect(ok(await w.get(`${w.ws}/work-item-properties/${p.id}/`)).default_value).toEqual([]);
+      expect(ok(await w.get(`${ctxUrl(p.id)}/${seeded.id}/`)).default_value).toEqual([]);
+      const good = ok(await w.patch(`${w.ws}/work-item-properties/${p.id}/`, { default_value: [kept] }));
+      expect(good.default_value).toEqual([kept]);
+      expect(ok(await w.get(`${ctxUrl(p.id)}/${seeded.id}/`)).default_value).toEqual([kept]);
+    });
+  });
+
   describe('precedence: the most specific matching context wins whole', () => {
     it('tier 1 (listed project and type) > tier 2 (listed project, all types) > tier 4 (all and all); nothing merged', async () => {
       const p = await prop({ display_name: 'Level', property_type: 'OPTION', options: [{ name: 'A' }, { name: 'B' }, { name: 'C' }] });

@@ -77,6 +77,14 @@ describe('work item properties and options', () => {
       expect(ok(await api.get(`${base}/`)).data.filter((p: { display_name: string }) => ['Rel', 'T', 'O', 'F'].includes(p.display_name))).toEqual([]);
     });
 
+    it('a blank display_name is 400 naming display_name, on create and PATCH', async () => {
+      expect(fields(expectProblem(await api.post(`${base}/`, { display_name: '   ', property_type: 'TEXT' }), 400, 'validation_error'))).toEqual(['display_name']);
+      const p = ok(await api.post(`${base}/`, { display_name: '  Padded  ', property_type: 'TEXT' }), 201);
+      expect(p).toMatchObject({ display_name: 'Padded', name: 'padded' });
+      expect(fields(expectProblem(await api.patch(`${base}/${p.id}/`, { display_name: ' \t ' }), 400, 'validation_error'))).toEqual(['display_name']);
+      expect(ok(await api.get(`${base}/${p.id}/`)).display_name).toBe('Padded');
+    });
+
     it('default_value is always an array of strings, checked against the type', async () => {
       const bad = async (body: Record<string, unknown>) => fields(expectProblem(await api.post(`${base}/`, { display_name: 'D', ...body }), 400, 'validation_error'));
       expect(await bad({ property_type: 'DECIMAL', default_value: ['abc'] })).toEqual(['default_value']);
@@ -319,6 +327,37 @@ describe('work item properties and options', () => {
       // Property PATCH with a second default on the workspace surface is 400 too.
       expect(fields(expectProblem(await w.patch(`${base}/${p.id}/`, { options: [{ name: 'Minor', is_default: true }] }), 400, 'validation_error'))).toEqual(['options']);
       expectProblem(await w.get(`${base}/${projectPropId}/options/${minor.id}/`), 404, 'resource_not_found');
+    });
+
+    it('a blank display_name is 400 naming display_name', async () => {
+      expect(fields(expectProblem(await w.post(`${base}/`, { display_name: '   ', property_type: 'TEXT' }), 400, 'validation_error'))).toEqual(['display_name']);
+      const p = ok(await w.post(`${base}/`, { display_name: 'Blankable', property_type: 'TEXT' }), 201);
+      expect(fields(expectProblem(await w.patch(`${base}/${p.id}/`, { display_name: '  ' }), 400, 'validation_error'))).toEqual(['display_name']);
+    });
+
+    it('?expand= is ignored on workspace property and option routes (flat objects)', async () => {
+      const p = ok(await w.post(`${base}/?expand=options`, { display_name: 'Expandless', property_type: 'OPTION', options: [{ name: 'one' }] }), 201);
+      expect(ok(await w.get(`${base}/${p.id}/?expand=options,anything`))).toEqual(p);
+      expect(ok(await w.get(`${base}/?expand=x&per_page=200`)).data.find((x: { id: string }) => x.id === p.id)).toEqual(p);
+      expect(ok(await w.patch(`${base}/${p.id}/?expand=x`, { description: 'd' })).description).toBe('d');
+      const ob = `${base}/${p.id}/options`;
+      const o = ok(await w.post(`${ob}/?expand=property`, { name: 'two' }), 201);
+      expect(ok(await w.get(`${ob}/${o.id}/?expand=property`))).toEqual(o);
+      expect(ok(await w.get(`${ob}/?expand=property`)).data.map((x: { name: string }) => x.name)).toEqual(['one', 'two']);
+      expect(ok(await w.patch(`${ob}/${o.id}/?expand=x`, { name: 'deux' })).name).toBe('deux');
+      expect((await w.del(`${ob}/${o.id}/?expand=x`)).status).toBe(204);
+    });
+
+    it('option sort_order in the body is ignored: options are appended (max + 1000) and keep their place on PATCH', async () => {
+      const p = ok(await w.post(`${base}/`, { display_name: 'Ordered', property_type: 'OPTION', options: [{ name: 'first' }] }), 201);
+      expect(p.options[0].sort_order).toBe(1000);
+      const ob = `${base}/${p.id}/options`;
+      const second = ok(await w.post(`${ob}/`, { name: 'second', sort_order: 1 }), 201);
+      expect(second.sort_order).toBe(2000);
+      const third = ok(await w.post(`${ob}/`, { name: 'third', sort_order: 99999 }), 201);
+      expect(third.sort_order).toBe(3000);
+      expect(ok(await w.patch(`${ob}/${third.id}/`, { sort_order: 0 })).sort_order).toBe(3000);
+      expect(ok(await w.get(`${ob}/`)).data.map((x: { name: string }) => x.name)).toEqual(['first', 'second', 'third']);
     });
 
     it('DELETE of a workspace property makes its contexts and options unaddressable', async () => {
