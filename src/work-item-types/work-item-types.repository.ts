@@ -48,22 +48,38 @@ export function visibleInProject(projectRef: string, alias = 't'): string {
      WHERE pwt.workspace_id = ${alias}.workspace_id AND pwt.project_id = ${projectRef} AND pwt.type_id = ${alias}.id)))`;
 }
 
+/**
+ * `t` is the default type of the project (`projectRef`) in the workspace's current mode: the type a
+ * work item created there without a type gets. Project mode: the project's own default; workspace
+ * mode: the workspace default (when imported). So exactly one type of a project's roster reports
+ * `is_default` (none when the mode's default is not on the roster), even when the project still lists
+ * its own default from an earlier project mode next to the imported workspace default.
+ */
+export function isProjectDefaultSql(alias: string, workspaceRef: string): string {
+  return `(${alias}.is_default AND ${alias}.is_active AND NOT ${alias}.is_epic
+    AND (CASE WHEN COALESCE((SELECT f.is_work_item_types_enabled FROM workspace_features f WHERE f.workspace_id = ${workspaceRef}), false)
+              THEN ${alias}.project_id IS NULL ELSE ${alias}.project_id IS NOT NULL END))`;
+}
+
+/** Type columns as a project's roster shows them: is_default as the project's default (isProjectDefaultSql). */
+const ROSTER_COLS = COLS.replace('t.is_default,', `${isProjectDefaultSql('t', 't.workspace_id')} AS is_default,`);
+
 @Injectable()
 export class WorkItemTypesRepository {
   constructor(private readonly ds: DataSource) {}
 
-  /** Project surface: the project's own types plus imported workspace types; workspace surface: workspace types. */
+  /** Project surface: the project's own types plus imported workspace types (is_default: the project's default in the current mode); workspace surface: workspace types. */
   list(owner: Owner, q: ListQuery) {
     const p = new SqlParams([owner.workspaceId]);
     const where = ['t.workspace_id = $1', 't.deleted_at IS NULL'];
     where.push(owner.projectId ? visibleInProject(`${p.add(owner.projectId)}::uuid`) : 't.project_id IS NULL');
-    return runList<TypeRow>(this.ds, TYPE_LIST, q, { select: COLS, from: 'work_item_types t', where, params: p });
+    return runList<TypeRow>(this.ds, TYPE_LIST, q, { select: owner.projectId ? ROSTER_COLS : COLS, from: 'work_item_types t', where, params: p });
   }
 
-  /** A type on the project's roster (own or imported): what reads of the project surface address. */
+  /** A type on the project's roster (own or imported): what reads of the project surface address (is_default as the roster shows it). */
   async getInProject(workspaceId: string, projectId: string, id: string, db: Queryable = this.ds): Promise<TypeRow | null> {
     const rows = await db.query(
-      `SELECT ${COLS} FROM work_item_types t
+      `SELECT ${ROSTER_COLS} FROM work_item_types t
         WHERE t.workspace_id = $1 AND t.id = $3 AND t.deleted_at IS NULL AND ${visibleInProject('$2::uuid')}`,
       [workspaceId, projectId, id],
     );

@@ -6,6 +6,7 @@ import { ProblemException } from '../common/errors/problem.exception';
 import { ListQuery } from '../common/pagination/list-query';
 import { CustomValuesRepository } from '../custom-fields/custom-values.repository';
 import { CatalogAudit } from './catalog-audit';
+import { cleanName } from './clean-name';
 import { CreateWorkItemTypeDto, ImportWorkItemTypesDto, UpdateWorkItemTypeDto, WorkItemTypeDto } from './work-item-types.dto';
 import { auditType, mapType, TypeRow } from './work-item-types.mapper';
 import { Owner, TypeWrite, WorkItemTypesRepository } from './work-item-types.repository';
@@ -97,7 +98,7 @@ export class WorkItemTypesService {
   async create(ctx: RequestContext, owner: Owner, dto: CreateWorkItemTypeDto): Promise<WorkItemTypeDto> {
     return this.ds.transaction(async (tx) => {
       await this.repo.lockOwner(owner, tx);
-      const name = this.cleanName(dto.name);
+      const name = cleanName(dto.name);
       let isDefault = false;
       if (owner.projectId) await this.ensureEnabled(tx, ctx, owner);
       else isDefault = !(await this.repo.getDefault(owner, tx));
@@ -130,7 +131,7 @@ export class WorkItemTypesService {
         external_id: dto.external_id,
         external_source: dto.external_source,
       };
-      if (dto.name !== undefined) v.name = this.cleanName(dto.name);
+      if (dto.name !== undefined) v.name = cleanName(dto.name);
       if (v.is_active === false && old.is_default) {
         throw ProblemException.validation('is_active', 'The default work item type cannot be deactivated.');
       }
@@ -208,12 +209,6 @@ export class WorkItemTypesService {
     const row = await this.repo.getOwned(owner, id, tx, forUpdate);
     if (!row) throw ProblemException.notFound('Work item type');
     return row;
-  }
-
-  private cleanName(name: string): string {
-    const n = name.trim();
-    if (!n) throw ProblemException.validation('name', 'name should not be empty');
-    return n;
   }
 
   private async assertUnique(

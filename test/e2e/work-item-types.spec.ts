@@ -255,6 +255,30 @@ describe('work item types', () => {
       expectProblem(await w.del(`${base}/${incident.id}/`), 404, 'resource_not_found');
     });
 
+    it('DELETE of a workspace type used by a work item is 409 conflict; detach deletes the property\'s values on work items of that type only', async () => {
+      const p = (await t.project(own.slug, own.owner.key)).id;
+      const used = ok(await w.post(`${base}/`, { name: 'Used here' }), 201).id;
+      const sibling = ok(await w.post(`${base}/`, { name: 'Sibling' }), 201).id;
+      ok(await w.post(`${w.pr(p)}/work-item-types/import/`, { work_item_types: [used, sibling] }));
+      const prop = ok(await w.post(`${w.ws}/work-item-properties/`, { display_name: 'Code', property_type: 'TEXT' }), 201);
+      for (const ty of [used, sibling]) ok(await w.post(`${base}/${ty}/properties/`, { properties: [prop.id] }), 201);
+      const onUsed = ok(await w.post(`${w.pr(p)}/work-items/`, { name: 'a', type_id: used, custom_fields: { code: 'A-1' } }), 201);
+      const onSibling = ok(await w.post(`${w.pr(p)}/work-items/`, { name: 'b', type_id: sibling, custom_fields: { code: 'B-1' } }), 201);
+
+      expectProblem(await w.del(`${base}/${used}/`), 409, 'conflict');
+      expect(ok(await w.get(`${base}/${used}/`)).id).toBe(used);
+
+      expect((await w.del(`${base}/${used}/properties/${prop.id}/`)).status).toBe(204);
+      const values = async (id: string) => (await t.ds.query(`SELECT custom_values FROM work_items WHERE id = $1`, [id]))[0].custom_values;
+      expect(await values(onUsed.id)).toEqual({});
+      expect(await values(onSibling.id)).toEqual({ [prop.id]: 'B-1' });
+      expect(ok(await w.get(`${w.pr(p)}/work-items/${onSibling.id}/`)).custom_fields.code.value).toBe('B-1');
+      expectProblem(await w.del(`${base}/${used}/properties/${prop.id}/`), 404, 'resource_not_found');
+      // Re-attaching does not bring the value back.
+      ok(await w.post(`${base}/${used}/properties/`, { properties: [prop.id] }), 201);
+      expect(ok(await w.get(`${w.pr(p)}/work-items/${onUsed.id}/`)).custom_fields).toEqual({});
+    });
+
     it('a project-level type id is 404 on the workspace surface; a workspace type id is 404 on a project it was not imported into', async () => {
       await w.mode(false);
       const p = (await t.project(own.slug, own.owner.key)).id;
@@ -324,6 +348,43 @@ describe('work item types', () => {
       expect(ok(await w.get(`${w.pr(projectId)}/work-item-types/`)).data).toHaveLength(2);
       expectProblem(await w.patch(`${w.pr(projectId)}/work-item-types/${typeA}/`, { name: 'x' }), 404, 'resource_not_found');
       await w.mode(true);
+    });
+  });
+
+  describe('exactly one default per project', () => {
+    it('a project roster reports as is_default only the type work item creation picks without a type, in the current mode', async () => {
+      const own = await t.tenant();
+      const w = typeApi(t, own);
+      const p = (await t.project(own.slug, own.owner.key)).id;
+      const roster = `${w.pr(p)}/work-item-types`;
+      const defaults = async () => ok(await w.get(`${roster}/`)).data.filter((x: { is_default: boolean }) => x.is_default).map((x: { id: string }) => x.id);
+      const createdType = async () => ok(await w.post(`${w.pr(p)}/work-items/`, { name: 'probe' }), 201).type_id;
+
+      const task = ok(await w.post(`${roster}/enable/`));
+      expect(await defaults()).toEqual([task.id]);
+      expect(await createdType()).toBe(task.id);
+
+      await w.mode(true);
+      const wsDefault = ok(await w.post(`${w.ws}/work-item-types/`, { name: 'Incident' }), 201);
+      expect(wsDefault.is_default).toBe(true);
+      // Workspace mode, workspace default not imported: creation leaves work items untyped, no default listed.
+      expect(await createdType()).toBeNull();
+      expect(await defaults()).toEqual([]);
+      expect(ok(await w.get(`${roster}/${task.id}/`)).is_default).toBe(false);
+
+      ok(await w.post(`${roster}/import/`, { work_item_types: [wsDefault.id] }));
+      expect(ok(await w.get(`${roster}/`)).data.map((x: { id: string }) => x.id).sort()).toEqual(expect.arrayContaining([task.id, wsDefault.id]));
+      expect(await defaults()).toEqual([wsDefault.id]);
+      expect(ok(await w.get(`${roster}/${wsDefault.id}/`)).is_default).toBe(true);
+      expect(ok(await w.get(`${roster}/${task.id}/`)).is_default).toBe(false);
+      expect(await createdType()).toBe(wsDefault.id);
+      // The workspace surface still shows the workspace default as such.
+      expect(ok(await w.get(`${w.ws}/work-item-types/${wsDefault.id}/`)).is_default).toBe(true);
+
+      await w.mode(false);
+      expect(await defaults()).toEqual([task.id]);
+      expect(ok(await w.get(`${roster}/${wsDefault.id}/`)).is_default).toBe(false);
+      expect(await createdType()).toBe(task.id);
     });
   });
 
