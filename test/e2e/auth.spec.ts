@@ -1,4 +1,5 @@
 import { hashSecret } from '../../src/common/auth/credentials';
+import { SCOPES } from '../../src/common/auth/scopes';
 import { createTestApp, expectProblem, Tenant, TestApp } from '../helpers/test-app';
 
 type User = { id: string; email: string; key: string };
@@ -100,6 +101,24 @@ describe('authentication, scopes and roles', () => {
         const tok = await t.token(ten.owner.email, scopes);
         expectProblem(await t.http.get('/api/v2/users/me/').set(bearer(tok)), 403, 'forbidden');
       }
+    });
+
+    it('documents exactly the scopes the guard accepts: one oauth2 alternative per read scope', async () => {
+      const op = (await t.http.get('/api/v2/schema/')).body.paths['/api/v2/users/me/'].get;
+      const security = op.security as Array<Record<string, string[]>>;
+      expect(security).toContainEqual({ ApiKey: [] });
+      const documented = security.filter((s) => s.oauth2).map((s) => s.oauth2);
+      // Each alternative names one scope; together they are the global read and every *:read scope.
+      expect(documented.every((s) => s.length === 1)).toBe(true);
+      const scopes = documented.map((s) => s[0]).sort();
+      expect(scopes).toEqual(Object.keys(SCOPES).filter((s) => s === 'read' || s.endsWith(':read')).sort());
+      expect(op['x-required-scope']).toMatch(/any read scope/);
+      // Each documented alternative is accepted on its own; no write scope is documented.
+      for (const scope of scopes) {
+        const tok = await t.token(ten.owner.email, [scope]);
+        expect((await t.http.get('/api/v2/users/me/').set(bearer(tok))).status).toBe(200);
+      }
+      expect(scopes.some((s) => s.endsWith('write'))).toBe(false);
     });
 
     it('works for a user who belongs to no workspace', async () => {

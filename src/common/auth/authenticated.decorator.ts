@@ -1,7 +1,7 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiExtension, ApiOAuth2, ApiSecurity } from '@nestjs/swagger';
 import { ProjectRole, WorkspaceRole } from './roles';
-import { Scope } from './scopes';
+import { Scope, SCOPES } from './scopes';
 import { ApiProblemResponses } from '../openapi/problem-responses';
 
 export const AUTH_META = 'wt:auth';
@@ -16,12 +16,15 @@ export interface AuthRule {
   project?: ProjectRole;
 }
 
+/** What `any-read` (users/me) accepts: the global `read` or any fine-grained `*:read` scope. */
+export const ANY_READ_SCOPES = Object.keys(SCOPES).filter((s) => s === 'read' || s.endsWith(':read'));
+export const ANY_READ_NOTE = 'any read scope: read or any *:read';
+
 /**
  * The one auth decorator of a route: sets the rule the AuthGuard enforces and the matching
  * OpenAPI security entries, so the document cannot drift from what is enforced.
  */
 export function Authenticated(rule: AuthRule): MethodDecorator {
-  const oauthScopes = rule.scope === 'any-read' ? ['read'] : [rule.scope];
   const roleNote = rule.project
     ? `project role ${rule.project} or higher`
     : rule.workspace
@@ -30,8 +33,9 @@ export function Authenticated(rule: AuthRule): MethodDecorator {
   return applyDecorators(
     SetMetadata(AUTH_META, rule),
     ApiSecurity('ApiKey'),
-    ApiOAuth2(oauthScopes),
-    ApiExtension('x-required-scope', rule.scope === 'any-read' ? null : rule.scope),
+    // Security requirements are alternatives: for `any-read`, one per read scope the guard accepts.
+    ...(rule.scope === 'any-read' ? ANY_READ_SCOPES.map((s) => ApiOAuth2([s])) : [ApiOAuth2([rule.scope])]),
+    ApiExtension('x-required-scope', rule.scope === 'any-read' ? ANY_READ_NOTE : rule.scope),
     ApiExtension('x-required-role', roleNote),
     ApiProblemResponses(401, 403, 429),
   );
