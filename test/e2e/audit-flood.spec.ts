@@ -56,15 +56,21 @@ describe('audit flood protection: rate limiting first, then aggregation', () => 
     const url = `/api/v2/workspaces/${ten.slug}/projects/`;
     const statuses: number[] = [];
     for (let i = 0; i < 12; i++) statuses.push((await inject({ method: 'GET', url, remoteAddress: '203.0.113.50', headers: { 'x-api-key': `wt_api_guess${i}` } })).statusCode);
-    // Per-credential budgets: each guessed key gets its own, so all twelve reach authentication...
-    expect(statuses.every((s) => s === 401)).toBe(true);
-    // ...but without any credential the budget is the address's.
+    // A new guessed key buys no fresh budget: each failed authentication also counts against the address.
+    expect(statuses).toEqual([401, 401, 401, 401, 429, 429, 429, 429, 429, 429, 429, 429]);
+    // Without any credential the budget is the address's from the start.
     for (let i = 0; i < 8; i++) statuses.push((await inject({ method: 'GET', url, remoteAddress: '203.0.113.51' })).statusCode);
     expect(statuses.slice(12)).toEqual([401, 401, 401, 401, 429, 429, 429, 429]);
 
+    // Each guess is recorded as a failed authentication (before its 429), the 429s as rate limits: both
+    // aggregated, so the trail grows by one entry of each per window, not per request.
     const guesses = await read(t, ten, { event_name: 'auth.failed', ip_address: '203.0.113.50' });
     expect(guesses.length).toBeLessThanOrEqual(2);
     expect(occurrences(guesses)).toBe(12);
+    const guessLimited = await read(t, ten, { event_name: 'rate_limit.exceeded', ip_address: '203.0.113.50' });
+    expect(guessLimited.length).toBeLessThanOrEqual(2);
+    expect(occurrences(guessLimited)).toBe(8);
+    expect(guessLimited[0]).toMatchObject({ category: 'security', outcome: 'failure', actor_type: 'anonymous', actor_id: null, reason: 'rate_limited' });
     const noCred = await read(t, ten, { event_name: 'auth.failed', ip_address: '203.0.113.51' });
     expect(occurrences(noCred)).toBe(LIMIT);
     const limited = await read(t, ten, { event_name: 'rate_limit.exceeded', ip_address: '203.0.113.51' });
