@@ -20,7 +20,7 @@ const LIST_SQL = `SELECT page.*,
          WHERE w.workspace_id = $1 AND w.project_id = $2 AND w.deleted_at IS NULL AND w.archived_at IS NULL
          ORDER BY w.created_at DESC, w.id DESC LIMIT 51) page`;
 // The unfiltered total, read as the service reads it: the trigger-maintained live-row counter.
-const COUNT_SQL = `SELECT live_work_items AS c FROM projects WHERE workspace_id = $1 AND id = $2`;
+const COUNT_SQL = `SELECT coalesce(sum(n), 0)::int AS c FROM project_work_item_counts WHERE project_id = $2 AND workspace_id = $1`;
 
 const app = Fastify({ logger: false });
 app.get('/list', async () => {

@@ -15,10 +15,8 @@ export class ProjectEntity {
   @Column('uuid', { nullable: true }) default_assignee_id!: string | null;
   @Column('uuid', { nullable: true }) project_lead_id!: string | null;
   @Column('jsonb', { default: () => "'{}'" }) logo_props!: Record<string, unknown>;
-  /** Last work item sequence number handed out; never decreases, so numbers are never reused. */
+  /** Last work item sequence number handed out (wt_next_work_item_sequence); never decreases, never reused. */
   @Column('integer', { default: 0 }) last_sequence_id!: number;
-  /** Live (not deleted, not archived) work items, kept by statement triggers: the unfiltered list's total_count. */
-  @Column('integer', { default: 0 }) live_work_items!: number;
   @Column('varchar', { length: 255, nullable: true }) external_id!: string | null;
   @Column('varchar', { length: 255, nullable: true }) external_source!: string | null;
   @Column('timestamptz', { nullable: true }) archived_at!: Date | null;

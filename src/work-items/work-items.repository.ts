@@ -147,7 +147,10 @@ export class WorkItemsRepository {
       params: p,
       pageSelect: idArrays('page'),
       // Unfiltered lists read the trigger-maintained counter instead of counting the project's rows.
-      unfilteredCount: { sql: `SELECT live_work_items AS c FROM projects WHERE workspace_id = $1 AND id = $2`, params: [workspaceId, projectId] },
+      unfilteredCount: {
+        sql: `SELECT coalesce(sum(n), 0)::int AS c FROM project_work_item_counts WHERE project_id = $2 AND workspace_id = $1`,
+        params: [workspaceId, projectId],
+      },
     });
   }
 
@@ -180,14 +183,21 @@ export class WorkItemsRepository {
   }
 
   /**
-   * Inserts the work item with the project's next sequence number and its assignees and labels in one
-   * statement. The UPDATE of `projects.last_sequence_id` row-locks the project until commit, so
-   * numbers are unique and never reused even under concurrent creates; it is the last statement of
-   * the transaction, which keeps the lock short.
+   * The project's next sequence number, taken in a statement of its own before the insert transaction
+   * (wt_next_work_item_sequence): the project row is locked only for that statement, so concurrent
+   * creates do not queue behind each other's commits. Numbers are unique and never reused; a create
+   * that fails afterwards leaves a gap.
    */
+  async nextSequence(projectId: string): Promise<number> {
+    const rows = await this.ds.query(`SELECT wt_next_work_item_sequence($1) AS n`, [projectId]);
+    return rows[0].n;
+  }
+
+  /** Inserts the work item with its sequence number, assignees and labels in one statement. */
   async insert(
     workspaceId: string,
     projectId: string,
+    sequenceId: number,
     v: WorkItemWrite & { name: string; state_id: string },
     assigneeIds: string[],
     labelIds: string[],
@@ -195,15 +205,11 @@ export class WorkItemsRepository {
     db: Queryable,
   ): Promise<string> {
     const rows = await db.query(
-      `WITH seq AS (
-         UPDATE projects SET last_sequence_id = last_sequence_id + 1 WHERE id = $2 RETURNING last_sequence_id
-       ), item AS (
+      `WITH item AS (
          INSERT INTO work_items (workspace_id, project_id, sequence_id, name, description_html, description_stripped, priority,
                                  state_id, type_id, parent_id, estimate_point_id, start_date, target_date, external_id, external_source,
                                  custom_values, sort_order, created_by_id, updated_by_id)
-         SELECT $1, $2, seq.last_sequence_id, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,
-                seq.last_sequence_id * 65535.0, $16, $16
-           FROM seq
+         VALUES ($1, $2, $19::int, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $19::int * 65535.0, $16, $16)
          RETURNING id
        ), a AS (
          INSERT INTO work_item_assignees (work_item_id, assignee_id, workspace_id, project_id)
@@ -216,7 +222,7 @@ export class WorkItemsRepository {
       [
         workspaceId, projectId, v.name, v.description_html ?? '', v.description_stripped ?? '', v.priority ?? 'none',
         v.state_id, v.type_id ?? null, v.parent_id ?? null, v.estimate_point_id ?? null, v.start_date ?? null, v.target_date ?? null,
-        v.external_id ?? null, v.external_source ?? null, v.custom_values ?? {}, userId, assigneeIds, labelIds,
+        v.external_id ?? null, v.external_source ?? null, v.custom_values ?? {}, userId, assigneeIds, labelIds, sequenceId,
       ],
     );
     return rows[0].id;

@@ -228,8 +228,8 @@ export class WorkItemsService {
     if (!name) throw ProblemException.validation('name', 'name must not be blank.');
     const desc = this.description(dto.description_html);
     this.checkDates(dto.start_date, dto.target_date);
-    // Validation reads run on the pool in parallel; the transaction holds only the state lock,
-    // the workflow rule and the insert, so the project's sequence row stays locked briefly.
+    // Validation reads run on the pool in parallel; the sequence number is taken in its own statement;
+    // the transaction holds only the state lock, the workflow rule and the insert.
     const [refs, defaults] = await Promise.all([
       this.resolveRefs(t, dto, this.ds),
       this.repo.createDefaults(t.workspaceId, t.projectId, this.ds),
@@ -244,6 +244,7 @@ export class WorkItemsService {
       assigneeIds = dflt && (await this.repo.assigneeIds(t.workspaceId, t.projectId, [dflt], this.ds)).has(dflt) ? [dflt] : [];
     }
     const customValues = await this.customFields.forCreate(this.ds, t.workspaceId, t.projectId, typeId, dto.custom_fields);
+    const sequenceId = await this.repo.nextSequence(t.projectId);
 
     const id = await this.externalRace(t.projectId, dto.external_source, dto.external_id, () =>
       this.ds.transaction(async (tx) => {
@@ -255,6 +256,7 @@ export class WorkItemsService {
         return this.repo.insert(
           t.workspaceId,
           t.projectId,
+          sequenceId,
           {
             name, ...desc, priority: dto.priority, state_id: stateId, type_id: typeId, parent_id: refs.parentId ?? null,
             estimate_point_id: refs.estimatePointId ?? null, start_date: dto.start_date, target_date: dto.target_date,

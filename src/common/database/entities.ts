@@ -27,6 +27,7 @@ import { PropertyOptionEntity } from '../../work-item-properties/property-option
 import { PropertyContextEntity } from '../../work-item-property-contexts/property-context.entity';
 import { ContextOptionEntity, ContextProjectEntity, ContextTypeEntity } from '../../work-item-property-contexts/context-links.entity';
 import { ModuleWorkItemEntity, WorkItemAssigneeEntity, WorkItemEntity, WorkItemLabelEntity } from '../../work-items/work-item.entity';
+import { ProjectWorkItemCountEntity } from '../../work-items/project-work-item-count.entity';
 import { WorkItemCommentEntity } from '../../comments/comment.entity';
 
 export const ENTITIES = [
@@ -60,6 +61,7 @@ export const ENTITIES = [
   ContextProjectEntity,
   ContextTypeEntity,
   WorkItemEntity,
+  ProjectWorkItemCountEntity,
   WorkItemAssigneeEntity,
   WorkItemLabelEntity,
   ModuleWorkItemEntity,

@@ -1,0 +1,14 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+/**
+ * Live (not deleted, not archived) work items of a project, spread over slots so concurrent writers
+ * seldom touch the same row; kept exact by statement triggers on work_items. The unfiltered list's
+ * `total_count` is the sum of a project's slots.
+ */
+@Entity('project_work_item_counts')
+export class ProjectWorkItemCountEntity {
+  @PrimaryColumn('uuid', { primaryKeyConstraintName: 'PK_project_work_item_counts' }) project_id!: string;
+  @PrimaryColumn('smallint', { primaryKeyConstraintName: 'PK_project_work_item_counts' }) slot!: number;
+  @Column('uuid') workspace_id!: string;
+  @Column('integer', { default: 0 }) n!: number;
+}
