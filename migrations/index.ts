@@ -11,5 +11,6 @@ import { AuditTrail1795337423235 } from './1795337423235-AuditTrail';
 import { ProjectWorkItemCount1795340000000 } from './1795340000000-ProjectWorkItemCount';
 import { AuditInstanceTrail1795360231759 } from './1795360231759-AuditInstanceTrail';
 import { WorkItemCountSlots1795362000000 } from './1795362000000-WorkItemCountSlots';
+import { WorkItemStateGroupRank1795362600000 } from './1795362600000-WorkItemStateGroupRank';
 
-export const MIGRATIONS: Function[] = [Foundation1795323810286, FeaturesAndAudit1795335339762, StatesLabelsEstimatesWorkflows1795335771762, CyclesModules1795335773611, WorkItemTypesAndProperties1795335818299, WorkItemsComments1795337132188, CustomValuesIndex1795337181511, AuditTrail1795337423235, ProjectWorkItemCount1795340000000, AuditInstanceTrail1795360231759, WorkItemCountSlots1795362000000];
+export const MIGRATIONS: Function[] = [Foundation1795323810286, FeaturesAndAudit1795335339762, StatesLabelsEstimatesWorkflows1795335771762, CyclesModules1795335773611, WorkItemTypesAndProperties1795335818299, WorkItemsComments1795337132188, CustomValuesIndex1795337181511, AuditTrail1795337423235, ProjectWorkItemCount1795340000000, AuditInstanceTrail1795360231759, WorkItemCountSlots1795362000000, WorkItemStateGroupRank1795362600000];

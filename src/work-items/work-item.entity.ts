@@ -22,6 +22,7 @@ const LIVE = '"deleted_at" IS NULL AND "archived_at" IS NULL';
 @Index('ix_work_items_id', ['project_id', 'id'], { where: LIVE })
 @Index('ix_work_items_sort', ['project_id', 'sort_order', 'id'], { where: LIVE })
 @Index('ix_work_items_state', ['project_id', 'state_id', 'created_at', 'id'], { where: LIVE })
+@Index('ix_work_items_state_group', ['project_id', 'state_group_rank', 'id'], { where: LIVE })
 @Index('ix_work_items_type', ['project_id', 'type_id'], { where: LIVE })
 @Index('ix_work_items_parent', ['parent_id'], { where: '"deleted_at" IS NULL AND "parent_id" IS NOT NULL' })
 @Index('ix_work_items_cycle', ['cycle_id'], { where: '"deleted_at" IS NULL AND "cycle_id" IS NOT NULL' })
@@ -41,6 +42,8 @@ export class WorkItemEntity {
   @Column('text', { default: '' }) description_stripped!: string;
   @Column('varchar', { length: 8, default: 'none' }) priority!: Priority;
   @Column('uuid') state_id!: string;
+  /** The state's group by meaning (backlog 0 … triage 5), kept by triggers: the `state_group` ordering. */
+  @Column('smallint', { default: 0 }) state_group_rank!: number;
   @Column('uuid', { nullable: true }) type_id!: string | null;
   @Column('uuid', { nullable: true }) parent_id!: string | null;
   @Column('uuid', { nullable: true }) estimate_point_id!: string | null;

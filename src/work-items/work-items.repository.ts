@@ -10,9 +10,8 @@ import { PRIORITIES } from './work-item.entity';
 
 /** Priority by meaning, urgent first. The expression index `ix_work_items_priority` is built on exactly this. */
 export const PRIORITY_RANK = `(CASE w.priority WHEN 'urgent' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 WHEN 'low' THEN 3 ELSE 4 END)`;
-/** State group by meaning, backlog first. */
-const STATE_GROUP_RANK = `(SELECT CASE s."group" WHEN 'backlog' THEN 0 WHEN 'unstarted' THEN 1 WHEN 'started' THEN 2
-  WHEN 'completed' THEN 3 WHEN 'cancelled' THEN 4 ELSE 5 END FROM states s WHERE s.id = w.state_id)`;
+/** State group by meaning, backlog first: the trigger-kept column behind the index `ix_work_items_state_group`. */
+const STATE_GROUP_RANK = 'w.state_group_rank';
 
 /** Relation filters on link tables: eq / in / isnull as EXISTS semi-joins driven by the link's primary key. */
 function linkFilter(table: string, col: string) {

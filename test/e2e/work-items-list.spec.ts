@@ -197,4 +197,20 @@ describe('work items list', () => {
     // cycle and modules are allowed expands (issue 4); a value outside the allowlist is still 400.
     expectProblem(await t.http.get(`${base}?expand=comments`).set(key()), 400, 'validation_error');
   });
+  it('state_group ordering follows a state change of the item and a group change of the state', async () => {
+    const p = await t.project(ten.slug, ten.owner.key);
+    const url = `/api/v2/workspaces/${ten.slug}/projects/${p.id}/work-items/`;
+    const st = await t.http.get(`/api/v2/workspaces/${ten.slug}/projects/${p.id}/states/`).set(key());
+    const byGroup = Object.fromEntries(st.body.data.map((s: any) => [s.group, s.id]));
+    const one = (await t.http.post(url).set(key()).send({ name: 'one', state_id: byGroup.completed })).body;
+    await t.http.post(url).set(key()).send({ name: 'two', state_id: byGroup.started });
+    const order = async () => (await t.http.get(`${url}?order_by=state_group`).set(key())).body.data.map((x: any) => x.name);
+    expect(await order()).toEqual(['two', 'one']);
+    expect((await t.http.patch(`${url}${one.id}/`).set(key()).send({ state_id: byGroup.backlog })).status).toBe(200);
+    expect(await order()).toEqual(['one', 'two']);
+    // The backlog state becomes a cancelled one: its items move behind the started one.
+    expect((await t.http.patch(`/api/v2/workspaces/${ten.slug}/projects/${p.id}/states/${byGroup.backlog}/`).set(key()).send({ group: 'cancelled' })).status).toBe(200);
+    expect(await order()).toEqual(['two', 'one']);
+    expect((await t.http.get(`${url}?state_group=cancelled`).set(key())).body.data.map((x: any) => x.name)).toEqual(['one']);
+  });
 });
