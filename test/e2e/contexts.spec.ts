@@ -176,7 +176,7 @@ describe('property contexts (workspace surface)', () => {
       const seeded = ok(await w.get(`${ctxUrl(pid)}/`)).data[0];
       expect(c.sort_order).toBeGreaterThan(seeded.sort_order);
       expect(ok(await w.get(`${ctxUrl(pid)}/${c.id}/`))).toEqual(c);
-      const [entry] = (await audits(t, ten.workspaceId, 'work_item_property_context.created')).filter((a) => a.target_id === c.id);
+      const [entry] = (await audits(t, ten, 'work_item_property_context.created')).filter((a) => a.target_id === c.id);
       expect(entry.new_value).toMatchObject({ name: 'Bugs in P1', project_ids: [p1] });
       // default_value of an OPTION context must name options it offers.
       expect(fields(expectProblem(await w.post(`${ctxUrl(pid)}/`, { name: 'Bad default', project_ids: [p2], issue_type_ids: [t1], options: [{ id: low }], default_value: [high] }), 400, 'validation_error'))).toEqual(['default_value']);
@@ -214,7 +214,7 @@ describe('property contexts (workspace surface)', () => {
       expect(e.options).toEqual([{ id: high, name: 'High', is_default: true, sort_order: 1 }]);
       expectProblem(await w.get(`${w.ws}/work-item-properties/${pid}/options/${critical.id}/`), 404, 'resource_not_found');
       expect(ok(await w.get(`${w.ws}/work-item-properties/${pid}/options/${low}/`)).name).toBe('Low');
-      const [entry] = (await audits(t, ten.workspaceId, 'work_item_property_context.updated')).filter((x) => x.target_id === c.id).slice(-1);
+      const [entry] = (await audits(t, ten, 'work_item_property_context.updated')).filter((x) => x.target_id === c.id).slice(-1);
       expect(entry.metadata.options_deleted).toEqual([critical.id]);
       expect(entry.old_value.options).toHaveLength(3);
       expect(entry.new_value.options).toEqual([high]);
@@ -238,7 +238,7 @@ describe('property contexts (workspace surface)', () => {
       expect((await w.del(`${ctxUrl(pid)}/${seeded.id}/`)).status).toBe(204);
       const again = ok(await w.post(`${ctxUrl(pid)}/`, { name: 'Everywhere', applies_to_all_projects: true, applies_to_all_work_item_types: true }), 201);
       expect(again).toMatchObject({ applies_to_all_projects: true, is_default: false });
-      expect((await audits(t, ten.workspaceId, 'work_item_property_context.deleted')).some((a) => a.target_id === seeded.id)).toBe(true);
+      expect((await audits(t, ten, 'work_item_property_context.deleted')).some((a) => a.target_id === seeded.id)).toBe(true);
     });
 
     it('permissions: members read, admins write', async () => {

@@ -50,10 +50,10 @@ describe('work item properties and options', () => {
       expect(accents.name).toBe('echeance_client');
       const renamed = ok(await api.patch(`${base}/${res.id}/`, { display_name: 'Effort points', name: 'nope' }));
       expect(renamed).toMatchObject({ name: 'story_points', display_name: 'Effort points' });
-      const [entry] = (await audits(t, ten.workspaceId, 'work_item_property.created')).filter((a) => a.target_id === res.id);
+      const [entry] = (await audits(t, ten, 'work_item_property.created')).filter((a) => a.target_id === res.id);
       expect(entry).toMatchObject({ category: 'settings', outcome: 'success', target_type: 'work_item_property', project_id: projectId });
       expect(entry.new_value).toMatchObject({ name: 'story_points', property_type: 'DECIMAL', default_value: ['3'] });
-      const [upd] = (await audits(t, ten.workspaceId, 'work_item_property.updated')).filter((a) => a.target_id === res.id);
+      const [upd] = (await audits(t, ten, 'work_item_property.updated')).filter((a) => a.target_id === res.id);
       expect(upd.old_value).toEqual({ display_name: 'Story Points' });
       expect(upd.new_value).toEqual({ display_name: 'Effort points' });
     });
@@ -173,7 +173,7 @@ describe('work item properties and options', () => {
       expectProblem(await api.get(`${base}/${p.id}/`), 404, 'resource_not_found');
       expectProblem(await api.get(`${base}/${p.id}/options/${p.options[0].id}/`), 404, 'resource_not_found');
       expect(ok(await api.get(`${api.pr(projectId)}/work-item-types/${type.id}/properties/`)).data).toEqual([]);
-      const [entry] = (await audits(t, ten.workspaceId, 'work_item_property.deleted')).filter((a) => a.target_id === p.id);
+      const [entry] = (await audits(t, ten, 'work_item_property.deleted')).filter((a) => a.target_id === p.id);
       expect(entry.old_value).toMatchObject({ name: 'doomed', property_type: 'OPTION' });
     });
 
@@ -207,7 +207,7 @@ describe('work item properties and options', () => {
         expect(fields(expectProblem(await api.post(`${ob}/`, {}), 400, 'validation_error'))).toEqual(['name']);
         expect(fields(expectProblem(await api.post(`${ob}/`, { name: 'n'.repeat(256) }), 400, 'validation_error'))).toEqual(['name']);
         expectProblem(await api.post(`${base}/${UNKNOWN}/options/`, { name: 'x' }), 404, 'resource_not_found');
-        expect((await audits(t, ten.workspaceId, 'work_item_property_option.created')).some((e) => e.target_id === a.id)).toBe(true);
+        expect((await audits(t, ten, 'work_item_property_option.created')).some((e) => e.target_id === a.id)).toBe(true);
       });
 
       it('lists in sort_order (bare cursor 400), gets, and scopes options to their property', async () => {
@@ -233,7 +233,7 @@ describe('work item properties and options', () => {
         const after = ok(await api.get(`${ob}/`)).data;
         expect(after.filter((o: { is_default: boolean }) => o.is_default).map((o: { id: string }) => o.id)).toEqual([review.id]);
         expectProblem(await api.patch(`${ob}/${draft.id}/`, { name: null }), 400, 'validation_error');
-        const [upd] = (await audits(t, ten.workspaceId, 'work_item_property_option.updated')).filter((e) => e.target_id === review.id);
+        const [upd] = (await audits(t, ten, 'work_item_property_option.updated')).filter((e) => e.target_id === review.id);
         expect(upd.new_value).toMatchObject({ is_default: true, name: 'In review' });
       });
 

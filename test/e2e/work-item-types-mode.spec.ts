@@ -101,13 +101,13 @@ describe('work item type mode gating', () => {
 
   it('workspace mode: every project-surface write is 409 work_item_types_managed_at_workspace, audited, nothing changed', async () => {
     await api.mode(true);
-    const before = (await audits(t, ten.workspaceId, 'work_item_types.surface_conflict')).length;
+    const before = (await audits(t, ten, 'work_item_types.surface_conflict')).length;
     const calls = projectWrites();
     for (const c of calls) {
       const body = expectProblem(await send(c), 409, 'work_item_types_managed_at_workspace');
       expect({ label: c.label, detail: body.detail }).toEqual({ label: c.label, detail: expect.stringContaining('workspace level') });
     }
-    const entries = (await audits(t, ten.workspaceId, 'work_item_types.surface_conflict')).slice(before);
+    const entries = (await audits(t, ten, 'work_item_types.surface_conflict')).slice(before);
     expect(entries).toHaveLength(calls.length);
     for (const e of entries) {
       expect(e).toMatchObject({
@@ -123,7 +123,7 @@ describe('work item type mode gating', () => {
     }
     // A repeat of the same refused operation is aggregated into the existing entry (flood protection).
     expectProblem(await send(calls[0]), 409, 'work_item_types_managed_at_workspace');
-    expect((await audits(t, ten.workspaceId, 'work_item_types.surface_conflict')).slice(before)).toHaveLength(calls.length);
+    expect((await audits(t, ten, 'work_item_types.surface_conflict')).slice(before)).toHaveLength(calls.length);
     expect(ok(await api.get(`${pr}/work-item-types/${ids.pType}/`)).name).toBe('Bug');
     expect(ok(await api.get(`${pr}/work-item-properties/${ids.pProp}/`)).display_name).toBe('Sev');
     expect(ok(await api.get(`${pr}/work-item-types/`)).data.some((x: { name: string }) => x.name === 'Blocked')).toBe(false);
@@ -131,13 +131,13 @@ describe('work item type mode gating', () => {
 
   it('project mode: every workspace-surface write, and import, is 409 work_item_types_managed_at_project, audited, nothing changed', async () => {
     await api.mode(false);
-    const before = (await audits(t, ten.workspaceId, 'work_item_types.surface_conflict')).length;
+    const before = (await audits(t, ten, 'work_item_types.surface_conflict')).length;
     const calls = workspaceWrites();
     for (const c of calls) {
       const body = expectProblem(await send(c), 409, 'work_item_types_managed_at_project');
       expect({ label: c.label, detail: body.detail }).toEqual({ label: c.label, detail: expect.stringContaining('per project') });
     }
-    const entries = (await audits(t, ten.workspaceId, 'work_item_types.surface_conflict')).slice(before);
+    const entries = (await audits(t, ten, 'work_item_types.surface_conflict')).slice(before);
     expect(entries).toHaveLength(calls.length);
     expect(new Set(entries.map((e) => e.reason))).toEqual(new Set(['work_item_types_managed_at_project']));
     expect(entries[0]).toMatchObject({ outcome: 'failure', project_id: projectId });

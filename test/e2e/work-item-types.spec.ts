@@ -47,7 +47,7 @@ describe('work item types', () => {
       const epic = list.data.find((x: { is_epic: boolean }) => x.is_epic);
       expect(epic).toMatchObject({ name: 'Epic', is_default: false, is_epic: true });
       expect(list.data.filter((x: { is_default: boolean }) => x.is_default)).toHaveLength(1);
-      const created = await audits(t, ten.workspaceId, 'work_item_type.created');
+      const created = await audits(t, ten, 'work_item_type.created');
       expect(created.filter((a) => a.project_id === projectId).map((a) => a.target_display_name).sort()).toEqual(['Epic', 'Task']);
     });
 
@@ -68,7 +68,7 @@ describe('work item types', () => {
       expect(body.logo_props).not.toEqual({ x: 1 });
       expect(body).not.toHaveProperty('external_id');
       expect(body).not.toHaveProperty('external_source');
-      const [entry] = (await audits(t, ten.workspaceId, 'work_item_type.created')).filter((a) => a.target_id === body.id);
+      const [entry] = (await audits(t, ten, 'work_item_type.created')).filter((a) => a.target_id === body.id);
       expect(entry).toMatchObject({ category: 'settings', outcome: 'success', target_type: 'work_item_type', project_id: projectId, actor_id: ten.owner.id });
       expect(entry.new_value).toMatchObject({ name: 'Bug', external_id: 'B-1' });
     });
@@ -118,7 +118,7 @@ describe('work item types', () => {
       expect(res).toMatchObject({ name: 'Research spike', description: 'keep', is_default: false, level: 0 });
       const cleared = ok(await api.patch(`${base}/${created.id}/`, { description: null }));
       expect(cleared.description).toBe('');
-      const [entry] = (await audits(t, ten.workspaceId, 'work_item_type.updated')).filter((a) => a.target_id === created.id);
+      const [entry] = (await audits(t, ten, 'work_item_type.updated')).filter((a) => a.target_id === created.id);
       expect(entry.old_value).toEqual({ name: 'Spike' });
       expect(entry.new_value).toEqual({ name: 'Research spike' });
 
@@ -148,7 +148,7 @@ describe('work item types', () => {
       const idle = ok(await api.post(`${b}/`, { name: 'Idle', is_active: false }), 201);
       expectProblem(await api.post(`${b}/${idle.id}/mark-default/`), 400, 'validation_error');
       expectProblem(await api.post(`${b}/${UNKNOWN}/mark-default/`), 404, 'resource_not_found');
-      const [entry] = (await audits(t, ten.workspaceId, 'work_item_type.updated')).filter((a) => a.target_id === bug.id);
+      const [entry] = (await audits(t, ten, 'work_item_type.updated')).filter((a) => a.target_id === bug.id);
       expect(entry.metadata).toMatchObject({ action: 'mark_default', previous_default_id: task.id });
     });
 
@@ -165,7 +165,7 @@ describe('work item types', () => {
       expectProblem(await api.get(`${b}/${tmp.id}/`), 404, 'resource_not_found');
       const rows = await t.ds.query(`SELECT deleted_at FROM work_item_types WHERE id = $1`, [tmp.id]);
       expect(rows[0].deleted_at).not.toBeNull();
-      expect((await audits(t, ten.workspaceId, 'work_item_type.deleted')).some((a) => a.target_id === tmp.id)).toBe(true);
+      expect((await audits(t, ten, 'work_item_type.deleted')).some((a) => a.target_id === tmp.id)).toBe(true);
       // The name is free again.
       ok(await api.post(`${b}/`, { name: 'Temp' }), 201);
     });
@@ -225,7 +225,7 @@ describe('work item types', () => {
       expectProblem(await w.post(`${base}/`, { name: 'request' }), 409, 'conflict');
       const list = ok(await w.get(`${base}/`));
       expect(list.data.map((x: { name: string }) => x.name)).toEqual(['Incident', 'Request']);
-      const [entry] = (await audits(t, own.workspaceId, 'work_item_type.created')).filter((a) => a.target_id === second.id);
+      const [entry] = (await audits(t, own, 'work_item_type.created')).filter((a) => a.target_id === second.id);
       expect(entry).toMatchObject({ project_id: null, category: 'settings' });
       expect(entry.metadata.surface).toBe('workspace');
     });
@@ -418,7 +418,7 @@ describe('work item types', () => {
       expect(list.data[2].is_active).toBe(false);
       const rows = await t.ds.query(`SELECT count(*)::int AS c FROM work_item_type_properties WHERE type_id = $1`, [typeId]);
       expect(rows[0].c).toBe(3);
-      expect((await audits(t, ten.workspaceId, 'work_item_type.properties_attached')).some((a) => a.target_id === typeId)).toBe(true);
+      expect((await audits(t, ten, 'work_item_type.properties_attached')).some((a) => a.target_id === typeId)).toBe(true);
     });
 
     it('refuses an empty list, a definition, foreign or workspace-level ids with 400, attaching nothing', async () => {
@@ -455,7 +455,7 @@ describe('work item types', () => {
       expectProblem(await api.del(`${url}/${props[0].id}/`), 404, 'resource_not_found');
       expectProblem(await api.get(`${url}/${props[0].id}/`), 404, 'resource_not_found');
       expect(ok(await api.get(`${pr}/work-item-properties/${props[0].id}/`)).name).toBe('first');
-      expect((await audits(t, ten.workspaceId, 'work_item_type.property_detached')).some((a) => a.target_id === typeId)).toBe(true);
+      expect((await audits(t, ten, 'work_item_type.property_detached')).some((a) => a.target_id === typeId)).toBe(true);
     });
 
     it('lists in attachment order by default (bare cursor 400); permissions follow the types scope', async () => {

@@ -1,4 +1,5 @@
 import type request from 'supertest';
+import { AuditEntry, AuditReader, auditEntries } from './audit';
 import { Tenant, TestApp } from './test-app';
 
 /** Small helpers for the work item type / property / context specs. */
@@ -32,6 +33,7 @@ export function ok(res: request.Response, status = 200): Record<string, any> {
   return res.body;
 }
 
-export function audits(t: TestApp, workspaceId: string, eventName: string): Promise<Array<Record<string, any>>> {
-  return t.ds.query(`SELECT * FROM audit_logs WHERE workspace_id = $1 AND event_name = $2 ORDER BY sequence_number`, [workspaceId, eventName]);
+/** The workspace's entries named `eventName`, in commit order, read through the audit-log API (as its owner). */
+export function audits(t: TestApp, reader: AuditReader, eventName: string): Promise<AuditEntry[]> {
+  return auditEntries(t, reader, { event_name: eventName });
 }
