@@ -44,6 +44,19 @@ export function requestMetadata(req: FastifyRequest): Record<string, unknown> {
   return { method: req.method, route: requestRoute(req), path: requestPath(req), request_id: String(req.id) };
 }
 
+/**
+ * Runs an audit write of a refused request so that it can never change the response: an error is logged and
+ * swallowed (the client still gets its 401/403/409/429, not a 500). Used by the guards' security events and by
+ * the type mode gate.
+ */
+export async function auditSafely(logger: Logger, fn: () => Promise<void>): Promise<void> {
+  try {
+    await fn();
+  } catch (err) {
+    logger.error({ msg: 'could not record a failure event in the audit trail', err: (err as Error)?.message });
+  }
+}
+
 /** `api_key`, `oauth` or `none`: which kind of credential a request sent (never the credential). */
 export function credentialKind(req: FastifyRequest): 'api_key' | 'oauth' | 'none' {
   const key = req.headers['x-api-key'];
@@ -176,11 +189,7 @@ export class AuditSecurityEvents extends SecurityEvents {
     return hit;
   }
 
-  private async safely(fn: () => Promise<void>): Promise<void> {
-    try {
-      await fn();
-    } catch (err) {
-      this.logger.error({ msg: 'could not record a security event in the audit trail', err: (err as Error)?.message });
-    }
+  private safely(fn: () => Promise<void>): Promise<void> {
+    return auditSafely(this.logger, fn);
   }
 }

@@ -1,7 +1,8 @@
-import { applyDecorators, CanActivate, ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
+import { applyDecorators, CanActivate, ExecutionContext, Injectable, Logger, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApiExtension } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
+import { auditSafely, requestMetadata, requestRoute } from '../audit/audit-security-events';
 import { AuditService } from '../audit/audit.service';
 import { ErrorCode } from '../common/errors/error-codes';
 import { ProblemException } from '../common/errors/problem.exception';
@@ -40,6 +41,8 @@ export function TypeSurface(surface: TypeSurfaceKind, conflict?: string): Method
  */
 @Injectable()
 export class TypeModeGuard implements CanActivate {
+  private readonly logger = new Logger('TypeModeGuard');
+
   constructor(
     private readonly reflector: Reflector,
     private readonly features: FeaturesRepository,
@@ -52,8 +55,9 @@ export class TypeModeGuard implements CanActivate {
     const surface = this.reflector.get<TypeSurfaceKind>(TYPE_SURFACE_META, context.getHandler());
     if (!surface) throw new Error(`Write route ${req.method} ${req.routeOptions?.url ?? req.url} lacks @TypeSurface`);
     const ctx = req.ctx;
-    if (!ctx?.workspace) throw new Error('TypeModeGuard needs the request context of the AuthGuard');
-    const workspaceMode = await this.features.isWorkspaceTypeMode(ctx.workspace.id);
+    const workspace = ctx?.workspace;
+    if (!ctx || !workspace) throw new Error('TypeModeGuard needs the request context of the AuthGuard');
+    const workspaceMode = await this.features.isWorkspaceTypeMode(workspace.id);
     const needsWorkspace = surface === 'workspace';
     if (workspaceMode === needsWorkspace) return true;
 
@@ -61,27 +65,23 @@ export class TypeModeGuard implements CanActivate {
     const detail = workspaceMode
       ? 'This workspace manages work item types and properties at the workspace level; use the /api/v2/workspaces/{slug}/work-item-types/ and /work-item-properties/ endpoints (or switch is_work_item_types_enabled off).'
       : 'This workspace manages work item types and properties per project; use the /projects/{project_id}/work-item-types/ and /work-item-properties/ endpoints (or switch is_work_item_types_enabled on).';
-    const route = req.routeOptions?.url ?? null;
     // Identical refusals (same operation, actor, address) within the audit window aggregate into one entry.
-    await this.audit.recordNow(ctx, {
-      event_name: 'work_item_types.surface_conflict',
-      fingerprint: `${req.method} ${route}`,
-      category: 'settings',
-      outcome: 'failure',
-      workspace_id: ctx.workspace.id,
-      project_id: ctx.project?.id ?? null,
-      target_type: 'workspace',
-      target_id: ctx.workspace.id,
-      target_display_name: ctx.workspace.name,
-      reason: code,
-      metadata: {
-        surface,
-        mode: workspaceMode ? 'workspace' : 'project',
-        method: req.method,
-        route,
-        path: req.url.split('?')[0],
-      },
-    });
+    // Recording never changes the response: a failed audit write is logged and the client still gets the 409.
+    await auditSafely(this.logger, () =>
+      this.audit.recordNow(ctx, {
+        event_name: 'work_item_types.surface_conflict',
+        fingerprint: requestRoute(req),
+        category: 'settings',
+        outcome: 'failure',
+        workspace_id: workspace.id,
+        project_id: ctx.project?.id ?? null,
+        target_type: 'workspace',
+        target_id: workspace.id,
+        target_display_name: workspace.name,
+        reason: code,
+        metadata: { ...requestMetadata(req), surface, mode: workspaceMode ? 'workspace' : 'project' },
+      }),
+    );
     throw new ProblemException(code, detail);
   }
 }
