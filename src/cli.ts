@@ -27,6 +27,7 @@ const USAGE = `usage: npm run --silent cli -- <command> [--flags]
   workspace create --slug S --name N
   user create --email E --display-name D
   member add --workspace S --email E --role owner|admin|member|guest
+  member remove --workspace S --email E
   api-key create --email E [--label L]
   api-key revoke --id ID
   token create --email E --scopes a,b,c [--ttl SECONDS]
@@ -81,7 +82,7 @@ async function run(argv: string[]): Promise<unknown> {
       await db.stop();
     }
   }
-  const known = ['migrate', 'workspace create', 'user create', 'member add', 'api-key create', 'api-key revoke', 'token create'];
+  const known = ['migrate', 'workspace create', 'user create', 'member add', 'member remove', 'api-key create', 'api-key revoke', 'token create'];
   if (!known.includes(key)) throw new UsageError(`unknown command "${key}"`);
   const flags = parseFlags(flagArgs);
 
@@ -99,6 +100,8 @@ async function run(argv: string[]): Promise<unknown> {
           return await admin.createUser(need(flags, 'email'), need(flags, 'display-name'));
         case 'member add':
           return await admin.addMember(need(flags, 'workspace'), need(flags, 'email'), need(flags, 'role'));
+        case 'member remove':
+          return await admin.removeMember(need(flags, 'workspace'), need(flags, 'email'));
         case 'api-key create':
           return await admin.createApiKey(need(flags, 'email'), flags.label ?? '');
         case 'api-key revoke':

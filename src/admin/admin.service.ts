@@ -5,6 +5,7 @@ import { ADMIN_ACTOR, AuditService } from '../audit/audit.service';
 import { WORKSPACE_ROLES, WorkspaceRole } from '../common/auth/roles';
 import { ProblemException } from '../common/errors/problem.exception';
 import { MembersRepository } from '../members/members.repository';
+import { MembersService } from '../members/members.service';
 import { OAuthTokensService } from '../oauth/oauth-tokens.service';
 import { UsersRepository } from '../users/users.repository';
 import { WorkspacesService } from '../workspaces/workspaces.service';
@@ -19,23 +20,49 @@ export class AdminService {
     private readonly users: UsersRepository,
     private readonly workspaces: WorkspacesService,
     private readonly members: MembersRepository,
+    private readonly membersService: MembersService,
     private readonly apiKeys: ApiKeysService,
     private readonly tokens: OAuthTokensService,
     private readonly audit: AuditService,
   ) {}
 
+  /** Creates a workspace and records `workspace.created` (category instance) as the first entry of its trail. */
   async createWorkspace(slug: string, name: string) {
-    const w = await this.workspaces.create(slug, name, null);
-    return { id: w.id, slug: w.slug, name: w.name };
+    return this.ds.transaction(async (m) => {
+      const w = await this.workspaces.create(slug, name, null, m);
+      await this.audit.record(m, ADMIN_ACTOR, {
+        event_name: 'workspace.created',
+        category: 'instance',
+        workspace_id: w.id,
+        target_type: 'workspace',
+        target_id: w.id,
+        target_display_name: w.name,
+        new_value: { slug: w.slug, name: w.name },
+      });
+      return { id: w.id, slug: w.slug, name: w.name };
+    });
   }
 
+  /** Creates a user and records `user.created` in the instance trail (a user belongs to no workspace yet). */
   async createUser(email: string, displayName: string) {
     const e = email.trim().toLowerCase();
     if (!EMAIL_RE.test(e)) throw ProblemException.validation('email', 'Not a valid email address.');
     if (!displayName.trim()) throw ProblemException.validation('display_name', 'Display name is required.');
-    if (await this.users.findByEmail(e)) throw ProblemException.conflict(`A user with email ${e} already exists.`);
-    const u = await this.users.insert(e, displayName.trim());
-    return { id: u.id, email: u.email, display_name: u.display_name };
+    return this.ds.transaction(async (m) => {
+      if (await this.users.findByEmail(e, m)) throw ProblemException.conflict(`A user with email ${e} already exists.`);
+      const u = await this.users.insert(e, displayName.trim(), m);
+      const out = { id: u.id, email: u.email, display_name: u.display_name };
+      await this.audit.recordInstance(m, ADMIN_ACTOR, {
+        event_name: 'user.created',
+        category: 'instance',
+        target_type: 'user',
+        target_id: u.id,
+        target_display_name: u.display_name,
+        new_value: out,
+        metadata: { scope: 'instance' },
+      });
+      return out;
+    });
   }
 
   async addMember(slug: string, email: string, role: string) {
@@ -47,24 +74,29 @@ export class AdminService {
       const existing = await this.members.workspaceMemberByUser(ws.id, user.id, m);
       const target = { category: 'member' as const, workspace_id: ws.id, target_type: 'workspace_member', target_display_name: user.display_name };
       if (existing) {
-        if (existing.role !== role) {
-          await this.members.setWorkspaceRole(ws.id, existing.id, role, m);
-          const capped = role === WorkspaceRole.Guest ? await this.members.capGuestProjectRoles(ws.id, user.id, m) : [];
-          await this.audit.record(m, ADMIN_ACTOR, {
-            ...target,
-            event_name: 'member.role_updated',
-            target_id: existing.id,
-            old_value: { role: existing.role },
-            new_value: { role },
-            metadata: { member_id: user.id, ...(capped.length ? { project_roles_capped_in: capped } : {}) },
-          });
-        }
+        if (existing.role !== role) await this.membersService.applyWorkspaceRole(m, ADMIN_ACTOR, ws.id, existing, role);
         return { id: existing.id, member_id: user.id, role };
       }
       const id = await this.members.insertWorkspaceMember(ws.id, user.id, role, m);
       if (role === WorkspaceRole.Owner && !ws.owner_id) await m.query(`UPDATE workspaces SET owner_id = $2 WHERE id = $1`, [ws.id, user.id]);
       await this.audit.record(m, ADMIN_ACTOR, { ...target, event_name: 'member.added', target_id: id, new_value: { role }, metadata: { member_id: user.id } });
       return { id, member_id: user.id, role };
+    });
+  }
+
+  /**
+   * Removes a user from a workspace (operator action, no role hierarchy): their project memberships in it go
+   * too, all audited (source admin). The last owner cannot be removed (409).
+   */
+  async removeMember(slug: string, email: string) {
+    const ws = await this.workspaces.findBySlug(slug);
+    if (!ws) throw ProblemException.notFound(`Workspace "${slug}"`);
+    const user = await this.requireUser(email);
+    return this.ds.transaction(async (m) => {
+      const target = await this.members.workspaceMemberByUser(ws.id, user.id, m);
+      const removed = target ? await this.membersService.removeFromWorkspace(m, ADMIN_ACTOR, ws.id, target) : null;
+      if (!target || !removed) throw ProblemException.notFound(`Membership of ${user.email} in workspace "${ws.slug}"`);
+      return { id: target.id, member_id: user.id, role: target.role, project_memberships_removed: removed.length };
     });
   }
 

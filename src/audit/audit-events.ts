@@ -49,6 +49,17 @@ export const AUDIT_EVENT_CATALOGUE: CatalogueEntry[] = [
     when: 'An OAuth access token is issued (admin CLI).',
     values: 'new {id, user_id, scopes, expires_at, client_name} (never the token); metadata the user fields as api_key.created.',
   },
+  // Instance objects (admin CLI, first-start bootstrap; source admin)
+  {
+    event_name: 'workspace.created', category: 'instance', outcome: 'success', target_type: 'workspace',
+    when: 'A workspace is created (admin CLI, first-start bootstrap); the first entry of its trail.',
+    values: 'new {slug, name}.',
+  },
+  {
+    event_name: 'user.created', category: 'instance', outcome: 'success', target_type: 'user',
+    when: 'A user is created (admin CLI, first-start bootstrap); written to the instance trail (workspace_id null).',
+    values: 'new {id, email, display_name}; metadata scope instance.',
+  },
   // Members
   {
     event_name: 'member.added', category: 'member', outcome: 'success', target_type: 'workspace_member',
@@ -61,19 +72,24 @@ export const AUDIT_EVENT_CATALOGUE: CatalogueEntry[] = [
     values: 'old/new {role}; metadata member_id, project_roles_capped_in (projects whose role a demotion to guest lowered).',
   },
   {
+    event_name: 'member.removed', category: 'member', outcome: 'success', target_type: 'workspace_member',
+    when: 'A user is removed from the workspace (API members/remove/ or admin CLI member remove).',
+    values: 'old {role}; metadata member_id, project_memberships_removed_in (projects whose membership went with it, each also a project_member.removed).',
+  },
+  {
     event_name: 'project_member.added', category: 'member', outcome: 'success', target_type: 'project_member',
-    when: 'A workspace member is added to a project.',
-    values: 'new {role}; metadata member_id; project_id set.',
+    when: 'A workspace member is added to a project, explicitly or implicitly (creator, lead and default assignee of a new project).',
+    values: 'new {role}; metadata member_id, reason project_created when implicit; project_id set.',
   },
   {
     event_name: 'project_member.role_updated', category: 'member', outcome: 'success', target_type: 'project_member',
-    when: "A project member's role changes.",
-    values: 'old/new {role}; metadata member_id; project_id set.',
+    when: "A project member's role changes, explicitly or implicitly (capped to commenter by a workspace demotion to guest).",
+    values: 'old/new {role}; metadata member_id, reason workspace_demoted_to_guest when implicit; project_id set.',
   },
   {
     event_name: 'project_member.removed', category: 'member', outcome: 'success', target_type: 'project_member',
-    when: 'A member is removed from a project.',
-    values: 'old {role}; metadata member_id; project_id set.',
+    when: 'A member is removed from a project, explicitly or implicitly (removed from the workspace).',
+    values: 'old {role}; metadata member_id, reason workspace_member_removed when implicit; project_id set.',
   },
   // Projects
   {
@@ -110,7 +126,7 @@ export const AUDIT_EVENT_CATALOGUE: CatalogueEntry[] = [
   {
     event_name: 'work_item_types.surface_conflict', category: 'settings', outcome: 'failure', target_type: 'workspace',
     when: 'A type or property write on the surface the work item type mode disables is refused (409).',
-    values: 'reason the 409 code; project_id set on project routes; metadata surface, mode, method, route, path, aggregation.',
+    values: 'reason the 409 code; project_id set on project routes; metadata surface, mode, method, route (e.g. POST /api/v2/workspaces/{slug}/projects/{project_id}/work-item-types/), path, request_id, aggregation.',
   },
   // Workflows
   {

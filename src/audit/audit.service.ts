@@ -151,6 +151,14 @@ export class AuditService implements OnModuleDestroy {
     return trails.length;
   }
 
+  /**
+   * Records an operator action on the instance itself, outside any workspace (e.g. `user.created`): one entry in
+   * the instance trail (workspace_id NULL, docs/audit.md), inside `db`'s transaction like `record`.
+   */
+  recordInstance(db: Queryable, actor: AuditActor | RequestContext, e: UserAuditEvent): Promise<void> {
+    return this.insert(db, actor, { ...e, workspace_id: null });
+  }
+
   /** Adds the failure repeats counted in this process to the database (before reads, at shutdown). */
   flushAggregates(): Promise<void> {
     return this.failures.flush();
@@ -160,7 +168,7 @@ export class AuditService implements OnModuleDestroy {
     return this.failures.windowSeconds;
   }
 
-  /** The one INSERT into the trail. `workspace_id` null writes to the instance trail (recordForUser only). */
+  /** The one INSERT into the trail. `workspace_id` null writes to the instance trail (recordForUser, recordInstance). */
   private async insert(
     db: Queryable,
     actor: AuditActor | RequestContext,

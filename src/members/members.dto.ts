@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsUUID } from 'class-validator';
+import { IsBoolean, IsIn, IsNotEmpty, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
 import { PROJECT_ROLES, WORKSPACE_ROLES } from '../common/auth/roles';
 
 export class MemberUserDto {
@@ -21,6 +21,20 @@ export class UpdateWorkspaceMemberDto {
   @ApiProperty({ enum: WORKSPACE_ROLES })
   @IsIn(WORKSPACE_ROLES)
   role!: string;
+}
+
+/** `POST /workspaces/{slug}/members/remove/` (the later edition's shape). */
+export class RemoveWorkspaceMemberDto {
+  @ApiProperty({ format: 'email', description: 'Email of the active workspace member to remove (case-insensitive).' })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(320)
+  email!: string;
+
+  @ApiPropertyOptional({ type: Boolean, description: 'Accepted for compatibility and ignored: this service has no seats.' })
+  @IsOptional()
+  @IsBoolean()
+  remove_seat?: boolean;
 }
 
 export class CreateProjectMemberDto {

@@ -20,6 +20,13 @@ export const MEMBER_LIST: ListSpec = {
   idExpr: 'm.id',
 };
 
+/** A project membership a workspace-level change lowered or removed, with its role before. */
+export interface ChangedProjectMembership {
+  id: string;
+  project_id: string;
+  old_role: string;
+}
+
 const COLS = `m.id, m.member_id, m.role, u.display_name AS u_display_name, u.email AS u_email, u.avatar_url AS u_avatar_url`;
 
 @Injectable()
@@ -110,16 +117,59 @@ export class MembersRepository {
     await db.query(`UPDATE workspace_members SET role = $3, updated_at = now() WHERE workspace_id = $1 AND id = $2`, [workspaceId, id, role]);
   }
 
-  /** Guests may hold at most the commenter role in projects. Returns the project ids whose role was lowered. */
-  async capGuestProjectRoles(workspaceId: string, userId: string, db: Queryable = this.ds): Promise<string[]> {
+  /**
+   * Guests may hold at most the commenter role in projects. Returns each membership whose role was lowered,
+   * with its role before (for the audit trail).
+   */
+  async capGuestProjectRoles(workspaceId: string, userId: string, db: Queryable = this.ds): Promise<ChangedProjectMembership[]> {
     // TypeORM answers UPDATE ... RETURNING with [rows, rowCount].
     const [rows] = await db.query(
-      `UPDATE project_members SET role = 'commenter', updated_at = now()
-        WHERE workspace_id = $1 AND member_id = $2 AND deleted_at IS NULL AND role IN ('admin', 'contributor')
-        RETURNING project_id`,
+      `WITH old AS (
+         SELECT id, role FROM project_members
+          WHERE workspace_id = $1 AND member_id = $2 AND deleted_at IS NULL AND role IN ('admin', 'contributor')
+          FOR UPDATE)
+       UPDATE project_members p SET role = 'commenter', updated_at = now()
+         FROM old
+        WHERE p.workspace_id = $1 AND p.id = old.id
+        RETURNING p.id, p.project_id, old.role AS old_role`,
       [workspaceId, userId],
     );
-    return (rows as Array<{ project_id: string }>).map((r) => r.project_id);
+    return (rows as ChangedProjectMembership[]).sort((a, b) => a.project_id.localeCompare(b.project_id));
+  }
+
+  /** Soft-deletes a live workspace membership (the user leaves the workspace); false when it was not live. */
+  async softDeleteWorkspaceMember(workspaceId: string, id: string, db: Queryable = this.ds): Promise<boolean> {
+    const [rows] = await db.query(
+      `UPDATE workspace_members SET deleted_at = now(), updated_at = now() WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING id`,
+      [workspaceId, id],
+    );
+    return (rows as unknown[]).length > 0;
+  }
+
+  /** Soft-deletes every live project membership of a user in the workspace; returns them with their role. */
+  async softDeleteProjectMembershipsOf(workspaceId: string, userId: string, db: Queryable = this.ds): Promise<ChangedProjectMembership[]> {
+    const [rows] = await db.query(
+      `UPDATE project_members SET deleted_at = now(), updated_at = now()
+        WHERE workspace_id = $1 AND member_id = $2 AND deleted_at IS NULL
+        RETURNING id, project_id, role AS old_role`,
+      [workspaceId, userId],
+    );
+    return (rows as ChangedProjectMembership[]).sort((a, b) => a.project_id.localeCompare(b.project_id));
+  }
+
+  /** An active workspace member by email (the removal body names the user by email). */
+  async workspaceMemberByEmail(workspaceId: string, email: string, db: Queryable = this.ds): Promise<MemberRow | null> {
+    const rows = await db.query(
+      `SELECT ${COLS} FROM workspace_members m JOIN users u ON u.id = m.member_id
+        WHERE m.workspace_id = $1 AND u.email = $2 AND u.deleted_at IS NULL AND m.deleted_at IS NULL AND m.is_active`,
+      [workspaceId, email.trim().toLowerCase()],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Locks the live owner memberships of a workspace (last-owner checks). */
+  async lockOwners(workspaceId: string, db: Queryable): Promise<void> {
+    await db.query(`SELECT id FROM workspace_members WHERE workspace_id = $1 AND role = 'owner' AND deleted_at IS NULL FOR UPDATE`, [workspaceId]);
   }
 
   async insertProjectMember(workspaceId: string, projectId: string, userId: string, role: string, createdBy: string | null, db: Queryable = this.ds): Promise<string> {

@@ -1,13 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { AuditService } from '../audit/audit.service';
-import { ProjectContext, WorkspaceContext } from '../common/auth/request-context';
+import { AuditActor, AuditService } from '../audit/audit.service';
+import { ProjectContext, RequestContext, WorkspaceContext } from '../common/auth/request-context';
 import { effectiveProjectRole, projectLevel, ProjectRole, WORKSPACE_ROLE_LEVEL, WorkspaceRole, workspaceLevel } from '../common/auth/roles';
 import { ProblemException } from '../common/errors/problem.exception';
 import { ListQuery } from '../common/pagination/list-query';
 import { MemberDto } from './members.dto';
 import { mapMember, MemberRow } from './members.mapper';
-import { MembersRepository } from './members.repository';
+import { ChangedProjectMembership, MembersRepository } from './members.repository';
+
+/** Who a membership change is attributed to: the request, or the admin CLI. */
+type Actor = AuditActor | RequestContext;
+
+/** Why a project membership changed without a request on the project roster (metadata.reason). */
+export type ImplicitMembershipReason = 'project_created' | 'workspace_demoted_to_guest' | 'workspace_member_removed';
 
 /** Workspace and project rosters, and the role rules of gap-reference section 6. */
 @Injectable()
@@ -51,27 +57,86 @@ export class MembersService {
         if (WORKSPACE_ROLE_LEVEL[role] >= actorLevel) throw ProblemException.forbidden('You cannot grant a role equal to or above your own.');
       }
       if (target.role === role) return mapMember(target, expand);
-      if (target.role === WorkspaceRole.Owner) {
-        await m.query(`SELECT id FROM workspace_members WHERE workspace_id = $1 AND role = 'owner' AND deleted_at IS NULL FOR UPDATE`, [ctx.workspace.id]);
-        if ((await this.repo.countWorkspaceRole(ctx.workspace.id, WorkspaceRole.Owner, m)) <= 1) {
-          throw ProblemException.conflict('The last owner of a workspace cannot be demoted. Promote another owner first.');
-        }
-      }
-      await this.repo.setWorkspaceRole(ctx.workspace.id, target.id, role, m);
-      const capped = role === WorkspaceRole.Guest ? await this.repo.capGuestProjectRoles(ctx.workspace.id, target.member_id, m) : [];
-      await this.audit.record(m, ctx, {
-        event_name: 'member.role_updated',
-        category: 'member',
-        workspace_id: ctx.workspace.id,
-        target_type: 'workspace_member',
-        target_id: target.id,
-        target_display_name: target.u_display_name,
-        old_value: { role: target.role },
-        new_value: { role },
-        metadata: { member_id: target.member_id, ...(capped.length ? { project_roles_capped_in: capped } : {}) },
-      });
+      await this.applyWorkspaceRole(m, ctx, ctx.workspace.id, target, role);
       return mapMember({ ...target, role }, expand);
     });
+  }
+
+  /**
+   * Sets a workspace role inside `m` and records it (API and admin CLI). A demotion to guest lowers the
+   * user's project admin/contributor memberships to commenter: `member.role_updated` lists those projects, and
+   * each lowered membership gets its own `project_member.role_updated` (old and new role). Nobody (the CLI
+   * included) demotes the last owner: 409.
+   */
+  async applyWorkspaceRole(m: EntityManager, actor: Actor, workspaceId: string, target: MemberRow, role: string): Promise<void> {
+    if (target.role === WorkspaceRole.Owner && role !== WorkspaceRole.Owner) {
+      await this.repo.lockOwners(workspaceId, m);
+      if ((await this.repo.countWorkspaceRole(workspaceId, WorkspaceRole.Owner, m)) <= 1) {
+        throw ProblemException.conflict('The last owner of a workspace cannot be demoted. Promote another owner first.');
+      }
+    }
+    await this.repo.setWorkspaceRole(workspaceId, target.id, role, m);
+    const capped = role === WorkspaceRole.Guest ? await this.repo.capGuestProjectRoles(workspaceId, target.member_id, m) : [];
+    await this.audit.record(m, actor, {
+      event_name: 'member.role_updated',
+      category: 'member',
+      workspace_id: workspaceId,
+      target_type: 'workspace_member',
+      target_id: target.id,
+      target_display_name: target.u_display_name,
+      old_value: { role: target.role },
+      new_value: { role },
+      metadata: { member_id: target.member_id, ...(capped.length ? { project_roles_capped_in: capped.map((c) => c.project_id) } : {}) },
+    });
+    for (const c of capped) {
+      await this.recordProjectMember(m, actor, workspaceId, c.project_id, 'project_member.role_updated', { ...target, id: c.id }, { role: c.old_role }, { role: ProjectRole.Commenter }, 'workspace_demoted_to_guest');
+    }
+  }
+
+  /**
+   * `POST .../members/remove/ {email}`: removes a user from the workspace. Owners remove anyone; admins only
+   * members and guests (403 for owners, admins and themselves); the last owner cannot be removed (409). An
+   * email that is not an active member's is 400 naming `email` (whether or not such a user exists).
+   */
+  async removeWorkspaceMember(ctx: WorkspaceContext, email: string): Promise<void> {
+    await this.ds.transaction(async (m) => {
+      const target = await this.repo.workspaceMemberByEmail(ctx.workspace.id, email, m);
+      if (!target) throw ProblemException.validation('email', 'Must be the email of an active member of this workspace.');
+      if (ctx.workspaceRole !== WorkspaceRole.Owner && workspaceLevel(target.role) >= workspaceLevel(ctx.workspaceRole)) {
+        throw ProblemException.forbidden('Only owners remove owners and admins; admins remove members and guests.');
+      }
+      const removed = await this.removeFromWorkspace(m, ctx, ctx.workspace.id, target);
+      if (!removed) throw ProblemException.validation('email', 'Must be the email of an active member of this workspace.');
+    });
+  }
+
+  /**
+   * Removes a workspace membership inside `m` (API and admin CLI): soft-deletes it and every project
+   * membership of the user in the workspace, then records `member.removed` (old role) and one
+   * `project_member.removed` per project membership. Refuses to remove the last owner (409). Returns the
+   * project memberships removed, or null when the membership was removed concurrently.
+   */
+  async removeFromWorkspace(m: EntityManager, actor: Actor, workspaceId: string, target: MemberRow): Promise<ChangedProjectMembership[] | null> {
+    if (target.role === WorkspaceRole.Owner) await this.repo.lockOwners(workspaceId, m);
+    if (!(await this.repo.softDeleteWorkspaceMember(workspaceId, target.id, m))) return null;
+    if (target.role === WorkspaceRole.Owner && (await this.repo.countWorkspaceRole(workspaceId, WorkspaceRole.Owner, m)) === 0) {
+      throw ProblemException.conflict('The last owner of a workspace cannot be removed. Promote another owner first.');
+    }
+    const projects = await this.repo.softDeleteProjectMembershipsOf(workspaceId, target.member_id, m);
+    await this.audit.record(m, actor, {
+      event_name: 'member.removed',
+      category: 'member',
+      workspace_id: workspaceId,
+      target_type: 'workspace_member',
+      target_id: target.id,
+      target_display_name: target.u_display_name,
+      old_value: { role: target.role },
+      metadata: { member_id: target.member_id, project_memberships_removed_in: projects.map((p) => p.project_id) },
+    });
+    for (const p of projects) {
+      await this.recordProjectMember(m, actor, workspaceId, p.project_id, 'project_member.removed', { ...target, id: p.id }, { role: p.old_role }, undefined, 'workspace_member_removed');
+    }
+    return projects;
   }
 
   async getProjectMember(ctx: ProjectContext, id: string, expand: Set<string>): Promise<MemberDto> {
@@ -95,7 +160,7 @@ export class MembersService {
       }
       const id = await this.repo.insertProjectMember(ctx.workspace.id, ctx.project.id, wm.member_id, role, ctx.principal.userId, m);
       const row = await this.repo.getProjectMember(ctx.workspace.id, ctx.project.id, id, m);
-      await this.recordProjectMember(m, ctx, 'project_member.added', row!, undefined, { role });
+      await this.recordProjectMember(m, ctx, ctx.workspace.id, ctx.project.id, 'project_member.added', row!, undefined, { role });
       return mapMember(row!, expand);
     });
   }
@@ -110,7 +175,7 @@ export class MembersService {
       if (target.role === ProjectRole.Admin && role !== ProjectRole.Admin) await this.assertNotLastAdmin(ctx, m);
       if (target.role === role) return mapMember(target, expand);
       await this.repo.setProjectRole(ctx.workspace.id, id, role, m);
-      await this.recordProjectMember(m, ctx, 'project_member.role_updated', target, { role: target.role }, { role });
+      await this.recordProjectMember(m, ctx, ctx.workspace.id, ctx.project.id, 'project_member.role_updated', target, { role: target.role }, { role });
       return mapMember({ ...target, role }, expand);
     });
   }
@@ -123,22 +188,37 @@ export class MembersService {
       this.assertCanManage(ctx, wm?.role ?? null, target.role, null);
       if (target.role === ProjectRole.Admin) await this.assertNotLastAdmin(ctx, m);
       await this.repo.softDeleteProjectMember(ctx.workspace.id, id, m);
-      await this.recordProjectMember(m, ctx, 'project_member.removed', target, { role: target.role }, undefined);
+      await this.recordProjectMember(m, ctx, ctx.workspace.id, ctx.project.id, 'project_member.removed', target, { role: target.role }, undefined);
     });
   }
 
-  private recordProjectMember(m: EntityManager, ctx: ProjectContext, event: string, row: MemberRow, oldValue?: unknown, newValue?: unknown) {
-    return this.audit.record(m, ctx, {
+  /**
+   * Records a project membership event (target `project_member`, project_id set). `implicit` names why a
+   * membership changed without a request on the project roster (metadata.reason): the project's creation,
+   * a workspace demotion to guest, a workspace removal.
+   */
+  recordProjectMember(
+    m: EntityManager,
+    actor: Actor,
+    workspaceId: string,
+    projectId: string,
+    event: 'project_member.added' | 'project_member.role_updated' | 'project_member.removed',
+    row: Pick<MemberRow, 'id' | 'member_id' | 'u_display_name'>,
+    oldValue?: unknown,
+    newValue?: unknown,
+    implicit?: ImplicitMembershipReason,
+  ): Promise<void> {
+    return this.audit.record(m, actor, {
       event_name: event,
       category: 'member',
-      workspace_id: ctx.workspace.id,
-      project_id: ctx.project.id,
+      workspace_id: workspaceId,
+      project_id: projectId,
       target_type: 'project_member',
       target_id: row.id,
       target_display_name: row.u_display_name,
       old_value: oldValue,
       new_value: newValue,
-      metadata: { member_id: row.member_id },
+      metadata: { member_id: row.member_id, ...(implicit ? { reason: implicit } : {}) },
     });
   }
 

@@ -1,5 +1,5 @@
-import { Body, Controller, Get, Patch } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, HttpCode, Patch, Post } from '@nestjs/common';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, WorkspaceContext } from '../common/auth/request-context';
 import { WorkspaceRole } from '../common/auth/roles';
@@ -8,7 +8,7 @@ import { UuidParam } from '../common/http/params';
 import { ApiProblemResponses } from '../common/openapi/problem-responses';
 import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
 import { ListParams, ListQuery } from '../common/pagination/list-query';
-import { MemberDto, UpdateWorkspaceMemberDto } from './members.dto';
+import { MemberDto, RemoveWorkspaceMemberDto, UpdateWorkspaceMemberDto } from './members.dto';
 import { MEMBER_EXPANDS } from './members.mapper';
 import { MEMBER_LIST } from './members.repository';
 import { MembersService } from './members.service';
@@ -51,5 +51,22 @@ export class WorkspaceMembersController {
   @ApiProblemResponses(400, 404, 409)
   update(@Ctx() ctx: WorkspaceContext, @UuidParam('pk') pk: string, @Body() body: UpdateWorkspaceMemberDto, @ExpandParam() expand: Set<string>) {
     return this.members.updateWorkspaceRole(ctx, pk, body.role, expand);
+  }
+
+  @Post('remove')
+  @HttpCode(204)
+  @Authenticated({ scope: 'workspaces.members:write', workspace: WorkspaceRole.Admin })
+  @ApiOperation({
+    operationId: 'workspace_members_remove',
+    summary: 'Remove a member from the workspace',
+    description:
+      'Owners and admins only. Owners remove anyone; admins remove members and guests, not owners, admins or themselves (403). ' +
+      'The last owner cannot be removed (409). An email that is not an active member of this workspace is 400 naming email. ' +
+      "The user's project memberships in this workspace are removed too. remove_seat is accepted and ignored.",
+  })
+  @ApiNoContentResponse({ description: 'Removed' })
+  @ApiProblemResponses(400, 404, 409)
+  async remove(@Ctx() ctx: WorkspaceContext, @Body() body: RemoveWorkspaceMemberDto): Promise<void> {
+    await this.members.removeWorkspaceMember(ctx, body.email);
   }
 }

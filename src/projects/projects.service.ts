@@ -6,6 +6,7 @@ import { effectiveProjectRole, projectLevel, PROJECT_ROLE_LEVEL, ProjectRole, Wo
 import { ProblemException } from '../common/errors/problem.exception';
 import { ListQuery } from '../common/pagination/list-query';
 import { MembersRepository } from '../members/members.repository';
+import { MembersService } from '../members/members.service';
 import { StatesSeedRepository } from '../states/states.repository';
 import { CreateProjectDto, ProjectDto, UpdateProjectDto } from './projects.dto';
 import { mapProject } from './projects.mapper';
@@ -25,6 +26,7 @@ export class ProjectsService {
     private readonly ds: DataSource,
     private readonly repo: ProjectsRepository,
     private readonly members: MembersRepository,
+    private readonly membersService: MembersService,
     private readonly states: StatesSeedRepository,
     private readonly audit: AuditService,
   ) {}
@@ -44,7 +46,8 @@ export class ProjectsService {
   /**
    * Creates a project: the creator becomes its admin, the lead an admin and the default assignee a
    * contributor, or an admin when they are a workspace owner or admin (both must be workspace members
-   * and neither a workspace guest), and one state per group is seeded.
+   * and neither a workspace guest), and one state per group is seeded. Each of these implicit memberships is
+   * recorded as `project_member.added` (metadata.reason project_created) after `project.created`.
    */
   async create(ctx: WorkspaceContext, dto: CreateProjectDto, m?: EntityManager): Promise<ProjectDto> {
     const run = async (tx: EntityManager) => {
@@ -67,13 +70,19 @@ export class ProjectsService {
         // Workspace owners and admins are project admins everywhere: their listed role is never below admin.
         roles.set(assignee, workspaceLevel(wsRoles.get(assignee)) >= WORKSPACE_ROLE_LEVEL[WorkspaceRole.Admin] ? ProjectRole.Admin : ProjectRole.Contributor);
       }
-      for (const [userId, role] of roles) await this.members.insertProjectMember(ws, row.id, userId, role, ctx.principal.userId, tx);
+      const memberships: string[] = [];
+      for (const [userId, role] of roles) memberships.push(await this.members.insertProjectMember(ws, row.id, userId, role, ctx.principal.userId, tx));
       await this.states.seedDefaults(tx, ws, row.id, ctx.principal.userId);
       await this.audit.record(tx, ctx, {
         ...this.target(ws, row),
         event_name: 'project.created',
         new_value: { name: row.name, identifier: row.identifier },
       });
+      // The implicit memberships (creator, lead, default assignee) are audited like any other addition.
+      for (const id of memberships) {
+        const member = (await this.members.getProjectMember(ws, row.id, id, tx))!;
+        await this.membersService.recordProjectMember(tx, ctx, ws, row.id, 'project_member.added', member, undefined, { role: member.role }, 'project_created');
+      }
       return mapProject(row);
     };
     if (m) return run(m).catch((e: unknown) => this.uniqueConflict(e));

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { auditEntries } from '../helpers/audit';
 import { DIST_CLI, ensureBuilt, ROOT } from '../helpers/build';
 import { createTestApp, expectProblem, TestApp } from '../helpers/test-app';
 
@@ -110,6 +111,60 @@ describe('admin CLI', () => {
     expect(rows[0].key_hash).not.toContain(key);
   });
 
+  it('workspace create and user create are audited (source admin): the workspace trail through the API, the instance trail', async () => {
+    const reader = { slug, key };
+    const [created] = await auditEntries(t, reader, { event_name: 'workspace.created' });
+    expect(created).toMatchObject({
+      category: 'instance',
+      outcome: 'success',
+      source: 'admin',
+      actor_type: 'system',
+      actor_id: null,
+      user_agent: 'admin-cli',
+      target_type: 'workspace',
+      target_display_name: 'CLI Workspace',
+      new_value: { slug, name: 'CLI Workspace' },
+    });
+    expect(created.target_id).toBe(created.workspace_id);
+    // A new user belongs to no workspace: user.created is in the instance trail only (no API reads it).
+    const user = (await t.ds.query(`SELECT id FROM users WHERE email = $1`, [email]))[0];
+    const rows = await t.ds.query(`SELECT * FROM audit_logs WHERE event_name = 'user.created' AND target_id = $1`, [user.id]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      workspace_id: null,
+      category: 'instance',
+      source: 'admin',
+      actor_type: 'system',
+      target_type: 'user',
+      new_value: { id: user.id, email, display_name: 'Cli User' },
+    });
+  });
+
+  it('member add (demotion to guest) and member remove -> {id, member_id, role, project_memberships_removed}, audited', async () => {
+    const reader = { slug, key };
+    const other = `cli2-${Date.now().toString(36)}@example.com`;
+    const u = await ok('user', 'create', '--email', other, '--display-name', 'Cli Two');
+    const membership = await ok('member', 'add', '--workspace', slug, '--email', other, '--role', 'member');
+    const p = (await t.http.post(`/api/v2/workspaces/${slug}/projects/`).set('X-Api-Key', key).send({ name: 'CLI removal' })).body;
+    const pm = (await t.http.post(`/api/v2/workspaces/${slug}/projects/${p.id}/members/`).set('X-Api-Key', key).send({ member_id: u.id, role: 'contributor' })).body;
+    expect(pm.role).toBe('contributor');
+
+    expect(await ok('member', 'add', '--workspace', slug, '--email', other, '--role', 'guest')).toEqual({ ...membership, role: 'guest' });
+    const admin = { source: 'admin', actor_type: 'system', actor_id: null, category: 'member', outcome: 'success' };
+    const [capped] = await auditEntries(t, reader, { event_name: 'project_member.role_updated', target_id: pm.id });
+    expect(capped).toMatchObject({ ...admin, project_id: p.id, old_value: { role: 'contributor' }, new_value: { role: 'commenter' }, metadata: { member_id: u.id, reason: 'workspace_demoted_to_guest' } });
+
+    const out = await ok('member', 'remove', '--workspace', slug, '--email', other.toUpperCase());
+    expect(out).toEqual({ id: membership.id, member_id: u.id, role: 'guest', project_memberships_removed: 1 });
+    expect((await t.http.get(`/api/v2/workspaces/${slug}/members/?member_id=${u.id}`).set('X-Api-Key', key)).body.data).toEqual([]);
+    const [removed] = await auditEntries(t, reader, { event_name: 'member.removed', target_id: membership.id });
+    expect(removed).toMatchObject({ ...admin, target_type: 'workspace_member', old_value: { role: 'guest' }, new_value: null, metadata: { member_id: u.id, project_memberships_removed_in: [p.id] } });
+    const [pmRemoved] = await auditEntries(t, reader, { event_name: 'project_member.removed', target_id: pm.id });
+    expect(pmRemoved).toMatchObject({ ...admin, project_id: p.id, old_value: { role: 'commenter' }, metadata: { member_id: u.id, reason: 'workspace_member_removed' } });
+    // No longer a member: a second removal fails.
+    expect((await fails('member', 'remove', '--workspace', slug, '--email', other)).line).toMatch(/^resource_not_found/);
+  });
+
   it('token create -> {access_token, scopes, expires_in}; the token is capped by exactly those scopes', async () => {
     const out = await ok('token', 'create', '--email', email, '--scopes', 'projects:read, workspaces.members:read', '--ttl', '600');
     expect(out).toEqual({ access_token: expect.any(String), scopes: ['projects:read', 'workspaces.members:read'], expires_in: 600 });
@@ -145,7 +200,7 @@ describe('admin CLI', () => {
 
   describe('bad input exits non-zero with one line on stderr', () => {
     it('usage errors exit 2', async () => {
-      const cases = [[], ['frobnicate'], ['user', 'delete'], ['user', 'create', '--email'], ['user', 'create', '--email', 'x@example.com'], ['user', 'create', 'stray']];
+      const cases = [[], ['frobnicate'], ['user', 'delete'], ['user', 'create', '--email'], ['user', 'create', '--email', 'x@example.com'], ['user', 'create', 'stray'], ['member', 'remove', '--workspace', 'x']];
       for (const r of await inParallel(cases.map((args) => () => fails(...args)))) {
         expect(r.code).toBe(2);
         expect(r.line).toMatch(/--help/);
@@ -161,6 +216,9 @@ describe('admin CLI', () => {
         [['member', 'add', '--workspace', slug, '--email', email, '--role', 'emperor'], /role/],
         [['member', 'add', '--workspace', 'no-such-workspace', '--email', email, '--role', 'member'], /resource_not_found/],
         [['member', 'add', '--workspace', slug, '--email', 'nobody@example.com', '--role', 'member'], /resource_not_found/],
+        [['member', 'remove', '--workspace', slug, '--email', email], /^conflict: The last owner/],
+        [['member', 'remove', '--workspace', 'no-such-workspace', '--email', email], /resource_not_found/],
+        [['member', 'remove', '--workspace', slug, '--email', 'nobody@example.com'], /resource_not_found/],
         [['api-key', 'create', '--email', 'nobody@example.com'], /resource_not_found/],
         [['api-key', 'revoke', '--id', 'not-a-uuid'], /id/],
         [['token', 'create', '--email', email, '--scopes', 'projects:read,root:all'], /root:all/],

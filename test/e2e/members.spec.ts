@@ -134,3 +134,109 @@ describe('project members: hierarchy and role caps', () => {
     expect(wsPatched.body.member).toEqual({ id: m.id, display_name: 'Test User', avatar_url: null, email: m.email });
   });
 });
+
+/** `POST /workspaces/{slug}/members/remove/ {email}`: the hierarchy of gap-reference section 6, the cascade, the failures. */
+describe('workspace members: removal', () => {
+  let t: TestApp;
+  let ten: Tenant;
+  let ws: string;
+  beforeAll(async () => {
+    t = await createTestApp();
+    ten = await t.tenant();
+    ws = `/api/v2/workspaces/${ten.slug}`;
+  });
+  afterAll(() => t.close());
+
+  const k = (u: { key: string } = ten.owner) => ({ 'X-Api-Key': u.key });
+  const fields = (body: Record<string, any>) => body.errors.map((e: { field: string }) => e.field);
+  const remove = (body: Record<string, unknown>, actor: { key: string } = ten.owner) => t.http.post(`${ws}/members/remove/`).set(k(actor)).send(body);
+  const onRoster = async (u: User) => (await t.http.get(`${ws}/members/?member_id=${u.id}`).set(k())).body.data.length === 1;
+
+  it('204 with an empty body; the user leaves the workspace roster and every project roster, and sees nothing any more', async () => {
+    const u = await t.member(ten.slug, 'member');
+    const own = await t.project(ten.slug, u.key); // u is its admin
+    const other = await t.project(ten.slug, ten.owner.key);
+    expect((await t.http.post(`${ws}/projects/${other.id}/members/`).set(k()).send({ member_id: u.id, role: 'contributor' })).status).toBe(201);
+    expect((await t.http.get(`${ws}/projects/`).set(k(u))).body.data).toHaveLength(2);
+
+    const res = await remove({ email: u.email.toUpperCase(), remove_seat: true });
+    expect(res.status).toBe(204);
+    expect(res.text).toBe('');
+    expect(await onRoster(u)).toBe(false);
+    for (const p of [own, other]) {
+      expect((await t.http.get(`${ws}/projects/${p.id}/members/?member_id=${u.id}`).set(k())).body.data).toEqual([]);
+    }
+    // The tenant wall: their key no longer reaches the workspace or its projects.
+    expectProblem(await t.http.get(`${ws}/projects/`).set(k(u)), 404, 'resource_not_found');
+    expectProblem(await t.http.get(`${ws}/projects/${own.id}/`).set(k(u)), 404, 'resource_not_found');
+    // A second removal: no longer a member.
+    expect(fields(expectProblem(await remove({ email: u.email }), 400, 'validation_error'))).toEqual(['email']);
+    // Added again later, the user starts over: no project membership comes back.
+    await t.admin.addMember(ten.slug, u.email, 'member');
+    expect(await onRoster(u)).toBe(true);
+    expect((await t.http.get(`${ws}/projects/`).set(k(u))).body.data).toEqual([]);
+  });
+
+  it('admins remove members and guests, but not owners, other admins or themselves (403, nothing removed)', async () => {
+    const admin = await t.member(ten.slug, 'admin');
+    const admin2 = await t.member(ten.slug, 'admin');
+    for (const role of ['member', 'guest']) {
+      const u = await t.member(ten.slug, role);
+      expect((await remove({ email: u.email }, admin)).status).toBe(204);
+      expect(await onRoster(u)).toBe(false);
+    }
+    for (const target of [ten.owner, admin2, admin]) {
+      expectProblem(await remove({ email: target.email }, admin), 403, 'forbidden');
+      expect(await onRoster(target)).toBe(true);
+    }
+  });
+
+  it('owners remove admins and other owners; the last owner cannot be removed (409)', async () => {
+    const solo = await t.tenant();
+    const soloRemove = (email: string, actor: { key: string } = solo.owner) =>
+      t.http.post(`/api/v2/workspaces/${solo.slug}/members/remove/`).set(k(actor)).send({ email });
+    expectProblem(await soloRemove(solo.owner.email), 409, 'conflict');
+    const admin = await t.member(solo.slug, 'admin');
+    expect((await soloRemove(admin.email)).status).toBe(204);
+    const owner2 = await t.member(solo.slug, 'owner');
+    expect((await soloRemove(owner2.email)).status).toBe(204);
+    // With a second owner, an owner may remove the first one, even themselves; then the new last owner stays.
+    const owner3 = await t.member(solo.slug, 'owner');
+    expect((await soloRemove(solo.owner.email)).status).toBe(204);
+    expectProblem(await t.http.get(`/api/v2/workspaces/${solo.slug}/members/`).set(k(solo.owner)), 404, 'resource_not_found');
+    expectProblem(await soloRemove(owner3.email, owner3), 409, 'conflict');
+    const roster = (await t.http.get(`/api/v2/workspaces/${solo.slug}/members/`).set(k(owner3))).body.data;
+    expect(roster.map((r: { member_id: string; role: string }) => [r.member_id, r.role])).toEqual([[owner3.id, 'owner']]);
+  });
+
+  it('an email that is not an active member is 400 naming email; a bad body is 400 too', async () => {
+    const outsider = await t.user(); // exists, in no workspace
+    const foreign = await t.tenant(); // the owner of another workspace
+    for (const email of [outsider.email, foreign.owner.email, 'nobody@example.com']) {
+      expect(fields(expectProblem(await remove({ email }), 400, 'validation_error'))).toEqual(['email']);
+    }
+    for (const body of [{}, { email: '' }, { email: 42 }, { email: 'x'.repeat(321) }]) {
+      expect([...new Set(fields(expectProblem(await remove(body), 400, 'validation_error')))]).toEqual(['email']);
+    }
+    const u = await t.member(ten.slug, 'member');
+    expect(fields(expectProblem(await remove({ email: u.email, remove_seat: 'yes' }), 400, 'validation_error'))).toEqual(['remove_seat']);
+    expect(await onRoster(u)).toBe(true);
+  });
+
+  it('needs workspace admin (403 for members and guests) and the workspaces.members:write scope', async () => {
+    const target = await t.member(ten.slug, 'guest');
+    for (const role of ['member', 'guest']) {
+      const u = await t.member(ten.slug, role);
+      expectProblem(await remove({ email: target.email }, u), 403, 'forbidden');
+    }
+    const readOnly = await t.token(ten.owner.email, ['workspaces.members:read']);
+    expectProblem(await t.http.post(`${ws}/members/remove/`).set('Authorization', `Bearer ${readOnly}`).send({ email: target.email }), 403, 'forbidden');
+    expect(await onRoster(target)).toBe(true);
+    const writer = await t.token(ten.owner.email, ['workspaces.members:write']);
+    expect((await t.http.post(`${ws}/members/remove/`).set('Authorization', `Bearer ${writer}`).send({ email: target.email })).status).toBe(204);
+    // Another tenant's path is the tenant wall; the path without its trailing slash is 404 too.
+    const other = await t.tenant();
+    expectProblem(await t.http.post(`/api/v2/workspaces/${other.slug}/members/remove/`).set(k()).send({ email: other.owner.email }), 404, 'resource_not_found');
+    expectProblem(await t.http.post(`${ws}/members/remove`).set(k()).send({ email: target.email }), 404, 'resource_not_found');
+  });
+});
