@@ -300,6 +300,39 @@ export class WorkItemsRepository {
     return rows[0];
   }
 
+  // ---- in-transaction re-checks: still live, locked FOR KEY SHARE until commit ----
+  // Deleting a label, an estimate (or point) or a work item locks the row (or its estimate) FOR UPDATE first, which
+  // conflicts with KEY SHARE: the delete waits for our commit and then strips / clears what we wrote, or it
+  // committed first and the re-read misses the row.
+
+  /** Labels (project or workspace-level) among `ids` still live. */
+  async lockLabels(workspaceId: string, projectId: string, ids: string[], db: Queryable): Promise<Set<string>> {
+    const rows = await db.query(
+      `SELECT id FROM labels WHERE workspace_id = $1 AND (project_id = $2 OR project_id IS NULL) AND id = ANY($3::uuid[]) AND deleted_at IS NULL
+         FOR KEY SHARE`,
+      [workspaceId, projectId, ids],
+    );
+    return new Set(rows.map((r: { id: string }) => r.id));
+  }
+
+  /** Is the point still a live point of the project's active, live estimate? Locks the point and its estimate. */
+  async lockEstimatePoint(workspaceId: string, projectId: string, pointId: string, db: Queryable): Promise<boolean> {
+    const rows = await db.query(
+      `SELECT p.id FROM estimate_points p JOIN estimates e ON e.id = p.estimate_id
+        WHERE p.workspace_id = $1 AND p.project_id = $2 AND p.id = $3 AND p.deleted_at IS NULL
+          AND e.workspace_id = $1 AND e.is_active AND e.deleted_at IS NULL
+          FOR KEY SHARE`,
+      [workspaceId, projectId, pointId],
+    );
+    return rows.length > 0;
+  }
+
+  /** Is the work item (a parent, any project of the workspace, archived ones included) still live? */
+  async lockWorkItem(workspaceId: string, id: string, db: Queryable): Promise<boolean> {
+    const rows = await db.query(`SELECT id FROM work_items WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL FOR KEY SHARE`, [workspaceId, id]);
+    return rows.length > 0;
+  }
+
   // ---- resolution lookups (name-or-id rule) ----
 
   async stateIds(projectId: string, ids: string[], db: Queryable): Promise<Set<string>> {

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { ProjectContext, WorkspaceContext } from '../common/auth/request-context';
 import { ProjectRole, WORKSPACE_ROLE_LEVEL, WorkspaceRole, workspaceLevel } from '../common/auth/roles';
 import { cleanRichText } from '../common/html/rich-text';
-import { ProblemException } from '../common/errors/problem.exception';
+import { FieldError, ProblemException } from '../common/errors/problem.exception';
 import { ListQuery } from '../common/pagination/list-query';
 import { Queryable } from '../common/pagination/sql-params';
 import { assertOneForm, NameOrIdRelation, resolveMany, resolveOne } from '../common/resolve/name-or-id';
@@ -186,6 +186,37 @@ export class WorkItemsService {
     return { stateId, typeId, parentId, assigneeIds, labelIds, estimatePointId };
   }
 
+  /**
+   * The relations resolved outside the write (or without a lock) must still be live at commit: inside the
+   * transaction, one set-based statement per relation sent re-reads labels, the estimate point and the
+   * parent FOR KEY SHARE (the state is re-checked the same way by the caller). A delete that committed in
+   * between is a 400 naming the field, nothing written; one still running waits for our commit and then
+   * strips / clears the link like any other. Assignees are not re-locked: removing a project member takes
+   * no row lock an assignment could share (see docs/work-items.md).
+   */
+  private async lockRefs(
+    t: Tenant,
+    dto: UpdateWorkItemDto,
+    refs: { labelIds?: string[]; estimatePointId?: string | null; parentId?: string | null },
+    tx: Queryable,
+  ): Promise<void> {
+    const errors: FieldError[] = [];
+    if (refs.labelIds?.length) {
+      const live = await this.repo.lockLabels(t.workspaceId, t.projectId, refs.labelIds, tx);
+      const gone = refs.labelIds.filter((id) => !live.has(id));
+      if (gone.length) {
+        errors.push({ field: dto.label_ids !== undefined ? 'label_ids' : 'labels', message: `No longer a label of this project or of the workspace (deleted meanwhile): ${gone.join(', ')}.` });
+      }
+    }
+    if (refs.estimatePointId && !(await this.repo.lockEstimatePoint(t.workspaceId, t.projectId, refs.estimatePointId, tx))) {
+      errors.push({ field: dto.estimate_point_id !== undefined ? 'estimate_point_id' : 'estimate', message: `"${refs.estimatePointId}" is no longer a point of the project's active estimate (deleted meanwhile).` });
+    }
+    if (refs.parentId && !(await this.repo.lockWorkItem(t.workspaceId, refs.parentId, tx))) {
+      errors.push({ field: dto.parent_id !== undefined ? 'parent_id' : 'parent', message: `"${refs.parentId}" is no longer a work item of this workspace (deleted meanwhile).` });
+    }
+    if (errors.length) throw ProblemException.validationMany(errors);
+  }
+
   private checkDates(start: string | null | undefined, target: string | null | undefined): void {
     if (start && target && start > target) {
       throw ProblemException.validation('start_date', `start_date (${start}) must not be after target_date (${target}).`);
@@ -252,6 +283,7 @@ export class WorkItemsService {
         if (!(await this.repo.stateIds(t.projectId, [stateId], tx)).has(stateId)) {
           throw ProblemException.validation(refs.stateId ? 'state_id' : 'state', `"${stateId}" is not a state of this project.`);
         }
+        await this.lockRefs(t, dto, refs, tx);
         await this.workflows.assertCreateAllowed(tx, ctx, stateId);
         return this.repo.insert(
           t.workspaceId,
@@ -283,6 +315,7 @@ export class WorkItemsService {
         const cur = await this.repo.get(t.workspaceId, t.projectId, id, 'live', tx, true);
         if (!cur) throw ProblemException.notFound('Work item');
         const refs = await this.resolveRefs(t, dto, tx);
+        await this.lockRefs(t, dto, refs, tx);
         const start = dto.start_date !== undefined ? dto.start_date : cur.start_date;
         const target = dto.target_date !== undefined ? dto.target_date : cur.target_date;
         this.checkDates(start, target);

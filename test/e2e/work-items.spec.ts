@@ -356,6 +356,59 @@ describe('work items', () => {
     });
   });
 
+  describe('relations deleted between resolve and insert', () => {
+    it('create re-checks labels, estimate point and parent inside the transaction: deleted meanwhile is 400, nothing written', async () => {
+      const p = await t.project(ten.slug, ten.owner.key);
+      const pb = `/api/v2/workspaces/${ten.slug}/projects/${p.id}`;
+      const url = `${pb}/work-items/`;
+      const s = await stateIds(ten.slug, p.id, ten.owner.key);
+      await t.http.patch(`${pb}/features/`).set(key()).send({ is_estimates_enabled: true });
+      const est = await t.http.post(`${pb}/estimates/`).set(key()).send({ name: 'Race sizes', is_active: true });
+      const pt = await t.http.post(`${pb}/estimates/${est.body.id}/points/`).set(key()).send({ value: 'M' });
+      const label = await t.http.post(`${pb}/labels/`).set(key()).send({ name: 'racy' });
+      const keep = await t.http.post(`${pb}/labels/`).set(key()).send({ name: 'kept' });
+      const parent = await create({ name: 'racy parent' }, ten.owner.key, url);
+      expect([pt.status, label.status, keep.status, parent.status]).toEqual([201, 201, 201, 201]);
+
+      // Pause the create after resolution: hold the default state FOR UPDATE, so its in-transaction state
+      // check (FOR KEY SHARE) waits; meanwhile delete the label, the point and the parent through the API.
+      const qr = t.ds.createQueryRunner();
+      await qr.connect();
+      await qr.startTransaction();
+      try {
+        await qr.query(`SELECT id FROM states WHERE id = $1 FOR UPDATE`, [s.Backlog]);
+        const pending = create({ name: 'raced', label_ids: [keep.body.id, label.body.id], estimate_point_id: pt.body.id, parent_id: parent.body.id }, ten.owner.key, url).then((r) => r);
+        let waiting = false;
+        for (let i = 0; i < 250 && !waiting; i++) {
+          const [{ n }] = await t.ds.query(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FROM states%FOR KEY SHARE%'`,
+          );
+          waiting = n > 0;
+          if (!waiting) await new Promise((r) => setTimeout(r, 20));
+        }
+        expect(waiting).toBe(true);
+        expect((await t.http.delete(`${pb}/labels/${label.body.id}/`).set(key())).status).toBe(204);
+        expect((await t.http.delete(`${pb}/estimates/${est.body.id}/points/${pt.body.id}/`).set(key())).status).toBe(204);
+        expect((await t.http.delete(`${url}${parent.body.id}/`).set(key())).status).toBe(204);
+        await qr.commitTransaction();
+        const b = expectProblem(await pending, 400, 'validation_error');
+        expect(b.errors).toEqual([
+          { field: 'label_ids', message: expect.stringContaining(label.body.id) },
+          { field: 'estimate_point_id', message: expect.stringContaining(pt.body.id) },
+          { field: 'parent_id', message: expect.stringContaining(parent.body.id) },
+        ]);
+      } finally {
+        if (qr.isTransactionActive) await qr.rollbackTransaction();
+        await qr.release();
+      }
+      expect((await t.ds.query(`SELECT count(*)::int AS n FROM work_items WHERE project_id = $1 AND name = 'raced'`, [p.id]))[0].n).toBe(0);
+      expect((await t.ds.query(`SELECT count(*)::int AS n FROM work_item_labels WHERE label_id = $1`, [label.body.id]))[0].n).toBe(0);
+      // Afterwards the deleted point is refused at resolution already; the surviving label by name resolves and locks.
+      expect(fields(expectProblem(await create({ name: 'calm', labels: ['kept'], estimate: 'M' }, ten.owner.key, url), 400, 'validation_error'))).toEqual(['estimate']);
+      expect((await create({ name: 'calm', labels: ['kept'] }, ten.owner.key, url)).body.label_ids).toEqual([keep.body.id]);
+    });
+  });
+
   describe('deleting a parent', () => {
     it('lifts its children (any project, archived too) to the top level in the same transaction; grandchildren keep theirs', async () => {
       const other = await t.project(ten.slug, ten.owner.key);
