@@ -100,18 +100,13 @@ export class CustomFieldsService {
     for (const p of props) {
       const field = `custom_fields.${p.name}`;
       const refs: ValueRefs = { issues: [], users: [] };
-      let value: StoredValue | null = null;
-      if (Object.prototype.hasOwnProperty.call(sent, p.name)) {
-        try {
-          value = coerceValue(valueConfig(p), sent[p.name], refs);
-        } catch (e) {
-          if (!(e instanceof ValueError)) throw e;
-          errors.push({ field, message: e.message });
-          continue;
-        }
-      } else {
-        value = this.defaultValue(p, refs);
-        if (value !== null) defaulted.add(p.id);
+      let value: StoredValue | null;
+      try {
+        value = this.valueFor(p, sent, Object.prototype.hasOwnProperty.call(sent, p.name), refs, defaulted);
+      } catch (e) {
+        if (!(e instanceof ValueError)) throw e;
+        errors.push({ field, message: e.message });
+        continue;
       }
       if (value === null) {
         if (p.is_required) errors.push({ field, message: requiredMessage(p) });
@@ -162,17 +157,12 @@ export class CustomFieldsService {
       if (!isSent && !(typeChanged && out[p.id] === undefined)) continue;
       const refs: ValueRefs = { issues: [], users: [] };
       let value: StoredValue | null;
-      if (isSent) {
-        try {
-          value = coerceValue(valueConfig(p), sent[p.name], refs);
-        } catch (e) {
-          if (!(e instanceof ValueError)) throw e;
-          errors.push({ field, message: e.message });
-          continue;
-        }
-      } else {
-        value = this.defaultValue(p, refs);
-        if (value !== null) defaulted.add(p.id);
+      try {
+        value = this.valueFor(p, sent, isSent, refs, defaulted);
+      } catch (e) {
+        if (!(e instanceof ValueError)) throw e;
+        errors.push({ field, message: e.message });
+        continue;
       }
       if (value === null) {
         if (isSent && p.is_required) errors.push({ field, message: `${p.display_name} is required and cannot be cleared.` });
@@ -188,6 +178,17 @@ export class CustomFieldsService {
   }
 
   /** The property's default as a stored value, or null when it has none or it no longer validates. */
+  /**
+   * The value to store for `p`: the one sent, coerced (a ValueError says what is wrong with it), or,
+   * when nothing was sent, its usable default (noted in `defaulted`), or null.
+   */
+  private valueFor(p: EffectiveProperty, sent: Record<string, unknown>, isSent: boolean, refs: ValueRefs, defaulted: Set<string>): StoredValue | null {
+    if (isSent) return coerceValue(valueConfig(p), sent[p.name], refs);
+    const value = this.defaultValue(p, refs);
+    if (value !== null) defaulted.add(p.id);
+    return value;
+  }
+
   private defaultValue(p: EffectiveProperty, refs: ValueRefs): StoredValue | null {
     try {
       return coerceValue(valueConfig(p), defaultInput(p), refs);
