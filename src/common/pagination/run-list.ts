@@ -37,7 +37,8 @@ export interface ListSource {
   pageSelect?: string;
   /**
    * Optional SQL returning the unfiltered total as `c` (e.g. a maintained counter), used instead of
-   * COUNT(*) when the request has no filter and no search. Binds the same leading params as `where`.
+   * COUNT(*) when the request has no filter and no search. It binds the same leading params as `where`
+   * (it is embedded in the page statement) and `params` holds just those.
    */
   unfilteredCount?: { sql: string; params: unknown[] };
 }
@@ -128,25 +129,34 @@ export async function runList<R extends Record<string, unknown>>(
   const orderBy = ord.expr === id ? `${id} ${dir}` : `${ord.expr} ${dir}${nulls}, ${id} ${dir}`;
   const whereSql = where.length ? `WHERE ${where.join(' AND ')}` : '';
   let sql = `SELECT ${select} FROM ${src.from} ${whereSql} ORDER BY ${orderBy} LIMIT ${q.perPage + 1}${q.offset ? ` OFFSET ${q.offset}` : ''}`;
-  // A plain scan of the ordered, limited subquery keeps its order.
-  if (src.pageSelect) sql = `SELECT page.*, ${src.pageSelect} FROM (${sql}) page`;
 
   const wantCount = q.mode === 'offset' && q.count;
+  // A maintained counter is read by the page statement itself (an uncorrelated scalar subquery, run once),
+  // saving a round trip; a filtered COUNT(*) runs beside it on another connection.
+  const counter = wantCount && src.unfilteredCount && !q.filters.length && !q.search ? src.unfilteredCount : null;
+  const extra = [src.pageSelect, counter ? `(SELECT c FROM (${counter.sql}) total) AS "__total"` : null].filter(Boolean);
+  // A plain scan of the ordered, limited subquery keeps its order.
+  if (extra.length) sql = `SELECT page.*, ${extra.join(', ')} FROM (${sql}) page`;
+
   const [rows, countRows] = await Promise.all([
     db.query<R[]>(sql, p.values).catch((e: { code?: string; driverError?: { code?: string } }) => {
       // A cursor whose position does not cast to the ordering's type was tampered with.
       if (q.cursor && CAST_ERRORS.has(e?.driverError?.code ?? e?.code ?? '')) throw badCursor();
       throw e;
     }),
-    !wantCount
+    !wantCount || counter
       ? Promise.resolve(null)
-      : src.unfilteredCount && !q.filters.length && !q.search
-        ? db.query<Array<{ c: number }>>(src.unfilteredCount.sql, src.unfilteredCount.params)
-        : db.query<Array<{ c: number }>>(
-            `SELECT count(*)::int AS c FROM ${src.from} ${countWhere.length ? `WHERE ${countWhere.join(' AND ')}` : ''}`,
-            countParams,
-          ),
+      : db.query<Array<{ c: number }>>(
+          `SELECT count(*)::int AS c FROM ${src.from} ${countWhere.length ? `WHERE ${countWhere.join(' AND ')}` : ''}`,
+          countParams,
+        ),
   ]);
+  let total: number | null = countRows ? (countRows[0]?.c ?? 0) : null;
+  if (counter) {
+    // An empty page (past the end) carries no row to read the counter from.
+    total = rows.length ? Number(rows[0].__total) : ((await db.query<Array<{ c: number }>>(counter.sql, counter.params))[0]?.c ?? 0);
+    for (const r of rows) delete (r as Record<string, unknown>).__total;
+  }
 
   const hasMore = rows.length > q.perPage;
   if (hasMore) rows.length = q.perPage;
@@ -170,7 +180,7 @@ export async function runList<R extends Record<string, unknown>>(
       previous: q.offset > 0 ? Math.max(0, q.offset - q.perPage) : null,
       pagination: { style: 'offset' },
     };
-    if (countRows) env.total_count = countRows[0]?.c ?? 0;
+    if (total !== null) env.total_count = total;
     return env;
   };
   return { rows, envelope };
