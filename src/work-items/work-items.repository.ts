@@ -4,6 +4,7 @@ import { ListQuery } from '../common/pagination/list-query';
 import { FilterOp, ListSpec } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
+import { poolReader } from '../common/database/prepared';
 import { STATE_GROUPS } from '../states/state.entity';
 import { visibleInProject } from '../work-item-types/work-item-types.repository';
 import { PRIORITIES } from './work-item.entity';
@@ -133,13 +134,18 @@ export type Archived = 'live' | 'any' | 'archived';
 
 @Injectable()
 export class WorkItemsRepository {
-  constructor(private readonly ds: DataSource) {}
+  /** Hot reads outside transactions (list pages, detail reads) go straight to the pool. */
+  private readonly reader: Queryable;
+
+  constructor(private readonly ds: DataSource) {
+    this.reader = poolReader(ds);
+  }
 
   /** One statement for the page (id arrays computed on the page only) and COUNT in parallel. */
   list(workspaceId: string, projectId: string, q: ListQuery) {
     const p = new SqlParams([workspaceId, projectId]);
     const where = ['w.workspace_id = $1', 'w.project_id = $2', 'w.deleted_at IS NULL', 'w.archived_at IS NULL'];
-    return runList<WorkItemRow>(this.ds, WORK_ITEM_LIST, q, {
+    return runList<WorkItemRow>(this.reader, WORK_ITEM_LIST, q, {
       select: COLS,
       from: 'work_items w',
       where,
@@ -154,7 +160,7 @@ export class WorkItemsRepository {
   }
 
   /** A work item of the project; archived ones only with `archived: 'any'` (unarchive). */
-  async get(workspaceId: string, projectId: string, id: string, archived: Archived = 'live', db: Queryable = this.ds, lock = false): Promise<WorkItemDetailRow | null> {
+  async get(workspaceId: string, projectId: string, id: string, archived: Archived = 'live', db: Queryable = this.reader, lock = false): Promise<WorkItemDetailRow | null> {
     const rows = await db.query(
       `SELECT ${DETAIL_COLS}, p.identifier AS project_identifier
          FROM work_items w JOIN projects p ON p.id = w.project_id
@@ -170,7 +176,7 @@ export class WorkItemsRepository {
    * read: a member of it, or a workspace owner/admin (who administer every project).
    */
   async getByIdentifier(workspaceId: string, projectIdentifier: string, sequenceId: number, userId: string, workspaceAdmin: boolean): Promise<WorkItemDetailRow | null> {
-    const rows = await this.ds.query(
+    const rows = await this.reader.query(
       `SELECT ${DETAIL_COLS}, p.identifier AS project_identifier
          FROM projects p JOIN work_items w ON w.project_id = p.id
         WHERE p.workspace_id = $1 AND p.identifier = $2 AND p.deleted_at IS NULL
@@ -188,7 +194,7 @@ export class WorkItemsRepository {
    * that fails afterwards leaves a gap.
    */
   async nextSequence(projectId: string): Promise<number> {
-    const rows = await this.ds.query(`SELECT wt_next_work_item_sequence($1) AS n`, [projectId]);
+    const rows = await this.reader.query(`SELECT wt_next_work_item_sequence($1) AS n`, [projectId]);
     return rows[0].n;
   }
 
@@ -443,23 +449,23 @@ export class WorkItemsRepository {
 
   // ---- expand loaders: one statement per relation for a whole page ----
 
-  async statesByIds(ids: string[]) {
-    return this.ds.query(`SELECT id, name, color, "group" FROM states WHERE id = ANY($1::uuid[])`, [ids]);
+  async statesByIds(workspaceId: string, ids: string[]) {
+    return this.reader.query(`SELECT id, name, color, "group" FROM states WHERE workspace_id = $1 AND id = ANY($2::uuid[])`, [workspaceId, ids]);
   }
 
   async typesByIds(workspaceId: string, ids: string[]) {
-    return this.ds.query(`SELECT id, name, logo_props, is_epic FROM work_item_types WHERE workspace_id = $1 AND id = ANY($2::uuid[])`, [workspaceId, ids]);
+    return this.reader.query(`SELECT id, name, logo_props, is_epic FROM work_item_types WHERE workspace_id = $1 AND id = ANY($2::uuid[])`, [workspaceId, ids]);
   }
 
   async parentsByIds(workspaceId: string, ids: string[]) {
-    return this.ds.query(`SELECT id, name, sequence_id FROM work_items WHERE workspace_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL`, [workspaceId, ids]);
+    return this.reader.query(`SELECT id, name, sequence_id FROM work_items WHERE workspace_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL`, [workspaceId, ids]);
   }
 
   async usersByIds(ids: string[]) {
-    return this.ds.query(`SELECT id, display_name, avatar_url, email FROM users WHERE id = ANY($1::uuid[])`, [ids]);
+    return this.reader.query(`SELECT id, display_name, avatar_url, email FROM users WHERE id = ANY($1::uuid[])`, [ids]);
   }
 
   async labelsByIds(workspaceId: string, ids: string[]) {
-    return this.ds.query(`SELECT id, name, color FROM labels WHERE workspace_id = $1 AND id = ANY($2::uuid[])`, [workspaceId, ids]);
+    return this.reader.query(`SELECT id, name, color FROM labels WHERE workspace_id = $1 AND id = ANY($2::uuid[])`, [workspaceId, ids]);
   }
 }

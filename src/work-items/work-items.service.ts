@@ -79,7 +79,7 @@ export class WorkItemsService {
     const jobs: Array<Promise<void>> = [];
     const byId = <T extends { id: string }>(list: T[]) => new Map(list.map((x) => [x.id, x]));
     if (expand.has('state')) {
-      jobs.push(this.repo.statesByIds(uniq(rows.map((r) => r.state_id))).then((list) => {
+      jobs.push(this.repo.statesByIds(workspaceId, uniq(rows.map((r) => r.state_id))).then((list) => {
         const m = byId(list as Array<{ id: string; name: string; color: string; group: string }>);
         out.forEach((d) => (d.state = m.get(d.state_id)));
       }));

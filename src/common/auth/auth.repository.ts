@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { preparedQuery } from '../database/prepared';
 
 export interface ResolvedAuthRow {
   credential_id: string;
@@ -33,7 +34,9 @@ export class AuthRepository {
              WHERE key_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`
         : `SELECT id, user_id, scopes FROM oauth_tokens
              WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > now()`;
-    const rows: ResolvedAuthRow[] = await this.ds.query(
+    const rows = await preparedQuery<ResolvedAuthRow>(
+      this.ds,
+      `auth_resolve_${kind}`,
       `WITH cred AS (${cred})
        SELECT cred.id AS credential_id, u.id AS user_id, u.email, u.display_name, cred.scopes,
               w.id AS workspace_id, w.slug AS workspace_slug, w.name AS workspace_name, wm.role AS workspace_role,
