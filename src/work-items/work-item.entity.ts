@@ -21,7 +21,8 @@ const LIVE = '"deleted_at" IS NULL AND "archived_at" IS NULL';
 @Index('ix_work_items_seq', ['project_id', 'sequence_id', 'id'], { where: LIVE })
 @Index('ix_work_items_id', ['project_id', 'id'], { where: LIVE })
 @Index('ix_work_items_sort', ['project_id', 'sort_order', 'id'], { where: LIVE })
-@Index('ix_work_items_state', ['project_id', 'state_id', 'created_at', 'id'], { where: LIVE })
+/** (project_id, state_id, created_at, id) INCLUDE (workspace_id), live rows: TypeORM cannot express INCLUDE (migration WorkItemStateIndexCovering). */
+@Index('ix_work_items_state', { synchronize: false })
 @Index('ix_work_items_state_group', ['project_id', 'state_group_rank', 'id'], { where: LIVE })
 @Index('ix_work_items_type', ['project_id', 'type_id'], { where: LIVE })
 @Index('ix_work_items_parent', ['parent_id'], { where: '"deleted_at" IS NULL AND "parent_id" IS NOT NULL' })
