@@ -100,11 +100,13 @@ export class ContextsService {
       await this.applyOptions(ctx, property, id, plan, tx);
       const defaults = dto.default_value === undefined ? property.default_value : dto.default_value ?? [];
       await this.applyDefault(ctx, property, id, isMulti, defaults, dto.default_value === undefined, tx);
+      // A new, more specific context wins for its combinations: values holding options it does not offer go.
+      const valuesChanged = await this.values.reconcileWorkspaceProperty(ctx.workspace.id, property.id, property.property_type === 'OPTION', tx);
 
       const row = (await this.repo.get(ctx.workspace.id, property.id, id, tx))!;
       await this.audit.record(tx, ctx, owner, 'work_item_property_context', 'created', { id: row.id, name: row.name }, {
         new: auditContext(row),
-        metadata: { property_id: property.id },
+        metadata: { property_id: property.id, values_changed: valuesChanged },
       });
       return mapContext(row);
     });

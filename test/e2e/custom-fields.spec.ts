@@ -137,6 +137,18 @@ describe('custom_fields', () => {
       expect(await stored(a)).toEqual({});
     });
 
+    it('a new, more specific context takes over its combinations: values with options it does not offer go', async () => {
+      const prop = ok(await w.post(`${w.ws}/work-item-properties/`, { display_name: 'Tier', property_type: 'OPTION', options: [{ name: 'gold' }, { name: 'silver' }] }), 201);
+      const [gold, silver] = prop.options.map((o: { id: string }) => o.id);
+      const a = await seed(p1, t1, { [prop.id]: gold });
+      const b = await seed(p1, t1, { [prop.id]: silver });
+      const c = await seed(p2, t1, { [prop.id]: gold });
+      ok(await w.post(`${w.ws}/work-item-properties/${prop.id}/contexts/`, { name: 'P1 silver only', project_ids: [p1], applies_to_all_work_item_types: true, options: [{ id: silver }] }), 201);
+      expect(await stored(a)).toEqual({});
+      expect(await stored(b)).toEqual({ [prop.id]: silver });
+      expect(await stored(c)).toEqual({ [prop.id]: gold });
+    });
+
     it('scope changes keep values of non-OPTION properties that stay covered', async () => {
       const prop = ok(await w.post(`${w.ws}/work-item-properties/`, { display_name: 'Ticket', property_type: 'TEXT' }), 201);
       const url = `${w.ws}/work-item-properties/${prop.id}/contexts`;
