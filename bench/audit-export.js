@@ -14,7 +14,7 @@
  */
 const { spawn } = require('node:child_process');
 const { resolve } = require('node:path');
-const { ROOT, adminUrl, sql, freshDatabase, cli, waitFor, serviceEnv } = require('./lib');
+const { ROOT, adminUrl, sql, freshDatabase, cli, waitFor, serviceEnv, settle } = require('./lib');
 
 const DB_NAME = 'wt_bench_audit';
 const log = (...a) => process.stderr.write(`[audit-bench] ${a.join(' ')}\n`);
@@ -118,7 +118,7 @@ async function runAuditExport({ entries = 1_000_000, perPage = 200, port = 3995,
       log(`seeding ${entries} audit entries (+ ${Math.round(entries / 10)} in another workspace)`);
       await seed(c, ws['audit-noise'], Math.round(entries / 10), users);
       await seed(c, ws.audit, entries, users);
-      await c.query('VACUUM ANALYZE audit_logs');
+      await settle(c, log, 'audit_logs');
     });
     log(`seeded in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 

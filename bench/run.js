@@ -13,7 +13,7 @@ const { spawn, fork } = require('node:child_process');
 const { readFileSync } = require('node:fs');
 const { resolve } = require('node:path');
 const autocannon = require('autocannon');
-const { ROOT, adminUrl, sql, freshDatabase, cli, waitFor, serviceEnv } = require('./lib');
+const { ROOT, adminUrl, sql, freshDatabase, cli, waitFor, serviceEnv, settle } = require('./lib');
 const { runAuditExport } = require('./audit-export');
 
 const args = process.argv.slice(2);
@@ -144,7 +144,7 @@ async function main() {
       await seedItems(c, bench, noise1.id, Math.round(ITEMS / 10), owner.id, members, labels);
       await seedItems(c, bench, noise2.id, Math.round(ITEMS / 10), owner.id, [], []);
       await seedItems(c, wsId('noise'), noise3.id, Math.round(ITEMS / 10), owner.id, [], []);
-      await c.query('VACUUM ANALYZE');
+      await settle(c, log);
       const sample = (await c.query(`SELECT id, sequence_id FROM work_items WHERE project_id = $1 AND deleted_at IS NULL AND archived_at IS NULL ORDER BY random() LIMIT 1000`, [main.id])).rows;
       const deep = Math.min(50000, Math.floor(ITEMS * 0.9));
       const anchor = (await c.query(
