@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { createTestApp, expectProblem, Tenant, TestApp } from '../helpers/test-app';
 
 describe('spec conventions (central mechanisms)', () => {
@@ -41,6 +42,27 @@ describe('spec conventions (central mechanisms)', () => {
     // An empty body with a JSON content type is no body: the required fields are named, nothing crashes.
     const empty = expectProblem(await t.http.post(url).set(key()).set('Content-Type', 'application/json').send(''), 400, 'validation_error');
     expect(empty.errors.map((e: { field: string }) => e.field)).toContain('name');
+  });
+
+  it('answers a request the HTTP parser rejects (bad header bytes) with a problem too', async () => {
+    const app = await createTestApp();
+    try {
+      await app.app.listen({ port: 0, host: '127.0.0.1' });
+      const { port } = app.app.getHttpServer().address() as { port: number };
+      const raw = await new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => socket.write('GET /api/v2/users/me/ HTTP/1.1\r\nHost: x\r\nX-Api-Key: a\u0001b\r\n\r\n'));
+        let data = '';
+        socket.on('data', (c) => (data += c.toString()));
+        socket.on('end', () => resolve(data));
+        socket.on('error', reject);
+      });
+      const [head, body] = raw.split('\r\n\r\n');
+      expect(head).toMatch(/^HTTP\/1\.1 400 /);
+      expect(head.toLowerCase()).toContain('content-type: application/problem+json');
+      expect(JSON.parse(body)).toMatchObject({ status: 400, code: 'validation_error', title: expect.any(String), detail: expect.any(String) });
+    } finally {
+      await app.close();
+    }
   });
 
   it('rejects an oversized body with 413', async () => {

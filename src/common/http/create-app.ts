@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import helmet from '@fastify/helmet';
@@ -8,6 +9,8 @@ import sjson from 'secure-json-parse';
 import { AppModule } from '../../app.module';
 import { AppConfig } from '../config/config';
 import { JsonLogger } from '../logging/json-logger';
+import { ErrorCode } from '../errors/error-codes';
+import { problemBody } from '../errors/problem.filter';
 import { registerRoute } from './route-registry';
 import { rewriteUrl } from './trailing-slash';
 import { setupOpenApi } from '../openapi/openapi';
@@ -26,6 +29,17 @@ export async function createApp(cfg: AppConfig, databaseUrl: string, opts: { log
     trustProxy: cfg.trustProxy,
     routerOptions: { ignoreTrailingSlash: false, ignoreDuplicateSlashes: false },
     rewriteUrl: (req: IncomingMessage) => rewriteUrl(req.url ?? '/'),
+    // A request Node's HTTP parser rejects (bad header bytes, oversized headers) never reaches a route:
+    // answer it as a problem too, instead of Fastify's plain JSON.
+    clientErrorHandler: (err: NodeJS.ErrnoException, socket: Socket) => {
+      if (err.code === 'ECONNRESET' || !socket.writable) return socket.destroy(err);
+      const detail = err.code === 'HPE_HEADER_OVERFLOW' ? 'The request headers are too large.' : 'The HTTP request is malformed.';
+      const body = JSON.stringify(problemBody(cfg.publicBaseUrl, ErrorCode.ValidationError, detail));
+      socket.end(
+        `HTTP/1.1 400 Bad Request\r\nContent-Type: application/problem+json; charset=utf-8\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    },
     genReqId: (req: IncomingMessage) => {
       const h = req.headers['x-request-id'];
       return typeof h === 'string' && REQUEST_ID_RE.test(h) ? h : randomUUID();
