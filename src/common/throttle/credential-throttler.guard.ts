@@ -14,6 +14,8 @@ type AddressCharge = () => Promise<void>;
 type Charged = { [ADDRESS_CHARGES]?: AddressCharge[] };
 
 const addressTracker = (req: { ip?: string }) => `ip:${req.ip}`;
+/** The request's tracker, computed once. */
+const TRACKER = Symbol('wt.throttle.tracker');
 
 /**
  * Called by the AuthGuard when authentication fails: the request is charged to the client address's
@@ -56,7 +58,12 @@ export class CredentialThrottlerGuard extends ThrottlerGuard {
   }
 
   protected override async getTracker(req: Record<string, any>): Promise<string> {
-    const r = req as FastifyRequest;
+    // Asked twice per request (handleRequest below, then the base): the credential is hashed once.
+    const memo = req as { [TRACKER]?: string };
+    return (memo[TRACKER] ??= this.trackerOf(req as FastifyRequest));
+  }
+
+  private trackerOf(r: FastifyRequest): string {
     if (r.is404) return addressTracker(r);
     const cred = readCredential(r.headers);
     if (cred) return `${cred.kind === 'api_key' ? 'key' : 'bearer'}:${hashSecret(cred.secret)}`;
