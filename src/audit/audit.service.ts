@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { RequestContext } from '../common/auth/request-context';
-import { Queryable } from '../common/pagination/sql-params';
+import { Queryable, SqlParams } from '../common/pagination/sql-params';
 import { FailureAggregator, failureWindowSeconds } from './failure-aggregator';
 
 export type AuditCategory = 'auth' | 'member' | 'role' | 'settings' | 'integration' | 'webhook' | 'security' | 'instance';
@@ -99,6 +99,9 @@ export const ADMIN_ACTOR: AuditActor = {
   user_agent: 'admin-cli',
 };
 
+/** Casts of the inserted columns, by position (event_id, …, actor_id, …, the three jsonb, …, workspace_id, project_id). */
+const COLUMN_CASTS: Record<number, string> = { 0: '::uuid', 6: '::uuid', 12: '::jsonb', 13: '::jsonb', 15: '::jsonb', 18: '::uuid', 19: '::uuid' };
+
 /**
  * The one way to write the audit trail. Call `record` with the transaction (`db`) of the change it records,
  * so the change and its entry commit or roll back together, and preferably as the last statement of that
@@ -114,7 +117,12 @@ export class AuditService implements OnModuleDestroy {
   }
 
   record(db: Queryable, actor: AuditActor | RequestContext, e: AuditEvent): Promise<void> {
-    return this.insert(db, actor, e);
+    return this.insert(db, actor, [e]);
+  }
+
+  /** Several entries of one change (e.g. one per project membership it touched), in one statement, in order. */
+  recordMany(db: Queryable, actor: AuditActor | RequestContext, events: AuditEvent[]): Promise<void> {
+    return this.insert(db, actor, events);
   }
 
   /**
@@ -147,7 +155,7 @@ export class AuditService implements OnModuleDestroy {
     );
     const metadata = { ...(e.metadata ?? {}), user_id: userId, user_email: users[0]?.email ?? '', user_display_name: users[0]?.display_name ?? '', scope: 'user' };
     const trails: Array<string | null> = workspaces.length ? workspaces.map((r) => r.workspace_id) : [null];
-    for (const workspaceId of trails) await this.insert(db, actor, { ...e, workspace_id: workspaceId, metadata });
+    await this.insert(db, actor, trails.map((workspaceId) => ({ ...e, workspace_id: workspaceId, metadata })));
     return trails.length;
   }
 
@@ -156,7 +164,7 @@ export class AuditService implements OnModuleDestroy {
    * the instance trail (workspace_id NULL, docs/audit.md), inside `db`'s transaction like `record`.
    */
   recordInstance(db: Queryable, actor: AuditActor | RequestContext, e: UserAuditEvent): Promise<void> {
-    return this.insert(db, actor, { ...e, workspace_id: null });
+    return this.insert(db, actor, [{ ...e, workspace_id: null }]);
   }
 
   /** Adds the failure repeats counted in this process to the database (before reads, at shutdown). */
@@ -168,26 +176,35 @@ export class AuditService implements OnModuleDestroy {
     return this.failures.windowSeconds;
   }
 
-  /** The one INSERT into the trail. `workspace_id` null writes to the instance trail (recordForUser, recordInstance). */
+  /**
+   * The one INSERT into the trail: one statement for all `events`, rows in the given order (the trigger
+   * numbers them in that order). `workspace_id` null writes to the instance trail (recordForUser, recordInstance).
+   */
   private async insert(
     db: Queryable,
     actor: AuditActor | RequestContext,
-    e: Omit<AuditEvent, 'workspace_id'> & { workspace_id: string | null },
+    events: Array<Omit<AuditEvent, 'workspace_id'> & { workspace_id: string | null }>,
   ): Promise<void> {
+    if (!events.length) return;
     const a = 'principal' in actor ? actorFromContext(actor) : actor;
-    await db.query(
-      `INSERT INTO audit_logs (event_id, event_name, category, outcome, source, actor_type, actor_id, actor_display_name, actor_email,
-         target_type, target_id, target_display_name, old_value, new_value, reason, metadata, ip_address, user_agent,
-         workspace_id, project_id)
-       VALUES ($20, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
-      [
-        e.event_name, e.category, e.outcome ?? 'success', a.source, a.actor_type, a.actor_id,
+    const params = new SqlParams();
+    const rows = events.map((e) => {
+      const values = [
+        e.event_id ?? randomUUID(), e.event_name, e.category, e.outcome ?? 'success', a.source, a.actor_type, a.actor_id,
         (a.actor_display_name ?? '').slice(0, 255), (a.actor_email ?? '').slice(0, 320),
         (e.target_type ?? '').slice(0, 64), (e.target_id ?? '').slice(0, 255), (e.target_display_name ?? '').slice(0, 255),
         e.old_value === undefined ? null : JSON.stringify(e.old_value), e.new_value === undefined ? null : JSON.stringify(e.new_value),
         e.reason ?? '', JSON.stringify(e.metadata ?? {}), normalizeIp(a.ip_address), a.user_agent ?? '', e.workspace_id, e.project_id ?? null,
-        e.event_id ?? randomUUID(),
-      ],
+      ];
+      // Typed placeholders: in a multi-row VALUES list PostgreSQL does not take the types from the columns.
+      return `(${values.map((v, i) => `${params.add(v)}${COLUMN_CASTS[i] ?? ''}`).join(', ')})`;
+    });
+    await db.query(
+      `INSERT INTO audit_logs (event_id, event_name, category, outcome, source, actor_type, actor_id, actor_display_name, actor_email,
+         target_type, target_id, target_display_name, old_value, new_value, reason, metadata, ip_address, user_agent,
+         workspace_id, project_id)
+       VALUES ${rows.join(', ')}`,
+      params.values,
     );
   }
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { AuditActor, AuditService } from '../audit/audit.service';
+import { AuditActor, AuditEvent, AuditService } from '../audit/audit.service';
 import { ProjectContext, RequestContext, WorkspaceContext } from '../common/auth/request-context';
 import { effectiveProjectRole, projectLevel, ProjectRole, WORKSPACE_ROLE_LEVEL, WorkspaceRole, workspaceLevel } from '../common/auth/roles';
 import { ProblemException } from '../common/errors/problem.exception';
@@ -88,9 +88,9 @@ export class MembersService {
       new_value: { role },
       metadata: { member_id: target.member_id, ...(capped.length ? { project_roles_capped_in: capped.map((c) => c.project_id) } : {}) },
     });
-    for (const c of capped) {
-      await this.recordProjectMember(m, actor, workspaceId, c.project_id, 'project_member.role_updated', { ...target, id: c.id }, { role: c.old_role }, { role: ProjectRole.Commenter }, 'workspace_demoted_to_guest');
-    }
+    await this.audit.recordMany(m, actor, capped.map((c) =>
+      this.projectMemberEvent(workspaceId, c.project_id, 'project_member.role_updated', { ...target, id: c.id }, { role: c.old_role }, { role: ProjectRole.Commenter }, 'workspace_demoted_to_guest'),
+    ));
   }
 
   /**
@@ -133,9 +133,9 @@ export class MembersService {
       old_value: { role: target.role },
       metadata: { member_id: target.member_id, project_memberships_removed_in: projects.map((p) => p.project_id) },
     });
-    for (const p of projects) {
-      await this.recordProjectMember(m, actor, workspaceId, p.project_id, 'project_member.removed', { ...target, id: p.id }, { role: p.old_role }, undefined, 'workspace_member_removed');
-    }
+    await this.audit.recordMany(m, actor, projects.map((p) =>
+      this.projectMemberEvent(workspaceId, p.project_id, 'project_member.removed', { ...target, id: p.id }, { role: p.old_role }, undefined, 'workspace_member_removed'),
+    ));
     return projects;
   }
 
@@ -192,14 +192,21 @@ export class MembersService {
     });
   }
 
-  /**
-   * Records a project membership event (target `project_member`, project_id set). `implicit` names why a
-   * membership changed without a request on the project roster (metadata.reason): the project's creation,
-   * a workspace demotion to guest, a workspace removal.
-   */
+  /** Records a project membership event (projectMemberEvent) in `m`. */
   recordProjectMember(
     m: EntityManager,
     actor: Actor,
+    ...event: Parameters<MembersService['projectMemberEvent']>
+  ): Promise<void> {
+    return this.audit.record(m, actor, this.projectMemberEvent(...event));
+  }
+
+  /**
+   * The entry of a project membership change (target `project_member`, project_id set). `implicit` names why a
+   * membership changed without a request on the project roster (metadata.reason): the project's creation,
+   * a workspace demotion to guest, a workspace removal.
+   */
+  projectMemberEvent(
     workspaceId: string,
     projectId: string,
     event: 'project_member.added' | 'project_member.role_updated' | 'project_member.removed',
@@ -207,8 +214,8 @@ export class MembersService {
     oldValue?: unknown,
     newValue?: unknown,
     implicit?: ImplicitMembershipReason,
-  ): Promise<void> {
-    return this.audit.record(m, actor, {
+  ): AuditEvent {
+    return {
       event_name: event,
       category: 'member',
       workspace_id: workspaceId,
@@ -219,7 +226,7 @@ export class MembersService {
       old_value: oldValue,
       new_value: newValue,
       metadata: { member_id: row.member_id, ...(implicit ? { reason: implicit } : {}) },
-    });
+    };
   }
 
   /**

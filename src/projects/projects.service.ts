@@ -79,10 +79,12 @@ export class ProjectsService {
         new_value: { name: row.name, identifier: row.identifier },
       });
       // The implicit memberships (creator, lead, default assignee) are audited like any other addition.
+      const added = [];
       for (const id of memberships) {
         const member = (await this.members.getProjectMember(ws, row.id, id, tx))!;
-        await this.membersService.recordProjectMember(tx, ctx, ws, row.id, 'project_member.added', member, undefined, { role: member.role }, 'project_created');
+        added.push(this.membersService.projectMemberEvent(ws, row.id, 'project_member.added', member, undefined, { role: member.role }, 'project_created'));
       }
+      await this.audit.recordMany(tx, ctx, added);
       return mapProject(row);
     };
     if (m) return run(m).catch((e: unknown) => this.uniqueConflict(e));
