@@ -6,6 +6,7 @@ import { resolveDatabase } from './common/database/database';
 import { dataSourceOptions } from './common/database/data-source';
 import { runMigrations } from './common/database/migrate';
 import { createApp } from './common/http/create-app';
+import { inFlightIdle } from './common/http/in-flight';
 
 function log(msg: string, extra: Record<string, unknown> = {}) {
   process.stdout.write(JSON.stringify({ level: 30, time: Date.now(), context: 'main', msg, ...extra }) + '\n');
@@ -54,6 +55,11 @@ async function main() {
     const timer = setTimeout(() => process.exit(1), 15000);
     timer.unref();
     try {
+      // Stop taking connections first. A client that hung up lets the server finish closing while its
+      // handler still runs; Nest's close() would then end the database pool under it, so wait for the
+      // handlers before that.
+      await app.getHttpAdapter().getInstance<{ close(): Promise<void> }>().close();
+      await inFlightIdle(10000);
       await app.close();
       await db.stop();
     } finally {

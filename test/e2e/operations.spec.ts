@@ -1,5 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -114,6 +115,11 @@ describe('graceful shutdown of the compiled service on embedded PostgreSQL', () 
     expect(output).toContain(`http://localhost:${port}/api/v2/docs/`);
     const url = `http://127.0.0.1:${port}/api/v2/workspaces/default/projects/`;
     expect((await fetch(url, { headers: { 'X-Api-Key': key! } })).status).toBe(200);
+    const json = { 'X-Api-Key': key!, 'content-type': 'application/json' };
+    const project = (await (await fetch(url, { method: 'POST', headers: json, body: JSON.stringify({ name: 'Shutdown', identifier: 'SHUT' }) })).json()) as { id: string };
+    const itemUrl = `${url}${project.id}/work-items/`;
+    const item = (await (await fetch(itemUrl, { method: 'POST', headers: json, body: JSON.stringify({ name: 'Before' }) })).json()) as { id: string };
+    expect(item.id).toBeDefined();
 
     // Hold a lock so the next request stays in flight while the signal arrives.
     const pg = new Client({ connectionString: `postgres://postgres:postgres@127.0.0.1:${pgPort}/worktracking` });
@@ -122,6 +128,18 @@ describe('graceful shutdown of the compiled service on embedded PostgreSQL', () 
     await pg.query('LOCK TABLE projects IN ACCESS EXCLUSIVE MODE');
     const started = Date.now();
     const inFlight = fetch(url, { headers: { 'X-Api-Key': key! } }).then(async (r) => ({ status: r.status, body: (await r.json()) as { pagination: unknown }, at: Date.now() - started }));
+    // A write whose client hangs up while it waits, and which a second lock keeps running after the
+    // server has closed: its handler still needs pool connections, so the pool must outlive it.
+    const pg2 = new Client({ connectionString: `postgres://postgres:postgres@127.0.0.1:${pgPort}/worktracking` });
+    await pg2.connect();
+    await pg2.query('BEGIN');
+    await pg2.query('LOCK TABLE work_items IN ACCESS EXCLUSIVE MODE');
+    const abandoned = httpRequest(`${itemUrl}${item.id}/`, { method: 'PATCH', agent: false, headers: json });
+    const hungUp = new Promise((resolve) => abandoned.on('error', (e: NodeJS.ErrnoException) => resolve(e.code)).on('response', (r) => resolve(r.statusCode)));
+    abandoned.end(JSON.stringify({ name: 'After' }));
+    await new Promise((r) => setTimeout(r, 200));
+    abandoned.destroy();
+    expect(await hungUp).toBe('ECONNRESET');
     await new Promise((r) => setTimeout(r, 400));
     const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
     server.kill('SIGTERM');
@@ -136,7 +154,12 @@ describe('graceful shutdown of the compiled service on embedded PostgreSQL', () 
     expect(res.status).toBe(200);
     expect(res.body.pagination).toEqual({ style: 'offset' });
     expect(res.at).toBeGreaterThanOrEqual(1000);
+    await new Promise((r) => setTimeout(r, 300));
+    await pg2.query('COMMIT').catch(() => undefined);
+    await pg2.end().catch(() => undefined);
     expect(await exited).toBe(0);
+    // The abandoned PATCH ran to its end on a live pool (no "Cannot use a pool after calling end").
+    expect(output).not.toContain('unhandled exception');
     expect(output).toContain('"msg":"shutting down"');
     // The embedded PostgreSQL is stopped and its data kept (persistent across restarts).
     expect(await canConnect(pgPort)).toBe(false);

@@ -13,6 +13,7 @@ import { ErrorCode } from '../errors/error-codes';
 import { problemBody } from '../errors/problem.filter';
 import { registerRoute } from './route-registry';
 import { rewriteUrl } from './trailing-slash';
+import { trackInFlight } from './in-flight';
 import { setupOpenApi } from '../openapi/openapi';
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -59,6 +60,7 @@ export async function createApp(cfg: AppConfig, databaseUrl: string, opts: { log
     reply.header('X-Request-Id', req.id);
     if (closing) reply.header('Connection', 'close');
   });
+  trackInFlight(fastify);
 
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(cfg, databaseUrl), adapter, {
     logger: opts.logger === false ? false : new JsonLogger(cfg.logLevel),
