@@ -58,7 +58,7 @@ async function main() {
       // Stop taking connections first. A client that hung up lets the server finish closing while its
       // handler still runs; Nest's close() would then end the database pool under it, so wait for the
       // handlers before that.
-      await app.getHttpAdapter().getInstance<{ close(): Promise<void> }>().close();
+      await app.getHttpAdapter().getInstance().close();
       await inFlightIdle(10000);
       await app.close();
       await db.stop();
