@@ -1,7 +1,8 @@
 'use strict';
 // The ceiling of the benchmark: bare Fastify + pg, no framework, no auth, serving the same SQL the
 // service runs for list page 1 (rows with their id arrays, and the total count, in parallel).
-// It authenticates nothing and resolves no workspace or project: that is the framework's share.
+// It authenticates nothing and resolves no workspace or project: that is the framework's share. Like the
+// service (src/common/database/statement-cache.ts), it runs both as named prepared statements.
 const Fastify = require('fastify');
 const { Pool } = require('pg');
 
@@ -24,7 +25,10 @@ const COUNT_SQL = `SELECT coalesce(sum(n), 0)::int AS c FROM project_work_item_c
 
 const app = Fastify({ logger: false });
 app.get('/list', async () => {
-  const [rows, count] = await Promise.all([pool.query(LIST_SQL, [WS, PROJECT]), pool.query(COUNT_SQL, [WS, PROJECT])]);
+  const [rows, count] = await Promise.all([
+    pool.query({ name: 'bare_list', text: LIST_SQL, values: [WS, PROJECT] }),
+    pool.query({ name: 'bare_count', text: COUNT_SQL, values: [WS, PROJECT] }),
+  ]);
   const data = rows.rows.slice(0, 50).map((r) => ({
     id: r.id, name: r.name, identifier: `${IDENT}-${r.sequence_id}`, sequence_id: r.sequence_id, priority: r.priority,
     state_id: r.state_id, type_id: r.type_id, assignee_ids: r.assignee_ids, label_ids: r.label_ids, parent_id: r.parent_id,

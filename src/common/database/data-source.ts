@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { ENTITIES } from './entities';
+import { PreparingClient } from './statement-cache';
 import { MIGRATIONS } from '../../../migrations';
 
 export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions {
@@ -14,7 +15,7 @@ export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions
     uuidExtension: 'pgcrypto',
     migrationsRun: false,
     logging: false,
-    extra: { max: poolSize, application_name: 'work-tracking-api' },
+    extra: { max: poolSize, application_name: 'work-tracking-api', Client: PreparingClient },
   };
 }
 
