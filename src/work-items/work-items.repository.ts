@@ -7,6 +7,7 @@ import { Queryable, SqlParams } from '../common/pagination/sql-params';
 import { poolReader } from '../common/database/prepared';
 import { STATE_GROUPS } from '../states/state.entity';
 import { visibleInProject } from '../work-item-types/work-item-types.repository';
+import { creationRuleSql } from '../workflows/workflows.repository';
 import { PRIORITIES } from './work-item.entity';
 
 /** Priority by meaning, urgent first. The expression index `ix_work_items_priority` is built on exactly this. */
@@ -130,6 +131,32 @@ const WRITABLE = new Set([
   'start_date', 'target_date', 'external_id', 'external_source', 'custom_values',
 ]);
 
+// Re-reads that lock what a write links to FOR KEY SHARE until commit (arguments are SQL references).
+// Deleting a label, an estimate (or point) or a work item locks the row (or its estimate) FOR UPDATE first,
+// which conflicts with KEY SHARE: the delete waits for our commit and then strips / clears what we wrote,
+// or it committed first and the re-read misses the row.
+const LOCK_STATE = (project: string, id: string) =>
+  `SELECT id FROM states WHERE project_id = ${project} AND id = ${id} AND deleted_at IS NULL FOR KEY SHARE`;
+const LOCK_LABELS = (ws: string, project: string, ids: string) =>
+  `SELECT id FROM labels WHERE workspace_id = ${ws} AND (project_id = ${project} OR project_id IS NULL) AND id = ANY(${ids}) AND deleted_at IS NULL
+     FOR KEY SHARE`;
+const LOCK_ESTIMATE_POINT = (ws: string, project: string, id: string) =>
+  `SELECT p.id FROM estimate_points p JOIN estimates e ON e.id = p.estimate_id
+    WHERE p.workspace_id = ${ws} AND p.project_id = ${project} AND p.id = ${id} AND p.deleted_at IS NULL
+      AND e.workspace_id = ${ws} AND e.is_active AND e.deleted_at IS NULL
+      FOR KEY SHARE`;
+const LOCK_WORK_ITEM = (ws: string, id: string) => `SELECT id FROM work_items WHERE workspace_id = ${ws} AND id = ${id} AND deleted_at IS NULL FOR KEY SHARE`;
+
+/** What the checked insert found: the row it wrote, or (nothing written) which reference failed. */
+export interface CheckedInsert {
+  state_live: boolean;
+  live_label_ids: string[];
+  estimate_point_live: boolean;
+  parent_live: boolean;
+  creation_allowed: boolean | null;
+  row: WorkItemDetailRow | null;
+}
+
 export type Archived = 'live' | 'any' | 'archived';
 
 @Injectable()
@@ -188,49 +215,70 @@ export class WorkItemsRepository {
   }
 
   /**
-   * The project's next sequence number, taken in a statement of its own before the insert transaction
-   * (wt_next_work_item_sequence): the project row is locked only for that statement, so concurrent
-   * creates do not queue behind each other's commits. Numbers are unique and never reused; a create
-   * that fails afterwards leaves a gap.
+   * Creates the work item in one statement, without an explicit transaction: it re-reads the state and
+   * every label, estimate point and parent it links to FOR KEY SHARE (held until the statement commits),
+   * checks the workflow's creation rule for the state, and inserts the item with its assignees and labels
+   * only when all of that holds. It always returns one row saying what it found, with the written row
+   * (the read shape of `get`) or null. All of it reads one snapshot, taken before any lock wait: a caller
+   * that links labels, a point or a parent takes the state lock in an earlier statement of a transaction,
+   * so a delete that commits while it waits is seen here (KEY SHARE does not see non-key updates).
    */
-  async nextSequence(projectId: string): Promise<number> {
-    const rows = await this.reader.query(`SELECT wt_next_work_item_sequence($1) AS n`, [projectId]);
-    return rows[0].n;
-  }
-
-  /** Inserts the work item with its sequence number, assignees and labels in one statement. */
-  async insert(
+  async insertChecked(
     workspaceId: string,
     projectId: string,
+    projectIdentifier: string,
     sequenceId: number,
     v: WorkItemWrite & { name: string; state_id: string },
     assigneeIds: string[],
     labelIds: string[],
     userId: string,
-    db: Queryable,
-  ): Promise<string> {
+    db: Queryable = this.reader,
+  ): Promise<CheckedInsert> {
     const rows = await db.query(
-      `WITH item AS (
-         INSERT INTO work_items (workspace_id, project_id, sequence_id, name, description_html, description_stripped, priority,
-                                 state_id, type_id, parent_id, estimate_point_id, start_date, target_date, external_id, external_source,
-                                 custom_values, sort_order, created_by_id, updated_by_id)
-         VALUES ($1, $2, $19::int, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $19::int * 65535.0, $16, $16)
-         RETURNING id
-       ), a AS (
-         INSERT INTO work_item_assignees (work_item_id, assignee_id, workspace_id, project_id)
-         SELECT item.id, x, $1, $2 FROM item, unnest($17::uuid[]) AS x
-       ), l AS (
-         INSERT INTO work_item_labels (work_item_id, label_id, workspace_id, project_id)
-         SELECT item.id, x, $1, $2 FROM item, unnest($18::uuid[]) AS x
-       )
-       SELECT id FROM item`,
+      `WITH st AS (${LOCK_STATE('$2', '$7::uuid')}),
+            lb AS (${LOCK_LABELS('$1', '$2', '$18::uuid[]')}),
+            ep AS (${LOCK_ESTIMATE_POINT('$1', '$2', '$10::uuid')}),
+            par AS (${LOCK_WORK_ITEM('$1', '$9::uuid')}),
+            chk AS (
+              SELECT EXISTS (SELECT 1 FROM st) AS state_live,
+                     ARRAY(SELECT id FROM lb) AS live_label_ids,
+                     ($10::uuid IS NULL OR EXISTS (SELECT 1 FROM ep)) AS estimate_point_live,
+                     ($9::uuid IS NULL OR EXISTS (SELECT 1 FROM par)) AS parent_live,
+                     ${creationRuleSql('$2', '$7::uuid')} AS creation_allowed
+            ),
+            item AS (
+              INSERT INTO work_items (workspace_id, project_id, sequence_id, name, description_html, description_stripped, priority,
+                                      state_id, type_id, parent_id, estimate_point_id, start_date, target_date, external_id, external_source,
+                                      custom_values, sort_order, created_by_id, updated_by_id)
+              SELECT $1, $2, $19::int, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $19::int * 65535.0, $16, $16
+                FROM chk
+               WHERE chk.state_live AND cardinality(chk.live_label_ids) = cardinality($18::uuid[])
+                 AND chk.estimate_point_live AND chk.parent_live AND chk.creation_allowed IS NOT FALSE
+              RETURNING *
+            ),
+            a AS (
+              INSERT INTO work_item_assignees (work_item_id, assignee_id, workspace_id, project_id)
+              SELECT item.id, x, $1, $2 FROM item, unnest($17::uuid[]) AS x
+            ),
+            l AS (
+              INSERT INTO work_item_labels (work_item_id, label_id, workspace_id, project_id)
+              SELECT item.id, x, $1, $2 FROM item, unnest($18::uuid[]) AS x
+            )
+       SELECT chk.*, r.*
+         FROM chk LEFT JOIN (
+              SELECT ${COLS}, w.project_id, w.workspace_id, w.custom_values, w.external_id, w.external_source, w.estimate_point_id,
+                     ARRAY(SELECT x FROM unnest($17::uuid[]) x ORDER BY x) AS assignee_ids,
+                     ARRAY(SELECT x FROM unnest($18::uuid[]) x ORDER BY x) AS label_ids,
+                     $20::text AS project_identifier
+                FROM item w) r ON true`,
       [
         workspaceId, projectId, v.name, v.description_html ?? '', v.description_stripped ?? '', v.priority ?? 'none',
         v.state_id, v.type_id ?? null, v.parent_id ?? null, v.estimate_point_id ?? null, v.start_date ?? null, v.target_date ?? null,
-        v.external_id ?? null, v.external_source ?? null, v.custom_values ?? {}, userId, assigneeIds, labelIds, sequenceId,
+        v.external_id ?? null, v.external_source ?? null, v.custom_values ?? {}, userId, assigneeIds, labelIds, sequenceId, projectIdentifier,
       ],
     );
-    return rows[0].id;
+    const { state_live, live_label_ids, estimate_point_live, parent_live, creation_allowed, ...row } = rows[0];
+    return { state_live, live_label_ids, estimate_point_live, parent_live, creation_allowed, row: row.id ? (row as WorkItemDetailRow) : null };
   }
 
   /** Updates the columns sent and replaces the assignee / label sets that were sent, in one statement. */
@@ -292,50 +340,45 @@ export class WorkItemsRepository {
   }
 
   /** Everything a create needs from the project in one statement: default state, default type (if any), features. */
-  async createDefaults(workspaceId: string, projectId: string, db: Queryable): Promise<{ default_state_id: string | null; default_type_id: string | null }> {
-    const rows = await db.query(
+  /**
+   * What a create needs before it writes, in one statement: the default state and type, and the project's
+   * next sequence number (wt_next_work_item_sequence: the project row is locked for this statement only,
+   * committed asynchronously, so concurrent creates do not queue behind each other's commits). Numbers are
+   * unique and never reused; a create that fails afterwards leaves a gap.
+   */
+  async createPrelude(workspaceId: string, projectId: string): Promise<{ default_state_id: string | null; default_type_id: string | null; sequence_id: number }> {
+    const rows = await this.reader.query(
       `SELECT (SELECT s.id FROM states s WHERE s.project_id = $2 AND s.is_default AND s.deleted_at IS NULL) AS default_state_id,
               (SELECT t.id FROM work_item_types t
                 WHERE t.workspace_id = $1 AND t.is_default AND t.is_active AND NOT t.is_epic AND t.deleted_at IS NULL
                   AND ${visibleInProject('$2::uuid')}
                   AND (CASE WHEN COALESCE((SELECT f.is_work_item_types_enabled FROM workspace_features f WHERE f.workspace_id = $1), false)
                             THEN t.project_id IS NULL ELSE t.project_id IS NOT NULL END)
-                LIMIT 1) AS default_type_id`,
+                LIMIT 1) AS default_type_id,
+              wt_next_work_item_sequence($2) AS sequence_id`,
       [workspaceId, projectId],
     );
     return rows[0];
   }
 
-  // ---- in-transaction re-checks: still live, locked FOR KEY SHARE until commit ----
-  // Deleting a label, an estimate (or point) or a work item locks the row (or its estimate) FOR UPDATE first, which
-  // conflicts with KEY SHARE: the delete waits for our commit and then strips / clears what we wrote, or it
-  // committed first and the re-read misses the row.
+
+  // ---- in-transaction re-checks: still live, locked FOR KEY SHARE until commit (see LOCK_STATE) ----
 
   /** Labels (project or workspace-level) among `ids` still live. */
   async lockLabels(workspaceId: string, projectId: string, ids: string[], db: Queryable): Promise<Set<string>> {
-    const rows = await db.query(
-      `SELECT id FROM labels WHERE workspace_id = $1 AND (project_id = $2 OR project_id IS NULL) AND id = ANY($3::uuid[]) AND deleted_at IS NULL
-         FOR KEY SHARE`,
-      [workspaceId, projectId, ids],
-    );
+    const rows = await db.query(LOCK_LABELS('$1', '$2', '$3::uuid[]'), [workspaceId, projectId, ids]);
     return new Set(rows.map((r: { id: string }) => r.id));
   }
 
   /** Is the point still a live point of the project's active, live estimate? Locks the point and its estimate. */
   async lockEstimatePoint(workspaceId: string, projectId: string, pointId: string, db: Queryable): Promise<boolean> {
-    const rows = await db.query(
-      `SELECT p.id FROM estimate_points p JOIN estimates e ON e.id = p.estimate_id
-        WHERE p.workspace_id = $1 AND p.project_id = $2 AND p.id = $3 AND p.deleted_at IS NULL
-          AND e.workspace_id = $1 AND e.is_active AND e.deleted_at IS NULL
-          FOR KEY SHARE`,
-      [workspaceId, projectId, pointId],
-    );
+    const rows = await db.query(LOCK_ESTIMATE_POINT('$1', '$2', '$3::uuid'), [workspaceId, projectId, pointId]);
     return rows.length > 0;
   }
 
   /** Is the work item (a parent, any project of the workspace, archived ones included) still live? */
   async lockWorkItem(workspaceId: string, id: string, db: Queryable): Promise<boolean> {
-    const rows = await db.query(`SELECT id FROM work_items WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL FOR KEY SHARE`, [workspaceId, id]);
+    const rows = await db.query(LOCK_WORK_ITEM('$1', '$2::uuid'), [workspaceId, id]);
     return rows.length > 0;
   }
 

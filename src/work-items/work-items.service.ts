@@ -188,11 +188,11 @@ export class WorkItemsService {
 
   /**
    * The relations resolved outside the write (or without a lock) must still be live at commit: inside the
-   * transaction, one set-based statement per relation sent re-reads labels, the estimate point and the
-   * parent FOR KEY SHARE (the state is re-checked the same way by the caller). A delete that committed in
-   * between is a 400 naming the field, nothing written; one still running waits for our commit and then
-   * strips / clears the link like any other. Assignees are not re-locked: removing a project member takes
-   * no row lock an assignment could share (see docs/work-items.md).
+   * write, the labels, the estimate point and the parent are re-read FOR KEY SHARE (the state too). A
+   * delete that committed in between is a 400 naming the field, nothing written; one still running waits
+   * for our commit and then strips / clears the link like any other. Assignees are not re-locked: removing
+   * a project member takes no row lock an assignment could share (see docs/work-items.md). Creates do
+   * this inside their insert statement (insertChecked); updates with one statement per relation sent.
    */
   private async lockRefs(
     t: Tenant,
@@ -200,18 +200,29 @@ export class WorkItemsService {
     refs: { labelIds?: string[]; estimatePointId?: string | null; parentId?: string | null },
     tx: Queryable,
   ): Promise<void> {
+    const live = {
+      labelIds: refs.labelIds?.length ? await this.repo.lockLabels(t.workspaceId, t.projectId, refs.labelIds, tx) : new Set<string>(),
+      estimatePoint: !refs.estimatePointId || (await this.repo.lockEstimatePoint(t.workspaceId, t.projectId, refs.estimatePointId, tx)),
+      parent: !refs.parentId || (await this.repo.lockWorkItem(t.workspaceId, refs.parentId, tx)),
+    };
+    this.assertRefsLive(dto, refs, live);
+  }
+
+  /** 400 naming each relation that was deleted between its resolution and the write. */
+  private assertRefsLive(
+    dto: UpdateWorkItemDto,
+    refs: { labelIds?: string[]; estimatePointId?: string | null; parentId?: string | null },
+    live: { labelIds: Set<string>; estimatePoint: boolean; parent: boolean },
+  ): void {
     const errors: FieldError[] = [];
-    if (refs.labelIds?.length) {
-      const live = await this.repo.lockLabels(t.workspaceId, t.projectId, refs.labelIds, tx);
-      const gone = refs.labelIds.filter((id) => !live.has(id));
-      if (gone.length) {
-        errors.push({ field: dto.label_ids !== undefined ? 'label_ids' : 'labels', message: `No longer a label of this project or of the workspace (deleted meanwhile): ${gone.join(', ')}.` });
-      }
+    const gone = (refs.labelIds ?? []).filter((id) => !live.labelIds.has(id));
+    if (gone.length) {
+      errors.push({ field: dto.label_ids !== undefined ? 'label_ids' : 'labels', message: `No longer a label of this project or of the workspace (deleted meanwhile): ${gone.join(', ')}.` });
     }
-    if (refs.estimatePointId && !(await this.repo.lockEstimatePoint(t.workspaceId, t.projectId, refs.estimatePointId, tx))) {
+    if (refs.estimatePointId && !live.estimatePoint) {
       errors.push({ field: dto.estimate_point_id !== undefined ? 'estimate_point_id' : 'estimate', message: `"${refs.estimatePointId}" is no longer a point of the project's active estimate (deleted meanwhile).` });
     }
-    if (refs.parentId && !(await this.repo.lockWorkItem(t.workspaceId, refs.parentId, tx))) {
+    if (refs.parentId && !live.parent) {
       errors.push({ field: dto.parent_id !== undefined ? 'parent_id' : 'parent', message: `"${refs.parentId}" is no longer a work item of this workspace (deleted meanwhile).` });
     }
     if (errors.length) throw ProblemException.validationMany(errors);
@@ -236,8 +247,10 @@ export class WorkItemsService {
     try {
       return await fn();
     } catch (e) {
-      const err = e as { driverError?: { code?: string; constraint?: string } };
-      if (err.driverError?.code === '23505' && err.driverError.constraint === 'uq_work_items_external' && source && externalId) {
+      // TypeORM wraps the driver's error; statements sent straight to the pool throw it as is.
+      const err = e as { code?: string; constraint?: string; driverError?: { code?: string; constraint?: string } };
+      const pgErr = err.driverError ?? err;
+      if (pgErr.code === '23505' && pgErr.constraint === 'uq_work_items_external' && source && externalId) {
         await this.checkExternal(projectId, source, externalId, null, this.ds);
       }
       throw e;
@@ -259,13 +272,13 @@ export class WorkItemsService {
     if (!name) throw ProblemException.validation('name', 'name must not be blank.');
     const desc = this.description(dto.description_html);
     this.checkDates(dto.start_date, dto.target_date);
-    // Validation reads run on the pool in parallel; the sequence number is taken in its own statement;
-    // the transaction holds only the state lock, the workflow rule and the insert.
-    const [refs, defaults] = await Promise.all([
+    // Three round trips in the common case: the reads that validate (in parallel, on the pool), the
+    // defaults with the sequence number, and one statement that re-checks, locks and writes.
+    const [refs] = await Promise.all([
       this.resolveRefs(t, dto, this.ds),
-      this.repo.createDefaults(t.workspaceId, t.projectId, this.ds),
       this.checkExternal(t.projectId, dto.external_source, dto.external_id, null, this.ds),
     ]);
+    const defaults = await this.repo.createPrelude(t.workspaceId, t.projectId);
     const stateId = refs.stateId ?? defaults.default_state_id;
     if (!stateId) throw ProblemException.validation('state_id', 'The project has no default state; send state_id or state.');
     const typeId = refs.typeId !== undefined ? refs.typeId : defaults.default_type_id;
@@ -275,34 +288,44 @@ export class WorkItemsService {
       assigneeIds = dflt && (await this.repo.assigneeIds(t.workspaceId, t.projectId, [dflt], this.ds)).has(dflt) ? [dflt] : [];
     }
     const customValues = await this.customFields.forCreate(this.ds, t.workspaceId, t.projectId, typeId, dto.custom_fields);
-    const sequenceId = await this.repo.nextSequence(t.projectId);
+    const labelIds = refs.labelIds ?? [];
 
-    const id = await this.externalRace(t.projectId, dto.external_source, dto.external_id, () =>
-      this.ds.transaction(async (tx) => {
-        // The state must still be live at commit: a concurrent state delete waits for us (KEY SHARE).
-        if (!(await this.repo.stateIds(t.projectId, [stateId], tx)).has(stateId)) {
-          throw ProblemException.validation(refs.stateId ? 'state_id' : 'state', `"${stateId}" is not a state of this project.`);
-        }
-        await this.lockRefs(t, dto, refs, tx);
-        await this.workflows.assertCreateAllowed(tx, ctx, stateId);
-        return this.repo.insert(
-          t.workspaceId,
-          t.projectId,
-          sequenceId,
-          {
-            name, ...desc, priority: dto.priority, state_id: stateId, type_id: typeId, parent_id: refs.parentId ?? null,
-            estimate_point_id: refs.estimatePointId ?? null, start_date: dto.start_date, target_date: dto.target_date,
-            external_id: dto.external_id, external_source: dto.external_source, custom_values: customValues,
-          },
-          assigneeIds!,
-          refs.labelIds ?? [],
-          ctx.principal.userId,
-          tx,
-        );
-      }),
+    const write = (db?: Queryable) =>
+      this.repo.insertChecked(
+        t.workspaceId,
+        t.projectId,
+        ctx.project.identifier,
+        defaults.sequence_id,
+        {
+          name, ...desc, priority: dto.priority, state_id: stateId, type_id: typeId, parent_id: refs.parentId ?? null,
+          estimate_point_id: refs.estimatePointId ?? null, start_date: dto.start_date, target_date: dto.target_date,
+          external_id: dto.external_id, external_source: dto.external_source, custom_values: customValues,
+        },
+        assigneeIds!,
+        labelIds,
+        ctx.principal.userId,
+        db,
+      );
+    // Without labels, a point or a parent the insert statement alone is the write. With them, the state is
+    // locked first in a statement of its own, so a delete of what we link that commits while we wait for
+    // that lock is seen by the insert's later snapshot (see insertChecked).
+    const links = labelIds.length > 0 || !!refs.estimatePointId || !!refs.parentId;
+    const result = await this.externalRace(t.projectId, dto.external_source, dto.external_id, () =>
+      links
+        ? this.ds.transaction(async (tx) => {
+            await this.repo.stateIds(t.projectId, [stateId], tx);
+            return write(tx);
+          })
+        : write(),
     );
-    const row = await this.repo.get(t.workspaceId, t.projectId, id);
-    return this.present(t.workspaceId, row!, expand, true);
+    if (!result.row) {
+      // Nothing was written: say why, in the order of the checks (state, links, workflow).
+      if (!result.state_live) throw ProblemException.validation(refs.stateId ? 'state_id' : 'state', `"${stateId}" is not a state of this project.`);
+      this.assertRefsLive(dto, refs, { labelIds: new Set(result.live_label_ids), estimatePoint: result.estimate_point_live, parent: result.parent_live });
+      this.workflows.assertCreationRule(result.creation_allowed);
+      throw new Error('work item insert wrote nothing although every check passed');
+    }
+    return this.present(t.workspaceId, result.row, expand, true);
   }
 
   async update(ctx: ProjectContext, id: string, dto: UpdateWorkItemDto, expand: Set<string>): Promise<WorkItemDto> {

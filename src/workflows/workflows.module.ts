@@ -3,7 +3,7 @@ import { WorkflowStatesController, WorkflowsController, WorkflowTransitionsContr
 import { WorkflowsRepository } from './workflows.repository';
 import { WorkflowsService } from './workflows.service';
 
-/** Exports WorkflowsService: work item writes call `assertCreateAllowed` and `assertTransitionAllowed`. */
+/** Exports WorkflowsService: work item creates call `assertCreationRule` on the rule their insert read (creationRuleSql), updates `assertTransitionAllowed`. */
 @Module({
   controllers: [WorkflowsController, WorkflowStatesController, WorkflowTransitionsController],
   providers: [WorkflowsRepository, WorkflowsService],

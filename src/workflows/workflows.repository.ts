@@ -67,6 +67,19 @@ function setClause(v: Record<string, unknown>, p: SqlParams, arrays: string[] = 
 }
 
 /** Workflows, their states and transitions, and the rule lookups behind enforcement. */
+/**
+ * SQL (a scalar subquery; arguments are SQL references) for the `allow_issue_creation` of a state in the
+ * project's active workflow, when the project's workflow feature is on, an active workflow exists and it
+ * has a row for the state; else NULL. Work item creates evaluate it inside their insert statement.
+ */
+export const creationRuleSql = (project: string, state: string) =>
+  `(SELECT ws.allow_issue_creation
+      FROM workflows w
+      JOIN project_features pf ON pf.project_id = w.project_id AND pf.is_workflow_enabled
+      JOIN workflow_states ws ON ws.workflow_id = w.id AND ws.state_id = ${state} AND ws.deleted_at IS NULL
+     WHERE w.project_id = ${project} AND w.is_active AND w.deleted_at IS NULL
+     LIMIT 1)`;
+
 @Injectable()
 export class WorkflowsRepository {
   constructor(private readonly ds: DataSource) {}
@@ -277,20 +290,10 @@ export class WorkflowsRepository {
 
   // ---- enforcement lookups (one statement each) ----
 
-  /**
-   * The `allow_issue_creation` of `stateId` in the project's active workflow, when the project's
-   * workflow feature is on, an active workflow exists and it has a row for the state; else null.
-   */
+  /** The creation rule of a state (creationRuleSql): true / false, or null when no rule applies. */
   async creationRule(projectId: string, stateId: string, db: Queryable): Promise<boolean | null> {
-    const rows = await db.query(
-      `SELECT ws.allow_issue_creation
-         FROM workflows w
-         JOIN project_features pf ON pf.project_id = w.project_id AND pf.is_workflow_enabled
-         JOIN workflow_states ws ON ws.workflow_id = w.id AND ws.state_id = $2 AND ws.deleted_at IS NULL
-        WHERE w.project_id = $1 AND w.is_active AND w.deleted_at IS NULL`,
-      [projectId, stateId],
-    );
-    return rows.length ? rows[0].allow_issue_creation : null;
+    const rows = await db.query(`SELECT ${creationRuleSql('$1::uuid', '$2::uuid')} AS allowed`, [projectId, stateId]);
+    return rows[0].allowed;
   }
 
   /**

@@ -45,11 +45,15 @@ export class WorkflowsService {
     private readonly audit: AuditService,
   ) {}
 
-  // ---- enforcement API (called by work item writes, inside their transaction) ----
+  // ---- enforcement API (called by work item writes) ----
 
   /** Throws 403 `workflow_transition_denied` when the active workflow forbids creating work items in `stateId`. */
   async assertCreateAllowed(db: Queryable, ctx: ProjectContext, stateId: string): Promise<void> {
-    const allowed = await this.repo.creationRule(ctx.project.id, lower(stateId), db);
+    this.assertCreationRule(await this.repo.creationRule(ctx.project.id, lower(stateId), db));
+  }
+
+  /** The same 403 for a rule already read (work item creates read it inside their insert: creationRuleSql). */
+  assertCreationRule(allowed: boolean | null): void {
     if (allowed === false) {
       throw new ProblemException(
         ErrorCode.WorkflowTransitionDenied,
@@ -57,6 +61,7 @@ export class WorkflowsService {
       );
     }
   }
+
 
   /** Throws 403 `workflow_transition_denied` when the active workflow forbids moving a work item from `fromStateId` to `toStateId`. */
   async assertTransitionAllowed(db: Queryable, ctx: ProjectContext, fromStateId: string, toStateId: string): Promise<void> {
