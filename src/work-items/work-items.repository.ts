@@ -339,7 +339,6 @@ export class WorkItemsRepository {
     return rows[0]?.id ?? null;
   }
 
-  /** Everything a create needs from the project in one statement: default state, default type (if any), features. */
   /**
    * What a create needs before it writes, in one statement: the default state and type, and the project's
    * next sequence number (wt_next_work_item_sequence: the project row is locked for this statement only,
@@ -360,7 +359,6 @@ export class WorkItemsRepository {
     );
     return rows[0];
   }
-
 
   // ---- in-transaction re-checks: still live, locked FOR KEY SHARE until commit (see LOCK_STATE) ----
 

@@ -272,13 +272,14 @@ export class WorkItemsService {
     if (!name) throw ProblemException.validation('name', 'name must not be blank.');
     const desc = this.description(dto.description_html);
     this.checkDates(dto.start_date, dto.target_date);
-    // Three round trips in the common case: the reads that validate (in parallel, on the pool), the
-    // defaults with the sequence number, and one statement that re-checks, locks and writes.
-    const [refs] = await Promise.all([
+    // In the common case three steps: the reads that validate together with the defaults and the sequence
+    // number (in parallel, on the pool), the custom-properties read, and one statement that re-checks,
+    // locks and writes. A create that fails validation leaves a gap in the sequence numbers.
+    const [refs, defaults] = await Promise.all([
       this.resolveRefs(t, dto, this.ds),
+      this.repo.createPrelude(t.workspaceId, t.projectId),
       this.checkExternal(t.projectId, dto.external_source, dto.external_id, null, this.ds),
     ]);
-    const defaults = await this.repo.createPrelude(t.workspaceId, t.projectId);
     const stateId = refs.stateId ?? defaults.default_state_id;
     if (!stateId) throw ProblemException.validation('state_id', 'The project has no default state; send state_id or state.');
     const typeId = refs.typeId !== undefined ? refs.typeId : defaults.default_type_id;
