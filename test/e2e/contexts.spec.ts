@@ -1,8 +1,7 @@
-import { createTestApp, expectProblem, Tenant, TestApp } from '../helpers/test-app';
+import { createTestApp, expectProblem, Tenant, TestApp, errorFieldSet } from '../helpers/test-app';
 import { audits, ok, typeApi } from '../helpers/type-fixtures';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
-const fields = (body: Record<string, any>): string[] => [...new Set<string>(body.errors.map((e: { field: string }) => e.field))].sort();
 
 describe('property contexts (workspace surface)', () => {
   let t: TestApp;
@@ -48,70 +47,70 @@ describe('property contexts (workspace surface)', () => {
     });
 
     it('each axis must be pinned: by its flag or a non-empty list', async () => {
-      expect(fields(expectProblem(await w.post(`${ctxUrl(pid)}/`, { name: 'A', applies_to_all_work_item_types: true }), 400, 'validation_error'))).toEqual(['project_ids']);
-      expect(fields(expectProblem(await w.post(`${ctxUrl(pid)}/`, { name: 'A', project_ids: [p1] }), 400, 'validation_error'))).toEqual(['issue_type_ids']);
-      expect(fields(expectProblem(await w.post(`${ctxUrl(pid)}/`, { name: 'A', project_ids: [], issue_type_ids: [] }), 400, 'validation_error'))).toEqual(['issue_type_ids', 'project_ids']);
-      expect(fields(expectProblem(await w.post(`${ctxUrl(pid)}/`, { name: 'A' }), 400, 'validation_error'))).toEqual(['issue_type_ids', 'project_ids']);
+      expect(errorFieldSet(expectProblem(await w.post(`${ctxUrl(pid)}/`, { name: 'A', applies_to_all_work_item_types: true }), 400, 'validation_error'))).toEqual(['project_ids']);
+      expect(errorFieldSet(expectProblem(await w.post(`${ctxUrl(pid)}/`, { name: 'A', project_ids: [p1] }), 400, 'validation_error'))).toEqual(['issue_type_ids']);
+      expect(errorFieldSet(expectProblem(await w.post(`${ctxUrl(pid)}/`, { name: 'A', project_ids: [], issue_type_ids: [] }), 400, 'validation_error'))).toEqual(['issue_type_ids', 'project_ids']);
+      expect(errorFieldSet(expectProblem(await w.post(`${ctxUrl(pid)}/`, { name: 'A' }), 400, 'validation_error'))).toEqual(['issue_type_ids', 'project_ids']);
     });
 
     it('a list sent with its wildcard flag true is 400', async () => {
-      expect(fields(expectProblem(await w.post(`${ctxUrl(pid)}/`, { name: 'A', project_ids: [p1], applies_to_all_work_item_types: true, issue_type_ids: [t1] }), 400, 'validation_error'))).toEqual(['issue_type_ids']);
-      expect(fields(expectProblem(await w.post(`${ctxUrl(pid)}/`, { name: 'A', applies_to_all_projects: true, project_ids: [p1], issue_type_ids: [t1] }), 400, 'validation_error'))).toEqual(['project_ids']);
+      expect(errorFieldSet(expectProblem(await w.post(`${ctxUrl(pid)}/`, { name: 'A', project_ids: [p1], applies_to_all_work_item_types: true, issue_type_ids: [t1] }), 400, 'validation_error'))).toEqual(['issue_type_ids']);
+      expect(errorFieldSet(expectProblem(await w.post(`${ctxUrl(pid)}/`, { name: 'A', applies_to_all_projects: true, project_ids: [p1], issue_type_ids: [t1] }), 400, 'validation_error'))).toEqual(['project_ids']);
     });
 
     it('ids must belong to the workspace (projects; workspace-level types); duplicates are rejected', async () => {
-      expect(fields(expectProblem(await w.post(`${ctxUrl(pid)}/`, { name: 'A', project_ids: [foreignProject], issue_type_ids: [t1] }), 400, 'validation_error'))).toEqual(['project_ids']);
-      expect(fields(expectProblem(await w.post(`${ctxUrl(pid)}/`, { name: 'A', project_ids: [UNKNOWN], issue_type_ids: [t1] }), 400, 'validation_error'))).toEqual(['project_ids']);
-      expect(fields(expectProblem(await w.post(`${ctxUrl(pid)}/`, { name: 'A', project_ids: [p1], issue_type_ids: [projectTypeId] }), 400, 'validation_error'))).toEqual(['issue_type_ids']);
-      expect(fields(expectProblem(await w.post(`${ctxUrl(pid)}/`, { name: 'A', project_ids: [p1, p1], issue_type_ids: [t1] }), 400, 'validation_error'))).toEqual(['project_ids']);
-      expect(fields(expectProblem(await w.post(`${ctxUrl(pid)}/`, { name: 'A', project_ids: [p1], issue_type_ids: [t1, t1.toUpperCase()] }), 400, 'validation_error'))).toEqual(['issue_type_ids']);
-      expect(fields(expectProblem(await w.post(`${ctxUrl(pid)}/`, { name: 'A', project_ids: ['nope'], issue_type_ids: [t1] }), 400, 'validation_error'))).toEqual(['project_ids']);
+      expect(errorFieldSet(expectProblem(await w.post(`${ctxUrl(pid)}/`, { name: 'A', project_ids: [foreignProject], issue_type_ids: [t1] }), 400, 'validation_error'))).toEqual(['project_ids']);
+      expect(errorFieldSet(expectProblem(await w.post(`${ctxUrl(pid)}/`, { name: 'A', project_ids: [UNKNOWN], issue_type_ids: [t1] }), 400, 'validation_error'))).toEqual(['project_ids']);
+      expect(errorFieldSet(expectProblem(await w.post(`${ctxUrl(pid)}/`, { name: 'A', project_ids: [p1], issue_type_ids: [projectTypeId] }), 400, 'validation_error'))).toEqual(['issue_type_ids']);
+      expect(errorFieldSet(expectProblem(await w.post(`${ctxUrl(pid)}/`, { name: 'A', project_ids: [p1, p1], issue_type_ids: [t1] }), 400, 'validation_error'))).toEqual(['project_ids']);
+      expect(errorFieldSet(expectProblem(await w.post(`${ctxUrl(pid)}/`, { name: 'A', project_ids: [p1], issue_type_ids: [t1, t1.toUpperCase()] }), 400, 'validation_error'))).toEqual(['issue_type_ids']);
+      expect(errorFieldSet(expectProblem(await w.post(`${ctxUrl(pid)}/`, { name: 'A', project_ids: ['nope'], issue_type_ids: [t1] }), 400, 'validation_error'))).toEqual(['project_ids']);
     });
 
     it('names are unique among the property\'s contexts (case-insensitive); the default name is taken by the seeded context', async () => {
-      expect(fields(expectProblem(await w.post(`${ctxUrl(pid)}/`, { project_ids: [p1], issue_type_ids: [t1] }), 400, 'validation_error'))).toEqual(['name']);
-      expect(fields(expectProblem(await w.post(`${ctxUrl(pid)}/`, { name: 'default', project_ids: [p1], issue_type_ids: [t1] }), 400, 'validation_error'))).toEqual(['name']);
-      expect(fields(expectProblem(await w.post(`${ctxUrl(pid)}/`, { name: 'n'.repeat(256), project_ids: [p1], issue_type_ids: [t1] }), 400, 'validation_error'))).toEqual(['name']);
+      expect(errorFieldSet(expectProblem(await w.post(`${ctxUrl(pid)}/`, { project_ids: [p1], issue_type_ids: [t1] }), 400, 'validation_error'))).toEqual(['name']);
+      expect(errorFieldSet(expectProblem(await w.post(`${ctxUrl(pid)}/`, { name: 'default', project_ids: [p1], issue_type_ids: [t1] }), 400, 'validation_error'))).toEqual(['name']);
+      expect(errorFieldSet(expectProblem(await w.post(`${ctxUrl(pid)}/`, { name: 'n'.repeat(256), project_ids: [p1], issue_type_ids: [t1] }), 400, 'validation_error'))).toEqual(['name']);
     });
 
     it('only one context per property may apply to all projects', async () => {
-      expect(fields(expectProblem(await w.post(`${ctxUrl(pid)}/`, { name: 'All again', applies_to_all_projects: true, issue_type_ids: [t1] }), 400, 'validation_error'))).toEqual(['applies_to_all_projects']);
+      expect(errorFieldSet(expectProblem(await w.post(`${ctxUrl(pid)}/`, { name: 'All again', applies_to_all_projects: true, issue_type_ids: [t1] }), 400, 'validation_error'))).toEqual(['applies_to_all_projects']);
     });
 
     it('external_id and external_source come together, and the pair is unique within the property', async () => {
-      expect(fields(expectProblem(await w.post(`${ctxUrl(pid)}/`, { name: 'E', project_ids: [p2], issue_type_ids: [t2], external_id: 'x' }), 400, 'validation_error'))).toEqual(['external_source']);
-      expect(fields(expectProblem(await w.post(`${ctxUrl(pid)}/`, { name: 'E', project_ids: [p2], issue_type_ids: [t2], external_source: 'jira' }), 400, 'validation_error'))).toEqual(['external_id']);
+      expect(errorFieldSet(expectProblem(await w.post(`${ctxUrl(pid)}/`, { name: 'E', project_ids: [p2], issue_type_ids: [t2], external_id: 'x' }), 400, 'validation_error'))).toEqual(['external_source']);
+      expect(errorFieldSet(expectProblem(await w.post(`${ctxUrl(pid)}/`, { name: 'E', project_ids: [p2], issue_type_ids: [t2], external_source: 'jira' }), 400, 'validation_error'))).toEqual(['external_id']);
       const c = ok(await w.post(`${ctxUrl(pid)}/`, { name: 'E1', project_ids: [p2], issue_type_ids: [t2], external_id: 'x', external_source: 'jira' }), 201);
       expect(c).toMatchObject({ external_id: 'x', external_source: 'jira' });
-      expect(fields(expectProblem(await w.post(`${ctxUrl(pid)}/`, { name: 'E2', project_ids: [p1], issue_type_ids: [t2], external_id: 'x', external_source: 'jira' }), 400, 'validation_error'))).toEqual(['external_id']);
-      expect(fields(expectProblem(await w.patch(`${ctxUrl(pid)}/${c.id}/`, { external_source: null }), 400, 'validation_error'))).toEqual(['external_source']);
+      expect(errorFieldSet(expectProblem(await w.post(`${ctxUrl(pid)}/`, { name: 'E2', project_ids: [p1], issue_type_ids: [t2], external_id: 'x', external_source: 'jira' }), 400, 'validation_error'))).toEqual(['external_id']);
+      expect(errorFieldSet(expectProblem(await w.patch(`${ctxUrl(pid)}/${c.id}/`, { external_source: null }), 400, 'validation_error'))).toEqual(['external_source']);
       expect((await w.del(`${ctxUrl(pid)}/${c.id}/`)).status).toBe(204);
     });
 
     it('two contexts of the same tier sharing a project (and a listed type) are rejected; strictly more specific ones may overlap', async () => {
       const a = ok(await w.post(`${ctxUrl(pid)}/`, { name: 'Tier1 A', project_ids: [p1], issue_type_ids: [t1] }), 201);
-      expect(fields(expectProblem(await w.post(`${ctxUrl(pid)}/`, { name: 'Tier1 B', project_ids: [p1, p2], issue_type_ids: [t1] }), 400, 'validation_error'))).toEqual(['project_ids']);
+      expect(errorFieldSet(expectProblem(await w.post(`${ctxUrl(pid)}/`, { name: 'Tier1 B', project_ids: [p1, p2], issue_type_ids: [t1] }), 400, 'validation_error'))).toEqual(['project_ids']);
       const b = ok(await w.post(`${ctxUrl(pid)}/`, { name: 'Tier1 B', project_ids: [p1, p2], issue_type_ids: [t2] }), 201);
       const c = ok(await w.post(`${ctxUrl(pid)}/`, { name: 'Tier2 C', project_ids: [p1], applies_to_all_work_item_types: true }), 201);
-      expect(fields(expectProblem(await w.post(`${ctxUrl(pid)}/`, { name: 'Tier2 D', project_ids: [p2, p1], applies_to_all_work_item_types: true }), 400, 'validation_error'))).toEqual(['project_ids']);
+      expect(errorFieldSet(expectProblem(await w.post(`${ctxUrl(pid)}/`, { name: 'Tier2 D', project_ids: [p2, p1], applies_to_all_work_item_types: true }), 400, 'validation_error'))).toEqual(['project_ids']);
       // PATCH into an overlap is refused too.
-      expect(fields(expectProblem(await w.patch(`${ctxUrl(pid)}/${b.id}/`, { issue_type_ids: [t2, t1] }), 400, 'validation_error'))).toEqual(['project_ids']);
+      expect(errorFieldSet(expectProblem(await w.patch(`${ctxUrl(pid)}/${b.id}/`, { issue_type_ids: [t2, t1] }), 400, 'validation_error'))).toEqual(['project_ids']);
       for (const x of [a, b, c]) expect((await w.del(`${ctxUrl(pid)}/${x.id}/`)).status).toBe(204);
     });
 
     it('options entries: {id} of this property or {name}; anything else, duplicates and two defaults are 400', async () => {
       const body = (options: unknown) => ({ name: 'Opts', project_ids: [p2], issue_type_ids: [t1], options });
-      expect(fields(expectProblem(await w.post(`${ctxUrl(pid)}/`, body([{ description: 'neither' }])), 400, 'validation_error'))).toEqual(['options.0']);
-      expect(fields(expectProblem(await w.post(`${ctxUrl(pid)}/`, body([{ id: UNKNOWN }])), 400, 'validation_error'))).toEqual(['options.0.id']);
-      expect(fields(expectProblem(await w.post(`${ctxUrl(pid)}/`, body([{ id: low }, { id: low }])), 400, 'validation_error'))).toEqual(['options.1.id']);
-      expect(fields(expectProblem(await w.post(`${ctxUrl(pid)}/`, body([{ name: 'New' }, { name: 'new' }])), 400, 'validation_error'))).toEqual(['options.1.name']);
-      expect(fields(expectProblem(await w.post(`${ctxUrl(pid)}/`, body([{ id: low }, { name: 'LOW' }])), 400, 'validation_error'))).toEqual(['options.1.name']);
-      expect(fields(expectProblem(await w.post(`${ctxUrl(pid)}/`, body([{ id: low, is_default: true }, { name: 'X', is_default: true }])), 400, 'validation_error'))).toEqual(['options']);
-      expect(fields(expectProblem(await w.post(`${ctxUrl(pid)}/`, body([{ name: 'n'.repeat(256) }])), 400, 'validation_error'))).toEqual(['options.0.name']);
+      expect(errorFieldSet(expectProblem(await w.post(`${ctxUrl(pid)}/`, body([{ description: 'neither' }])), 400, 'validation_error'))).toEqual(['options.0']);
+      expect(errorFieldSet(expectProblem(await w.post(`${ctxUrl(pid)}/`, body([{ id: UNKNOWN }])), 400, 'validation_error'))).toEqual(['options.0.id']);
+      expect(errorFieldSet(expectProblem(await w.post(`${ctxUrl(pid)}/`, body([{ id: low }, { id: low }])), 400, 'validation_error'))).toEqual(['options.1.id']);
+      expect(errorFieldSet(expectProblem(await w.post(`${ctxUrl(pid)}/`, body([{ name: 'New' }, { name: 'new' }])), 400, 'validation_error'))).toEqual(['options.1.name']);
+      expect(errorFieldSet(expectProblem(await w.post(`${ctxUrl(pid)}/`, body([{ id: low }, { name: 'LOW' }])), 400, 'validation_error'))).toEqual(['options.1.name']);
+      expect(errorFieldSet(expectProblem(await w.post(`${ctxUrl(pid)}/`, body([{ id: low, is_default: true }, { name: 'X', is_default: true }])), 400, 'validation_error'))).toEqual(['options']);
+      expect(errorFieldSet(expectProblem(await w.post(`${ctxUrl(pid)}/`, body([{ name: 'n'.repeat(256) }])), 400, 'validation_error'))).toEqual(['options.0.name']);
       const other = await prop({ display_name: 'Other risk', property_type: 'OPTION', options: [{ name: 'Z' }] });
-      expect(fields(expectProblem(await w.post(`${ctxUrl(pid)}/`, body([{ id: other.options[0].id }])), 400, 'validation_error'))).toEqual(['options.0.id']);
+      expect(errorFieldSet(expectProblem(await w.post(`${ctxUrl(pid)}/`, body([{ id: other.options[0].id }])), 400, 'validation_error'))).toEqual(['options.0.id']);
       const text = await prop({ display_name: 'Free text', property_type: 'TEXT' });
-      expect(fields(expectProblem(await w.post(`${ctxUrl(text.id)}/`, body([{ name: 'a' }])), 400, 'validation_error'))).toEqual(['options']);
+      expect(errorFieldSet(expectProblem(await w.post(`${ctxUrl(text.id)}/`, body([{ name: 'a' }])), 400, 'validation_error'))).toEqual(['options']);
     });
 
     it('a project-level property id is 404; a context of another property is 404', async () => {
@@ -179,7 +178,7 @@ describe('property contexts (workspace surface)', () => {
       const [entry] = (await audits(t, ten, 'work_item_property_context.created')).filter((a) => a.target_id === c.id);
       expect(entry.new_value).toMatchObject({ name: 'Bugs in P1', project_ids: [p1] });
       // default_value of an OPTION context must name options it offers.
-      expect(fields(expectProblem(await w.post(`${ctxUrl(pid)}/`, { name: 'Bad default', project_ids: [p2], issue_type_ids: [t1], options: [{ id: low }], default_value: [high] }), 400, 'validation_error'))).toEqual(['default_value']);
+      expect(errorFieldSet(expectProblem(await w.post(`${ctxUrl(pid)}/`, { name: 'Bad default', project_ids: [p2], issue_type_ids: [t1], options: [{ id: low }], default_value: [high] }), 400, 'validation_error'))).toEqual(['default_value']);
     });
 
     it('lists in sort_order by default; bare cursor is 400; created_at / id cursors work', async () => {
@@ -202,12 +201,12 @@ describe('property contexts (workspace surface)', () => {
       // Turning the type wildcard on clears the list; off again needs ids in the same request.
       const b = ok(await w.patch(`${ctxUrl(pid)}/${c.id}/`, { applies_to_all_work_item_types: true }));
       expect(b).toMatchObject({ applies_to_all_work_item_types: true, issue_type_ids: [] });
-      expect(fields(expectProblem(await w.patch(`${ctxUrl(pid)}/${c.id}/`, { applies_to_all_work_item_types: false }), 400, 'validation_error'))).toEqual(['issue_type_ids']);
-      expect(fields(expectProblem(await w.patch(`${ctxUrl(pid)}/${c.id}/`, { issue_type_ids: [t2] }), 400, 'validation_error'))).toEqual(['issue_type_ids']);
+      expect(errorFieldSet(expectProblem(await w.patch(`${ctxUrl(pid)}/${c.id}/`, { applies_to_all_work_item_types: false }), 400, 'validation_error'))).toEqual(['issue_type_ids']);
+      expect(errorFieldSet(expectProblem(await w.patch(`${ctxUrl(pid)}/${c.id}/`, { issue_type_ids: [t2] }), 400, 'validation_error'))).toEqual(['issue_type_ids']);
       const d = ok(await w.patch(`${ctxUrl(pid)}/${c.id}/`, { applies_to_all_work_item_types: false, issue_type_ids: [t2], name: 'Features' }));
       expect(d).toMatchObject({ name: 'Features', applies_to_all_work_item_types: false, issue_type_ids: [t2] });
-      expect(fields(expectProblem(await w.patch(`${ctxUrl(pid)}/${c.id}/`, { name: 'DEFAULT' }), 400, 'validation_error'))).toEqual(['name']);
-      expect(fields(expectProblem(await w.patch(`${ctxUrl(pid)}/${c.id}/`, { project_ids: [] }), 400, 'validation_error'))).toEqual(['project_ids']);
+      expect(errorFieldSet(expectProblem(await w.patch(`${ctxUrl(pid)}/${c.id}/`, { name: 'DEFAULT' }), 400, 'validation_error'))).toEqual(['name']);
+      expect(errorFieldSet(expectProblem(await w.patch(`${ctxUrl(pid)}/${c.id}/`, { project_ids: [] }), 400, 'validation_error'))).toEqual(['project_ids']);
 
       // Options: the list replaces the set. Critical (offered only here) is deleted; Low stays (offered by Default).
       const e = ok(await w.patch(`${ctxUrl(pid)}/${c.id}/`, { options: [{ id: high, name: 'ignored', is_default: true }] }));
@@ -253,9 +252,9 @@ describe('property contexts (workspace surface)', () => {
   describe('definition rules shared with the property', () => {
     it('a FORMULA property\'s context cannot be required (400 naming is_required), on create and on PATCH', async () => {
       const p = await prop({ display_name: 'Computed', property_type: 'FORMULA', settings: { expression: '1 + 1' } });
-      expect(fields(expectProblem(await w.post(`${ctxUrl(p.id)}/`, { name: 'P1 required', project_ids: [p1], applies_to_all_work_item_types: true, is_required: true }), 400, 'validation_error'))).toEqual(['is_required']);
+      expect(errorFieldSet(expectProblem(await w.post(`${ctxUrl(p.id)}/`, { name: 'P1 required', project_ids: [p1], applies_to_all_work_item_types: true, is_required: true }), 400, 'validation_error'))).toEqual(['is_required']);
       const [seeded] = ok(await w.get(`${ctxUrl(p.id)}/`)).data;
-      expect(fields(expectProblem(await w.patch(`${ctxUrl(p.id)}/${seeded.id}/`, { is_required: true }), 400, 'validation_error'))).toEqual(['is_required']);
+      expect(errorFieldSet(expectProblem(await w.patch(`${ctxUrl(p.id)}/${seeded.id}/`, { is_required: true }), 400, 'validation_error'))).toEqual(['is_required']);
       expect(ok(await w.get(`${ctxUrl(p.id)}/${seeded.id}/`)).is_required).toBe(false);
       expect(ok(await w.get(`${ctxUrl(p.id)}/`)).data).toHaveLength(1);
       // Not required stays writable; so does an unrelated PATCH.
@@ -271,7 +270,7 @@ describe('property contexts (workspace surface)', () => {
       ok(await w.patch(`${ctxUrl(p.id)}/${seeded.id}/`, { options: [{ id: kept }] }));
       // narrowOnly is still an option of the property (the narrow context offers it) but not of the seeded context.
       const bad = expectProblem(await w.patch(`${w.ws}/work-item-properties/${p.id}/`, { default_value: [narrowOnly] }), 400, 'validation_error');
-      expect(fields(bad)).toEqual(['default_value']);
+      expect(errorFieldSet(bad)).toEqual(['default_value']);
       expect(ok(await w.get(`${w.ws}/work-item-properties/${p.id}/`)).default_value).toEqual([]);
       expect(ok(await w.get(`${ctxUrl(p.id)}/${seeded.id}/`)).default_value).toEqual([]);
       const good = ok(await w.patch(`${w.ws}/work-item-properties/${p.id}/`, { default_value: [kept] }));

@@ -1,4 +1,4 @@
-import { createTestApp, expectProblem, Tenant, TestApp } from '../helpers/test-app';
+import { createTestApp, expectProblem, Tenant, TestApp, errorFieldSet } from '../helpers/test-app';
 import { ok, typeApi } from '../helpers/type-fixtures';
 
 /**
@@ -170,7 +170,6 @@ describe('custom_fields', () => {
     const P: Record<string, Record<string, any>> = {};
     let member: { id: string; display_name?: string };
     let blocker: Record<string, any>;
-    const fieldsOf = (body: Record<string, any>): string[] => [...new Set<string>(body.errors.map((e: { field: string }) => e.field))].sort();
 
     beforeAll(async () => {
       projectId = (await t.project(ten.slug, ten.owner.key, { identifier: 'CF' })).id;
@@ -277,27 +276,27 @@ describe('custom_fields', () => {
       for (const [key, value] of cases) {
         const res = await api.post(`${items}/`, { name: 'Bad', type_id: bug.id, custom_fields: { ...valid(), [key]: value } });
         const body = expectProblem(res, 400, 'validation_error');
-        expect({ key, value, fields: fieldsOf(body) }).toEqual({ key, value, fields: [`custom_fields.${key}`] });
+        expect({ key, value, fields: errorFieldSet(body) }).toEqual({ key, value, fields: [`custom_fields.${key}`] });
       }
       const many = expectProblem(await api.post(`${items}/`, { name: 'Bad', type_id: bug.id, custom_fields: { ...valid(), points: 'x', flag: 'y' } }), 400, 'validation_error');
-      expect(fieldsOf(many)).toEqual(['custom_fields.flag', 'custom_fields.points']);
+      expect(errorFieldSet(many)).toEqual(['custom_fields.flag', 'custom_fields.points']);
       // A member of another workspace is not a member here.
       const stranger = (await t.tenant()).owner.id;
-      expect(fieldsOf(expectProblem(await api.post(`${items}/`, { name: 'Bad', type_id: bug.id, custom_fields: { ...valid(), owner: stranger } }), 400, 'validation_error'))).toEqual(['custom_fields.owner']);
+      expect(errorFieldSet(expectProblem(await api.post(`${items}/`, { name: 'Bad', type_id: bug.id, custom_fields: { ...valid(), owner: stranger } }), 400, 'validation_error'))).toEqual(['custom_fields.owner']);
       const count = (await t.ds.query(`SELECT count(*)::int AS c FROM work_items WHERE project_id = $1 AND name = 'Bad'`, [projectId]))[0].c;
       expect(count).toBe(0);
     });
 
     it('required without value or default, unknown keys, inactive properties and non-objects are 400', async () => {
       const { must: _m, ...noMust } = valid();
-      expect(fieldsOf(expectProblem(await api.post(`${items}/`, { name: 'Bad', type_id: bug.id, custom_fields: noMust }), 400, 'validation_error'))).toEqual(['custom_fields.must']);
-      expect(fieldsOf(expectProblem(await api.post(`${items}/`, { name: 'Bad', type_id: bug.id, custom_fields: { ...valid(), must: '' } }), 400, 'validation_error'))).toEqual(['custom_fields.must']);
-      expect(fieldsOf(expectProblem(await api.post(`${items}/`, { name: 'Bad', type_id: bug.id, custom_fields: { ...valid(), nope: 1 } }), 400, 'validation_error'))).toEqual(['custom_fields.nope']);
-      expect(fieldsOf(expectProblem(await api.post(`${items}/`, { name: 'Bad', type_id: bug.id, custom_fields: { ...valid(), hidden: 'x' } }), 400, 'validation_error'))).toEqual(['custom_fields.hidden']);
-      expect(fieldsOf(expectProblem(await api.post(`${items}/`, { name: 'Bad', type_id: bug.id, custom_fields: { ...valid(), Summary: 'Hi' } }), 400, 'validation_error'))).toEqual(['custom_fields.Summary']);
-      expect(fieldsOf(expectProblem(await api.post(`${items}/`, { name: 'Bad', type_id: story.id, custom_fields: { points: 1 } }), 400, 'validation_error'))).toEqual(['custom_fields.points']);
-      expect(fieldsOf(expectProblem(await api.post(`${items}/`, { name: 'Bad', type_id: bug.id, custom_fields: [1] }), 400, 'validation_error'))).toEqual(['custom_fields']);
-      expect(fieldsOf(expectProblem(await api.post(`${items}/`, { name: 'Bad', type_id: bug.id, custom_fields: 'x' }), 400, 'validation_error'))).toEqual(['custom_fields']);
+      expect(errorFieldSet(expectProblem(await api.post(`${items}/`, { name: 'Bad', type_id: bug.id, custom_fields: noMust }), 400, 'validation_error'))).toEqual(['custom_fields.must']);
+      expect(errorFieldSet(expectProblem(await api.post(`${items}/`, { name: 'Bad', type_id: bug.id, custom_fields: { ...valid(), must: '' } }), 400, 'validation_error'))).toEqual(['custom_fields.must']);
+      expect(errorFieldSet(expectProblem(await api.post(`${items}/`, { name: 'Bad', type_id: bug.id, custom_fields: { ...valid(), nope: 1 } }), 400, 'validation_error'))).toEqual(['custom_fields.nope']);
+      expect(errorFieldSet(expectProblem(await api.post(`${items}/`, { name: 'Bad', type_id: bug.id, custom_fields: { ...valid(), hidden: 'x' } }), 400, 'validation_error'))).toEqual(['custom_fields.hidden']);
+      expect(errorFieldSet(expectProblem(await api.post(`${items}/`, { name: 'Bad', type_id: bug.id, custom_fields: { ...valid(), Summary: 'Hi' } }), 400, 'validation_error'))).toEqual(['custom_fields.Summary']);
+      expect(errorFieldSet(expectProblem(await api.post(`${items}/`, { name: 'Bad', type_id: story.id, custom_fields: { points: 1 } }), 400, 'validation_error'))).toEqual(['custom_fields.points']);
+      expect(errorFieldSet(expectProblem(await api.post(`${items}/`, { name: 'Bad', type_id: bug.id, custom_fields: [1] }), 400, 'validation_error'))).toEqual(['custom_fields']);
+      expect(errorFieldSet(expectProblem(await api.post(`${items}/`, { name: 'Bad', type_id: bug.id, custom_fields: 'x' }), 400, 'validation_error'))).toEqual(['custom_fields']);
     });
 
     it('PATCH changes only the keys sent; null clears; clearing a required one is 400', async () => {
@@ -307,9 +306,9 @@ describe('custom_fields', () => {
       expect(a.custom_fields).not.toHaveProperty('summary');
       expect(a.custom_fields.contact.value).toBe('a@example.com');
       expect(a.custom_fields.tags.value).toEqual([P.tags.options[0].id, P.tags.options[1].id]);
-      expect(fieldsOf(expectProblem(await api.patch(`${items}/${created.id}/`, { custom_fields: { must: null } }), 400, 'validation_error'))).toEqual(['custom_fields.must']);
-      expect(fieldsOf(expectProblem(await api.patch(`${items}/${created.id}/`, { custom_fields: { nope: 1 } }), 400, 'validation_error'))).toEqual(['custom_fields.nope']);
-      expect(fieldsOf(expectProblem(await api.patch(`${items}/${created.id}/`, { custom_fields: { points: 1000 } }), 400, 'validation_error'))).toEqual(['custom_fields.points']);
+      expect(errorFieldSet(expectProblem(await api.patch(`${items}/${created.id}/`, { custom_fields: { must: null } }), 400, 'validation_error'))).toEqual(['custom_fields.must']);
+      expect(errorFieldSet(expectProblem(await api.patch(`${items}/${created.id}/`, { custom_fields: { nope: 1 } }), 400, 'validation_error'))).toEqual(['custom_fields.nope']);
+      expect(errorFieldSet(expectProblem(await api.patch(`${items}/${created.id}/`, { custom_fields: { points: 1000 } }), 400, 'validation_error'))).toEqual(['custom_fields.points']);
       expect(ok(await api.get(`${items}/${created.id}/`)).custom_fields.points.value).toBe(7);
       // A PATCH without custom_fields leaves them alone.
       expect(ok(await api.patch(`${items}/${created.id}/`, { priority: 'high' })).custom_fields).toEqual(a.custom_fields);
@@ -324,7 +323,7 @@ describe('custom_fields', () => {
       expect(Object.keys(back.custom_fields).sort()).toEqual(['flag', 'must', 'sev', 'summary']);
       const untyped = ok(await api.patch(`${items}/${created.id}/`, { type_id: null }));
       expect(untyped).toMatchObject({ type_id: null, custom_fields: {} });
-      expect(fieldsOf(expectProblem(await api.patch(`${items}/${created.id}/`, { custom_fields: { summary: 'Hi' } }), 400, 'validation_error'))).toEqual(['custom_fields.summary']);
+      expect(errorFieldSet(expectProblem(await api.patch(`${items}/${created.id}/`, { custom_fields: { summary: 'Hi' } }), 400, 'validation_error'))).toEqual(['custom_fields.summary']);
     });
 
     it('deactivating a property hides its values and keeps them; reactivating restores them exactly', async () => {
@@ -332,7 +331,7 @@ describe('custom_fields', () => {
       ok(await api.patch(`${pr}/work-item-properties/${P.contact.id}/`, { is_active: false }));
       const hidden = ok(await api.get(`${items}/${created.id}/`)).custom_fields;
       expect(hidden).not.toHaveProperty('contact');
-      expect(fieldsOf(expectProblem(await api.patch(`${items}/${created.id}/`, { custom_fields: { contact: 'b@example.com' } }), 400, 'validation_error'))).toEqual(['custom_fields.contact']);
+      expect(errorFieldSet(expectProblem(await api.patch(`${items}/${created.id}/`, { custom_fields: { contact: 'b@example.com' } }), 400, 'validation_error'))).toEqual(['custom_fields.contact']);
       ok(await api.patch(`${items}/${created.id}/`, { custom_fields: { points: 1 } }));
       ok(await api.patch(`${pr}/work-item-properties/${P.contact.id}/`, { is_active: true }));
       const back = ok(await api.get(`${items}/${created.id}/`)).custom_fields;
@@ -362,7 +361,7 @@ describe('custom_fields', () => {
       const bare = (await t.project(ten.slug, ten.owner.key)).id;
       const res = ok(await api.post(`${api.pr(bare)}/work-items/`, { name: 'Plain', custom_fields: {} }), 201);
       expect(res).toMatchObject({ type_id: null, custom_fields: {} });
-      expect(fieldsOf(expectProblem(await api.post(`${api.pr(bare)}/work-items/`, { name: 'Plain', custom_fields: { a: 1 } }), 400, 'validation_error'))).toEqual(['custom_fields.a']);
+      expect(errorFieldSet(expectProblem(await api.post(`${api.pr(bare)}/work-items/`, { name: 'Plain', custom_fields: { a: 1 } }), 400, 'validation_error'))).toEqual(['custom_fields.a']);
     });
 
     it('custom_fields while custom properties are disabled is 400', async () => {
@@ -370,7 +369,7 @@ describe('custom_fields', () => {
       const w = typeApi(t, own);
       const p = (await t.project(own.slug, own.owner.key)).id;
       ok(await t.http.patch(`${w.ws}/features/`).set('X-Api-Key', own.owner.key).send({ is_custom_properties_enabled: false }));
-      expect(fieldsOf(expectProblem(await w.post(`${w.pr(p)}/work-items/`, { name: 'x', custom_fields: {} }), 400, 'validation_error'))).toEqual(['custom_fields']);
+      expect(errorFieldSet(expectProblem(await w.post(`${w.pr(p)}/work-items/`, { name: 'x', custom_fields: {} }), 400, 'validation_error'))).toEqual(['custom_fields']);
       ok(await w.post(`${w.pr(p)}/work-items/`, { name: 'no custom fields' }), 201);
     });
 
@@ -413,7 +412,7 @@ describe('custom_fields', () => {
       expect(inc.fields.assignee_ids.options.map((m: { id: string }) => m.id)).toEqual(expect.arrayContaining([ten.owner.id, member.id]));
       expect(inc.fields.assignee_ids.options[0]).toEqual({ id: expect.any(String), display_name: expect.any(String), email: expect.any(String) });
       expect(Array.isArray(inc.fields.label_ids.options)).toBe(true);
-      expect(fieldsOf(expectProblem(await api.get(`${pr}/work-item-types/${bug.id}/schema/?include=states`), 400, 'validation_error'))).toEqual(['include']);
+      expect(errorFieldSet(expectProblem(await api.get(`${pr}/work-item-types/${bug.id}/schema/?include=states`), 400, 'validation_error'))).toEqual(['include']);
       expectProblem(await api.get(`${pr}/work-item-types/00000000-0000-4000-8000-000000000000/schema/`), 404, 'resource_not_found');
     });
   });
@@ -423,7 +422,6 @@ describe('custom_fields', () => {
     let pr: string;
     let items: string;
     let kind: string;
-    const fieldsOf = (body: Record<string, any>): string[] => [...new Set<string>(body.errors.map((e: { field: string }) => e.field))].sort();
     beforeAll(async () => {
       projectId = (await t.project(ten.slug, ten.owner.key)).id;
       pr = api.pr(projectId);
@@ -443,7 +441,7 @@ describe('custom_fields', () => {
       expect(after.custom_fields).not.toHaveProperty('tier');
       expect(ok(await api.post(`${items}/`, { name: 'sent', type_id: kind, custom_fields: { tier: gold } }), 201).custom_fields.tier.value).toBe(gold);
       // A deleted option sent explicitly is still the client's error.
-      expect(fieldsOf(expectProblem(await api.post(`${items}/`, { name: 'x', type_id: kind, custom_fields: { tier: silver } }), 400, 'validation_error'))).toEqual(['custom_fields.tier']);
+      expect(errorFieldSet(expectProblem(await api.post(`${items}/`, { name: 'x', type_id: kind, custom_fields: { tier: silver } }), 400, 'validation_error'))).toEqual(['custom_fields.tier']);
       const [entry] = (await t.ds.query(`SELECT metadata FROM audit_logs WHERE workspace_id = $1 AND event_name = 'work_item_property_option.deleted' AND target_id = $2`, [ten.workspaceId, silver]));
       expect(entry.metadata.defaults_pruned).toBe(1);
     });
@@ -467,11 +465,11 @@ describe('custom_fields', () => {
       const plain = ok(await api.post(`${items}/`, { name: 'plain', type_id: kind }), 201);
       expect(ok(await api.patch(`${items}/${plain.id}/`, { type_id: stale })).custom_fields).toEqual({});
       // Sent explicitly, the deleted work item is still 400.
-      expect(fieldsOf(expectProblem(await api.post(`${items}/`, { name: 'x', type_id: stale, custom_fields: { depends_on: blocker.id } }), 400, 'validation_error'))).toEqual(['custom_fields.depends_on']);
+      expect(errorFieldSet(expectProblem(await api.post(`${items}/`, { name: 'x', type_id: stale, custom_fields: { depends_on: blocker.id } }), 400, 'validation_error'))).toEqual(['custom_fields.depends_on']);
       // Required with only a stale default: the value is missing (the client must send one).
       ok(await api.patch(`${pr}/work-item-properties/${opt.id}/`, { is_required: true }));
       const missing = expectProblem(await api.post(`${items}/`, { name: 'x', type_id: stale }), 400, 'validation_error');
-      expect(fieldsOf(missing)).toEqual(['custom_fields.lane']);
+      expect(errorFieldSet(missing)).toEqual(['custom_fields.lane']);
       expect(missing.errors[0].message).toMatch(/required/);
       ok(await api.post(`${items}/`, { name: 'ok', type_id: stale, custom_fields: { lane: opt.options[0].id } }), 201);
     });
@@ -516,7 +514,6 @@ describe('custom_fields', () => {
     let must: Record<string, any>;
     let flag: Record<string, any>;
     const features = (on: boolean) => t.http.patch(`${w.ws}/features/`).set('X-Api-Key', own.owner.key).send({ is_custom_properties_enabled: on });
-    const fieldsOf = (body: Record<string, any>): string[] => [...new Set<string>(body.errors.map((e: { field: string }) => e.field))].sort();
     beforeAll(async () => {
       own = await t.tenant();
       w = typeApi(t, own);
@@ -540,8 +537,8 @@ describe('custom_fields', () => {
       expect(created.custom_fields).toEqual({});
       expect(await stored(created.id)).toEqual({});
       expect(ok(await w.get(`${items}/${kept.id}/`)).custom_fields).toEqual({});
-      expect(fieldsOf(expectProblem(await w.patch(`${items}/${kept.id}/`, { custom_fields: { must: 'no' } }), 400, 'validation_error'))).toEqual(['custom_fields']);
-      expect(fieldsOf(expectProblem(await w.post(`${items}/`, { name: 'x', type_id: typeId, custom_fields: { must: 'x' } }), 400, 'validation_error'))).toEqual(['custom_fields']);
+      expect(errorFieldSet(expectProblem(await w.patch(`${items}/${kept.id}/`, { custom_fields: { must: 'no' } }), 400, 'validation_error'))).toEqual(['custom_fields']);
+      expect(errorFieldSet(expectProblem(await w.post(`${items}/`, { name: 'x', type_id: typeId, custom_fields: { must: 'x' } }), 400, 'validation_error'))).toEqual(['custom_fields']);
       expect(ok(await w.patch(`${items}/${kept.id}/`, { name: 'renamed' })).custom_fields).toEqual({});
       const list = ok(await w.get(`${items}/?per_page=100`)).data;
       expect(list.find((x: { id: string }) => x.id === kept.id).custom_fields).toBeNull();
@@ -551,7 +548,7 @@ describe('custom_fields', () => {
       ok(await features(true));
       expect(ok(await w.get(`${items}/${kept.id}/`)).custom_fields).toEqual(kept.custom_fields);
       expect(ok(await w.get(`${items}/${created.id}/`)).custom_fields).toEqual({});
-      expect(fieldsOf(expectProblem(await w.post(`${items}/`, { name: 'x', type_id: typeId }), 400, 'validation_error'))).toEqual(['custom_fields.must']);
+      expect(errorFieldSet(expectProblem(await w.post(`${items}/`, { name: 'x', type_id: typeId }), 400, 'validation_error'))).toEqual(['custom_fields.must']);
     });
   });
 
@@ -608,7 +605,6 @@ describe('custom_fields', () => {
     let t1: string;
     let t2: string;
     let prop: Record<string, any>;
-    const fieldsOf = (body: Record<string, any>): string[] => [...new Set<string>(body.errors.map((e: { field: string }) => e.field))].sort();
     beforeAll(async () => {
       own = await t.tenant();
       w = typeApi(t, own);
@@ -631,10 +627,10 @@ describe('custom_fields', () => {
       // Tier 1 (P1, Incident): multi, only High offered, High the context default.
       const a = ok(await w.post(`${w.pr(p1)}/work-items/`, { name: 'a', type_id: t1 }), 201);
       expect(a.custom_fields.impact.value).toEqual([high]);
-      expect(fieldsOf(expectProblem(await w.post(`${w.pr(p1)}/work-items/`, { name: 'a', type_id: t1, custom_fields: { impact: [mid] } }), 400, 'validation_error'))).toEqual(['custom_fields.impact']);
+      expect(errorFieldSet(expectProblem(await w.post(`${w.pr(p1)}/work-items/`, { name: 'a', type_id: t1, custom_fields: { impact: [mid] } }), 400, 'validation_error'))).toEqual(['custom_fields.impact']);
       // Tier 2 (P1, Change): required, Mid/High offered, no default → omitted is 400.
-      expect(fieldsOf(expectProblem(await w.post(`${w.pr(p1)}/work-items/`, { name: 'b', type_id: t2 }), 400, 'validation_error'))).toEqual(['custom_fields.impact']);
-      expect(fieldsOf(expectProblem(await w.post(`${w.pr(p1)}/work-items/`, { name: 'b', type_id: t2, custom_fields: { impact: low } }), 400, 'validation_error'))).toEqual(['custom_fields.impact']);
+      expect(errorFieldSet(expectProblem(await w.post(`${w.pr(p1)}/work-items/`, { name: 'b', type_id: t2 }), 400, 'validation_error'))).toEqual(['custom_fields.impact']);
+      expect(errorFieldSet(expectProblem(await w.post(`${w.pr(p1)}/work-items/`, { name: 'b', type_id: t2, custom_fields: { impact: low } }), 400, 'validation_error'))).toEqual(['custom_fields.impact']);
       const b = ok(await w.post(`${w.pr(p1)}/work-items/`, { name: 'b', type_id: t2, custom_fields: { impact: mid } }), 201);
       expect(b.custom_fields.impact).toEqual({ id: prop.id, value: mid, value_detail: { id: mid, name: 'Mid', logo_props: {} } });
       // Tier 4 (P2, anything): the seeded context, Low the default.
@@ -649,7 +645,7 @@ describe('custom_fields', () => {
       const [seeded] = ok(await w.get(`${url}/`)).data;
       ok(await w.patch(`${url}/${seeded.id}/`, { applies_to_all_projects: false, project_ids: [p1] }));
       ok(await w.post(`${w.pr(p1)}/work-items/`, { name: 'ok', type_id: t1, custom_fields: { narrow: 'x', impact: [prop.options[2].id] } }), 201);
-      expect(fieldsOf(expectProblem(await w.post(`${w.pr(p2)}/work-items/`, { name: 'no', type_id: t1, custom_fields: { narrow: 'x' } }), 400, 'validation_error'))).toEqual(['custom_fields.narrow']);
+      expect(errorFieldSet(expectProblem(await w.post(`${w.pr(p2)}/work-items/`, { name: 'no', type_id: t1, custom_fields: { narrow: 'x' } }), 400, 'validation_error'))).toEqual(['custom_fields.narrow']);
     });
   });
 });

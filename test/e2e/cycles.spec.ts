@@ -1,4 +1,4 @@
-import { createTestApp, expectProblem, Tenant, TestApp } from '../helpers/test-app';
+import { createTestApp, expectProblem, Tenant, TestApp, errorFields } from '../helpers/test-app';
 
 describe('cycles', () => {
   let t: TestApp;
@@ -20,7 +20,6 @@ describe('cycles', () => {
     const r = await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/${pid}/members/`).set(key()).send({ member_id: userId, role });
     if (r.status !== 201) throw new Error(`add member failed: ${r.status} ${JSON.stringify(r.body)}`);
   };
-  const fields = (body: Record<string, any>): string[] => body.errors.map((e: { field: string }) => e.field);
 
   beforeAll(async () => {
     t = await createTestApp();
@@ -129,7 +128,7 @@ describe('cycles', () => {
       ];
       for (const [body, field] of cases) {
         const res = await t.http.post(base()).set(key()).send(body);
-        expect(fields(expectProblem(res, 400, 'validation_error'))).toContain(field);
+        expect(errorFields(expectProblem(res, 400, 'validation_error'))).toContain(field);
       }
       // Equal start and end are allowed.
       await create({ name: 'Same day', start_date: '2025-03-10T00:00:00Z', end_date: '2025-03-10T00:00:00Z' });
@@ -159,7 +158,7 @@ describe('cycles', () => {
       const p = await t.project(ten.slug, ten.owner.key);
       expectProblem(await t.http.get(`${base(p.id)}${c.id}/`).set(key()), 404, 'resource_not_found');
       expectProblem(await t.http.get(`${base()}00000000-0000-4000-8000-000000000000/`).set(key()), 404, 'resource_not_found');
-      expect(fields(expectProblem(await t.http.get(`${base()}nope/`).set(key()), 400, 'validation_error'))).toEqual(['pk']);
+      expect(errorFields(expectProblem(await t.http.get(`${base()}nope/`).set(key()), 400, 'validation_error'))).toEqual(['pk']);
     });
 
     it('PATCH is partial, null clears, owned_by_id is read-only', async () => {
@@ -180,11 +179,11 @@ describe('cycles', () => {
     it('PATCH validates and checks dates against the stored values', async () => {
       const c = await create({ name: 'Dates', start_date: '2025-05-10T00:00:00Z', end_date: '2025-05-20T00:00:00Z' });
       const url = `${base()}${c.id}/`;
-      expect(fields(expectProblem(await t.http.patch(url).set(key()).send({ end_date: '2025-05-01T00:00:00Z' }), 400, 'validation_error'))).toEqual(['end_date']);
-      expect(fields(expectProblem(await t.http.patch(url).set(key()).send({ start_date: '2025-06-01T00:00:00Z' }), 400, 'validation_error'))).toEqual(['end_date']);
-      expect(fields(expectProblem(await t.http.patch(url).set(key()).send({ name: null }), 400, 'validation_error'))).toContain('name');
-      expect(fields(expectProblem(await t.http.patch(url).set(key()).send({ timezone: 'Nowhere' }), 400, 'validation_error'))).toEqual(['timezone']);
-      expect(fields(expectProblem(await t.http.patch(url).set(key()).send({ start_date: 'soon' }), 400, 'validation_error'))).toEqual(['start_date']);
+      expect(errorFields(expectProblem(await t.http.patch(url).set(key()).send({ end_date: '2025-05-01T00:00:00Z' }), 400, 'validation_error'))).toEqual(['end_date']);
+      expect(errorFields(expectProblem(await t.http.patch(url).set(key()).send({ start_date: '2025-06-01T00:00:00Z' }), 400, 'validation_error'))).toEqual(['end_date']);
+      expect(errorFields(expectProblem(await t.http.patch(url).set(key()).send({ name: null }), 400, 'validation_error'))).toContain('name');
+      expect(errorFields(expectProblem(await t.http.patch(url).set(key()).send({ timezone: 'Nowhere' }), 400, 'validation_error'))).toEqual(['timezone']);
+      expect(errorFields(expectProblem(await t.http.patch(url).set(key()).send({ start_date: 'soon' }), 400, 'validation_error'))).toEqual(['start_date']);
       // Moving both together is fine; clearing the start lifts the check.
       expect((await t.http.patch(url).set(key()).send({ start_date: '2025-06-01T00:00:00Z', end_date: '2025-06-05T00:00:00Z' })).status).toBe(200);
       expect((await t.http.patch(url).set(key()).send({ start_date: null, end_date: '2020-01-01T00:00:00Z' })).status).toBe(200);
@@ -249,8 +248,8 @@ describe('cycles', () => {
       expect(ids(await t.http.get(`${base(pid)}?external_source=jira`).set(key()))).toEqual([cs[0].id, cs[1].id]);
       expect(ids(await t.http.get(`${base(pid)}?search=sprint`).set(key()))).toEqual([cs[0].id, cs[1].id, cs[3].id]);
       expect(ids(await t.http.get(`${base(pid)}?search=sprint&owned_by_id=${contributor.id}`).set(key()))).toEqual([cs[3].id]);
-      expect(fields(expectProblem(await t.http.get(`${base(pid)}?owned_by_id=me`).set(key()), 400, 'validation_error'))).toEqual(['owned_by_id']);
-      expect(fields(expectProblem(await t.http.get(`${base(pid)}?owned_by_id__in=${contributor.id},bad`).set(key()), 400, 'validation_error'))).toEqual(['owned_by_id__in']);
+      expect(errorFields(expectProblem(await t.http.get(`${base(pid)}?owned_by_id=me`).set(key()), 400, 'validation_error'))).toEqual(['owned_by_id']);
+      expect(errorFields(expectProblem(await t.http.get(`${base(pid)}?owned_by_id__in=${contributor.id},bad`).set(key()), 400, 'validation_error'))).toEqual(['owned_by_id__in']);
     });
 
     it('orders by sort_order, created_at and id, both directions; unknown falls back to the default', async () => {
@@ -358,7 +357,7 @@ describe('cycles', () => {
       ];
       for (const res of await Promise.all(attempts)) {
         const body = expectProblem(res, 400, 'validation_error');
-        expect(fields(body)).toEqual(['is_cycles_enabled']);
+        expect(errorFields(body)).toEqual(['is_cycles_enabled']);
         expect(body.detail).toContain('is_cycles_enabled');
       }
       expect((await t.http.get(base(p.id)).set(key())).body.data).toHaveLength(1);
@@ -464,11 +463,11 @@ describe('cycles', () => {
     it('validates the body', async () => {
       const c = await create({ name: 'Body rules' }, pid);
       const w = await workItem(pid);
-      expect(fields(expectProblem(await membership(c.id, {}), 400, 'validation_error'))).toEqual(['add']);
-      expect(fields(expectProblem(await membership(c.id, { add: [w], remove: [w] }), 400, 'validation_error'))).toEqual(['remove']);
-      expect(fields(expectProblem(await membership(c.id, { add: ['nope'] }), 400, 'validation_error'))).toEqual(['add']);
-      expect(fields(expectProblem(await membership(c.id, { add: w }), 400, 'validation_error'))).toContain('add');
-      expect(fields(expectProblem(await membership(c.id, { remove: null }), 400, 'validation_error'))).toContain('remove');
+      expect(errorFields(expectProblem(await membership(c.id, {}), 400, 'validation_error'))).toEqual(['add']);
+      expect(errorFields(expectProblem(await membership(c.id, { add: [w], remove: [w] }), 400, 'validation_error'))).toEqual(['remove']);
+      expect(errorFields(expectProblem(await membership(c.id, { add: ['nope'] }), 400, 'validation_error'))).toEqual(['add']);
+      expect(errorFields(expectProblem(await membership(c.id, { add: w }), 400, 'validation_error'))).toContain('add');
+      expect(errorFields(expectProblem(await membership(c.id, { remove: null }), 400, 'validation_error'))).toContain('remove');
     });
 
     it('needs a live cycle of this project, contributor role, the write scope and the feature', async () => {
@@ -488,8 +487,8 @@ describe('cycles', () => {
       const feat = `/api/v2/workspaces/${ten.slug}/projects/${pid}/features/`;
       await t.http.patch(feat).set(key()).send({ is_cycles_enabled: false });
       try {
-        expect(fields(expectProblem(await membership(c.id, { remove: [w] }), 400, 'validation_error'))).toEqual(['is_cycles_enabled']);
-        expect(fields(expectProblem(await transfer(c.id, { new_cycle_id: oc.id }), 400, 'validation_error'))).toEqual(['is_cycles_enabled']);
+        expect(errorFields(expectProblem(await membership(c.id, { remove: [w] }), 400, 'validation_error'))).toEqual(['is_cycles_enabled']);
+        expect(errorFields(expectProblem(await transfer(c.id, { new_cycle_id: oc.id }), 400, 'validation_error'))).toEqual(['is_cycles_enabled']);
         expect((await t.http.get(`${base(pid)}${c.id}/`).set(key())).body.progress.total).toBe(1);
       } finally {
         await t.http.patch(feat).set(key()).send({ is_cycles_enabled: true });
@@ -555,7 +554,7 @@ describe('cycles', () => {
         { new_cycle_id: null },
         {},
       ]) {
-        expect(fields(expectProblem(await transfer(from.id, body), 400, 'validation_error'))).toEqual(['new_cycle_id']);
+        expect(errorFields(expectProblem(await transfer(from.id, body), 400, 'validation_error'))).toEqual(['new_cycle_id']);
       }
     });
 

@@ -1,4 +1,4 @@
-import { createTestApp, expectProblem, Tenant, TestApp } from '../helpers/test-app';
+import { createTestApp, expectProblem, Tenant, TestApp, errorFields } from '../helpers/test-app';
 
 type User = { id: string; email: string; key: string };
 
@@ -15,7 +15,6 @@ describe('project members: hierarchy and role caps', () => {
   afterAll(() => t.close());
 
   const k = (u: { key: string } = ten.owner) => ({ 'X-Api-Key': u.key });
-  const fields = (body: Record<string, any>) => body.errors.map((e: { field: string }) => e.field);
 
   /** A project created by a plain workspace member (its project admin), with a second project admin. */
   async function setup() {
@@ -103,12 +102,12 @@ describe('project members: hierarchy and role caps', () => {
     for (const target of [wsAdmin, owner2]) {
       for (const role of ['guest', 'commenter', 'contributor']) {
         const res = expectProblem(await t.http.post(url).set(k()).send({ member_id: target.id, role }), 400, 'validation_error');
-        expect(fields(res)).toEqual(['role']);
+        expect(errorFields(res)).toEqual(['role']);
       }
     }
     const row = await add(wsAdmin, 'admin');
     const res = expectProblem(await t.http.patch(`${url}${row}/`).set(k()).send({ role: 'guest' }), 400, 'validation_error');
-    expect(fields(res)).toEqual(['role']);
+    expect(errorFields(res)).toEqual(['role']);
     expect((await t.http.get(`${url}${row}/`).set(k())).body.role).toBe('admin');
   });
 
@@ -125,8 +124,8 @@ describe('project members: hierarchy and role caps', () => {
     expect((await t.http.patch(`${url}${created.body.id}/`).set(k()).send({ role: 'guest' })).body).toEqual({ id: created.body.id, member_id: m.id, role: 'guest' });
     for (const bad of ['user', 'project', 'role']) {
       const m2 = await t.member(ten.slug, 'member');
-      expect(fields(expectProblem(await t.http.post(`${url}?expand=${bad}`).set(k()).send({ member_id: m2.id, role: 'guest' }), 400, 'validation_error'))).toEqual(['expand']);
-      expect(fields(expectProblem(await t.http.patch(`${url}${created.body.id}/?expand=${bad}`).set(k()).send({ role: 'guest' }), 400, 'validation_error'))).toEqual(['expand']);
+      expect(errorFields(expectProblem(await t.http.post(`${url}?expand=${bad}`).set(k()).send({ member_id: m2.id, role: 'guest' }), 400, 'validation_error'))).toEqual(['expand']);
+      expect(errorFields(expectProblem(await t.http.patch(`${url}${created.body.id}/?expand=${bad}`).set(k()).send({ role: 'guest' }), 400, 'validation_error'))).toEqual(['expand']);
     }
     // The workspace member PATCH behaves the same.
     const wsRow = (await t.http.get(`${ws}/members/?member_id=${m.id}`).set(k())).body.data[0].id;
@@ -148,7 +147,6 @@ describe('workspace members: removal', () => {
   afterAll(() => t.close());
 
   const k = (u: { key: string } = ten.owner) => ({ 'X-Api-Key': u.key });
-  const fields = (body: Record<string, any>) => body.errors.map((e: { field: string }) => e.field);
   const remove = (body: Record<string, unknown>, actor: { key: string } = ten.owner) => t.http.post(`${ws}/members/remove/`).set(k(actor)).send(body);
   const onRoster = async (u: User) => (await t.http.get(`${ws}/members/?member_id=${u.id}`).set(k())).body.data.length === 1;
 
@@ -170,7 +168,7 @@ describe('workspace members: removal', () => {
     expectProblem(await t.http.get(`${ws}/projects/`).set(k(u)), 404, 'resource_not_found');
     expectProblem(await t.http.get(`${ws}/projects/${own.id}/`).set(k(u)), 404, 'resource_not_found');
     // A second removal: no longer a member.
-    expect(fields(expectProblem(await remove({ email: u.email }), 400, 'validation_error'))).toEqual(['email']);
+    expect(errorFields(expectProblem(await remove({ email: u.email }), 400, 'validation_error'))).toEqual(['email']);
     // Added again later, the user starts over: no project membership comes back.
     await t.admin.addMember(ten.slug, u.email, 'member');
     expect(await onRoster(u)).toBe(true);
@@ -213,13 +211,13 @@ describe('workspace members: removal', () => {
     const outsider = await t.user(); // exists, in no workspace
     const foreign = await t.tenant(); // the owner of another workspace
     for (const email of [outsider.email, foreign.owner.email, 'nobody@example.com']) {
-      expect(fields(expectProblem(await remove({ email }), 400, 'validation_error'))).toEqual(['email']);
+      expect(errorFields(expectProblem(await remove({ email }), 400, 'validation_error'))).toEqual(['email']);
     }
     for (const body of [{}, { email: '' }, { email: 42 }, { email: 'x'.repeat(321) }]) {
-      expect([...new Set(fields(expectProblem(await remove(body), 400, 'validation_error')))]).toEqual(['email']);
+      expect([...new Set(errorFields(expectProblem(await remove(body), 400, 'validation_error')))]).toEqual(['email']);
     }
     const u = await t.member(ten.slug, 'member');
-    expect(fields(expectProblem(await remove({ email: u.email, remove_seat: 'yes' }), 400, 'validation_error'))).toEqual(['remove_seat']);
+    expect(errorFields(expectProblem(await remove({ email: u.email, remove_seat: 'yes' }), 400, 'validation_error'))).toEqual(['remove_seat']);
     expect(await onRoster(u)).toBe(true);
   });
 

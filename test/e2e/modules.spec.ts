@@ -1,4 +1,4 @@
-import { createTestApp, expectProblem, Tenant, TestApp } from '../helpers/test-app';
+import { createTestApp, expectProblem, Tenant, TestApp, errorFields } from '../helpers/test-app';
 
 describe('modules', () => {
   let t: TestApp;
@@ -20,7 +20,6 @@ describe('modules', () => {
     const r = await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/${pid}/members/`).set(key()).send({ member_id: userId, role });
     if (r.status !== 201) throw new Error(`add member failed: ${r.status} ${JSON.stringify(r.body)}`);
   };
-  const fields = (body: Record<string, any>): string[] => body.errors.map((e: { field: string }) => e.field);
   const ids = (res: { body: { data: Array<{ id: string }> } }) => res.body.data.map((x) => x.id);
 
   beforeAll(async () => {
@@ -118,7 +117,7 @@ describe('modules', () => {
       ];
       for (const [body, field] of cases) {
         const res = await t.http.post(base()).set(key()).send(body);
-        expect(fields(expectProblem(res, 400, 'validation_error'))).toContain(field);
+        expect(errorFields(expectProblem(res, 400, 'validation_error'))).toContain(field);
       }
       await create({ name: 'One day', start_date: '2025-03-01', target_date: '2025-03-01' });
     });
@@ -129,7 +128,7 @@ describe('modules', () => {
       for (const lead of [outsider.id, other.owner.id, stranger.id, '00000000-0000-4000-8000-000000000000']) {
         const res = await t.http.post(base()).set(key()).send({ name: 'Led', lead_id: lead });
         const body = expectProblem(res, 400, 'validation_error');
-        expect(fields(body)).toEqual(['lead_id']);
+        expect(errorFields(body)).toEqual(['lead_id']);
       }
       expect((await create({ name: 'Led by guest member', lead_id: guest.id })).lead_id).toBe(guest.id);
       expect((await create({ name: 'Led by owner', lead_id: ten.owner.id.toUpperCase() })).lead_id).toBe(ten.owner.id);
@@ -171,7 +170,7 @@ describe('modules', () => {
       const p = await t.project(ten.slug, ten.owner.key);
       expectProblem(await t.http.get(`${base(p.id)}${m.id}/`).set(key()), 404, 'resource_not_found');
       expectProblem(await t.http.get(`${base()}00000000-0000-4000-8000-000000000000/`).set(key()), 404, 'resource_not_found');
-      expect(fields(expectProblem(await t.http.get(`${base()}xyz/`).set(key()), 400, 'validation_error'))).toEqual(['pk']);
+      expect(errorFields(expectProblem(await t.http.get(`${base()}xyz/`).set(key()), 400, 'validation_error'))).toEqual(['pk']);
     });
 
     it('PATCH is partial, null clears, status moves freely, member_ids is read-only', async () => {
@@ -190,10 +189,10 @@ describe('modules', () => {
     it('PATCH validates status and lead and checks target_date against the stored start_date', async () => {
       const m = await create({ name: 'Dated', start_date: '2025-05-10', target_date: '2025-05-20' });
       const url = `${base()}${m.id}/`;
-      expect(fields(expectProblem(await t.http.patch(url).set(key()).send({ target_date: '2025-05-09' }), 400, 'validation_error'))).toEqual(['target_date']);
-      expect(fields(expectProblem(await t.http.patch(url).set(key()).send({ start_date: '2025-05-21' }), 400, 'validation_error'))).toEqual(['target_date']);
-      expect(fields(expectProblem(await t.http.patch(url).set(key()).send({ status: 'started' }), 400, 'validation_error'))).toEqual(['status']);
-      expect(fields(expectProblem(await t.http.patch(url).set(key()).send({ lead_id: outsider.id }), 400, 'validation_error'))).toEqual(['lead_id']);
+      expect(errorFields(expectProblem(await t.http.patch(url).set(key()).send({ target_date: '2025-05-09' }), 400, 'validation_error'))).toEqual(['target_date']);
+      expect(errorFields(expectProblem(await t.http.patch(url).set(key()).send({ start_date: '2025-05-21' }), 400, 'validation_error'))).toEqual(['target_date']);
+      expect(errorFields(expectProblem(await t.http.patch(url).set(key()).send({ status: 'started' }), 400, 'validation_error'))).toEqual(['status']);
+      expect(errorFields(expectProblem(await t.http.patch(url).set(key()).send({ lead_id: outsider.id }), 400, 'validation_error'))).toEqual(['lead_id']);
       // Re-sending the stored lead is checked too: a lead who left the project is 400, not a silent 200.
       const leaver = await t.member(ten.slug, 'member');
       const joined = await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/${projectId}/members/`).set(key()).send({ member_id: leaver.id, role: 'contributor' });
@@ -202,10 +201,10 @@ describe('modules', () => {
       expect((await t.http.patch(url).set(key()).send({ lead_id: leaver.id })).status).toBe(200);
       expect((await t.http.delete(`/api/v2/workspaces/${ten.slug}/projects/${projectId}/members/${joined.body.id}/`).set(key())).status).toBe(204);
       const gone = expectProblem(await t.http.patch(url).set(key()).send({ lead_id: leaver.id }), 400, 'validation_error');
-      expect(fields(gone)).toEqual(['lead_id']);
+      expect(errorFields(gone)).toEqual(['lead_id']);
       expect((await t.http.patch(url).set(key()).send({ description: 'lead untouched when not sent' })).status).toBe(200);
       expect((await t.http.patch(url).set(key()).send({ lead_id: null })).body.lead_id).toBeNull();
-      expect(fields(expectProblem(await t.http.patch(url).set(key()).send({ name: null }), 400, 'validation_error'))).toContain('name');
+      expect(errorFields(expectProblem(await t.http.patch(url).set(key()).send({ name: null }), 400, 'validation_error'))).toContain('name');
       const ok = await t.http.patch(url).set(key()).send({ start_date: '2025-06-01', target_date: '2025-06-02' });
       expect(ok.body).toMatchObject({ start_date: '2025-06-01', target_date: '2025-06-02' });
       expect((await t.http.patch(url).set(key()).send({ start_date: null, target_date: '2020-01-01' })).status).toBe(200);
@@ -258,8 +257,8 @@ describe('modules', () => {
     it('filters by status (validated), lead_id, external ids and search', async () => {
       expect(ids(await t.http.get(`${base(pid)}?status=in-progress&order_by=created_at`).set(key()))).toEqual([ms[1].id, ms[2].id]);
       expect(ids(await t.http.get(`${base(pid)}?status__in=backlog,completed&order_by=created_at`).set(key()))).toEqual([ms[0].id, ms[3].id]);
-      expect(fields(expectProblem(await t.http.get(`${base(pid)}?status=in_progress`).set(key()), 400, 'validation_error'))).toEqual(['status']);
-      expect(fields(expectProblem(await t.http.get(`${base(pid)}?status__in=planned,nope`).set(key()), 400, 'validation_error'))).toEqual(['status__in']);
+      expect(errorFields(expectProblem(await t.http.get(`${base(pid)}?status=in_progress`).set(key()), 400, 'validation_error'))).toEqual(['status']);
+      expect(errorFields(expectProblem(await t.http.get(`${base(pid)}?status__in=planned,nope`).set(key()), 400, 'validation_error'))).toEqual(['status__in']);
       expect(ids(await t.http.get(`${base(pid)}?lead_id=${contributor.id}`).set(key()))).toEqual([ms[0].id]);
       expect(ids(await t.http.get(`${base(pid)}?lead_id__in=${contributor.id},${ten.owner.id}&order_by=created_at`).set(key()))).toEqual([ms[0].id, ms[2].id]);
       expect(ids(await t.http.get(`${base(pid)}?lead_id__isnull=true&order_by=created_at`).set(key()))).toEqual([ms[1].id, ms[3].id]);
@@ -346,7 +345,7 @@ describe('modules', () => {
       ];
       for (const res of attempts) {
         const body = expectProblem(res, 400, 'validation_error');
-        expect(fields(body)).toEqual(['is_modules_enabled']);
+        expect(errorFields(body)).toEqual(['is_modules_enabled']);
         expect(body.detail).toContain('is_modules_enabled');
       }
       expect(ids(await t.http.get(base(p.id)).set(key()))).toEqual([m.id]);
@@ -415,14 +414,14 @@ describe('modules', () => {
       const gone = await workItem(pid);
       await softDelete(gone);
       const body = expectProblem(await membership(m.id, { add: [mine, foreign, gone] }), 400, 'validation_error');
-      expect(fields(body)).toEqual(['add']);
+      expect(errorFields(body)).toEqual(['add']);
       expect(body.errors[0].message).toContain(foreign);
       expect(body.errors[0].message).toContain(gone);
       expect(body.errors[0].message).not.toContain(mine);
       expect(await modulesOf(mine)).toEqual([]);
-      expect(fields(expectProblem(await membership(m.id, {}), 400, 'validation_error'))).toEqual(['add']);
-      expect(fields(expectProblem(await membership(m.id, { add: [mine], remove: [mine] }), 400, 'validation_error'))).toEqual(['remove']);
-      expect(fields(expectProblem(await membership(m.id, { remove: ['zzz'] }), 400, 'validation_error'))).toEqual(['remove']);
+      expect(errorFields(expectProblem(await membership(m.id, {}), 400, 'validation_error'))).toEqual(['add']);
+      expect(errorFields(expectProblem(await membership(m.id, { add: [mine], remove: [mine] }), 400, 'validation_error'))).toEqual(['remove']);
+      expect(errorFields(expectProblem(await membership(m.id, { remove: ['zzz'] }), 400, 'validation_error'))).toEqual(['remove']);
     });
 
     it('needs a live module of this project, contributor role, the write scope and the feature', async () => {
@@ -440,7 +439,7 @@ describe('modules', () => {
       const feat = `/api/v2/workspaces/${ten.slug}/projects/${pid}/features/`;
       await t.http.patch(feat).set(key()).send({ is_modules_enabled: false });
       try {
-        expect(fields(expectProblem(await membership(m.id, { add: [w] }), 400, 'validation_error'))).toEqual(['is_modules_enabled']);
+        expect(errorFields(expectProblem(await membership(m.id, { add: [w] }), 400, 'validation_error'))).toEqual(['is_modules_enabled']);
       } finally {
         await t.http.patch(feat).set(key()).send({ is_modules_enabled: true });
       }

@@ -1,6 +1,6 @@
 import { ProjectsRepository } from '../../src/projects/projects.repository';
 import { ProjectsService } from '../../src/projects/projects.service';
-import { createTestApp, expectProblem, Tenant, TestApp } from '../helpers/test-app';
+import { createTestApp, expectProblem, Tenant, TestApp, errorFields } from '../helpers/test-app';
 
 type User = { id: string; email: string; key: string };
 
@@ -17,7 +17,6 @@ describe('projects', () => {
   afterAll(() => t.close());
 
   const k = (u: { key: string } = ten.owner) => ({ 'X-Api-Key': u.key });
-  const fields = (body: Record<string, any>) => body.errors.map((e: { field: string }) => e.field);
   const create = (body: Record<string, unknown>, u: { key: string } = ten.owner) => t.http.post(`${ws}/projects/`).set(k(u)).send(body);
   const roster = async (projectId: string) =>
     (await t.http.get(`${ws}/projects/${projectId}/members/?per_page=200`).set(k())).body.data as Array<{ id: string; member_id: string; role: string }>;
@@ -40,10 +39,10 @@ describe('projects', () => {
 
     it('create: a workspace guest cannot be the default assignee or the lead (400 naming the field)', async () => {
       const a = expectProblem(await create({ name: name(), default_assignee_id: guest.id }), 400, 'validation_error');
-      expect(fields(a)).toEqual(['default_assignee_id']);
+      expect(errorFields(a)).toEqual(['default_assignee_id']);
       expect(a.errors[0].message).toMatch(/guest/);
       const l = expectProblem(await create({ name: name(), project_lead_id: guest.id }), 400, 'validation_error');
-      expect(fields(l)).toEqual(['project_lead_id']);
+      expect(errorFields(l)).toEqual(['project_lead_id']);
       // Nothing was created, and the guest holds no contributor membership anywhere.
       const rows = await t.ds.query(`SELECT role FROM project_members WHERE member_id = $1 AND deleted_at IS NULL`, [guest.id]);
       expect(rows).toEqual([]);
@@ -53,11 +52,11 @@ describe('projects', () => {
       for (const u of [outsider, foreigner]) {
         for (const f of ['project_lead_id', 'default_assignee_id']) {
           const res = expectProblem(await create({ name: name(), [f]: u.id }), 400, 'validation_error');
-          expect(fields(res)).toEqual([f]);
+          expect(errorFields(res)).toEqual([f]);
         }
       }
       const unknown = expectProblem(await create({ name: name(), default_assignee_id: '00000000-0000-4000-8000-000000000000' }), 400, 'validation_error');
-      expect(fields(unknown)).toEqual(['default_assignee_id']);
+      expect(errorFields(unknown)).toEqual(['default_assignee_id']);
     });
 
     it('create: the default assignee joins as contributor, or as admin when a workspace owner or admin', async () => {
@@ -79,18 +78,18 @@ describe('projects', () => {
       for (const [u, role] of [[guest, 'commenter'], [await t.member(ten.slug, 'member'), 'commenter']] as const) {
         expect((await t.http.post(`${url}members/`).set(k()).send({ member_id: u.id, role })).status).toBe(201);
         const res = expectProblem(await t.http.patch(url).set(k()).send({ default_assignee_id: u.id }), 400, 'validation_error');
-        expect(fields(res)).toEqual(['default_assignee_id']);
+        expect(errorFields(res)).toEqual(['default_assignee_id']);
       }
       // Not on the project, outside the workspace, of another workspace: 400 naming the field.
       for (const u of [member, outsider, foreigner]) {
         for (const f of ['project_lead_id', 'default_assignee_id']) {
           const res = expectProblem(await t.http.patch(url).set(k()).send({ [f]: u.id }), 400, 'validation_error');
-          expect(fields(res)).toEqual([f]);
+          expect(errorFields(res)).toEqual([f]);
         }
       }
       // A guest cannot lead either, even when listed.
       const lead = expectProblem(await t.http.patch(url).set(k()).send({ project_lead_id: guest.id }), 400, 'validation_error');
-      expect(fields(lead)).toEqual(['project_lead_id']);
+      expect(errorFields(lead)).toEqual(['project_lead_id']);
       expect((await t.http.get(url).set(k())).body).toMatchObject({ default_assignee_id: null, project_lead_id: null });
       // A contributor, and a workspace admin (a project admin everywhere, even unlisted), are assignable.
       expect((await t.http.post(`${url}members/`).set(k()).send({ member_id: member.id, role: 'contributor' })).status).toBe(201);
@@ -103,12 +102,12 @@ describe('projects', () => {
   describe('blank strings', () => {
     it('a blank or whitespace name is 400 naming name, on create and on update', async () => {
       for (const v of ['', '   ', '\t\n ']) {
-        expect(fields(expectProblem(await create({ name: v }), 400, 'validation_error'))).toEqual(['name']);
+        expect(errorFields(expectProblem(await create({ name: v }), 400, 'validation_error'))).toEqual(['name']);
       }
       const p = await t.project(ten.slug, ten.owner.key, { name: 'Keeps its name' });
       const url = `${ws}/projects/${p.id}/`;
       for (const v of ['', '   ', '\t\n ']) {
-        expect(fields(expectProblem(await t.http.patch(url).set(k()).send({ name: v }), 400, 'validation_error'))).toEqual(['name']);
+        expect(errorFields(expectProblem(await t.http.patch(url).set(k()).send({ name: v }), 400, 'validation_error'))).toEqual(['name']);
       }
       expect((await t.http.get(url).set(k())).body.name).toBe('Keeps its name');
       // Surrounding whitespace is trimmed.
@@ -118,8 +117,8 @@ describe('projects', () => {
     it('a blank or padded identifier is 400 naming identifier, on create and on update', async () => {
       const p = await t.project(ten.slug, ten.owner.key);
       for (const v of ['', '   ', ' AB ', 'A B']) {
-        expect(fields(expectProblem(await create({ name: name(), identifier: v }), 400, 'validation_error'))).toEqual(['identifier']);
-        expect(fields(expectProblem(await t.http.patch(`${ws}/projects/${p.id}/`).set(k()).send({ identifier: v }), 400, 'validation_error'))).toEqual(['identifier']);
+        expect(errorFields(expectProblem(await create({ name: name(), identifier: v }), 400, 'validation_error'))).toEqual(['identifier']);
+        expect(errorFields(expectProblem(await t.http.patch(`${ws}/projects/${p.id}/`).set(k()).send({ identifier: v }), 400, 'validation_error'))).toEqual(['identifier']);
       }
     });
   });

@@ -1,8 +1,7 @@
-import { createTestApp, expectProblem, Tenant, TestApp } from '../helpers/test-app';
+import { createTestApp, expectProblem, Tenant, TestApp, errorFieldSet } from '../helpers/test-app';
 import { audits, ok, typeApi } from '../helpers/type-fixtures';
 
 const UNKNOWN = '00000000-0000-4000-8000-000000000000';
-const fields = (body: Record<string, any>): string[] => [...new Set<string>(body.errors.map((e: { field: string }) => e.field))].sort();
 
 describe('work item properties and options', () => {
   let t: TestApp;
@@ -59,34 +58,34 @@ describe('work item properties and options', () => {
     });
 
     it('rejects bad definitions with 400 naming the field', async () => {
-      expect(fields(expectProblem(await api.post(`${base}/`, {}), 400, 'validation_error'))).toEqual(['display_name', 'property_type']);
-      expect(fields(expectProblem(await api.post(`${base}/`, { display_name: 'X', property_type: 'NUMBER' }), 400, 'validation_error'))).toEqual(['property_type']);
-      expect(fields(expectProblem(await api.post(`${base}/`, { display_name: 'x'.repeat(256), property_type: 'TEXT' }), 400, 'validation_error'))).toEqual(['display_name']);
-      expect(fields(expectProblem(await api.post(`${base}/`, { display_name: 'Rel', property_type: 'RELATION' }), 400, 'validation_error'))).toEqual(['relation_type']);
-      expect(fields(expectProblem(await api.post(`${base}/`, { display_name: 'Rel', property_type: 'RELATION', relation_type: 'PAGE' }), 400, 'validation_error'))).toEqual(['relation_type']);
-      expect(fields(expectProblem(await api.post(`${base}/`, { display_name: 'T', property_type: 'TEXT', relation_type: 'USER' }), 400, 'validation_error'))).toEqual(['relation_type']);
-      expect(fields(expectProblem(await api.post(`${base}/`, { display_name: 'T', property_type: 'TEXT', is_multi: true }), 400, 'validation_error'))).toEqual(['is_multi']);
-      expect(fields(expectProblem(await api.post(`${base}/`, { display_name: 'F', property_type: 'FORMULA', is_required: true }), 400, 'validation_error'))).toEqual(['is_required']);
-      expect(fields(expectProblem(await api.post(`${base}/`, { display_name: 'T', property_type: 'TEXT', options: [{ name: 'a' }] }), 400, 'validation_error'))).toEqual(['options']);
-      expect(fields(expectProblem(await api.post(`${base}/`, { display_name: 'O', property_type: 'OPTION', options: [{ description: 'no name' }] }), 400, 'validation_error'))).toEqual(['options.0.name']);
-      expect(fields(expectProblem(await api.post(`${base}/`, { display_name: 'O', property_type: 'OPTION', options: [{ name: 'a', is_default: true }, { name: 'b', is_default: true }] }), 400, 'validation_error'))).toEqual(['options']);
-      expect(fields(expectProblem(await api.post(`${base}/`, { display_name: 'O', property_type: 'OPTION', options: [{ name: 'a' }, { name: 'A' }] }), 400, 'validation_error'))).toEqual(['options.1.name']);
-      expect(fields(expectProblem(await api.post(`${base}/`, { display_name: 'T', property_type: 'TEXT', settings: 'x' }), 400, 'validation_error'))).toEqual(['settings']);
-      expect(fields(expectProblem(await api.post(`${base}/`, { display_name: 'T', property_type: 'TEXT', external_id: 'e'.repeat(256) }), 400, 'validation_error'))).toEqual(['external_id']);
+      expect(errorFieldSet(expectProblem(await api.post(`${base}/`, {}), 400, 'validation_error'))).toEqual(['display_name', 'property_type']);
+      expect(errorFieldSet(expectProblem(await api.post(`${base}/`, { display_name: 'X', property_type: 'NUMBER' }), 400, 'validation_error'))).toEqual(['property_type']);
+      expect(errorFieldSet(expectProblem(await api.post(`${base}/`, { display_name: 'x'.repeat(256), property_type: 'TEXT' }), 400, 'validation_error'))).toEqual(['display_name']);
+      expect(errorFieldSet(expectProblem(await api.post(`${base}/`, { display_name: 'Rel', property_type: 'RELATION' }), 400, 'validation_error'))).toEqual(['relation_type']);
+      expect(errorFieldSet(expectProblem(await api.post(`${base}/`, { display_name: 'Rel', property_type: 'RELATION', relation_type: 'PAGE' }), 400, 'validation_error'))).toEqual(['relation_type']);
+      expect(errorFieldSet(expectProblem(await api.post(`${base}/`, { display_name: 'T', property_type: 'TEXT', relation_type: 'USER' }), 400, 'validation_error'))).toEqual(['relation_type']);
+      expect(errorFieldSet(expectProblem(await api.post(`${base}/`, { display_name: 'T', property_type: 'TEXT', is_multi: true }), 400, 'validation_error'))).toEqual(['is_multi']);
+      expect(errorFieldSet(expectProblem(await api.post(`${base}/`, { display_name: 'F', property_type: 'FORMULA', is_required: true }), 400, 'validation_error'))).toEqual(['is_required']);
+      expect(errorFieldSet(expectProblem(await api.post(`${base}/`, { display_name: 'T', property_type: 'TEXT', options: [{ name: 'a' }] }), 400, 'validation_error'))).toEqual(['options']);
+      expect(errorFieldSet(expectProblem(await api.post(`${base}/`, { display_name: 'O', property_type: 'OPTION', options: [{ description: 'no name' }] }), 400, 'validation_error'))).toEqual(['options.0.name']);
+      expect(errorFieldSet(expectProblem(await api.post(`${base}/`, { display_name: 'O', property_type: 'OPTION', options: [{ name: 'a', is_default: true }, { name: 'b', is_default: true }] }), 400, 'validation_error'))).toEqual(['options']);
+      expect(errorFieldSet(expectProblem(await api.post(`${base}/`, { display_name: 'O', property_type: 'OPTION', options: [{ name: 'a' }, { name: 'A' }] }), 400, 'validation_error'))).toEqual(['options.1.name']);
+      expect(errorFieldSet(expectProblem(await api.post(`${base}/`, { display_name: 'T', property_type: 'TEXT', settings: 'x' }), 400, 'validation_error'))).toEqual(['settings']);
+      expect(errorFieldSet(expectProblem(await api.post(`${base}/`, { display_name: 'T', property_type: 'TEXT', external_id: 'e'.repeat(256) }), 400, 'validation_error'))).toEqual(['external_id']);
       // Nothing was created by the failed attempts.
       expect(ok(await api.get(`${base}/`)).data.filter((p: { display_name: string }) => ['Rel', 'T', 'O', 'F'].includes(p.display_name))).toEqual([]);
     });
 
     it('a blank display_name is 400 naming display_name, on create and PATCH', async () => {
-      expect(fields(expectProblem(await api.post(`${base}/`, { display_name: '   ', property_type: 'TEXT' }), 400, 'validation_error'))).toEqual(['display_name']);
+      expect(errorFieldSet(expectProblem(await api.post(`${base}/`, { display_name: '   ', property_type: 'TEXT' }), 400, 'validation_error'))).toEqual(['display_name']);
       const p = ok(await api.post(`${base}/`, { display_name: '  Padded  ', property_type: 'TEXT' }), 201);
       expect(p).toMatchObject({ display_name: 'Padded', name: 'padded' });
-      expect(fields(expectProblem(await api.patch(`${base}/${p.id}/`, { display_name: ' \t ' }), 400, 'validation_error'))).toEqual(['display_name']);
+      expect(errorFieldSet(expectProblem(await api.patch(`${base}/${p.id}/`, { display_name: ' \t ' }), 400, 'validation_error'))).toEqual(['display_name']);
       expect(ok(await api.get(`${base}/${p.id}/`)).display_name).toBe('Padded');
     });
 
     it('default_value is always an array of strings, checked against the type', async () => {
-      const bad = async (body: Record<string, unknown>) => fields(expectProblem(await api.post(`${base}/`, { display_name: 'D', ...body }), 400, 'validation_error'));
+      const bad = async (body: Record<string, unknown>) => errorFieldSet(expectProblem(await api.post(`${base}/`, { display_name: 'D', ...body }), 400, 'validation_error'));
       expect(await bad({ property_type: 'DECIMAL', default_value: ['abc'] })).toEqual(['default_value']);
       expect(await bad({ property_type: 'DECIMAL', default_value: [3] })).toEqual(['default_value']);
       expect(await bad({ property_type: 'DECIMAL', default_value: '3' })).toEqual(['default_value']);
@@ -110,7 +109,7 @@ describe('work item properties and options', () => {
       expectProblem(await api.patch(`${base}/${opt.id}/`, { default_value: [UNKNOWN] }), 400, 'validation_error');
       // A type change that makes the stored default invalid must come with a new default.
       const dec = ok(await api.post(`${base}/`, { display_name: 'Est', property_type: 'DECIMAL', default_value: ['2'] }), 201);
-      expect(fields(expectProblem(await api.patch(`${base}/${dec.id}/`, { property_type: 'BOOLEAN' }), 400, 'validation_error'))).toEqual(['default_value']);
+      expect(errorFieldSet(expectProblem(await api.patch(`${base}/${dec.id}/`, { property_type: 'BOOLEAN' }), 400, 'validation_error'))).toEqual(['default_value']);
       expect(ok(await api.patch(`${base}/${dec.id}/`, { property_type: 'BOOLEAN', default_value: ['false'] })).property_type).toBe('BOOLEAN');
     });
 
@@ -122,10 +121,10 @@ describe('work item properties and options', () => {
       expect(r.validation_rules).toEqual({ pattern: '^[A-Z]' });
       const cleared = ok(await api.patch(`${base}/${p.id}/`, { settings: null, validation_rules: null }));
       expect(cleared).toMatchObject({ settings: {}, validation_rules: {} });
-      expect(fields(expectProblem(await api.patch(`${base}/${p.id}/`, { validation_rules: { maximum: 3 } }), 400, 'validation_error'))).toEqual(['validation_rules.maximum']);
-      expect(fields(expectProblem(await api.patch(`${base}/${p.id}/`, { validation_rules: { min_length: 5, max_length: 2 } }), 400, 'validation_error'))).toEqual(['validation_rules.min_length']);
-      expect(fields(expectProblem(await api.patch(`${base}/${p.id}/`, { validation_rules: { pattern: '([' } }), 400, 'validation_error'))).toEqual(['validation_rules.pattern']);
-      expect(fields(expectProblem(await api.patch(`${base}/${p.id}/`, { validation_rules: { max_length: -1 } }), 400, 'validation_error'))).toEqual(['validation_rules.max_length']);
+      expect(errorFieldSet(expectProblem(await api.patch(`${base}/${p.id}/`, { validation_rules: { maximum: 3 } }), 400, 'validation_error'))).toEqual(['validation_rules.maximum']);
+      expect(errorFieldSet(expectProblem(await api.patch(`${base}/${p.id}/`, { validation_rules: { min_length: 5, max_length: 2 } }), 400, 'validation_error'))).toEqual(['validation_rules.min_length']);
+      expect(errorFieldSet(expectProblem(await api.patch(`${base}/${p.id}/`, { validation_rules: { pattern: '([' } }), 400, 'validation_error'))).toEqual(['validation_rules.pattern']);
+      expect(errorFieldSet(expectProblem(await api.patch(`${base}/${p.id}/`, { validation_rules: { max_length: -1 } }), 400, 'validation_error'))).toEqual(['validation_rules.max_length']);
       const dec = ok(await api.post(`${base}/`, { display_name: 'Budget', property_type: 'DECIMAL', validation_rules: { min: 0, max: 100, integer: true, decimal_places: 0 } }), 201);
       expect(dec.validation_rules).toEqual({ min: 0, max: 100, integer: true, decimal_places: 0 });
       expectProblem(await api.post(`${base}/`, { display_name: 'B2', property_type: 'BOOLEAN', validation_rules: { min: 1 } }), 400, 'validation_error');
@@ -204,8 +203,8 @@ describe('work item properties and options', () => {
         expect(a.sort_order).not.toBe(99999);
         const text = ok(await api.post(`${base}/`, { display_name: 'Plain', property_type: 'TEXT' }), 201);
         expectProblem(await api.post(`${base}/${text.id}/options/`, { name: 'x' }), 400, 'validation_error');
-        expect(fields(expectProblem(await api.post(`${ob}/`, {}), 400, 'validation_error'))).toEqual(['name']);
-        expect(fields(expectProblem(await api.post(`${ob}/`, { name: 'n'.repeat(256) }), 400, 'validation_error'))).toEqual(['name']);
+        expect(errorFieldSet(expectProblem(await api.post(`${ob}/`, {}), 400, 'validation_error'))).toEqual(['name']);
+        expect(errorFieldSet(expectProblem(await api.post(`${ob}/`, { name: 'n'.repeat(256) }), 400, 'validation_error'))).toEqual(['name']);
         expectProblem(await api.post(`${base}/${UNKNOWN}/options/`, { name: 'x' }), 404, 'resource_not_found');
         expect((await audits(t, ten, 'work_item_property_option.created')).some((e) => e.target_id === a.id)).toBe(true);
       });
@@ -316,23 +315,23 @@ describe('work item properties and options', () => {
       expectProblem(await w.post(`${base}/${projectPropId}/options/`, { name: 'x' }), 404, 'resource_not_found');
       const text = ok(await w.post(`${base}/`, { display_name: 'Note', property_type: 'TEXT' }), 201);
       expectProblem(await w.post(`${base}/${text.id}/options/`, { name: 'x' }), 400, 'validation_error');
-      expect(fields(expectProblem(await w.post(`${ob}/`, { name: 'Major', is_default: true }), 400, 'validation_error'))).toEqual(['is_default']);
+      expect(errorFieldSet(expectProblem(await w.post(`${ob}/`, { name: 'Major', is_default: true }), 400, 'validation_error'))).toEqual(['is_default']);
       const major = ok(await w.post(`${ob}/`, { name: 'Major', sort_order: 0 }), 201);
-      expect(fields(expectProblem(await w.patch(`${ob}/${major.id}/`, { is_default: true }), 400, 'validation_error'))).toEqual(['is_default']);
+      expect(errorFieldSet(expectProblem(await w.patch(`${ob}/${major.id}/`, { is_default: true }), 400, 'validation_error'))).toEqual(['is_default']);
       const minor = p.options[0];
       ok(await w.patch(`${ob}/${minor.id}/`, { is_default: false }));
       expect(ok(await w.patch(`${ob}/${major.id}/`, { is_default: true })).is_default).toBe(true);
       const [ctx] = ok(await w.get(`${base}/${p.id}/contexts/`)).data;
       expect(ctx.options.map((o: { name: string; is_default: boolean }) => [o.name, o.is_default])).toEqual([['Minor', false], ['Major', true]]);
       // Property PATCH with a second default on the workspace surface is 400 too.
-      expect(fields(expectProblem(await w.patch(`${base}/${p.id}/`, { options: [{ name: 'Minor', is_default: true }] }), 400, 'validation_error'))).toEqual(['options']);
+      expect(errorFieldSet(expectProblem(await w.patch(`${base}/${p.id}/`, { options: [{ name: 'Minor', is_default: true }] }), 400, 'validation_error'))).toEqual(['options']);
       expectProblem(await w.get(`${base}/${projectPropId}/options/${minor.id}/`), 404, 'resource_not_found');
     });
 
     it('a blank display_name is 400 naming display_name', async () => {
-      expect(fields(expectProblem(await w.post(`${base}/`, { display_name: '   ', property_type: 'TEXT' }), 400, 'validation_error'))).toEqual(['display_name']);
+      expect(errorFieldSet(expectProblem(await w.post(`${base}/`, { display_name: '   ', property_type: 'TEXT' }), 400, 'validation_error'))).toEqual(['display_name']);
       const p = ok(await w.post(`${base}/`, { display_name: 'Blankable', property_type: 'TEXT' }), 201);
-      expect(fields(expectProblem(await w.patch(`${base}/${p.id}/`, { display_name: '  ' }), 400, 'validation_error'))).toEqual(['display_name']);
+      expect(errorFieldSet(expectProblem(await w.patch(`${base}/${p.id}/`, { display_name: '  ' }), 400, 'validation_error'))).toEqual(['display_name']);
     });
 
     it('?expand= is ignored on workspace property and option routes (flat objects)', async () => {

@@ -1,4 +1,4 @@
-import { createTestApp, expectProblem, Tenant, TestApp } from '../helpers/test-app';
+import { createTestApp, expectProblem, Tenant, TestApp, errorFields } from '../helpers/test-app';
 
 describe('work items', () => {
   let t: TestApp;
@@ -18,7 +18,6 @@ describe('work items', () => {
     const r = await t.http.post(`/api/v2/workspaces/${slug}/projects/${p}/members/`).set(key(k)).send({ member_id: userId, role });
     expect(r.status).toBe(201);
   };
-  const fields = (b: any) => b.errors.map((e: any) => e.field);
 
   let contributor: { id: string; email: string; key: string };
   let commenter: { id: string; email: string; key: string };
@@ -55,10 +54,10 @@ describe('work items', () => {
     });
 
     it('rejects a missing, blank or over-long name and a bad priority', async () => {
-      expect(fields(expectProblem(await create({}), 400, 'validation_error'))).toContain('name');
+      expect(errorFields(expectProblem(await create({}), 400, 'validation_error'))).toContain('name');
       expectProblem(await create({ name: '   ' }), 400, 'validation_error');
       expectProblem(await create({ name: 'x'.repeat(256) }), 400, 'validation_error');
-      expect(fields(expectProblem(await create({ name: 'p', priority: 'critical' }), 400, 'validation_error'))).toEqual(['priority']);
+      expect(errorFields(expectProblem(await create({ name: 'p', priority: 'critical' }), 400, 'validation_error'))).toEqual(['priority']);
       expect((await create({ name: 'x'.repeat(255), priority: 'urgent' })).body.priority).toBe('urgent');
     });
 
@@ -69,7 +68,7 @@ describe('work items', () => {
       const [row] = await t.ds.query(`SELECT description_html, description_stripped FROM work_items WHERE id = $1`, [res.body.id]);
       expect(row).toEqual({ description_html: '<p>Hello <b>there</b></p>', description_stripped: 'Hello there' });
       const b = expectProblem(await create({ name: 'Bad', description_html: '<script>alert(1)</script>' }), 400, 'validation_error');
-      expect(fields(b)).toEqual(['description_html']);
+      expect(errorFields(b)).toEqual(['description_html']);
       expect((await create({ name: 'Empty doc', description_html: '<p></p>' })).status).toBe(201);
     });
 
@@ -84,7 +83,7 @@ describe('work items', () => {
       expect(row).toEqual({ description_html: '<p>kept</p>', description_stripped: 'kept' });
       expect((await create({ name: 'Empty wrapper', description_html: '<html><body><p></p><br></body></html>' })).status).toBe(201);
       const b = expectProblem(await patch(ok.body.id, { description_html: '<iframe src="http://evil"></iframe>' }), 400, 'validation_error');
-      expect(fields(b)).toEqual(['description_html']);
+      expect(errorFields(b)).toEqual(['description_html']);
       expect((await t.ds.query(`SELECT description_html FROM work_items WHERE id = $1`, [ok.body.id]))[0].description_html).toBe('<p>kept</p>');
     });
 
@@ -105,7 +104,7 @@ describe('work items', () => {
     });
 
     it('start_date after target_date is 400, on create and against stored values on PATCH', async () => {
-      expect(fields(expectProblem(await create({ name: 'd', start_date: '2025-02-02', target_date: '2025-02-01' }), 400, 'validation_error'))).toEqual(['start_date']);
+      expect(errorFields(expectProblem(await create({ name: 'd', start_date: '2025-02-02', target_date: '2025-02-01' }), 400, 'validation_error'))).toEqual(['start_date']);
       expectProblem(await create({ name: 'd', start_date: '2025-02-30' }), 400, 'validation_error');
       const ok = await create({ name: 'dated', start_date: '2025-02-01', target_date: '2025-02-01' });
       expect(ok.body).toMatchObject({ start_date: '2025-02-01', target_date: '2025-02-01' });
@@ -117,11 +116,11 @@ describe('work items', () => {
     it('custom_fields while custom properties are disabled is 400; type_id without types is 400', async () => {
       const feat = (v: boolean) => t.http.patch(`/api/v2/workspaces/${ten.slug}/features/`).set(key()).send({ is_custom_properties_enabled: v });
       expect((await feat(false)).status).toBe(200);
-      expect(fields(expectProblem(await create({ name: 'cf', custom_fields: {} }), 400, 'validation_error'))).toEqual(['custom_fields']);
+      expect(errorFields(expectProblem(await create({ name: 'cf', custom_fields: {} }), 400, 'validation_error'))).toEqual(['custom_fields']);
       expect((await feat(true)).status).toBe(200);
       const b = expectProblem(await create({ name: 'typed', type_id: '00000000-0000-4000-8000-000000000000' }), 400, 'validation_error');
       expect(b.errors[0]).toEqual({ field: 'type_id', message: expect.stringContaining('not enabled') });
-      expect(fields(expectProblem(await create({ name: 'typed', type: 'Task' }), 400, 'validation_error'))).toEqual(['type']);
+      expect(errorFields(expectProblem(await create({ name: 'typed', type: 'Task' }), 400, 'validation_error'))).toEqual(['type']);
     });
   });
 
@@ -141,7 +140,7 @@ describe('work items', () => {
       const other = await t.project(ten.slug, ten.owner.key);
       const otherStates = await stateIds(ten.slug, other.id, ten.owner.key);
       b = expectProblem(await create({ name: 's', state_id: otherStates.Todo }), 400, 'validation_error');
-      expect(fields(b)).toEqual(['state_id']);
+      expect(errorFields(b)).toEqual(['state_id']);
       expectProblem(await create({ name: 's', state_id: 'not-a-uuid' }), 400, 'validation_error');
     });
 
@@ -202,12 +201,12 @@ describe('work items', () => {
       const child = await create({ name: 'child', parent: `oth-${parent.body.sequence_id}` });
       expect(child.status).toBe(201);
       expect(child.body.parent_id).toBe(parent.body.id);
-      expect(fields(expectProblem(await create({ name: 'c', parent: 'OTH-99999' }), 400, 'validation_error'))).toEqual(['parent']);
-      expect(fields(expectProblem(await create({ name: 'c', parent: 'garbage' }), 400, 'validation_error'))).toEqual(['parent']);
+      expect(errorFields(expectProblem(await create({ name: 'c', parent: 'OTH-99999' }), 400, 'validation_error'))).toEqual(['parent']);
+      expect(errorFields(expectProblem(await create({ name: 'c', parent: 'garbage' }), 400, 'validation_error'))).toEqual(['parent']);
       const otherTen = await t.tenant();
       const op = await t.project(otherTen.slug, otherTen.owner.key);
       const foreign = await create({ name: 'f' }, otherTen.owner.key, `/api/v2/workspaces/${otherTen.slug}/projects/${op.id}/work-items/`);
-      expect(fields(expectProblem(await create({ name: 'c', parent_id: foreign.body.id }), 400, 'validation_error'))).toEqual(['parent_id']);
+      expect(errorFields(expectProblem(await create({ name: 'c', parent_id: foreign.body.id }), 400, 'validation_error'))).toEqual(['parent_id']);
       const grandchild = await create({ name: 'grandchild', parent_id: child.body.id });
       expectProblem(await patch(child.body.id, { parent_id: grandchild.body.id }), 400, 'validation_error');
       expectProblem(await patch(child.body.id, { parent_id: child.body.id }), 400, 'validation_error');
@@ -248,10 +247,10 @@ describe('work items', () => {
       expect(res.body.parent).toBeNull();
       expect((await t.http.get(`${base}${c.body.id}/`).set(key())).body.state).toBeUndefined();
       const b = expectProblem(await t.http.get(`${base}${c.body.id}/?expand=state,comments`).set(key()), 400, 'validation_error');
-      expect(fields(b)).toEqual(['expand']);
+      expect(errorFields(b)).toEqual(['expand']);
       // {pk} is the UUID only: the identifier form is 404 (spec), any other non-UUID 400 naming pk.
       expectProblem(await t.http.get(`${base}${ident}-1/`).set(key()), 404, 'resource_not_found');
-      expect(fields(expectProblem(await t.http.get(`${base}not-a-uuid/`).set(key()), 400, 'validation_error'))).toEqual(['pk']);
+      expect(errorFields(expectProblem(await t.http.get(`${base}not-a-uuid/`).set(key()), 400, 'validation_error'))).toEqual(['pk']);
       const other = await t.project(ten.slug, ten.owner.key);
       expectProblem(await t.http.get(`/api/v2/workspaces/${ten.slug}/projects/${other.id}/work-items/${c.body.id}/`).set(key()), 404, 'resource_not_found');
       const created = await create({ name: 'with expand' }, ten.owner.key, `${base}?expand=state`);
@@ -404,7 +403,7 @@ describe('work items', () => {
       expect((await t.ds.query(`SELECT count(*)::int AS n FROM work_items WHERE project_id = $1 AND name = 'raced'`, [p.id]))[0].n).toBe(0);
       expect((await t.ds.query(`SELECT count(*)::int AS n FROM work_item_labels WHERE label_id = $1`, [label.body.id]))[0].n).toBe(0);
       // Afterwards the deleted point is refused at resolution already; the surviving label by name resolves and locks.
-      expect(fields(expectProblem(await create({ name: 'calm', labels: ['kept'], estimate: 'M' }, ten.owner.key, url), 400, 'validation_error'))).toEqual(['estimate']);
+      expect(errorFields(expectProblem(await create({ name: 'calm', labels: ['kept'], estimate: 'M' }, ten.owner.key, url), 400, 'validation_error'))).toEqual(['estimate']);
       expect((await create({ name: 'calm', labels: ['kept'] }, ten.owner.key, url)).body.label_ids).toEqual([keep.body.id]);
     });
   });
@@ -436,7 +435,7 @@ describe('work items', () => {
       const [row] = await t.ds.query(`SELECT updated_by_id FROM work_items WHERE id = $1`, [child.body.id]);
       expect(row.updated_by_id).toBe(contributor.id);
       // The deleted parent can no longer be chosen.
-      expect(fields(expectProblem(await create({ name: 'late child', parent_id: parent.body.id }), 400, 'validation_error'))).toEqual(['parent_id']);
+      expect(errorFields(expectProblem(await create({ name: 'late child', parent_id: parent.body.id }), 400, 'validation_error'))).toEqual(['parent_id']);
     });
   });
 
