@@ -59,22 +59,26 @@ async function seedItems(c, ws, project, n, ownerId, members, labels) {
   await c.query(`UPDATE projects SET last_sequence_id = $2 WHERE id = $1`, [project, n]);
   if (members.length) {
     await c.query(
-      `INSERT INTO work_item_assignees (work_item_id, assignee_id, workspace_id, project_id)
-       SELECT w.id, ($3::uuid[])[1 + w.sequence_id % cardinality($3::uuid[])], $1::uuid, $2::uuid FROM work_items w WHERE w.project_id = $2
+      `INSERT INTO work_item_assignees (work_item_id, assignee_id, workspace_id, project_id, item_created_at, item_state_group_rank, item_live)
+       SELECT w.id, ($3::uuid[])[1 + w.sequence_id % cardinality($3::uuid[])], $1::uuid, $2::uuid, w.created_at, w.state_group_rank, true
+         FROM work_items w WHERE w.project_id = $2
        UNION ALL
-       SELECT w.id, ($3::uuid[])[1 + (w.sequence_id / 7 + 1) % cardinality($3::uuid[])], $1::uuid, $2::uuid FROM work_items w
+       SELECT w.id, ($3::uuid[])[1 + (w.sequence_id / 7 + 1) % cardinality($3::uuid[])], $1::uuid, $2::uuid, w.created_at, w.state_group_rank, true
+         FROM work_items w
         WHERE w.project_id = $2 AND w.sequence_id % 3 = 0 AND (w.sequence_id / 7 + 1) % cardinality($3::uuid[]) <> w.sequence_id % cardinality($3::uuid[])`,
       [ws, project, members],
     );
   }
   if (labels.length) {
     await c.query(
-      `INSERT INTO work_item_labels (work_item_id, label_id, workspace_id, project_id)
-       SELECT w.id, ($3::uuid[])[1 + w.sequence_id % cardinality($3::uuid[])], $1, $2 FROM work_items w WHERE w.project_id = $2 AND w.sequence_id % 4 <> 0`,
+      `INSERT INTO work_item_labels (work_item_id, label_id, workspace_id, project_id, item_created_at, item_state_group_rank, item_live)
+       SELECT w.id, ($3::uuid[])[1 + w.sequence_id % cardinality($3::uuid[])], $1, $2, w.created_at, w.state_group_rank, true
+         FROM work_items w WHERE w.project_id = $2 AND w.sequence_id % 4 <> 0`,
       [ws, project, labels],
     );
   }
-  // 1% archived, 0.5% deleted: the live-row partial indexes have something to leave out.
+  // 1% archived, 0.5% deleted: the live-row partial indexes have something to leave out (the links'
+  // copies follow by trigger).
   await c.query(`UPDATE work_items SET archived_at = now() WHERE project_id = $1 AND sequence_id % 100 = 17`, [project]);
   await c.query(`UPDATE work_items SET deleted_at = now() WHERE project_id = $1 AND sequence_id % 200 = 33`, [project]);
 }

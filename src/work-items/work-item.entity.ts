@@ -64,10 +64,23 @@ export class WorkItemEntity {
   @DeletedAt() deleted_at!: Date | null;
 }
 
+/**
+ * What a link row copies from its work item so the list's relation filters run on the link table alone
+ * (`assignee_id=…` with or without `state_group`: one index range for the page, an index-only count).
+ * Kept by the triggers of migration WorkItemLinkListColumns; the create statement sets them itself.
+ */
+abstract class WorkItemLinkCopies {
+  @Column('timestamptz') item_created_at!: Date;
+  @Column('smallint') item_state_group_rank!: number;
+  /** The item is neither deleted nor archived. */
+  @Column('boolean') item_live!: boolean;
+}
+
 /** Assignees of a work item; the set is replaced as a whole on writes. */
 @Entity('work_item_assignees')
 @Index('ix_work_item_assignees_assignee', ['assignee_id', 'work_item_id'])
-export class WorkItemAssigneeEntity {
+@Index('ix_work_item_assignees_list', ['assignee_id', 'project_id', 'item_created_at', 'work_item_id', 'item_state_group_rank', 'workspace_id'], { where: '"item_live"' })
+export class WorkItemAssigneeEntity extends WorkItemLinkCopies {
   @PrimaryColumn('uuid') work_item_id!: string;
   @PrimaryColumn('uuid') assignee_id!: string;
   @WorkspaceIdColumn() workspace_id!: string;
@@ -78,7 +91,8 @@ export class WorkItemAssigneeEntity {
 /** Labels of a work item (project or workspace-level labels); replaced as a whole on writes. */
 @Entity('work_item_labels')
 @Index('ix_work_item_labels_label', ['label_id', 'work_item_id'])
-export class WorkItemLabelEntity {
+@Index('ix_work_item_labels_list', ['label_id', 'project_id', 'item_created_at', 'work_item_id', 'item_state_group_rank', 'workspace_id'], { where: '"item_live"' })
+export class WorkItemLabelEntity extends WorkItemLinkCopies {
   @PrimaryColumn('uuid') work_item_id!: string;
   @PrimaryColumn('uuid') label_id!: string;
   @WorkspaceIdColumn() workspace_id!: string;

@@ -2,10 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
 import { FilterOp, ListSpec } from '../common/pagination/list-spec';
-import { runList } from '../common/pagination/run-list';
+import { applyFilters, ListSource, runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
 import { poolReader } from '../common/database/prepared';
-import { STATE_GROUPS } from '../states/state.entity';
+import { STATE_GROUPS, StateGroup } from '../states/state.entity';
 import { visibleInProject } from '../work-item-types/work-item-types.repository';
 import { creationRuleSql } from '../workflows/workflows.repository';
 import { PRIORITIES } from './work-item.entity';
@@ -64,6 +64,28 @@ export const WORK_ITEM_LIST: ListSpec = {
   },
   defaultOrder: '-created_at',
   idExpr: 'w.id',
+};
+
+/** The list's scope: $1 workspace, $2 project, live items. */
+const liveItems = () => ['w.workspace_id = $1', 'w.project_id = $2', 'w.deleted_at IS NULL', 'w.archived_at IS NULL'];
+
+/**
+ * Relation filters whose link rows carry copies of the item's created_at, state group rank and
+ * liveness (migration WorkItemLinkListColumns), indexed as (key, project, item_created_at, id, rank,
+ * workspace) on live links. An `eq` filter on one of them drives the created_at-ordered page from that
+ * range (joined to work_items by id), and its count, alone or with `state_group`, is index-only.
+ * The ranks are STATE_GROUPS' positions, as the state-group-rank triggers store them.
+ */
+const LINK_DRIVERS: Record<string, { table: string; key: string }> = {
+  assignee_id: { table: 'work_item_assignees', key: 'assignee_id' },
+  label_id: { table: 'work_item_labels', key: 'label_id' },
+};
+
+/** The work item list with the created_at ordering and the id tiebreak read from the driving link row. */
+const LINK_DRIVEN_LIST: ListSpec = {
+  ...WORK_ITEM_LIST,
+  orderings: { ...WORK_ITEM_LIST.orderings, created_at: { ...WORK_ITEM_LIST.orderings.created_at, expr: 'x.item_created_at' } },
+  idExpr: 'x.work_item_id',
 };
 
 /** Columns of the read shape (assignee_ids / label_ids come from ID_ARRAYS). */
@@ -168,21 +190,60 @@ export class WorkItemsRepository {
     this.reader = poolReader(ds);
   }
 
-  /** One statement for the page (id arrays computed on the page only) and COUNT in parallel. */
+  /**
+   * One statement for the page (id arrays computed on the page only) and COUNT in parallel. An
+   * `assignee_id=` or `label_id=` filter drives both from that link table's list index (see LINK_DRIVERS).
+   */
   list(workspaceId: string, projectId: string, q: ListQuery) {
-    const p = new SqlParams([workspaceId, projectId]);
-    const where = ['w.workspace_id = $1', 'w.project_id = $2', 'w.deleted_at IS NULL', 'w.archived_at IS NULL'];
-    return runList<WorkItemRow>(this.reader, WORK_ITEM_LIST, q, {
+    const src: ListSource = {
       select: COLS,
       from: 'work_items w',
-      where,
-      params: p,
+      where: liveItems(),
+      params: new SqlParams([workspaceId, projectId]),
       pageSelect: idArrays('page'),
       // Unfiltered lists read the trigger-maintained counter instead of counting the project's rows.
       unfilteredCount: {
         sql: `SELECT coalesce(sum(n), 0)::int AS c FROM project_work_item_counts WHERE project_id = $2 AND workspace_id = $1`,
         params: [workspaceId, projectId],
       },
+    };
+    const driver = q.search ? undefined : q.filters.find((f) => f.op === 'eq' && LINK_DRIVERS[f.def.name]);
+    if (!driver) return runList<WorkItemRow>(this.reader, WORK_ITEM_LIST, q, src);
+
+    const link = LINK_DRIVERS[driver.def.name];
+    const rest = q.filters.filter((f) => f !== driver);
+    const stateGroup = rest.find((f) => f.def.name === 'state_group');
+    const linkWhere = (p: SqlParams) => {
+      const conds = ['x.workspace_id = $1', 'x.project_id = $2', 'x.item_live', `x.${link.key} = ${p.add(driver.value)}::uuid`];
+      if (stateGroup) {
+        const groups = (Array.isArray(stateGroup.value) ? stateGroup.value : [stateGroup.value]) as string[];
+        conds.push(`x.item_state_group_rank = ANY(${p.add(groups.map((g) => STATE_GROUPS.indexOf(g as StateGroup)))}::smallint[])`);
+      }
+      return conds;
+    };
+    if (rest.every((f) => f === stateGroup)) {
+      // Everything asked is on the link row: an index-only count.
+      const cp = new SqlParams([workspaceId, projectId]);
+      src.filteredCount = { sql: `SELECT count(*)::int AS c FROM ${link.table} x WHERE ${linkWhere(cp).join(' AND ')}`, params: cp.values };
+    }
+    // Other orderings walk their own work item index, probing the link table (cheap unless the filter is rare).
+    if (q.orderKey !== 'created_at') return runList<WorkItemRow>(this.reader, WORK_ITEM_LIST, q, src);
+
+    if (!src.filteredCount) {
+      // The count keeps the work-item-driven form, which leaves the planner its choice of join.
+      const cw = liveItems();
+      const cp = new SqlParams([workspaceId, projectId]);
+      applyFilters(WORK_ITEM_LIST, q, cw, cp);
+      src.filteredCount = { sql: `SELECT count(*)::int AS c FROM work_items w WHERE ${cw.join(' AND ')}`, params: cp.values };
+    }
+    const p = new SqlParams([workspaceId, projectId]);
+    // The driving filter leaves q.filters; the count stays filteredCount (never the unfiltered counter).
+    return runList<WorkItemRow>(this.reader, LINK_DRIVEN_LIST, { ...q, filters: rest }, {
+      ...src,
+      unfilteredCount: undefined,
+      from: `${link.table} x JOIN work_items w ON w.id = x.work_item_id`,
+      where: [...liveItems(), ...linkWhere(p)],
+      params: p,
     });
   }
 
@@ -257,12 +318,12 @@ export class WorkItemsRepository {
               RETURNING *
             ),
             a AS (
-              INSERT INTO work_item_assignees (work_item_id, assignee_id, workspace_id, project_id)
-              SELECT item.id, x, $1, $2 FROM item, unnest($17::uuid[]) AS x
+              INSERT INTO work_item_assignees (work_item_id, assignee_id, workspace_id, project_id, item_created_at, item_state_group_rank, item_live)
+              SELECT item.id, x, $1, $2, item.created_at, item.state_group_rank, true FROM item, unnest($17::uuid[]) AS x
             ),
             l AS (
-              INSERT INTO work_item_labels (work_item_id, label_id, workspace_id, project_id)
-              SELECT item.id, x, $1, $2 FROM item, unnest($18::uuid[]) AS x
+              INSERT INTO work_item_labels (work_item_id, label_id, workspace_id, project_id, item_created_at, item_state_group_rank, item_live)
+              SELECT item.id, x, $1, $2, item.created_at, item.state_group_rank, true FROM item, unnest($18::uuid[]) AS x
             )
        SELECT chk.*, r.*
          FROM chk LEFT JOIN (

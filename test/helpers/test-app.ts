@@ -96,13 +96,13 @@ export async function createTestApp(overrides: Partial<AppConfig> = {}): Promise
   return t;
 }
 
-/** Asserts a problem+json response with the given status and code; returns its body. */
 /** The `field` of each entry of a problem's `errors`, in order. */
 export const errorFields = (body: Record<string, any>): string[] => body.errors.map((e: { field: string }) => e.field);
 
 /** The distinct fields of a problem's `errors`, sorted. */
 export const errorFieldSet = (body: Record<string, any>): string[] => [...new Set(errorFields(body))].sort();
 
+/** Asserts a problem+json response with the given status and code; returns its body. */
 export function expectProblem(res: request.Response, status: number, code: string): Record<string, any> {
   if (res.status !== status || res.body?.code !== code) {
     throw new Error(`expected ${status} ${code}, got ${res.status} ${JSON.stringify(res.body)}`);

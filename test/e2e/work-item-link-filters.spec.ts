@@ -1,0 +1,132 @@
+import { createTestApp, Tenant, TestApp } from '../helpers/test-app';
+
+/**
+ * `assignee_id=` and `label_id=` are answered from the link tables' copies of the item's created_at,
+ * state group and liveness (page and count). The `__in` form of the same filter takes the
+ * work-item-driven path, so it is the oracle: after every kind of write the two must agree.
+ */
+describe('work item relation filters read from the link rows', () => {
+  let t: TestApp;
+  let ten: Tenant;
+  let pid: string;
+  let base: string;
+  let states: Record<string, string>;
+  let other: { id: string; email: string; key: string };
+  let red: string;
+  const key = () => ({ 'X-Api-Key': ten.owner.key });
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    ten = await t.tenant();
+    pid = (await t.project(ten.slug, ten.owner.key, { identifier: 'LNK' })).id;
+    base = `/api/v2/workspaces/${ten.slug}/projects/${pid}/work-items/`;
+    const st = await t.http.get(`/api/v2/workspaces/${ten.slug}/projects/${pid}/states/`).set(key());
+    states = Object.fromEntries(st.body.data.map((s: any) => [s.group, s.id]));
+    other = await t.member(ten.slug, 'member');
+    await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/${pid}/members/`).set(key()).send({ member_id: other.id, role: 'contributor' });
+    red = (await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/${pid}/labels/`).set(key()).send({ name: 'red' })).body.id;
+  });
+  afterAll(() => t.close());
+
+  const get = async (qs: string) => {
+    const res = await t.http.get(`${base}?${qs}`).set(key());
+    if (res.status !== 200) throw new Error(`${qs}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+  /** Every page of a cursor walk, per_page 2. */
+  const walk = async (qs: string) => {
+    const out: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const b = await get(`paginate=cursor&per_page=2&${qs}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      out.push(...b.data.map((x: any) => x.name));
+      cursor = b.next_cursor;
+    } while (cursor);
+    return out;
+  };
+  const QUERIES = (who: string) => [
+    `assignee_id=${who}`,
+    `assignee_id=${who}&state_group=started`,
+    `assignee_id=${who}&state_group__in=backlog,started`,
+    `assignee_id=${who}&order_by=created_at`,
+    `assignee_id=${who}&priority=high`,
+    `assignee_id=${who}&order_by=priority`,
+    `label_id=${red}`,
+    `label_id=${red}&state_group=completed`,
+  ];
+  /** Asserts the link-driven answer equals the oracle's for every query; returns the first query's names. */
+  async function agree(): Promise<string[]> {
+    let first: string[] = [];
+    for (const qs of [...QUERIES(ten.owner.id), ...QUERIES(other.id)]) {
+      const oracle = qs.replace(/^(assignee_id|label_id)=/, '$1__in=');
+      const [a, b] = [await get(`per_page=200&${qs}`), await get(`per_page=200&${oracle}`)];
+      const shape = (x: any) => ({ total: x.total_count, names: x.data.map((r: any) => r.name) });
+      expect({ qs, ...shape(a) }).toEqual({ qs, ...shape(b) });
+      expect(a.total_count).toBe(a.data.length);
+      if (!qs.includes('order_by=priority')) expect(await walk(qs)).toEqual(shape(b).names);
+      if (!first.length) first = shape(a).names;
+    }
+    return first;
+  }
+  const create = async (name: string, body: Record<string, unknown>) => {
+    const r = await t.http.post(base).set(key()).send({ name, ...body });
+    expect(r.status).toBe(201);
+    return r.body.id as string;
+  };
+
+  it('agree after creates, state changes, archive, unarchive, delete, reassignment and label removal', async () => {
+    const me = ten.owner.id;
+    const a = await create('a', { state_id: states.started, assignee_ids: [me], label_ids: [red], priority: 'high' });
+    const b = await create('b', { state_id: states.backlog, assignee_ids: [me, other.id] });
+    const c = await create('c', { state_id: states.started, assignee_ids: [other.id], label_ids: [red] });
+    const d = await create('d', { state_id: states.completed, assignee_ids: [me], label_ids: [red] });
+    await create('e', { state_id: states.started });
+    expect(await agree()).toEqual(['d', 'b', 'a']);
+    expect((await get(`assignee_id=${me}&state_group=started`)).total_count).toBe(1);
+
+    // A state change moves the item's links to the new group.
+    expect((await t.http.patch(`${base}${b}/`).set(key()).send({ state_id: states.started })).status).toBe(200);
+    expect((await get(`assignee_id=${me}&state_group=started`)).data.map((x: any) => x.name)).toEqual(['b', 'a']);
+    // A state change and a new assignee set in one PATCH: the new link follows the new group too.
+    expect((await t.http.patch(`${base}${c}/`).set(key()).send({ state_id: states.completed, assignee_ids: [me] })).status).toBe(200);
+    expect((await get(`assignee_id=${me}&state_group=completed`)).data.map((x: any) => x.name)).toEqual(['d', 'c']);
+    expect((await get(`assignee_id=${other.id}`)).data.map((x: any) => x.name)).toEqual(['b']);
+    await agree();
+
+    expect((await t.http.post(`${base}${a}/archive/`).set(key())).status).toBe(200);
+    expect((await get(`assignee_id=${me}`)).data.map((x: any) => x.name)).toEqual(['d', 'c', 'b']);
+    await agree();
+    expect((await t.http.post(`${base}${a}/unarchive/`).set(key())).status).toBe(200);
+    expect((await get(`assignee_id=${me}`)).data.map((x: any) => x.name)).toEqual(['d', 'c', 'b', 'a']);
+    await agree();
+    expect((await t.http.delete(`${base}${d}/`).set(key())).status).toBe(204);
+    expect((await get(`label_id=${red}`)).data.map((x: any) => x.name)).toEqual(['c', 'a']);
+    await agree();
+
+    // A state's group change rewrites its items' links.
+    expect((await t.http.patch(`/api/v2/workspaces/${ten.slug}/projects/${pid}/states/${states.started}/`).set(key()).send({ group: 'cancelled' })).status).toBe(200);
+    expect((await get(`assignee_id=${me}&state_group=started`)).total_count).toBe(0);
+    expect((await get(`assignee_id=${me}&state_group=cancelled`)).data.map((x: any) => x.name)).toEqual(['b', 'a']);
+    await agree();
+
+    // Deleting the label strips it; links written by plain SQL get their copies from the trigger.
+    expect((await t.http.delete(`/api/v2/workspaces/${ten.slug}/projects/${pid}/labels/${red}/`).set(key())).status).toBe(204);
+    expect((await get(`label_id=${red}`)).total_count).toBe(0);
+    await t.ds.query(
+      `INSERT INTO work_item_assignees (work_item_id, assignee_id, workspace_id, project_id) SELECT id, $2, workspace_id, project_id FROM work_items WHERE id = $1`,
+      [c, other.id],
+    );
+    expect((await get(`assignee_id=${other.id}&state_group=completed`)).data.map((x: any) => x.name)).toEqual(['c']);
+    await agree();
+  });
+
+  it('never reach another project or workspace', async () => {
+    const elsewhere = await t.project(ten.slug, ten.owner.key);
+    const url = `/api/v2/workspaces/${ten.slug}/projects/${elsewhere.id}/work-items/`;
+    expect((await t.http.post(url).set(key()).send({ name: 'elsewhere', assignee_ids: [ten.owner.id] })).status).toBe(201);
+    const mine = await get(`assignee_id=${ten.owner.id}`);
+    expect(mine.data.map((x: any) => x.name)).not.toContain('elsewhere');
+    const there = await t.http.get(`${url}?assignee_id=${ten.owner.id}`).set(key());
+    expect(there.body).toMatchObject({ total_count: 1, data: [expect.objectContaining({ name: 'elsewhere' })] });
+  });
+});
