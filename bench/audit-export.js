@@ -12,9 +12,7 @@
  * and last pages (they should be flat: keyset pagination, no offset), then a filtered export
  * (category=auth) and a descending walk for comparison.
  */
-const { spawn } = require('node:child_process');
-const { resolve } = require('node:path');
-const { ROOT, adminUrl, sql, freshDatabase, cli, waitFor, serviceEnv, settle } = require('./lib');
+const { adminUrl, sql, freshDatabase, cli, waitFor, serviceEnv, spawnService, settle } = require('./lib');
 
 const DB_NAME = 'wt_bench_audit';
 const log = (...a) => process.stderr.write(`[audit-bench] ${a.join(' ')}\n`);
@@ -122,7 +120,7 @@ async function runAuditExport({ entries = 1_000_000, perPage = 200, port = 3995,
     });
     log(`seeded in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 
-    service = spawn('node', [resolve(ROOT, 'dist/src/main.js')], { env: serviceEnv(dbUrl, port), stdio: ['ignore', 'ignore', 'inherit'] });
+    service = spawnService(serviceEnv(dbUrl, port));
     await waitFor(`http://127.0.0.1:${port}/healthz`);
     const base = `http://127.0.0.1:${port}/api/v2/workspaces/audit/audit-logs/`;
     const export_ = { paginate: 'cursor', per_page: String(perPage), order_by: 'created_at' };

@@ -1,6 +1,6 @@
 'use strict';
 /** Helpers shared by the benchmark scripts: the database server, the CLI, waiting for the service. */
-const { execFileSync } = require('node:child_process');
+const { execFileSync, spawn } = require('node:child_process');
 const { resolve } = require('node:path');
 const { Client } = require('pg');
 
@@ -59,6 +59,15 @@ async function waitFor(url) {
 }
 
 /** Environment of a service process under load: no rate limit, quiet logs, no bootstrap. */
+/**
+ * The service as `npm run start:prod` starts it (node flags included), spawned directly so the measured
+ * process is the service itself, not npm.
+ */
+function spawnService(env, stdio = ['ignore', 'ignore', 'inherit']) {
+  const [cmd, ...args] = require('../package.json').scripts['start:prod'].split(/\s+/);
+  return spawn(cmd, args.map((a) => (a.startsWith('-') ? a : resolve(ROOT, a))), { env, stdio });
+}
+
 function serviceEnv(dbUrl, port) {
   return { ...process.env, DATABASE_URL: dbUrl, PORT: String(port), HOST: '127.0.0.1', RATE_LIMIT_MAX: '1000000000', LOG_LEVEL: 'error', SEED_ON_EMPTY: 'false' };
 }
@@ -77,4 +86,4 @@ async function settle(c, log, table = '') {
   }
 }
 
-module.exports = { ROOT, sleep, adminUrl, withDb, sql, freshDatabase, cli, waitFor, serviceEnv, settle };
+module.exports = { ROOT, sleep, adminUrl, withDb, sql, freshDatabase, cli, waitFor, serviceEnv, spawnService, settle };

@@ -9,11 +9,11 @@
  * loopback and prints one table: req/s, p50, p99, their ratios to the ceiling, and the service's peak RSS.
  * Then the audit export (bench/audit-export.js) over `--audit-entries` entries (0 skips it).
  */
-const { spawn, fork } = require('node:child_process');
+const { fork } = require('node:child_process');
 const { readFileSync } = require('node:fs');
 const { resolve } = require('node:path');
 const autocannon = require('autocannon');
-const { ROOT, adminUrl, sql, freshDatabase, cli, waitFor, serviceEnv, settle } = require('./lib');
+const { adminUrl, sql, freshDatabase, cli, waitFor, serviceEnv, spawnService, settle } = require('./lib');
 const { runAuditExport } = require('./audit-export');
 
 const args = process.argv.slice(2);
@@ -116,7 +116,7 @@ async function main() {
     const key = cli(dbUrl, 'api-key', 'create', '--email', 'bench@example.com').key;
 
     const env = serviceEnv(dbUrl, SERVICE_PORT);
-    let service = spawn('node', [resolve(ROOT, 'dist/src/main.js')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+    let service = spawnService(env);
     children.push(service);
     await waitFor(`http://127.0.0.1:${SERVICE_PORT}/healthz`);
     const main = await api('POST', '/api/v2/workspaces/bench/projects/', key, { name: 'Bench', identifier: 'BENCH' });
@@ -167,7 +167,7 @@ async function main() {
     // Restart the service so its peak RSS covers the measured load only, not the seeding phase.
     service.kill('SIGTERM');
     await new Promise((r) => service.once('exit', r));
-    service = spawn('node', [resolve(ROOT, 'dist/src/main.js')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+    service = spawnService(env);
     children.push(service);
     await waitFor(`http://127.0.0.1:${SERVICE_PORT}/healthz`);
 

@@ -7,10 +7,12 @@ const ITEM_LIVE = (w: string) => `(${w}.deleted_at IS NULL AND ${w}.archived_at 
 /**
  * The assignee and label link rows carry copies of what the work item list filters and orders them by:
  * the item's `created_at`, its state group rank and whether it is live (not deleted, not archived).
- * With the index `(key, project_id, item_created_at, work_item_id, item_state_group_rank, workspace_id)`
- * on live links, "my items" (`assignee_id=…`, optionally with `state_group`) is one index range for the
- * page and an index-only count, instead of a walk of the project's items probing the link table for
- * each and a count over every candidate (measured at a million items: 90 ms per count before).
+ * Two indexes on live links: `(key, project_id, item_created_at, work_item_id, rank, workspace_id)` for
+ * "my items" by creation time (any state groups: the rank is checked inside the index) and
+ * `(key, project_id, rank, item_created_at, work_item_id, workspace_id)` for one state group: its page
+ * and its index-only count are one range each. Before, the page walked the project's items probing the
+ * link table and the count visited every candidate (measured at a million items: 90 ms per count; a
+ * count over the assignee's whole range, filtering the rank, still took 10 ms).
  *
  * Triggers keep the copies: a link insert that does not set them copies them from its work item, and a
  * work item whose state group rank, liveness or created_at changes rewrites its links. The create
@@ -30,6 +32,9 @@ export class WorkItemLinkListColumns1795364000000 implements MigrationInterface 
       await q.query(`ALTER TABLE "${t}" ALTER "item_created_at" SET NOT NULL, ALTER "item_state_group_rank" SET NOT NULL, ALTER "item_live" SET NOT NULL`);
       await q.query(
         `CREATE INDEX "ix_${t}_list" ON "${t}" ("${KEY[t]}", "project_id", "item_created_at", "work_item_id", "item_state_group_rank", "workspace_id") WHERE "item_live"`,
+      );
+      await q.query(
+        `CREATE INDEX "ix_${t}_group" ON "${t}" ("${KEY[t]}", "project_id", "item_state_group_rank", "item_created_at", "work_item_id", "workspace_id") WHERE "item_live"`,
       );
     }
     await q.query(`CREATE FUNCTION wt_work_item_link_copy() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -67,6 +72,7 @@ export class WorkItemLinkListColumns1795364000000 implements MigrationInterface 
     for (const t of LINKS) await q.query(`DROP TRIGGER trg_${t}_copy ON ${t}`);
     await q.query(`DROP FUNCTION wt_work_item_link_copy()`);
     for (const t of LINKS) {
+      await q.query(`DROP INDEX "public"."ix_${t}_group"`);
       await q.query(`DROP INDEX "public"."ix_${t}_list"`);
       await q.query(`ALTER TABLE "${t}" DROP COLUMN "item_live", DROP COLUMN "item_state_group_rank", DROP COLUMN "item_created_at"`);
     }

@@ -80,6 +80,7 @@ abstract class WorkItemLinkCopies {
 @Entity('work_item_assignees')
 @Index('ix_work_item_assignees_assignee', ['assignee_id', 'work_item_id'])
 @Index('ix_work_item_assignees_list', ['assignee_id', 'project_id', 'item_created_at', 'work_item_id', 'item_state_group_rank', 'workspace_id'], { where: '"item_live"' })
+@Index('ix_work_item_assignees_group', ['assignee_id', 'project_id', 'item_state_group_rank', 'item_created_at', 'work_item_id', 'workspace_id'], { where: '"item_live"' })
 export class WorkItemAssigneeEntity extends WorkItemLinkCopies {
   @PrimaryColumn('uuid') work_item_id!: string;
   @PrimaryColumn('uuid') assignee_id!: string;
@@ -92,6 +93,7 @@ export class WorkItemAssigneeEntity extends WorkItemLinkCopies {
 @Entity('work_item_labels')
 @Index('ix_work_item_labels_label', ['label_id', 'work_item_id'])
 @Index('ix_work_item_labels_list', ['label_id', 'project_id', 'item_created_at', 'work_item_id', 'item_state_group_rank', 'workspace_id'], { where: '"item_live"' })
+@Index('ix_work_item_labels_group', ['label_id', 'project_id', 'item_state_group_rank', 'item_created_at', 'work_item_id', 'workspace_id'], { where: '"item_live"' })
 export class WorkItemLabelEntity extends WorkItemLinkCopies {
   @PrimaryColumn('uuid') work_item_id!: string;
   @PrimaryColumn('uuid') label_id!: string;

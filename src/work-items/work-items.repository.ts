@@ -71,9 +71,10 @@ const liveItems = () => ['w.workspace_id = $1', 'w.project_id = $2', 'w.deleted_
 
 /**
  * Relation filters whose link rows carry copies of the item's created_at, state group rank and
- * liveness (migration WorkItemLinkListColumns), indexed as (key, project, item_created_at, id, rank,
- * workspace) on live links. An `eq` filter on one of them drives the created_at-ordered page from that
- * range (joined to work_items by id), and its count, alone or with `state_group`, is index-only.
+ * liveness (migration WorkItemLinkListColumns), indexed on live links by (key, project, item_created_at,
+ * id, …) and (key, project, rank, item_created_at, id, …). An `eq` filter on one of them drives the
+ * created_at-ordered page from those ranges (joined to work_items by id), and its count, alone or with
+ * `state_group`, is index-only.
  * The ranks are STATE_GROUPS' positions, as the state-group-rank triggers store them.
  */
 const LINK_DRIVERS: Record<string, { table: string; key: string }> = {
@@ -216,8 +217,9 @@ export class WorkItemsRepository {
     const linkWhere = (p: SqlParams) => {
       const conds = ['x.workspace_id = $1', 'x.project_id = $2', 'x.item_live', `x.${link.key} = ${p.add(driver.value)}::uuid`];
       if (stateGroup) {
-        const groups = (Array.isArray(stateGroup.value) ? stateGroup.value : [stateGroup.value]) as string[];
-        conds.push(`x.item_state_group_rank = ANY(${p.add(groups.map((g) => STATE_GROUPS.indexOf(g as StateGroup)))}::smallint[])`);
+        const ranks = ([] as string[]).concat(stateGroup.value as string | string[]).map((g) => STATE_GROUPS.indexOf(g as StateGroup));
+        // One group is an equality the planner can see in a generic plan too: the group index's range.
+        conds.push(ranks.length === 1 ? `x.item_state_group_rank = ${p.add(ranks[0])}::smallint` : `x.item_state_group_rank = ANY(${p.add(ranks)}::smallint[])`);
       }
       return conds;
     };

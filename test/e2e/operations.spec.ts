@@ -30,7 +30,7 @@ describe('operations files', () => {
     expect([...read].filter((name) => !listed.has(name)).sort()).toEqual([]);
   });
 
-  it('the Dockerfile builds in stages on node:20-slim, runs as a non-root user on port 3000 with a /healthz check', () => {
+  it('the Dockerfile builds in stages on node:20-slim, runs as a non-root user on port 3000 with a /healthz check and the start:prod command', () => {
     const df = readFileSync(join(ROOT, 'docker/Dockerfile'), 'utf8');
     const froms = [...df.matchAll(/^FROM\s+(\S+)/gm)].map((m) => m[1]);
     expect(froms.length).toBeGreaterThanOrEqual(2);
@@ -41,7 +41,10 @@ describe('operations files', () => {
     expect(df).toMatch(/^EXPOSE 3000$/m);
     expect(df).toMatch(/PORT=3000/);
     expect(df).toMatch(/^HEALTHCHECK[\s\S]*\/healthz/m);
-    expect(df).toMatch(/^CMD \["node", "dist\/src\/main\.js"\]$/m);
+    // The image starts the service exactly as `npm run start:prod` does (node flags included).
+    const startProd = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts['start:prod'].split(/\s+/);
+    expect(startProd).toEqual(['node', '--max-old-space-size=192', 'dist/src/main.js']);
+    expect(df).toMatch(new RegExp(`^CMD ${JSON.stringify(startProd).replace(/[[\]]/g, '\\$&').replace(/,/g, ', ')}$`, 'm'));
   });
 
   it('compose runs the API with postgres:16 and redis:7, wired through DATABASE_URL and REDIS_URL', () => {
