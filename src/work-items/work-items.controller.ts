@@ -73,7 +73,7 @@ export class WorkItemsController {
   @ApiOperation({ operationId: 'work_items_delete', summary: 'Delete a work item (soft)', description: 'Project admins and the work item\'s creator only; repeating is 404.' })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Deleted' })
-  @ApiProblemResponses(400, 404)
+  @ApiProblemResponses(400, 404, [409, '`conflict`: listed by the published API for this operation; no rule of this service produces it today (a delete lifts the item\'s children to the top level instead of refusing)'])
   async remove(@Ctx() ctx: ProjectContext, @UuidParam('pk', WORK_ITEM_PK) pk: string): Promise<void> {
     await this.items.remove(ctx, pk);
   }
