@@ -2,7 +2,7 @@ import { createTestApp, Tenant, TestApp } from '../helpers/test-app';
 
 /**
  * `assignee_id=` and `label_id=` are answered from the link tables' copies of the item's created_at,
- * state group and liveness (page and count). The `__in` form of the same filter takes the
+ * state and liveness (page and count). The `__in` form of the same filter takes the
  * work-item-driven path, so it is the oracle: after every kind of write the two must agree.
  */
 describe('work item relation filters read from the link rows', () => {
@@ -51,6 +51,8 @@ describe('work item relation filters read from the link rows', () => {
     `assignee_id=${who}&order_by=created_at`,
     `assignee_id=${who}&priority=high`,
     `assignee_id=${who}&order_by=priority`,
+    `assignee_id=${who}&state_id=${states.started}`,
+    `assignee_id=${who}&state_id__in=${states.backlog},${states.completed}&state_group=completed`,
     `label_id=${red}`,
     `label_id=${red}&state_group=completed`,
   ];
