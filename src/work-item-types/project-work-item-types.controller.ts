@@ -1,3 +1,4 @@
+import { Bodyless } from '../common/http/bodyless';
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiExtraModels, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
@@ -53,6 +54,7 @@ export class ProjectWorkItemTypesController {
   }
 
   @Post('enable')
+  @Bodyless()
   @HttpCode(200)
   @Authenticated({ scope: 'projects.work_item_types:write', project: ProjectRole.Admin })
   @TypeSurface('project')
@@ -120,6 +122,7 @@ export class ProjectWorkItemTypesController {
   }
 
   @Post(':pk/mark-default')
+  @Bodyless()
   @HttpCode(200)
   @Authenticated({ scope: 'projects.work_item_types:write', project: ProjectRole.Admin })
   @TypeSurface('project')

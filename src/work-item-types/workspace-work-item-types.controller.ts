@@ -1,3 +1,4 @@
+import { Bodyless } from '../common/http/bodyless';
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, UseGuards } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
@@ -80,6 +81,7 @@ export class WorkspaceWorkItemTypesController {
   }
 
   @Post(':pk/mark-default')
+  @Bodyless()
   @HttpCode(200)
   @Authenticated({ scope: 'workspaces.work_item_types:write', workspace: WorkspaceRole.Admin })
   @TypeSurface('workspace')

@@ -1,3 +1,4 @@
+import { Bodyless } from '../common/http/bodyless';
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
@@ -79,6 +80,7 @@ export class WorkItemsController {
   }
 
   @Post(':pk/archive')
+  @Bodyless()
   @HttpCode(200)
   @Authenticated({ scope: 'projects.work_items:write', project: ProjectRole.Contributor })
   @ApiOperation({ operationId: 'work_items_archive', summary: 'Archive a work item', description: 'Bodyless (a body is ignored). Archiving an archived work item is 404. Response custom_fields is null.' })
@@ -90,6 +92,7 @@ export class WorkItemsController {
   }
 
   @Post(':pk/unarchive')
+  @Bodyless()
   @HttpCode(200)
   @Authenticated({ scope: 'projects.work_items:write', project: ProjectRole.Contributor })
   @ApiOperation({ operationId: 'work_items_unarchive', summary: 'Unarchive a work item', description: 'Bodyless; idempotent (an active work item is returned unchanged). Response custom_fields is null.' })

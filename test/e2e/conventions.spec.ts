@@ -67,6 +67,47 @@ describe('spec conventions (central mechanisms)', () => {
     }
   });
 
+  it('input PostgreSQL cannot store or the validators cannot walk is a 400 naming it, never a 500', async () => {
+    const items = `/api/v2/workspaces/${ten.slug}/projects/${projectId}/work-items/`;
+    const field = async (res: any) => expectProblem(res, 400, 'validation_error').errors.map((e: any) => e.field);
+    // NUL in a body string (top level or nested), a query parameter and a path parameter.
+    expect(await field(await t.http.post(items).set(key()).send({ name: 'a\u0000b' }))).toEqual(['name']);
+    expect(await field(await t.http.post(items).set(key()).send({ name: 'ok', labels: ['x', 'y\u0000'] }))).toEqual(['labels[1]']);
+    expect(await field(await t.http.get(`${items}?search=%00`).set(key()))).toEqual(['search']);
+    expect(await field(await t.http.get(`${items}?external_id=a%00`).set(key()))).toEqual(['external_id']);
+    expect(await field(await t.http.get(`/api/v2/workspaces/a%00b/projects/`).set(key()))).toEqual(['slug']);
+    // Nesting deeper than any body the API defines, even in a field that would be ignored.
+    const deep = JSON.parse('['.repeat(1500) + ']'.repeat(1500));
+    const nested = await t.http.post(items).set(key()).send({ name: 'x', bogus: deep });
+    expect((await field(nested))[0]).toMatch(/^bogus(\[0\])+$/);
+    // Values that pass the shape check but are out of PostgreSQL's range.
+    expect(await field(await t.http.get(`${items}?sequence_id=2147483648`).set(key()))).toEqual(['sequence_id']);
+    expect(await field(await t.http.get(`${items}?created_at__gte=2026-02-30T00:00:00Z`).set(key()))).toEqual(['created_at__gte']);
+    expect(await field(await t.http.get(`${items}?created_at__gte=0000-01-01T00:00:00Z`).set(key()))).toEqual(['created_at__gte']);
+    expect(await field(await t.http.get(`${items}?start_date__gte=0000-01-01`).set(key()))).toEqual(['start_date__gte']);
+    expect(await field(await t.http.post(items).set(key()).send({ name: 'd', start_date: '0000-01-01' }))).toEqual(['start_date']);
+    // The valid neighbours still work.
+    expect((await t.http.get(`${items}?sequence_id=2147483647&created_at__gte=2026-02-28T00:00:00Z&start_date__gte=0001-01-01`).set(key())).status).toBe(200);
+    expect((await t.http.post(items).set(key()).send({ name: 'x', bogus: JSON.parse('['.repeat(20) + ']'.repeat(20)) })).status).toBe(201);
+  });
+
+  it('bodyless routes ignore any body, of any content type; other routes still refuse it', async () => {
+    const items = `/api/v2/workspaces/${ten.slug}/projects/${projectId}/work-items/`;
+    const item = (await t.http.post(items).set(key()).send({ name: 'bodyless' })).body;
+    const archive = await t.http.post(`${items}${item.id}/archive/`).set(key()).set('Content-Type', 'text/plain').send('x');
+    expect(archive.status).toBe(200);
+    expect(archive.body.archived_at).not.toBeNull();
+    const unarchive = await t.http.post(`${items}${item.id}/unarchive/`).set(key()).set('Content-Type', 'application/json').send('x');
+    expect(unarchive.status).toBe(200);
+    expect(unarchive.body.archived_at).toBeNull();
+    expect((await t.http.post(`${items}${item.id}/archive/`).set(key()).send({ archived_at: null, name: 'ignored' })).body.name).toBe('bodyless');
+    const enable = await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/${projectId}/work-item-types/enable/`).set(key()).set('Content-Type', 'application/xml').send('<x/>');
+    expect(enable.status).toBe(200);
+    // A route with a body keeps JSON-only parsing.
+    expectProblem(await t.http.post(items).set(key()).set('Content-Type', 'text/plain').send('x'), 415, 'unsupported_media_type');
+    expectProblem(await t.http.post(items).set(key()).set('Content-Type', 'application/json').send('x'), 400, 'validation_error');
+  });
+
   it('rejects an oversized body with 413', async () => {
     const big = { name: 'x', description: 'a'.repeat(1024 * 1024 + 10) };
     expectProblem(await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/`).set(key()).send(big), 413, 'payload_too_large');

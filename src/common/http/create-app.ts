@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { FastifyInstance, FastifyRequest, FastifyServerOptions } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { NestFactory } from '@nestjs/core';
@@ -14,6 +14,8 @@ import { problemBody } from '../errors/problem.filter';
 import { registerRoute } from './route-registry';
 import { rewriteUrl } from './trailing-slash';
 import { trackInFlight } from './in-flight';
+import { rejectUnstorableInput } from './request-sanity';
+import { isBodyless } from './bodyless';
 import { setupOpenApi } from '../openapi/openapi';
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -61,6 +63,7 @@ export async function createApp(cfg: AppConfig, databaseUrl: string, opts: { log
     if (closing) reply.header('Connection', 'close');
   });
   trackInFlight(fastify);
+  rejectUnstorableInput(fastify, cfg.publicBaseUrl);
 
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(cfg, databaseUrl), adapter, {
     logger: opts.logger === false ? false : new JsonLogger(cfg.logLevel),
@@ -70,11 +73,11 @@ export async function createApp(cfg: AppConfig, databaseUrl: string, opts: { log
     bodyParser: false,
   });
 
-  // JSON only. An empty body counts as no body, so bodyless POSTs (archive, enable) accept it.
+  // JSON only. An empty body counts as no body; on @Bodyless() routes any body is ignored, whatever its type.
   fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser(/^application\/([\w.+-]+\+)?json(\s*;.*)?$/i, { parseAs: 'string' }, (_req: unknown, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
+  fastify.addContentTypeParser(/^application\/([\w.+-]+\+)?json(\s*;.*)?$/i, { parseAs: 'string' }, (req: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
     const text = String(body);
-    if (text.trim() === '') return done(null, undefined);
+    if (text.trim() === '' || isBodyless(req)) return done(null, undefined);
     try {
       done(null, sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }));
     } catch {
@@ -83,6 +86,16 @@ export async function createApp(cfg: AppConfig, databaseUrl: string, opts: { log
       err.code = 'FST_ERR_CTP_INVALID_JSON_BODY';
       done(err, undefined);
     }
+  });
+  fastify.addContentTypeParser('*', (req: FastifyRequest, payload: NodeJS.ReadableStream, done: (err: Error | null, body?: unknown) => void) => {
+    if (isBodyless(req)) {
+      payload.resume();
+      return done(null, undefined);
+    }
+    const err = new Error('Unsupported media type.') as Error & { statusCode: number; code: string };
+    err.statusCode = 415;
+    err.code = 'FST_ERR_CTP_INVALID_MEDIA_TYPE';
+    done(err, undefined);
   });
 
   // Over plain http (a LAN install, the default http://localhost:PORT) a browser must not be told to

@@ -39,15 +39,19 @@ function scalar(q: RawQuery, name: string): string | undefined {
 const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
 const DATETIME_RE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
+/** A calendar date PostgreSQL accepts: real day of month, year 0001 or later (there is no year 0). */
 export function isValidDate(s: string): boolean {
-  if (!DATE_RE.test(s)) return false;
+  if (!DATE_RE.test(s) || s < '0001-01-01') return false;
   const d = new Date(`${s}T00:00:00Z`);
   return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
 }
 
+/** As isValidDate for the date part (V8's Date.parse rolls 2026-02-30 over to March instead of refusing it). */
 export function isValidDateTime(s: string): boolean {
-  return DATETIME_RE.test(s) && !Number.isNaN(Date.parse(s.includes('T') || s.length === 10 ? s : s.replace(' ', 'T')));
+  return DATETIME_RE.test(s) && isValidDate(s.slice(0, 10)) && !Number.isNaN(Date.parse(s.includes('T') || s.length === 10 ? s : s.replace(' ', 'T')));
 }
+
+const INT4_MAX = 2147483647;
 
 function parseValue(def: FilterDef, field: string, raw: string, errors: FieldError[]): unknown {
   switch (def.type) {
@@ -56,6 +60,7 @@ function parseValue(def: FilterDef, field: string, raw: string, errors: FieldErr
       return raw.toLowerCase();
     case 'int':
       if (!/^-?\d+$/.test(raw)) errors.push({ field, message: `"${raw}" is not an integer.` });
+      else if (Math.abs(Number(raw)) > INT4_MAX) errors.push({ field, message: `"${raw}" is out of range (at most ${INT4_MAX}).` });
       return Number(raw);
     case 'bool':
       if (!['true', 'false'].includes(raw.toLowerCase())) errors.push({ field, message: 'Must be true or false.' });
