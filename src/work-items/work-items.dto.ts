@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow, ArrayMaxSize, IsArray, IsIn, IsNotEmpty, IsString, IsUUID, MaxLength } from 'class-validator';
 import { ExternalField } from '../common/http/dto-fields';
-import { Nullable, OptionalNotNull } from '../common/http/validation';
+import { NullClears, Nullable, OptionalNotNull } from '../common/http/validation';
 import { IsDateOnly } from '../modules/modules.dto';
 import { PRIORITIES } from './work-item.entity';
 import { WorkItemCycleRefDto, WorkItemModuleRefDto } from '../cycles/work-item-expand';
@@ -42,20 +42,20 @@ class WorkItemWriteFields {
   @OptionalNotNull() @IsString() @IsNotEmpty()
   parent?: string;
 
-  @ApiPropertyOptional({ type: [String], format: 'uuid', description: 'Active, assignable project members (contributor or admin). Replaces the set; [] clears. Omitted on create: the project\'s default assignee.' })
-  @OptionalNotNull() @IsArray() @ArrayMaxSize(100) @IsUUID('all', { each: true })
+  @ApiPropertyOptional({ type: [String], nullable: true, format: 'uuid', description: 'Active, assignable project members (contributor or admin). Replaces the set; [] or null clears. Omitted on create: the project\'s default assignee.' })
+  @NullClears() @IsArray() @ArrayMaxSize(100) @IsUUID('all', { each: true })
   assignee_ids?: string[];
 
-  @ApiPropertyOptional({ type: [String], format: 'email', description: 'Assignees by email (write-only); offenders are named in the 400.' })
-  @OptionalNotNull() @IsArray() @ArrayMaxSize(100) @IsString({ each: true })
+  @ApiPropertyOptional({ type: [String], nullable: true, format: 'email', description: 'Assignees by email (write-only); offenders are named in the 400. null clears, like [].' })
+  @NullClears() @IsArray() @ArrayMaxSize(100) @IsString({ each: true })
   assignees?: string[];
 
-  @ApiPropertyOptional({ type: [String], format: 'uuid', description: 'Labels of this project or workspace-level labels. Replaces the set; [] clears.' })
-  @OptionalNotNull() @IsArray() @ArrayMaxSize(100) @IsUUID('all', { each: true })
+  @ApiPropertyOptional({ type: [String], nullable: true, format: 'uuid', description: 'Labels of this project or workspace-level labels. Replaces the set; [] or null clears.' })
+  @NullClears() @IsArray() @ArrayMaxSize(100) @IsUUID('all', { each: true })
   label_ids?: string[];
 
-  @ApiPropertyOptional({ type: [String], description: 'Label names, case-insensitive, among project and workspace labels (write-only); a name at both levels is ambiguous (400).' })
-  @OptionalNotNull() @IsArray() @ArrayMaxSize(100) @IsString({ each: true })
+  @ApiPropertyOptional({ type: [String], nullable: true, description: 'Label names, case-insensitive, among project and workspace labels (write-only); a name at both levels is ambiguous (400). null clears, like [].' })
+  @NullClears() @IsArray() @ArrayMaxSize(100) @IsString({ each: true })
   labels?: string[];
 
   @ApiPropertyOptional({ type: String, format: 'uuid', nullable: true, description: 'A point of the project\'s active estimate (write-only); null clears.' })

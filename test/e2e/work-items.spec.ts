@@ -288,6 +288,11 @@ describe('work items', () => {
       expect(res.body).toEqual({ ...c.body, name: 'Patched', custom_fields: {} });
       const cleared = await patch(c.body.id, { start_date: null, assignee_ids: [] });
       expect(cleared.body).toMatchObject({ start_date: null, assignee_ids: [], priority: 'high' });
+      // null clears a set like [] (spec: "sending null clears it"), in either form.
+      expect((await patch(c.body.id, { assignee_ids: [contributor.id] })).body.assignee_ids).toEqual([contributor.id]);
+      expect((await patch(c.body.id, { assignee_ids: null, label_ids: null })).body).toMatchObject({ assignee_ids: [], label_ids: [] });
+      expect((await patch(c.body.id, { assignees: [contributor.email] })).body.assignee_ids).toEqual([contributor.id]);
+      expect((await patch(c.body.id, { assignees: null })).body.assignee_ids).toEqual([]);
       expectProblem(await patch(c.body.id, { name: null }), 400, 'validation_error');
       expectProblem(await patch(c.body.id, { state_id: null }), 400, 'validation_error');
       expect((await patch(c.body.id, { state: 'done' })).body.state_id).toBe(states.Done);

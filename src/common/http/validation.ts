@@ -1,4 +1,5 @@
 import { applyDecorators, ArgumentMetadata, Injectable, PipeTransform, ValidationError, ValidationPipe } from '@nestjs/common';
+import { Transform } from 'class-transformer';
 import { NotEquals, ValidateIf } from 'class-validator';
 import { FieldError, ProblemException } from '../errors/problem.exception';
 
@@ -52,6 +53,14 @@ export function OptionalNotNull(): PropertyDecorator {
 /** Optional and nullable: null clears the field. Other validators run only on non-null values. */
 export function Nullable(): PropertyDecorator {
   return ValidateIf((_o, v) => v !== undefined && v !== null);
+}
+
+/** An optional set (array) where null clears, like `[]` (spec: "sending null clears it"). */
+export function NullClears(): PropertyDecorator {
+  return applyDecorators(
+    Transform(({ value }) => (value === null ? [] : value)),
+    ValidateIf((_o, v) => v !== undefined),
+  );
 }
 
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
