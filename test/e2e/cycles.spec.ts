@@ -82,6 +82,9 @@ describe('cycles', () => {
       const n = await create({ name: 'Sprint naive', start_date: '2025-04-01T10:00:00', end_date: '2025-04-02' });
       expect(n.start_date).toBe('2025-04-01T10:00:00.000Z');
       expect(n.end_date).toBe('2025-04-02T00:00:00.000Z');
+      // ISO 8601 sets no limit on fraction digits: nanoseconds are accepted (and kept to milliseconds).
+      const nano = await create({ name: 'Sprint nano', start_date: '2030-01-01T00:00:00.123456789Z' });
+      expect(nano.start_date).toBe('2030-01-01T00:00:00.123Z');
       expect(new Date((await t.http.get(`${base()}${c.id}/`).set(key())).body.start_date).toISOString()).toBe('2025-03-01T08:00:00.000Z');
     });
 
