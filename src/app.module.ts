@@ -11,6 +11,7 @@ import { FeaturesModule } from './features/features.module';
 import { CyclesModule } from './cycles/cycles.module';
 import { ModulesModule } from './modules/modules.module';
 import { ApiKeysModule } from './api-keys/api-keys.module';
+import { InputProblemGuard } from './common/http/request-sanity';
 import { AuthGuard } from './common/auth/auth.guard';
 import { CommonModule } from './common/common.module';
 import { APP_CONFIG, AppConfig } from './common/config/config';
@@ -72,6 +73,7 @@ export class AppModule {
         { provide: APP_CONFIG, useValue: cfg },
         { provide: APP_GUARD, useClass: CredentialThrottlerGuard },
         { provide: APP_GUARD, useClass: AuthGuard },
+        { provide: APP_GUARD, useClass: InputProblemGuard },
         { provide: APP_INTERCEPTOR, useClass: ExpandInterceptor },
         { provide: APP_PIPE, useClass: BodyValidationPipe },
         { provide: APP_FILTER, useFactory: () => new ProblemFilter(cfg.publicBaseUrl) },

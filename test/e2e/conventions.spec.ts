@@ -75,7 +75,8 @@ describe('spec conventions (central mechanisms)', () => {
     expect(await field(await t.http.post(items).set(key()).send({ name: 'ok', labels: ['x', 'y\u0000'] }))).toEqual(['labels[1]']);
     expect(await field(await t.http.get(`${items}?search=%00`).set(key()))).toEqual(['search']);
     expect(await field(await t.http.get(`${items}?external_id=a%00`).set(key()))).toEqual(['external_id']);
-    expect(await field(await t.http.get(`/api/v2/workspaces/a%00b/projects/`).set(key()))).toEqual(['slug']);
+    // A slug PostgreSQL cannot even bind names no workspace.
+    expectProblem(await t.http.get(`/api/v2/workspaces/a%00b/projects/`).set(key()), 404, 'resource_not_found');
     // Nesting deeper than any body the API defines, even in a field that would be ignored.
     const deep = JSON.parse('['.repeat(1500) + ']'.repeat(1500));
     const nested = await t.http.post(items).set(key()).send({ name: 'x', bogus: deep });
@@ -89,6 +90,27 @@ describe('spec conventions (central mechanisms)', () => {
     // The valid neighbours still work.
     expect((await t.http.get(`${items}?sequence_id=2147483647&created_at__gte=2026-02-28T00:00:00Z&start_date__gte=0001-01-01`).set(key())).status).toBe(200);
     expect((await t.http.post(items).set(key()).send({ name: 'x', bogus: JSON.parse('['.repeat(20) + ']'.repeat(20)) })).status).toBe(201);
+  });
+
+  it('input problems come after credentials (401), the tenant wall (404) and the role (403)', async () => {
+    const states = `/api/v2/workspaces/${ten.slug}/projects/${projectId}/states/`;
+    const items = `/api/v2/workspaces/${ten.slug}/projects/${projectId}/work-items/`;
+    const json = (r: any) => r.set('Content-Type', 'application/json');
+    // No credentials: 401 whatever is wrong with the input.
+    expectProblem(await json(t.http.post(states)).send('{bad'), 401, 'unauthorized');
+    expectProblem(await t.http.post(states).set('Content-Type', 'text/plain').send('x'), 401, 'unauthorized');
+    expectProblem(await t.http.get(`${items}?search=a%00b`), 401, 'unauthorized');
+    expectProblem(await t.http.post(items).send({ name: 'a\u0000' }), 401, 'unauthorized');
+    // A stranger to the workspace: 404.
+    const stranger = await t.user();
+    expectProblem(await json(t.http.post(states).set('X-Api-Key', stranger.key)).send('{bad'), 404, 'resource_not_found');
+    expectProblem(await t.http.get(`${items}?search=a%00b`).set('X-Api-Key', stranger.key), 404, 'resource_not_found');
+    // A workspace guest (no project write role): 403 before the malformed body.
+    const guest = await t.member(ten.slug, 'guest');
+    expectProblem(await json(t.http.post(items).set('X-Api-Key', guest.key)).send('{bad'), 403, 'forbidden');
+    // With access, the input problem itself.
+    expectProblem(await json(t.http.post(states).set(key())).send('{bad'), 400, 'validation_error');
+    expectProblem(await t.http.post(states).set(key()).set('Content-Type', 'text/plain').send('x'), 415, 'unsupported_media_type');
   });
 
   it('bodyless routes ignore any body, of any content type; other routes still refuse it', async () => {

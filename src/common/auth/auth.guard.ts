@@ -33,7 +33,9 @@ export class AuthGuard implements CanActivate {
 
     const req = context.switchToHttp().getRequest<FastifyRequest>();
     const params = (req.params ?? {}) as Record<string, string>;
-    const slug = params.slug ?? null;
+    // PostgreSQL cannot bind a NUL; such a slug names no workspace (404 after the credential check, the
+    // input guard never gets to it). No workspace has a '/' in its slug: it is a path segment.
+    const slug = params.slug === undefined ? null : params.slug.includes('\u0000') ? '/' : params.slug;
     const rawProjectId = params.project_id ?? null;
     const projectIdValid = rawProjectId === null || isUuid(rawProjectId);
     const projectId = projectIdValid ? (rawProjectId?.toLowerCase() ?? null) : null;

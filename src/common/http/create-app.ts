@@ -14,7 +14,7 @@ import { problemBody } from '../errors/problem.filter';
 import { registerRoute } from './route-registry';
 import { rewriteUrl } from './trailing-slash';
 import { trackInFlight } from './in-flight';
-import { rejectUnstorableInput } from './request-sanity';
+import { checkStorableInput, deferInputProblem, invalidJsonProblem, unsupportedMediaProblem } from './request-sanity';
 import { isBodyless } from './bodyless';
 import { setupOpenApi } from '../openapi/openapi';
 
@@ -63,7 +63,7 @@ export async function createApp(cfg: AppConfig, databaseUrl: string, opts: { log
     if (closing) reply.header('Connection', 'close');
   });
   trackInFlight(fastify);
-  rejectUnstorableInput(fastify, cfg.publicBaseUrl);
+  checkStorableInput(fastify);
 
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(cfg, databaseUrl), adapter, {
     logger: opts.logger === false ? false : new JsonLogger(cfg.logLevel),
@@ -81,21 +81,15 @@ export async function createApp(cfg: AppConfig, databaseUrl: string, opts: { log
     try {
       done(null, sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }));
     } catch {
-      const err = new Error('The request body is not valid JSON.') as Error & { statusCode: number; code: string };
-      err.statusCode = 400;
-      err.code = 'FST_ERR_CTP_INVALID_JSON_BODY';
-      done(err, undefined);
+      // Raised after authentication (InputProblemGuard), like every other input problem.
+      deferInputProblem(req, invalidJsonProblem());
+      done(null, undefined);
     }
   });
   fastify.addContentTypeParser('*', (req: FastifyRequest, payload: NodeJS.ReadableStream, done: (err: Error | null, body?: unknown) => void) => {
-    if (isBodyless(req)) {
-      payload.resume();
-      return done(null, undefined);
-    }
-    const err = new Error('Unsupported media type.') as Error & { statusCode: number; code: string };
-    err.statusCode = 415;
-    err.code = 'FST_ERR_CTP_INVALID_MEDIA_TYPE';
-    done(err, undefined);
+    if (!isBodyless(req)) deferInputProblem(req, unsupportedMediaProblem());
+    payload.resume();
+    done(null, undefined);
   });
 
   // Over plain http (a LAN install, the default http://localhost:PORT) a browser must not be told to
