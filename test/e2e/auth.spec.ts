@@ -32,7 +32,10 @@ describe('authentication, scopes and roles', () => {
   describe('401 unauthorized', () => {
     it('without credentials', async () => {
       expectProblem(await t.http.get('/api/v2/users/me/'), 401, 'unauthorized');
-      expectProblem(await t.http.get(`${ws}/projects/`), 401, 'unauthorized');
+      const res = await t.http.get(`${ws}/projects/`);
+      expectProblem(res, 401, 'unauthorized');
+      // RFC 9110: a 401 names the scheme it wants.
+      expect(res.headers['www-authenticate']).toBe('Bearer realm="api"');
     });
 
     it('with an unknown API key, an empty one or a wrong header scheme', async () => {

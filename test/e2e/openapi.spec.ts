@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { compileErrors, validate } from '@readme/openapi-parser';
 import { registeredRoutes } from '../../src/common/http/route-registry';
-import { SCOPES } from '../../src/common/auth/scopes';
+import { SCOPES, scopesSatisfying } from '../../src/common/auth/scopes';
+import { ANY_READ_SCOPES } from '../../src/common/auth/authenticated.decorator';
 import { BASE_URL, createTestApp, TestApp } from '../helpers/test-app';
 import { ControllerRoute, controllerRoutes, openApiPath } from '../helpers/routes';
 
@@ -10,7 +11,7 @@ type Operation = {
   operationId?: string;
   tags?: string[];
   security?: Array<Record<string, string[]>>;
-  parameters?: Array<{ name: string; in: string; schema?: { enum?: string[] }; $ref?: string }>;
+  parameters?: Array<{ name: string; in: string; style?: string; explode?: boolean; schema?: { type?: string; format?: string; enum?: string[]; items?: { enum?: string[] } }; $ref?: string }>;
   responses: Record<string, { content?: Record<string, { schema?: any }> }>;
   'x-required-scope'?: string | null;
 };
@@ -83,8 +84,15 @@ describe('OpenAPI document', () => {
       const scope = r.rule.scope === 'any-read' ? 'read' : r.rule.scope;
       const sec = o.op.security ?? [];
       const hasKey = sec.some((s) => Array.isArray(s.ApiKey) && s.ApiKey.length === 0);
-      const oauth = sec.find((s) => s.oauth2)?.oauth2;
-      if (!hasKey || !oauth || oauth.length !== 1 || oauth[0] !== scope) bad.push(`${o.method} ${o.path}: security ${JSON.stringify(sec)} vs scope ${scope}`);
+      // Alternatives, one scope each: the route's scope first, then every other scope the guard accepts.
+      const oauth = sec.filter((s) => s.oauth2).map((s) => s.oauth2);
+      const accepted = r.rule.scope === 'any-read' ? ANY_READ_SCOPES : scopesSatisfying(r.rule.scope);
+      if (!hasKey || oauth.some((x) => x.length !== 1) || JSON.stringify(oauth.map((x) => x[0]).sort()) !== JSON.stringify([...accepted].sort())) {
+        bad.push(`${o.method} ${o.path}: security ${JSON.stringify(sec)} vs scope ${scope}`);
+      }
+      if (r.rule.scope !== 'any-read' && oauth[0]?.[0] !== scope) bad.push(`${o.method} ${o.path}: the route's own scope is not listed first`);
+      if (r.rule.scope.endsWith(':read') && !oauth.some((x) => x[0] === 'read')) bad.push(`${o.method} ${o.path}: global read not listed`);
+      if (r.rule.scope.endsWith(':write') && !oauth.some((x) => x[0] === 'write')) bad.push(`${o.method} ${o.path}: global write not listed`);
       if (!(scope in SCOPES)) bad.push(`${o.method} ${o.path}: scope ${scope} is not in the catalogue`);
     }
     expect(bad).toEqual([]);
@@ -108,6 +116,11 @@ describe('OpenAPI document', () => {
       if (o.path.includes('{') && !statuses.includes('404')) bad.push(`${o.method} ${o.path}: no 404 problem`);
       if (['POST', 'PATCH'].includes(o.method) && !statuses.includes('400')) bad.push(`${o.method} ${o.path}: no 400 problem`);
     }
+    for (const o of ops) {
+      const r429 = o.op.responses['429'];
+      if (r429 && !['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'].every((h) => (r429 as any).headers?.[h])) bad.push(`${o.method} ${o.path}: 429 without its headers`);
+    }
+    expect(ops.find((o) => o.op.operationId === 'schema_get')!.op.responses['429']).toBeDefined();
     expect(bad).toEqual([]);
     const problem = doc.components.schemas.ProblemDto;
     expect(problem.required).toEqual(expect.arrayContaining(['type', 'title', 'status', 'code', 'detail']));
@@ -143,19 +156,25 @@ describe('OpenAPI document', () => {
       const r = routeOf(o)!;
       const param = (o.op.parameters ?? []).find((p) => p.name === 'expand');
       if (r.expand) {
-        if (!param || JSON.stringify(param.schema?.enum) !== JSON.stringify([...r.expand])) bad.push(`${o.method} ${o.path}: expand ${JSON.stringify(param)}`);
+        // A comma-separated list: an array in form style, not exploded (`expand=state,labels`).
+        const ok = param && param.schema?.type === 'array' && JSON.stringify((param.schema as any).items?.enum) === JSON.stringify([...r.expand]) && param.style === 'form' && param.explode === false;
+        if (!ok) bad.push(`${o.method} ${o.path}: expand ${JSON.stringify(param)}`);
       } else if (param) bad.push(`${o.method} ${o.path}: documents expand but accepts none`);
     }
     expect(bad).toEqual([]);
     const members = ops.find((o) => o.op.operationId === 'workspace_members_list')!;
-    expect(members.op.parameters!.find((p) => p.name === 'expand')!.schema!.enum).toEqual(['member']);
+    expect((members.op.parameters!.find((p) => p.name === 'expand')!.schema as any).items.enum).toEqual(['member']);
   });
 
   it('documents every path parameter of every operation', () => {
     const bad: string[] = [];
     for (const o of ops) {
       for (const name of [...o.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1])) {
-        if (!(o.op.parameters ?? []).some((p) => p.name === name && p.in === 'path')) bad.push(`${o.method} ${o.path}: ${name}`);
+        const prm = (o.op.parameters ?? []).find((p) => p.name === name && p.in === 'path');
+        if (!prm) bad.push(`${o.method} ${o.path}: ${name}`);
+        // Typed: ids are UUIDs (400 otherwise), slugs and identifiers strings.
+        const want = name === 'pk' || name.endsWith('_id') ? { type: 'string', format: 'uuid' } : { type: 'string' };
+        if (prm && ((prm.schema as any)?.type !== want.type || (prm.schema as any)?.format !== (want as any).format)) bad.push(`${o.method} ${o.path}: ${name} schema ${JSON.stringify(prm.schema)}`);
       }
     }
     expect(bad).toEqual([]);

@@ -1,7 +1,7 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiExtension, ApiOAuth2, ApiSecurity } from '@nestjs/swagger';
 import { ProjectRole, WorkspaceRole } from './roles';
-import { Scope, SCOPES } from './scopes';
+import { Scope, SCOPES, scopesSatisfying } from './scopes';
 import { ApiProblemResponses } from '../openapi/problem-responses';
 
 export const AUTH_META = 'wt:auth';
@@ -33,8 +33,9 @@ export function Authenticated(rule: AuthRule): MethodDecorator {
   return applyDecorators(
     SetMetadata(AUTH_META, rule),
     ApiSecurity('ApiKey'),
-    // Security requirements are alternatives: for `any-read`, one per read scope the guard accepts.
-    ...(rule.scope === 'any-read' ? ANY_READ_SCOPES.map((s) => ApiOAuth2([s])) : [ApiOAuth2([rule.scope])]),
+    // Security requirements are alternatives: one per scope the guard accepts (for `any-read`, every read
+    // scope; otherwise the scope, its global tier and the scopes implying it).
+    ...(rule.scope === 'any-read' ? ANY_READ_SCOPES : scopesSatisfying(rule.scope)).map((s) => ApiOAuth2([s])),
     ApiExtension('x-required-scope', rule.scope === 'any-read' ? ANY_READ_NOTE : rule.scope),
     ApiExtension('x-required-role', roleNote),
     ApiProblemResponses(401, 403, 429),

@@ -51,12 +51,18 @@ const IMPLIED_BY: Partial<Record<Scope, Scope[]>> = {
   'projects.members:read': ['workspaces.members:read'],
 };
 
-/** Does an OAuth grant satisfy `required`? The global tier scope matches by the scope's kind. */
+/**
+ * Every scope that satisfies `required`: itself, the global tier of its kind (`read` for *:read, `write`
+ * otherwise) and the scopes that imply it. The guard and the OpenAPI security alternatives both use it.
+ */
+export function scopesSatisfying(required: Scope): Scope[] {
+  if (required === 'read' || required === 'write') return [required];
+  return [required, required.endsWith(':read') ? 'read' : 'write', ...(IMPLIED_BY[required] ?? [])];
+}
+
+/** Does an OAuth grant satisfy `required`? */
 export function grantSatisfies(granted: readonly string[], required: Scope): boolean {
-  if (granted.includes(required)) return true;
-  const kind = required.endsWith(':read') ? 'read' : 'write';
-  if (granted.includes(kind)) return true;
-  return (IMPLIED_BY[required] ?? []).some((s) => granted.includes(s));
+  return scopesSatisfying(required).some((s) => granted.includes(s));
 }
 
 export function isKnownScope(s: string): s is Scope {

@@ -42,7 +42,8 @@ export class ProblemException extends Error {
     return new ProblemException(ErrorCode.Forbidden, detail);
   }
 
+  /** RFC 9110 asks a 401 to name a scheme: the OAuth bearer token (API keys go in X-Api-Key, no registered scheme). */
   static unauthorized(detail = 'Authentication credentials were missing or invalid.'): ProblemException {
-    return new ProblemException(ErrorCode.Unauthorized, detail);
+    return new ProblemException(ErrorCode.Unauthorized, detail, undefined, { 'WWW-Authenticate': 'Bearer realm="api"' });
   }
 }

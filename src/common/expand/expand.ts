@@ -29,7 +29,10 @@ export function Expandable(values: readonly string[]): MethodDecorator {
     ApiQuery({
       name: 'expand',
       required: false,
-      schema: { type: 'string', enum: [...values] } as never,
+      // A comma-separated list (form style, not exploded): `expand=state,labels`.
+      schema: { type: 'array', items: { type: 'string', enum: [...values] } } as never,
+      style: 'form',
+      explode: false,
       description: `Comma-separated related objects to add beside their ids: ${values.join(', ')}.`,
     }),
   );

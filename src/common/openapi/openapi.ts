@@ -45,7 +45,26 @@ export function buildOpenApi(app: INestApplication, baseUrl: string): OpenAPIObj
   const paths: OpenAPIObject['paths'] = {};
   for (const key of Object.keys(doc.paths).sort()) paths[publicPath(key)] = doc.paths[key];
   doc.paths = paths;
+  typePathParameters(doc);
   return doc;
+}
+
+/**
+ * Path parameters declared by name only get a full schema: every `pk` and `*_id` segment is a UUID
+ * (UuidParam answers 400 otherwise; the tenant guard checks project_id the same way), the rest (slug,
+ * identifier) are strings.
+ */
+function typePathParameters(doc: OpenAPIObject): void {
+  for (const item of Object.values(doc.paths)) {
+    for (const op of Object.values(item) as Array<{ parameters?: Array<Record<string, any>> }>) {
+      for (const prm of op?.parameters ?? []) {
+        if (prm.in !== 'path') continue;
+        const uuid = prm.name === 'pk' || prm.name.endsWith('_id');
+        prm.schema = { type: 'string', ...(uuid ? { format: 'uuid' } : {}), ...(prm.schema ?? {}) };
+        if (uuid) prm.schema.format = 'uuid';
+      }
+    }
+  }
 }
 
 export function setupOpenApi(app: INestApplication, cfg: AppConfig): void {

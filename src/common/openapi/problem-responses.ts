@@ -29,6 +29,14 @@ const DESCRIPTIONS: Record<number, string> = {
   429: '`rate_limited`: see Retry-After',
 };
 
+/** Headers of a 429 (credential-throttler.guard.ts sets them). */
+const RATE_LIMIT_HEADERS = {
+  'Retry-After': { description: 'Seconds until the budget refills.', schema: { type: 'integer' } },
+  'X-RateLimit-Limit': { description: 'Requests allowed per window.', schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'Requests left in the window (0 here).', schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer' } },
+};
+
 /** Problem+json responses of an operation; `extra` overrides descriptions (e.g. mode-gating 409s). */
 export function ApiProblemResponses(...statuses: Array<number | [number, string]>): MethodDecorator {
   return applyDecorators(
@@ -39,6 +47,7 @@ export function ApiProblemResponses(...statuses: Array<number | [number, string]
         status,
         description,
         content: { 'application/problem+json': { schema: { $ref: getSchemaPath(ProblemDto) } } },
+        ...(status === 429 ? { headers: RATE_LIMIT_HEADERS } : {}),
       });
     }),
   );
