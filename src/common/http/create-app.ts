@@ -58,9 +58,10 @@ export async function createApp(cfg: AppConfig, databaseUrl: string, opts: { log
     closing = true;
     done();
   });
-  fastify.addHook('onSend', async (req, reply) => {
+  fastify.addHook('onSend', (req, reply, payload, next) => {
     reply.header('X-Request-Id', req.id);
     if (closing) reply.header('Connection', 'close');
+    next(null, payload);
   });
   trackInFlight(fastify);
   checkStorableInput(fastify);

@@ -12,11 +12,13 @@ let inFlight = 0;
 let waiters: Array<() => void> = [];
 
 export function trackInFlight(fastify: FastifyInstance): void {
-  fastify.addHook('onRequest', async (req) => {
+  // Callback-style hooks: synchronous bookkeeping needs no promise per request.
+  fastify.addHook('onRequest', (req, _reply, next) => {
     counted.add(req);
     inFlight++;
+    next();
   });
-  const done = async (req: FastifyRequest) => {
+  const finished = (req: FastifyRequest) => {
     if (!counted.delete(req)) return;
     inFlight--;
     if (inFlight === 0) {
@@ -25,7 +27,10 @@ export function trackInFlight(fastify: FastifyInstance): void {
       w.forEach((f) => f());
     }
   };
-  fastify.addHook('onSend', async (req) => done(req));
+  fastify.addHook('onSend', (req, _reply, payload, next) => {
+    finished(req);
+    next(null, payload);
+  });
 }
 
 /** Resolves when no handler is running, or after `timeoutMs` (a handler stuck on a lock must not block exit). */
