@@ -72,14 +72,13 @@ export class AdminService {
     const user = await this.requireUser(email);
     return this.ds.transaction(async (m) => {
       const existing = await this.members.workspaceMemberByUser(ws.id, user.id, m);
-      const target = { category: 'member' as const, workspace_id: ws.id, target_type: 'workspace_member', target_display_name: user.display_name };
       if (existing) {
         if (existing.role !== role) await this.membersService.applyWorkspaceRole(m, ADMIN_ACTOR, ws.id, existing, role);
         return { id: existing.id, member_id: user.id, role };
       }
       const id = await this.members.insertWorkspaceMember(ws.id, user.id, role, m);
       if (role === WorkspaceRole.Owner && !ws.owner_id) await m.query(`UPDATE workspaces SET owner_id = $2 WHERE id = $1`, [ws.id, user.id]);
-      await this.audit.record(m, ADMIN_ACTOR, { ...target, event_name: 'member.added', target_id: id, new_value: { role }, metadata: { member_id: user.id } });
+      await this.audit.record(m, ADMIN_ACTOR, this.membersService.workspaceMemberEvent(ws.id, 'member.added', { id, member_id: user.id, u_display_name: user.display_name }, undefined, { role }));
       return { id, member_id: user.id, role };
     });
   }

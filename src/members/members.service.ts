@@ -77,17 +77,8 @@ export class MembersService {
     }
     await this.repo.setWorkspaceRole(workspaceId, target.id, role, m);
     const capped = role === WorkspaceRole.Guest ? await this.repo.capGuestProjectRoles(workspaceId, target.member_id, m) : [];
-    await this.audit.record(m, actor, {
-      event_name: 'member.role_updated',
-      category: 'member',
-      workspace_id: workspaceId,
-      target_type: 'workspace_member',
-      target_id: target.id,
-      target_display_name: target.u_display_name,
-      old_value: { role: target.role },
-      new_value: { role },
-      metadata: { member_id: target.member_id, ...(capped.length ? { project_roles_capped_in: capped.map((c) => c.project_id) } : {}) },
-    });
+    await this.audit.record(m, actor, this.workspaceMemberEvent(workspaceId, 'member.role_updated', target, { role: target.role }, { role },
+      capped.length ? { project_roles_capped_in: capped.map((c) => c.project_id) } : {}));
     await this.audit.recordMany(m, actor, capped.map((c) =>
       this.projectMemberEvent(workspaceId, c.project_id, 'project_member.role_updated', { ...target, id: c.id }, { role: c.old_role }, { role: ProjectRole.Commenter }, 'workspace_demoted_to_guest'),
     ));
@@ -123,16 +114,8 @@ export class MembersService {
       throw ProblemException.conflict('The last owner of a workspace cannot be removed. Promote another owner first.');
     }
     const projects = await this.repo.softDeleteProjectMembershipsOf(workspaceId, target.member_id, m);
-    await this.audit.record(m, actor, {
-      event_name: 'member.removed',
-      category: 'member',
-      workspace_id: workspaceId,
-      target_type: 'workspace_member',
-      target_id: target.id,
-      target_display_name: target.u_display_name,
-      old_value: { role: target.role },
-      metadata: { member_id: target.member_id, project_memberships_removed_in: projects.map((p) => p.project_id) },
-    });
+    await this.audit.record(m, actor, this.workspaceMemberEvent(workspaceId, 'member.removed', target, { role: target.role }, undefined,
+      { project_memberships_removed_in: projects.map((p) => p.project_id) }));
     await this.audit.recordMany(m, actor, projects.map((p) =>
       this.projectMemberEvent(workspaceId, p.project_id, 'project_member.removed', { ...target, id: p.id }, { role: p.old_role }, undefined, 'workspace_member_removed'),
     ));
@@ -190,6 +173,28 @@ export class MembersService {
       await this.repo.softDeleteProjectMember(ctx.workspace.id, id, m);
       await this.recordProjectMember(m, ctx, ctx.workspace.id, ctx.project.id, 'project_member.removed', target, { role: target.role }, undefined);
     });
+  }
+
+  /** The entry of a workspace membership change (target `workspace_member`); `extra` joins metadata.member_id. */
+  workspaceMemberEvent(
+    workspaceId: string,
+    event: 'member.added' | 'member.role_updated' | 'member.removed',
+    row: Pick<MemberRow, 'id' | 'member_id' | 'u_display_name'>,
+    oldValue?: unknown,
+    newValue?: unknown,
+    extra: Record<string, unknown> = {},
+  ): AuditEvent {
+    return {
+      event_name: event,
+      category: 'member',
+      workspace_id: workspaceId,
+      target_type: 'workspace_member',
+      target_id: row.id,
+      target_display_name: row.u_display_name,
+      old_value: oldValue,
+      new_value: newValue,
+      metadata: { member_id: row.member_id, ...extra },
+    };
   }
 
   /** Records a project membership event (projectMemberEvent) in `m`. */
