@@ -121,6 +121,8 @@ describe('OpenAPI document', () => {
       if (r429 && !['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'].every((h) => (r429 as any).headers?.[h])) bad.push(`${o.method} ${o.path}: 429 without its headers`);
     }
     expect(ops.find((o) => o.op.operationId === 'schema_get')!.op.responses['429']).toBeDefined();
+    // gap-reference 3.1: work item DELETE lists 409 among its errors.
+    expect(ops.find((o) => o.op.operationId === 'work_items_delete')!.op.responses['409']).toBeDefined();
     expect(bad).toEqual([]);
     const problem = doc.components.schemas.ProblemDto;
     expect(problem.required).toEqual(expect.arrayContaining(['type', 'title', 'status', 'code', 'detail']));

@@ -42,6 +42,14 @@ export class ProblemException extends Error {
     return new ProblemException(ErrorCode.Forbidden, detail);
   }
 
+  static unsupportedMediaType(): ProblemException {
+    return new ProblemException(ErrorCode.UnsupportedMediaType, 'Send JSON with Content-Type: application/json.');
+  }
+
+  static invalidJson(): ProblemException {
+    return ProblemException.validation('body', 'The request body is not valid JSON.');
+  }
+
   /** RFC 9110 asks a 401 to name a scheme: the OAuth bearer token (API keys go in X-Api-Key, no registered scheme). */
   static unauthorized(detail = 'Authentication credentials were missing or invalid.'): ProblemException {
     return new ProblemException(ErrorCode.Unauthorized, detail, undefined, { 'WWW-Authenticate': 'Bearer realm="api"' });

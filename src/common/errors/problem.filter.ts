@@ -102,7 +102,7 @@ export class ProblemFilter implements ExceptionFilter {
         return new ProblemException(ErrorCode.PayloadTooLarge, 'Request body is too large.');
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-        return new ProblemException(ErrorCode.UnsupportedMediaType, 'Send JSON with Content-Type: application/json.');
+        return ProblemException.unsupportedMediaType();
       case 'FST_ERR_CTP_EMPTY_JSON_BODY':
         return new ProblemException(ErrorCode.ValidationError, 'The JSON body is empty.', [{ field: 'body', message: 'Body cannot be empty when Content-Type is application/json.' }]);
       default:

@@ -11,10 +11,11 @@ import { AppConfig } from '../config/config';
 import { JsonLogger } from '../logging/json-logger';
 import { ErrorCode } from '../errors/error-codes';
 import { problemBody } from '../errors/problem.filter';
+import { ProblemException } from '../errors/problem.exception';
 import { registerRoute } from './route-registry';
 import { rewriteUrl } from './trailing-slash';
 import { trackInFlight } from './in-flight';
-import { checkStorableInput, deferInputProblem, invalidJsonProblem, unsupportedMediaProblem } from './request-sanity';
+import { checkStorableInput, deferInputProblem } from './request-sanity';
 import { isBodyless } from './bodyless';
 import { setupOpenApi } from '../openapi/openapi';
 
@@ -83,12 +84,12 @@ export async function createApp(cfg: AppConfig, databaseUrl: string, opts: { log
       done(null, sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }));
     } catch {
       // Raised after authentication (InputProblemGuard), like every other input problem.
-      deferInputProblem(req, invalidJsonProblem());
+      deferInputProblem(req, ProblemException.invalidJson());
       done(null, undefined);
     }
   });
   fastify.addContentTypeParser('*', (req: FastifyRequest, payload: NodeJS.ReadableStream, done: (err: Error | null, body?: unknown) => void) => {
-    if (!isBodyless(req)) deferInputProblem(req, unsupportedMediaProblem());
+    if (!isBodyless(req)) deferInputProblem(req, ProblemException.unsupportedMediaType());
     payload.resume();
     done(null, undefined);
   });

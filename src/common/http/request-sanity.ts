@@ -1,6 +1,5 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ErrorCode } from '../errors/error-codes';
 import { ProblemException } from '../errors/problem.exception';
 
 /** Deeper than any body the API defines (custom field values are arrays of scalars); guards the recursive validators. */
@@ -19,9 +18,6 @@ type Deferring = FastifyRequest & { [DEFERRED]?: ProblemException };
 export function deferInputProblem(req: FastifyRequest, problem: ProblemException): void {
   (req as Deferring)[DEFERRED] ??= problem;
 }
-
-export const invalidJsonProblem = () => ProblemException.validation('body', 'The request body is not valid JSON.');
-export const unsupportedMediaProblem = () => new ProblemException(ErrorCode.UnsupportedMediaType, 'Send JSON with Content-Type: application/json.');
 
 /** The first NUL character or over-deep nesting in a parsed JSON value, with its field path. */
 function flawIn(value: unknown, path: string, depth: number): ProblemException | null {

@@ -60,8 +60,7 @@ function typePathParameters(doc: OpenAPIObject): void {
       for (const prm of op?.parameters ?? []) {
         if (prm.in !== 'path') continue;
         const uuid = prm.name === 'pk' || prm.name.endsWith('_id');
-        prm.schema = { type: 'string', ...(uuid ? { format: 'uuid' } : {}), ...(prm.schema ?? {}) };
-        if (uuid) prm.schema.format = 'uuid';
+        prm.schema = { type: 'string', ...(prm.schema ?? {}), ...(uuid ? { format: 'uuid' } : {}) };
       }
     }
   }
