@@ -14,6 +14,7 @@ import { runMigrations } from './common/database/migrate';
 import { ProblemException } from './common/errors/problem.exception';
 import { createApp } from './common/http/create-app';
 import { buildOpenApi } from './common/openapi/openapi';
+import { AUDIT_LOG_LIST } from './audit/audit-logs.repository';
 
 @Module({})
 class CliModule {
@@ -31,15 +32,25 @@ const USAGE = `usage: npm run --silent cli -- <command> [--flags]
   api-key create --email E [--label L]
   api-key revoke --id ID
   token create --email E --scopes a,b,c [--ttl SECONDS]
+  audit list (--workspace S | --instance) [--per-page N] [--paginate cursor] [--cursor C] [--offset N]
+             [--order-by F] [--search T] [--<filter> V ...]   (filters as the API's: --event-name, --category,
+             --outcome, --actor-id, --target-type, --target-id, --ip-address, --created-after, --created-before)
   openapi [--write]`;
 
 class UsageError extends Error {}
+
+/** Flags that take no value (present = true). */
+const SWITCHES = new Set(['instance']);
 
 function parseFlags(args: string[]): Record<string, string> {
   const flags: Record<string, string> = {};
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     if (!a.startsWith('--')) throw new UsageError(`unexpected argument "${a}"`);
+    if (SWITCHES.has(a.slice(2))) {
+      flags[a.slice(2)] = 'true';
+      continue;
+    }
     const eq = a.indexOf('=');
     if (eq > 0) flags[a.slice(2, eq)] = a.slice(eq + 1);
     else {
@@ -82,7 +93,7 @@ async function run(argv: string[]): Promise<unknown> {
       await db.stop();
     }
   }
-  const known = ['migrate', 'workspace create', 'user create', 'member add', 'member remove', 'api-key create', 'api-key revoke', 'token create'];
+  const known = ['migrate', 'workspace create', 'user create', 'member add', 'member remove', 'api-key create', 'api-key revoke', 'token create', 'audit list'];
   if (!known.includes(key)) throw new UsageError(`unknown command "${key}"`);
   const flags = parseFlags(flagArgs);
 
@@ -112,6 +123,11 @@ async function run(argv: string[]): Promise<unknown> {
           if (ttl !== undefined && (!Number.isInteger(ttl) || ttl <= 0)) throw new UsageError('--ttl must be a positive integer');
           return await admin.createToken(need(flags, 'email'), scopes, ttl);
         }
+        case 'audit list': {
+          const { workspace, instance, ...rest } = flags;
+          if ((workspace === undefined) === (instance === undefined)) throw new UsageError('give exactly one of --workspace S and --instance');
+          return await admin.auditList(instance ? null : workspace, auditListQuery(rest));
+        }
       }
     } finally {
       await ctx.close();
@@ -120,6 +136,20 @@ async function run(argv: string[]): Promise<unknown> {
     await db.stop();
   }
   return null;
+}
+
+const LIST_PARAMS = ['per_page', 'paginate', 'cursor', 'offset', 'order_by', 'search', 'count'];
+
+/** `--event-name x` -> `event_name=x`: the API's list parameters, validated by the same parser. */
+function auditListQuery(flags: Record<string, string>): Record<string, string> {
+  const allowed = new Set([...LIST_PARAMS, ...AUDIT_LOG_LIST.filters.map((f) => f.name)]);
+  const query: Record<string, string> = {};
+  for (const [flag, value] of Object.entries(flags)) {
+    const name = flag.replace(/-/g, '_');
+    if (!allowed.has(name)) throw new UsageError(`unknown flag --${flag} for audit list`);
+    query[name] = value;
+  }
+  return query;
 }
 
 async function migrate(url: string): Promise<string[]> {

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ApiKeysModule } from '../api-keys/api-keys.module';
+import { AuditModule } from '../audit/audit.module';
 import { MembersModule } from '../members/members.module';
 import { OAuthModule } from '../oauth/oauth.module';
 import { UsersModule } from '../users/users.module';
@@ -7,7 +8,7 @@ import { WorkspacesModule } from '../workspaces/workspaces.module';
 import { AdminService } from './admin.service';
 
 @Module({
-  imports: [UsersModule, WorkspacesModule, MembersModule, ApiKeysModule, OAuthModule],
+  imports: [AuditModule, UsersModule, WorkspacesModule, MembersModule, ApiKeysModule, OAuthModule],
   providers: [AdminService],
   exports: [AdminService],
 })

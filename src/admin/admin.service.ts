@@ -2,8 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ApiKeysService } from '../api-keys/api-keys.service';
 import { ADMIN_ACTOR, AuditService } from '../audit/audit.service';
+import { AUDIT_LOG_LIST } from '../audit/audit-logs.repository';
+import { AuditLogsService } from '../audit/audit-logs.service';
 import { WORKSPACE_ROLES, WorkspaceRole } from '../common/auth/roles';
 import { ProblemException } from '../common/errors/problem.exception';
+import { parseListQuery, RawQuery } from '../common/pagination/list-query';
 import { MembersRepository } from '../members/members.repository';
 import { MembersService } from '../members/members.service';
 import { OAuthTokensService } from '../oauth/oauth-tokens.service';
@@ -24,6 +27,7 @@ export class AdminService {
     private readonly apiKeys: ApiKeysService,
     private readonly tokens: OAuthTokensService,
     private readonly audit: AuditService,
+    private readonly auditLogs: AuditLogsService,
   ) {}
 
   /** Creates a workspace and records `workspace.created` (category instance) as the first entry of its trail. */
@@ -112,6 +116,20 @@ export class AdminService {
     const user = await this.requireUser(email);
     const t = await this.tokens.issue(user.id, scopes, ttlSeconds);
     return { access_token: t.access_token, scopes: t.scopes, expires_in: t.expires_in };
+  }
+
+  /**
+   * Reads a trail as the API's audit-log list does (same filters, orderings, pagination and envelope): a
+   * workspace's by slug, or with `null` the instance trail, which no API route exposes (docs/audit.md).
+   */
+  async auditList(slug: string | null, query: RawQuery) {
+    let workspaceId: string | null = null;
+    if (slug !== null) {
+      const ws = await this.workspaces.findBySlug(slug);
+      if (!ws) throw ProblemException.notFound(`Workspace "${slug}"`);
+      workspaceId = ws.id;
+    }
+    return this.auditLogs.listTrail(workspaceId, parseListQuery(query, AUDIT_LOG_LIST));
   }
 
   /** First start on an empty database: an owner, a workspace and an API key, so the API is usable at once. */

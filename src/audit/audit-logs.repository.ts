@@ -61,12 +61,13 @@ const FROM = `audit_logs a LEFT JOIN audit_aggregates g ON g.workspace_id = a.wo
 export class AuditLogsRepository {
   constructor(private readonly ds: DataSource) {}
 
-  list(workspaceId: string, q: ListQuery) {
+  /** One trail: a workspace's, or with `null` the instance trail (entries of no workspace, read by the admin CLI). */
+  list(workspaceId: string | null, q: ListQuery) {
     return runList<AuditLogRow>(this.ds, AUDIT_LOG_LIST, q, {
       select: COLS,
       from: FROM,
-      where: ['a.workspace_id = $1'],
-      params: new SqlParams([workspaceId]),
+      where: [workspaceId === null ? 'a.workspace_id IS NULL' : 'a.workspace_id = $1'],
+      params: new SqlParams(workspaceId === null ? [] : [workspaceId]),
     });
   }
 

@@ -15,9 +15,14 @@ export class AuditLogsService {
     private readonly audit: AuditService,
   ) {}
 
-  async list(ctx: WorkspaceContext, q: ListQuery) {
+  list(ctx: WorkspaceContext, q: ListQuery) {
+    return this.listTrail(ctx.workspace.id, q);
+  }
+
+  /** A workspace's trail, or with `null` the instance trail (admin CLI `audit list --instance`). */
+  async listTrail(workspaceId: string | null, q: ListQuery) {
     await this.audit.flushAggregates();
-    const { rows, envelope } = await this.repo.list(ctx.workspace.id, normalizeFilters(q));
+    const { rows, envelope } = await this.repo.list(workspaceId, normalizeFilters(q));
     return envelope(rows.map(mapAuditLog));
   }
 

@@ -12,5 +12,6 @@ import { AuditLogsService } from './audit-logs.service';
 @Module({
   controllers: [AuditLogsController],
   providers: [AuditLogsRepository, AuditLogsService, { provide: APP_INTERCEPTOR, useClass: AuditFailuresInterceptor }],
+  exports: [AuditLogsService],
 })
 export class AuditModule {}

@@ -287,7 +287,7 @@ describe('audit trail', () => {
         });
     }, 180_000);
 
-    /** The instance trail has no API (the spec's trail is per workspace): the operator reads the table. */
+    /** The instance trail has no API route (the spec's trail is per workspace; operators read it with `audit list --instance`): the raw rows. */
     const instanceEntries = (userId: string): Promise<Entry[]> =>
       t.ds.query(`SELECT * FROM audit_logs WHERE workspace_id IS NULL AND metadata->>'user_id' = $1 ORDER BY created_at, id`, [userId]);
 

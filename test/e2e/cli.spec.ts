@@ -126,10 +126,12 @@ describe('admin CLI', () => {
       new_value: { slug, name: 'CLI Workspace' },
     });
     expect(created.target_id).toBe(created.workspace_id);
-    // A new user belongs to no workspace: user.created is in the instance trail only (no API reads it).
+    // A new user belongs to no workspace: user.created is in the instance trail only, read with `audit list --instance`.
     const user = (await t.ds.query(`SELECT id FROM users WHERE email = $1`, [email]))[0];
-    const rows = await t.ds.query(`SELECT * FROM audit_logs WHERE event_name = 'user.created' AND target_id = $1`, [user.id]);
+    const page = await ok('audit', 'list', '--instance', '--event-name', 'user.created', '--target-id', user.id);
+    const rows = page.data;
     expect(rows).toHaveLength(1);
+    expect(page.total_count).toBe(1);
     expect(rows[0]).toMatchObject({
       workspace_id: null,
       category: 'instance',
@@ -138,6 +140,28 @@ describe('admin CLI', () => {
       target_type: 'user',
       new_value: { id: user.id, email, display_name: 'Cli User' },
     });
+  });
+
+  it('audit list reads a trail with the API list\'s filters, orderings and pagination: the instance trail, or a workspace\'s by slug', async () => {
+    // The workspace trail through the CLI is the API's list, entry for entry.
+    const viaApi = await auditEntries(t, { slug, key }, { event_name: 'workspace.created' });
+    const viaCli = await ok('audit', 'list', '--workspace', slug, '--event-name', 'workspace.created');
+    expect(viaCli.data).toEqual(viaApi);
+    // The instance trail holds entries of no workspace only; a cursor walk over it ends.
+    await ok('user', 'create', '--email', `walker-${Date.now().toString(36)}@example.com`, '--display-name', 'Walker');
+    const first = await ok('audit', 'list', '--instance', '--paginate', 'cursor', '--order-by', 'created_at', '--per-page', '1');
+    expect(first.data).toHaveLength(1);
+    expect(first.data[0].workspace_id).toBeNull();
+    const seen = [first.data[0].id];
+    let cursor: string | null = first.has_more ? first.next_cursor : null;
+    while (cursor) {
+      const next = await ok('audit', 'list', '--instance', '--paginate', 'cursor', '--order-by', 'created_at', '--per-page', '1', '--cursor', cursor);
+      seen.push(...next.data.map((e: { id: string }) => e.id));
+      cursor = next.has_more ? next.next_cursor : null;
+    }
+    const stored = await t.ds.query(`SELECT id FROM audit_logs WHERE workspace_id IS NULL ORDER BY created_at, id`);
+    expect(seen).toEqual(stored.map((r: { id: string }) => r.id));
+    expect(seen.length).toBeGreaterThan(1);
   });
 
   it('member add (demotion to guest) and member remove -> {id, member_id, role, project_memberships_removed}, audited', async () => {
@@ -200,7 +224,7 @@ describe('admin CLI', () => {
 
   describe('bad input exits non-zero with one line on stderr', () => {
     it('usage errors exit 2', async () => {
-      const cases = [[], ['frobnicate'], ['user', 'delete'], ['user', 'create', '--email'], ['user', 'create', '--email', 'x@example.com'], ['user', 'create', 'stray'], ['member', 'remove', '--workspace', 'x']];
+      const cases = [[], ['frobnicate'], ['user', 'delete'], ['user', 'create', '--email'], ['user', 'create', '--email', 'x@example.com'], ['user', 'create', 'stray'], ['member', 'remove', '--workspace', 'x'], ['audit', 'list'], ['audit', 'list', '--instance', '--workspace', 'x'], ['audit', 'list', '--instance', '--bogus', '1']];
       for (const r of await inParallel(cases.map((args) => () => fails(...args)))) {
         expect(r.code).toBe(2);
         expect(r.line).toMatch(/--help/);
@@ -223,6 +247,10 @@ describe('admin CLI', () => {
         [['api-key', 'revoke', '--id', 'not-a-uuid'], /id/],
         [['token', 'create', '--email', email, '--scopes', 'projects:read,root:all'], /root:all/],
         [['token', 'create', '--email', email, '--scopes', ','], /scope/],
+        [['audit', 'list', '--workspace', 'no-such-workspace'], /resource_not_found/],
+        [['audit', 'list', '--instance', '--category', 'bogus'], /^validation_error: category/],
+        [['audit', 'list', '--instance', '--per-page', '0'], /per_page/],
+        [['audit', 'list', '--instance', '--cursor', 'garbage'], /cursor/],
       ];
       const results = await inParallel(cases.map(([args]) => () => fails(...args)));
       results.forEach((r, i) => {

@@ -29,7 +29,7 @@ export interface ListQuery {
   search: string | null;
 }
 
-type RawQuery = Record<string, string | string[] | undefined>;
+export type RawQuery = Record<string, string | string[] | undefined>;
 
 function scalar(q: RawQuery, name: string): string | undefined {
   const v = q[name];
