@@ -85,10 +85,15 @@ describe('spec conventions (central mechanisms)', () => {
     expect(await field(await t.http.get(`${items}?sequence_id=2147483648`).set(key()))).toEqual(['sequence_id']);
     expect(await field(await t.http.get(`${items}?created_at__gte=2026-02-30T00:00:00Z`).set(key()))).toEqual(['created_at__gte']);
     expect(await field(await t.http.get(`${items}?created_at__gte=0000-01-01T00:00:00Z`).set(key()))).toEqual(['created_at__gte']);
+    // Offsets past PostgreSQL's 15:59 and instants past year 9999 UTC.
+    expect(await field(await t.http.get(`${items}?created_at__gte=2026-11-22T19:37:02%2B16:00`).set(key()))).toEqual(['created_at__gte']);
+    expect(await field(await t.http.get(`${items}?updated_at__lte=2026-11-22T19:37:02-23:59`).set(key()))).toEqual(['updated_at__lte']);
+    expect(await field(await t.http.get(`${items}?created_at__gte=9999-12-31T23:00:00-05:00`).set(key()))).toEqual(['created_at__gte']);
     expect(await field(await t.http.get(`${items}?start_date__gte=0000-01-01`).set(key()))).toEqual(['start_date__gte']);
     expect(await field(await t.http.post(items).set(key()).send({ name: 'd', start_date: '0000-01-01' }))).toEqual(['start_date']);
     // The valid neighbours still work.
     expect((await t.http.get(`${items}?sequence_id=2147483647&created_at__gte=2026-02-28T00:00:00Z&start_date__gte=0001-01-01`).set(key())).status).toBe(200);
+    expect((await t.http.get(`${items}?created_at__gte=2026-11-22T19:37:02%2B15:59&created_at__lte=9999-12-31T23:59:59Z`).set(key())).status).toBe(200);
     expect((await t.http.post(items).set(key()).send({ name: 'x', bogus: JSON.parse('['.repeat(20) + ']'.repeat(20)) })).status).toBe(201);
   });
 

@@ -124,6 +124,10 @@ describe('cycles', () => {
         [{ name: 'd', end_date: '2025-02-30' }, 'end_date'],
         [{ name: 'd', end_date: 20250101 }, 'end_date'],
         [{ name: 'd', start_date: '2025-03-10T00:00:00Z', end_date: '2025-03-09T23:59:59Z' }, 'end_date'],
+        // Instants outside years 0001-9999 UTC and offsets PostgreSQL refuses (were 500s).
+        [{ name: 'd', start_date: '9999-12-31T23:59:59-01:00' }, 'start_date'],
+        [{ name: 'd', end_date: '0001-01-01T00:00:00+01:00' }, 'end_date'],
+        [{ name: 'd', start_date: '2026-01-01T00:00:00+16:00' }, 'start_date'],
         [{ name: 'e', external_id: 'x'.repeat(256) }, 'external_id'],
         [{ name: 'e', external_source: 'x'.repeat(256) }, 'external_source'],
         [{ name: 's', sort_order: 'first' }, 'sort_order'],

@@ -219,6 +219,31 @@ describe('lists: envelopes, pagination, ordering, filters, search', () => {
       }
     });
 
+    it('a hand-edited position that is no value of the ordering\'s type is 400 naming cursor, never a 500', async () => {
+      const id = '00000000-0000-4000-8000-000000000000';
+      const make = (order: string, value: string) => Buffer.from(JSON.stringify([order, value, id])).toString('base64url');
+      const first = await get(`${members}?paginate=cursor&per_page=1&order_by=created_at`);
+      const [, good] = JSON.parse(Buffer.from(first.body.next_cursor, 'base64url').toString('utf8'));
+      const edits = [
+        ['created_at', String(good).replace(/[+-]\d{2}(:?\d{2})?$/, '+99')],
+        ['created_at', String(good).replace(/[+-]\d{2}(:?\d{2})?$/, '+16:00')],
+        ['created_at', '+010000-01-01T00:00:00Z'],
+        ['created_at', 'infinity'],
+        ['created_at', 'now'],
+        ['created_at', 'epoch'],
+        ['created_at', `${good}\u0000`],
+        ['id', 'not-a-uuid'],
+      ];
+      for (const [order, value] of edits) {
+        const res = expectProblem(await get(`${members}?cursor=${make(order, value)}&order_by=${order}&per_page=5`), 400, 'validation_error');
+        expect(res.errors.map((e: { field: string }) => e.field)).toEqual(['cursor']);
+      }
+      // The untouched position still works, and so does the same instant with a Z or another offset.
+      expect((await get(`${members}?cursor=${make('created_at', good)}&order_by=created_at&per_page=5`)).status).toBe(200);
+      expect((await get(`${members}?cursor=${make('created_at', '2026-01-01T00:00:00Z')}&order_by=created_at&per_page=5`)).status).toBe(200);
+      expect((await get(`${members}?cursor=${make('created_at', '2026-01-01 05:30:00+05:30')}&order_by=created_at&per_page=5`)).status).toBe(200);
+    });
+
     it('a hand-made cursor with a null position on a non-nullable ordering is 400 naming cursor', async () => {
       const id = '00000000-0000-4000-8000-000000000000';
       const make = (order: string) => Buffer.from(JSON.stringify([order, null, id])).toString('base64url');

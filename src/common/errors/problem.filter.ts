@@ -124,6 +124,8 @@ export class ProblemFilter implements ExceptionFilter {
       case '22P02':
       case '22007':
       case '22008':
+      case '22009':
+      case '22021':
       case '22003':
         return new ProblemException(ErrorCode.ValidationError, 'A value has an invalid format.', [{ field: e.column ?? 'body', message: 'Invalid value.' }]);
       case '40001':

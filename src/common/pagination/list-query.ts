@@ -46,9 +46,19 @@ export function isValidDate(s: string): boolean {
   return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
 }
 
-/** As isValidDate for the date part (V8's Date.parse rolls 2026-02-30 over to March instead of refusing it). */
+/**
+ * As isValidDate for the date part (V8's Date.parse rolls 2026-02-30 over to March instead of refusing it),
+ * with an offset PostgreSQL accepts (at most 15:59) and an instant in years 0001-9999 UTC: a value such as
+ * 9999-12-31T23:59:59-01:00 is year 10000 in UTC, which a JS Date serializes in a form PostgreSQL refuses.
+ */
 export function isValidDateTime(s: string): boolean {
-  return DATETIME_RE.test(s) && isValidDate(s.slice(0, 10)) && !Number.isNaN(Date.parse(s.includes('T') || s.length === 10 ? s : s.replace(' ', 'T')));
+  const m = DATETIME_RE.exec(s);
+  if (!m || !isValidDate(s.slice(0, 10))) return false;
+  if (m[4] && m[4] !== 'Z' && Number(m[4].slice(1, 3)) > 15) return false;
+  const ms = Date.parse(s.includes('T') || s.length === 10 ? s : s.replace(' ', 'T'));
+  if (Number.isNaN(ms)) return false;
+  const year = new Date(ms).getUTCFullYear();
+  return year >= 1 && year <= 9999;
 }
 
 const INT4_MAX = 2147483647;

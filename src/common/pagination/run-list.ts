@@ -1,6 +1,7 @@
 import { ProblemException } from '../errors/problem.exception';
 import { encodeCursor } from './cursor';
-import { ListQuery, OFFSET_MAX } from './list-query';
+import { isUuid } from '../http/validation';
+import { isValidDate, ListQuery, OFFSET_MAX } from './list-query';
 import { ListSpec, SQL_CAST } from './list-spec';
 import { Queryable, SqlParams } from './sql-params';
 
@@ -49,9 +50,33 @@ export interface ListSource {
   filteredCount?: { sql: string; params: unknown[] };
 }
 
-const CAST_ERRORS = new Set(['22P02', '22007', '22008', '22003']);
+/** Cast failures of a position that got past positionFits (a backstop: 22009 bad zone offset, 22021 bad byte). */
+const CAST_ERRORS = new Set(['22P02', '22007', '22008', '22003', '22009', '22021']);
 
 const badCursor = () => ProblemException.validation('cursor', 'The cursor is malformed or truncated. Use next_cursor exactly as returned.');
+
+/** `timestamptz::text` as PostgreSQL prints it (ISO DateStyle), offset in any session time zone. */
+const TIMESTAMPTZ_TEXT = /^(\d{4}-\d{2}-\d{2})[T ]([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,6})?(Z|[+-](\d{2})(:?[0-5]\d){0,2})$/;
+
+/**
+ * Whether a cursor position is a value of the ordering's type in the form next_cursor carries. Checked before
+ * the query, so a hand-edited position ("infinity", "now", an offset PostgreSQL refuses, a NUL) is a 400.
+ */
+function positionFits(value: string, cast: string | undefined): boolean {
+  if (value.includes('\u0000')) return false;
+  switch (cast) {
+    case 'timestamptz': {
+      const m = TIMESTAMPTZ_TEXT.exec(value);
+      return !!m && isValidDate(m[1]) && (m[4] === 'Z' || Number(m[5]) <= 15);
+    }
+    case 'uuid':
+      return isUuid(value);
+    case 'int':
+      return /^-?\d{1,10}$/.test(value) && Math.abs(Number(value)) <= 2147483647;
+    default:
+      return true;
+  }
+}
 
 function escapeLike(s: string): string {
   return s.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -116,6 +141,7 @@ export async function runList<R extends Record<string, unknown>>(
   // A NULL position exists only in the NULLS LAST tail of a nullable ordering; elsewhere the cursor was
   // hand-made (the row comparison with NULL would silently match nothing).
   if (q.cursor && q.cursor.value === null && !ord.nullable) throw badCursor();
+  if (q.cursor && q.cursor.value !== null && !positionFits(q.cursor.value, ord.cast)) throw badCursor();
   if (q.mode === 'cursor') {
     select += `, (${ord.expr})::text AS "__cv"`;
     if (q.cursor) {
