@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { FieldError, ProblemException } from '../common/errors/problem.exception';
+import { isUuid } from '../common/http/validation';
 import { Queryable } from '../common/pagination/sql-params';
 import { FeaturesRepository } from '../features/features.repository';
 import { coerceValue, defaultAsInput, StoredValue, ValueConfig, ValueError, ValueRefs } from '../work-item-properties/property-rules';
@@ -222,6 +223,9 @@ export class CustomFieldsService {
         const v = shapeValue(p, i.custom_values![p.id]);
         if (v === undefined || p.property_type !== 'RELATION') continue;
         for (const x of Array.isArray(v) ? v : [v]) {
+          // A value stored before the property became a RELATION (a type change keeps values) is no id: it
+          // has no detail, and must not reach the uuid[] lookup.
+          if (!isUuid(String(x))) continue;
           if (p.relation_type === 'ISSUE') issueIds.add(String(x));
           if (p.relation_type === 'USER') userIds.add(String(x));
         }

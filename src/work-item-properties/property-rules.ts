@@ -2,6 +2,7 @@ import sanitizeHtml from 'sanitize-html';
 import { FieldError } from '../common/errors/problem.exception';
 import { isUuid } from '../common/http/validation';
 import { isValidDate, isValidDateTime } from '../common/pagination/list-query';
+import { matchesPattern, PATTERN_BUDGET_MS, patternProblem } from './text-pattern';
 
 /**
  * Everything that depends on `property_type`: which combinations a definition may use, the shape of
@@ -103,11 +104,8 @@ export function checkRules(type: string, relationType: string | null, rules: Rec
       case 'regex':
         if (typeof v !== 'string' || v.length > 1000) bad('Must be a regular expression (string, at most 1000 characters).');
         else {
-          try {
-            new RegExp(v, 'u');
-          } catch {
-            bad('Is not a valid regular expression.');
-          }
+          const problem = patternProblem(v);
+          if (problem) bad(problem);
         }
         break;
     }
@@ -184,8 +182,10 @@ function coerceScalar(cfg: ValueConfig, v: unknown, refs: ValueRefs): StoredScal
       if (typeof v !== 'string') throw new ValueError('Must be a string.');
       if (v === '') return null;
       checkLength(v, rules, TEXT_MAX);
-      if (typeof rules.pattern === 'string' && !new RegExp(rules.pattern, 'u').test(v)) {
-        throw new ValueError(`Does not match the pattern ${rules.pattern}.`);
+      if (typeof rules.pattern === 'string') {
+        const match = matchesPattern(rules.pattern, v);
+        if (match === 'timeout') throw new ValueError(`Could not be checked against the pattern ${rules.pattern} within ${PATTERN_BUDGET_MS} ms; the property's pattern needs rewriting.`);
+        if (!match) throw new ValueError(`Does not match the pattern ${rules.pattern}.`);
       }
       return v;
     }

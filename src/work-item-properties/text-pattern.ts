@@ -1,0 +1,41 @@
+import safeRegex from 'safe-regex2';
+import { createContext, Script } from 'node:vm';
+
+/**
+ * TEXT `validation_rules.pattern`: a regular expression written by a project admin and run against values
+ * sent by anyone who edits work items. V8's backtracking engine can take exponential time on patterns
+ * such as ^(a+)+$, blocking the process for every tenant, so:
+ * - a definition is refused when safe-regex2 (fastify's star-height check, the one find-my-way uses)
+ *   finds nested quantifiers;
+ * - every test runs in a vm script with a time budget, which stops what the static check misses
+ *   ((a|a)*$ and the like) and patterns stored before the check existed.
+ */
+export const PATTERN_BUDGET_MS = 50;
+
+const sandbox = createContext({ re: /(?:)/u, s: '' });
+const test = new Script('re.test(s)');
+
+/** Why `pattern` cannot be a TEXT pattern, or null when it can. */
+export function patternProblem(pattern: string): string | null {
+  try {
+    new RegExp(pattern, 'u');
+  } catch {
+    return 'Is not a valid regular expression.';
+  }
+  if (!safeRegex(pattern)) return 'Nests quantifiers (as in (a+)+), which can take exponential time; rewrite it without a repeated group of repeats.';
+  return null;
+}
+
+/** true / false, or 'timeout' when the test ran past its budget (the value is then refused). */
+export function matchesPattern(pattern: string, value: string): boolean | 'timeout' {
+  sandbox.re = new RegExp(pattern, 'u');
+  sandbox.s = value;
+  try {
+    return test.runInContext(sandbox, { timeout: PATTERN_BUDGET_MS }) === true;
+  } catch (e) {
+    if ((e as { code?: string }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') return 'timeout';
+    throw e;
+  } finally {
+    sandbox.s = '';
+  }
+}
