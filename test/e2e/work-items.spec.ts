@@ -103,6 +103,17 @@ describe('work items', () => {
       expect((await create({ name: 'Reuse after delete', external_id: 'J-1', external_source: 'jira' })).status).toBe(201);
     });
 
+    it('an empty or blank external_id / external_source names no external record: stored as null, never a pair conflict (was a 500)', async () => {
+      for (const pair of [{ external_id: '', external_source: '' }, { external_id: 'E-1', external_source: ' ' }, { external_id: '', external_source: 'jira' }]) {
+        const first = await create({ name: 'No source id', ...pair });
+        expect(first.status).toBe(201);
+        expect((await create({ name: 'No source id again', ...pair })).status).toBe(201);
+        const [row] = await t.ds.query(`SELECT external_id, external_source FROM work_items WHERE id = $1`, [first.body.id]);
+        expect(row).toEqual({ external_id: pair.external_id.trim() || null, external_source: pair.external_source.trim() || null });
+        expect((await patch(first.body.id, pair)).status).toBe(200);
+      }
+    });
+
     it('start_date after target_date is 400, on create and against stored values on PATCH', async () => {
       expect(errorFields(expectProblem(await create({ name: 'd', start_date: '2025-02-02', target_date: '2025-02-01' }), 400, 'validation_error'))).toEqual(['start_date']);
       expectProblem(await create({ name: 'd', start_date: '2025-02-30' }), 400, 'validation_error');
