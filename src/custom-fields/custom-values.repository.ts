@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Queryable } from '../common/pagination/sql-params';
+import { LIVE_PROJECT_OF } from '../work-items/work-items.repository';
 import { writtenRows } from '../work-item-types/sql-result';
 import { ValueRefs } from '../work-item-properties/property-rules';
 import { CONTEXT_TIER_SQL, contextMatchesSql } from '../work-item-property-contexts/context-resolution';
@@ -97,7 +98,7 @@ export class CustomValuesRepository {
     const missing: string[] = [];
     if (refs.issues.length) {
       const rows: Array<{ id: string }> = await db.query(
-        `SELECT id FROM work_items WHERE workspace_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL`,
+        `SELECT id FROM work_items w WHERE workspace_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL AND ${LIVE_PROJECT_OF('w')}`,
         [workspaceId, refs.issues],
       );
       const found = new Set(rows.map((r) => r.id));

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Queryable } from '../common/pagination/sql-params';
+import { LIVE_PROJECT_OF } from '../work-items/work-items.repository';
 import { CONTEXT_TIER_SQL, contextMatchesSql } from '../work-item-property-contexts/context-resolution';
 
 export interface EffectiveOption {
@@ -99,7 +100,7 @@ export class EffectivePropertiesRepository {
     const users = new Map<string, { id: string; name: string; logo_props: Record<string, unknown> }>();
     if (issueIds.length) {
       const rows: Array<{ id: string; name: string }> = await db.query(
-        `SELECT id, name FROM work_items WHERE workspace_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL`,
+        `SELECT id, name FROM work_items w WHERE workspace_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL AND ${LIVE_PROJECT_OF('w')}`,
         [workspaceId, issueIds],
       );
       for (const r of rows) issues.set(r.id, { id: r.id, name: r.name, logo_props: {} });

@@ -110,8 +110,22 @@ export class ProjectsRepository {
     await db.query(`UPDATE projects SET ${sets.join(', ')}, updated_at = now() WHERE workspace_id = $1 AND id = $2`, p.values);
   }
 
-  async softDelete(workspaceId: string, id: string, db: Queryable = this.ds): Promise<void> {
+  /**
+   * Deletes the project (soft). Its work items stay as they are, hidden with it; children in other projects
+   * are lifted to the top level, as when their parent item is deleted. The project row is taken FOR UPDATE
+   * first: a work item write that links a parent of this project holds it FOR KEY SHARE (LOCK_WORK_ITEM), so
+   * it either commits before the children are detached or sees the project gone. Runs in the caller's transaction.
+   */
+  async softDelete(workspaceId: string, id: string, userId: string, db: Queryable): Promise<void> {
+    await db.query(`SELECT id FROM projects WHERE workspace_id = $1 AND id = $2 FOR UPDATE`, [workspaceId, id]);
     await db.query(`UPDATE projects SET deleted_at = now() WHERE workspace_id = $1 AND id = $2`, [workspaceId, id]);
+    await db.query(
+      `UPDATE work_items c SET parent_id = NULL, updated_at = now(), updated_by_id = $3
+         FROM work_items par
+        WHERE par.workspace_id = $1 AND par.project_id = $2 AND par.id = c.parent_id
+          AND c.workspace_id = $1 AND c.project_id <> $2 AND c.parent_id IS NOT NULL AND c.deleted_at IS NULL`,
+      [workspaceId, id, userId],
+    );
   }
 
   async activeWorkspaceMembers(workspaceId: string, userIds: string[], db: Queryable): Promise<Map<string, string>> {

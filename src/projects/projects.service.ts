@@ -136,7 +136,7 @@ export class ProjectsService {
 
   async remove(ctx: ProjectContext): Promise<void> {
     await this.ds.transaction(async (tx) => {
-      await this.repo.softDelete(ctx.workspace.id, ctx.project.id, tx);
+      await this.repo.softDelete(ctx.workspace.id, ctx.project.id, ctx.principal.userId, tx);
       await this.audit.record(tx, ctx, {
         event_name: 'project.deleted',
         category: 'settings',

@@ -168,7 +168,15 @@ const LOCK_ESTIMATE_POINT = (ws: string, project: string, id: string) =>
     WHERE p.workspace_id = ${ws} AND p.project_id = ${project} AND p.id = ${id} AND p.deleted_at IS NULL
       AND e.workspace_id = ${ws} AND e.is_active AND e.deleted_at IS NULL
       FOR KEY SHARE`;
-const LOCK_WORK_ITEM = (ws: string, id: string) => `SELECT id FROM work_items WHERE workspace_id = ${ws} AND id = ${id} AND deleted_at IS NULL FOR KEY SHARE`;
+/**
+ * A work item is live while neither it nor its project is deleted (deleting a project leaves its rows alone).
+ * The project row is locked too: a project delete takes it FOR UPDATE first, so a write that links a parent
+ * of that project either commits before the delete detaches children or sees the project gone.
+ */
+export const LIVE_PROJECT_OF = (w: string) => `EXISTS (SELECT 1 FROM projects lp WHERE lp.id = ${w}.project_id AND lp.deleted_at IS NULL)`;
+const LOCK_WORK_ITEM = (ws: string, id: string) =>
+  `SELECT w.id FROM work_items w JOIN projects wp ON wp.id = w.project_id AND wp.deleted_at IS NULL
+    WHERE w.workspace_id = ${ws} AND w.id = ${id} AND w.deleted_at IS NULL FOR KEY SHARE`;
 
 /** What the checked insert found: the row it wrote, or (nothing written) which reference failed. */
 export interface CheckedInsert {
@@ -494,7 +502,7 @@ export class WorkItemsRepository {
 
   /** Live work items of the workspace (a parent may sit in another project). */
   async workItemIds(workspaceId: string, ids: string[], db: Queryable): Promise<Set<string>> {
-    const rows = await db.query(`SELECT id FROM work_items WHERE workspace_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL`, [workspaceId, ids]);
+    const rows = await db.query(`SELECT id FROM work_items w WHERE workspace_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL AND ${LIVE_PROJECT_OF('w')}`, [workspaceId, ids]);
     return new Set(rows.map((r: { id: string }) => r.id));
   }
 
@@ -562,7 +570,7 @@ export class WorkItemsRepository {
   }
 
   async parentsByIds(workspaceId: string, ids: string[]) {
-    return this.reader.query(`SELECT id, name, sequence_id FROM work_items WHERE workspace_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL`, [workspaceId, ids]);
+    return this.reader.query(`SELECT id, name, sequence_id FROM work_items w WHERE workspace_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL AND ${LIVE_PROJECT_OF('w')}`, [workspaceId, ids]);
   }
 
   async usersByIds(ids: string[]) {

@@ -226,6 +226,27 @@ describe('work items', () => {
       expect(e.body.parent).toEqual({ id: child.body.id, name: 'child', sequence_id: child.body.sequence_id });
     });
 
+    it('deleting a project lifts its items\' children in other projects to the top level; its items cannot become parents', async () => {
+      const doomed = await t.project(ten.slug, ten.owner.key, { identifier: 'DOOM' });
+      const doomedItems = `/api/v2/workspaces/${ten.slug}/projects/${doomed.id}/work-items/`;
+      const parent = await create({ name: 'parent in a doomed project' }, ten.owner.key, doomedItems);
+      const sibling = await create({ name: 'sibling in the doomed project', parent_id: parent.body.id }, ten.owner.key, doomedItems);
+      const child = await create({ name: 'child elsewhere', parent_id: parent.body.id });
+      const customField = await create({ name: 'relation holder' });
+      expect(child.body.parent_id).toBe(parent.body.id);
+      expect((await t.http.delete(`/api/v2/workspaces/${ten.slug}/projects/${doomed.id}/`).set(key())).status).toBe(204);
+
+      const after = await t.http.get(`${base}${child.body.id}/?expand=parent`).set(key());
+      expect(after.body).toMatchObject({ parent_id: null, parent: null });
+      expect((await t.http.get(`${base}?parent_id=${parent.body.id}`).set(key())).body.data).toEqual([]);
+      // The doomed project's own rows are left as they were (hidden with it).
+      expect((await t.ds.query(`SELECT parent_id FROM work_items WHERE id = $1`, [sibling.body.id]))[0].parent_id).toBe(parent.body.id);
+      // Neither form can link an item of the deleted project any more.
+      expect(errorFields(expectProblem(await create({ name: 'c', parent_id: parent.body.id }), 400, 'validation_error'))).toEqual(['parent_id']);
+      expect(errorFields(expectProblem(await create({ name: 'c', parent: `DOOM-${parent.body.sequence_id}` }), 400, 'validation_error'))).toEqual(['parent']);
+      expectProblem(await patch(customField.body.id, { parent_id: parent.body.id }), 400, 'validation_error');
+    });
+
     it('estimate by point value or id against the active estimate; both forms 400', async () => {
       await t.http.patch(`/api/v2/workspaces/${ten.slug}/projects/${pid}/features/`).set(key()).send({ is_estimates_enabled: true });
       const est = await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/${pid}/estimates/`).set(key()).send({ name: 'Sizes', is_active: true });
