@@ -33,6 +33,17 @@ describe('spec conventions (central mechanisms)', () => {
     expectProblem(await t.http.get('/elsewhere'), 404, 'resource_not_found');
   });
 
+  it('a path segment longer than any id, slug or identifier is a 404 problem; a malformed escape in the path a 400 problem', async () => {
+    const long = 'A'.repeat(101);
+    for (const path of [`/api/v2/workspaces/${ten.slug}/work-items/${long}-1/`, `/api/v2/workspaces/${long.toLowerCase()}/projects/`]) {
+      for (const req of [t.http.get(path).set(key()), t.http.get(path)]) {
+        const res = expectProblem(await req, 404, 'resource_not_found');
+        expect(res.status).toBe(404);
+      }
+    }
+    expectProblem(await t.http.get(`/api/v2/workspaces/%E0%A4%A/projects/`).set(key()), 400, 'validation_error');
+  });
+
   it('rejects malformed JSON, a non-object body and a wrong content type', async () => {
     const url = `/api/v2/workspaces/${ten.slug}/projects/`;
     const bad = await t.http.post(url).set(key()).set('Content-Type', 'application/json').send('{"name": ');

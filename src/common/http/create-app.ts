@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest, FastifyServerOptions } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { NestFactory } from '@nestjs/core';
@@ -43,6 +43,16 @@ export async function createApp(cfg: AppConfig, databaseUrl: string, opts: { log
         `HTTP/1.1 400 Bad Request\r\nContent-Type: application/problem+json; charset=utf-8\r\n` +
           `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
       );
+    },
+    // Requests the router refuses before any route runs: a path segment longer than any id, slug or
+    // identifier (maxParamLength, 100) names nothing, so 404 like an unknown path; a malformed percent
+    // escape is a 400. Both as problems, instead of Fastify's plain JSON 414 / 400.
+    frameworkErrors: (err: { code?: string }, _req: FastifyRequest, reply: FastifyReply) => {
+      const [status, code, detail] =
+        err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? [404, ErrorCode.ResourceNotFound, 'No resource has a path segment this long.']
+          : [400, ErrorCode.ValidationError, 'The request path is malformed.'];
+      void reply.code(status).type('application/problem+json; charset=utf-8').send(JSON.stringify(problemBody(cfg.publicBaseUrl, code, detail)));
     },
     genReqId: (req: IncomingMessage) => {
       const h = req.headers['x-request-id'];
