@@ -3,7 +3,7 @@ import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, 
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext } from '../common/auth/request-context';
 import { ProjectRole } from '../common/auth/roles';
-import { UuidParam } from '../common/http/params';
+import { UuidParam, WorkItemIdParam } from '../common/http/params';
 import { ApiProblemResponses } from '../common/openapi/problem-responses';
 import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
 import { ListParams, ListQuery } from '../common/pagination/list-query';
@@ -24,7 +24,7 @@ export class CommentsController {
   @ApiOperation({ operationId: 'work_item_comments_list', summary: 'List the comments of a work item' })
   @ApiListQuery(COMMENT_LIST)
   @ApiListResponse(CommentDto)
-  list(@Ctx() ctx: ProjectContext, @UuidParam('work_item_id') workItemId: string, @ListParams(COMMENT_LIST) q: ListQuery) {
+  list(@Ctx() ctx: ProjectContext, @WorkItemIdParam('work_item_id') workItemId: string, @ListParams(COMMENT_LIST) q: ListQuery) {
     return this.comments.list(ctx, workItemId, q);
   }
 
@@ -33,7 +33,7 @@ export class CommentsController {
   @ApiOperation({ operationId: 'work_item_comments_create', summary: 'Comment on a work item', description: 'The author (actor_id) is the caller. No deduplication.' })
   @ApiCreatedResponse({ type: CommentDto })
   @ApiProblemResponses(400, 404)
-  create(@Ctx() ctx: ProjectContext, @UuidParam('work_item_id') workItemId: string, @Body() body: CreateCommentDto) {
+  create(@Ctx() ctx: ProjectContext, @WorkItemIdParam('work_item_id') workItemId: string, @Body() body: CreateCommentDto) {
     return this.comments.create(ctx, workItemId, body);
   }
 
@@ -43,7 +43,7 @@ export class CommentsController {
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiOkResponse({ type: CommentDto })
   @ApiProblemResponses(400, 404)
-  get(@Ctx() ctx: ProjectContext, @UuidParam('work_item_id') workItemId: string, @UuidParam('pk') pk: string) {
+  get(@Ctx() ctx: ProjectContext, @WorkItemIdParam('work_item_id') workItemId: string, @UuidParam('pk') pk: string) {
     return this.comments.get(ctx, workItemId, pk);
   }
 
@@ -53,7 +53,7 @@ export class CommentsController {
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiOkResponse({ type: CommentDto })
   @ApiProblemResponses(400, 404)
-  update(@Ctx() ctx: ProjectContext, @UuidParam('work_item_id') workItemId: string, @UuidParam('pk') pk: string, @Body() body: UpdateCommentDto) {
+  update(@Ctx() ctx: ProjectContext, @WorkItemIdParam('work_item_id') workItemId: string, @UuidParam('pk') pk: string, @Body() body: UpdateCommentDto) {
     return this.comments.update(ctx, workItemId, pk, body);
   }
 
@@ -64,7 +64,7 @@ export class CommentsController {
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(400, 404)
-  async remove(@Ctx() ctx: ProjectContext, @UuidParam('work_item_id') workItemId: string, @UuidParam('pk') pk: string): Promise<void> {
+  async remove(@Ctx() ctx: ProjectContext, @WorkItemIdParam('work_item_id') workItemId: string, @UuidParam('pk') pk: string): Promise<void> {
     await this.comments.remove(ctx, workItemId, pk);
   }
 }

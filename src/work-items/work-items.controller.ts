@@ -5,10 +5,9 @@ import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext, WorkspaceContext } from '../common/auth/request-context';
 import { ProjectRole, WorkspaceRole } from '../common/auth/roles';
 import { Expandable, ExpandParam } from '../common/expand/expand';
-import { UuidParam } from '../common/http/params';
+import { WorkItemIdParam } from '../common/http/params';
 
 /** `{pk}` is the UUID only; an identifier there is 404 like any unknown item (spec, unarchive). */
-const WORK_ITEM_PK = { identifierNotFound: true };
 import { ApiProblemResponses } from '../common/openapi/problem-responses';
 import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
 import { ListParams, ListQuery } from '../common/pagination/list-query';
@@ -53,7 +52,7 @@ export class WorkItemsController {
   @Expandable(WORK_ITEM_EXPAND)
   @ApiOkResponse({ type: WorkItemDto })
   @ApiProblemResponses(400, 404)
-  get(@Ctx() ctx: ProjectContext, @UuidParam('pk', WORK_ITEM_PK) pk: string, @ExpandParam() expand: Set<string>) {
+  get(@Ctx() ctx: ProjectContext, @WorkItemIdParam('pk') pk: string, @ExpandParam() expand: Set<string>) {
     return this.items.get(ctx, pk, expand);
   }
 
@@ -64,7 +63,7 @@ export class WorkItemsController {
   @Expandable(WORK_ITEM_EXPAND)
   @ApiOkResponse({ type: WorkItemDto })
   @ApiProblemResponses(NAME_OR_ID_400, WORKFLOW_403, 404, [409, '`conflict`: external_source/external_id already used in the project'])
-  update(@Ctx() ctx: ProjectContext, @UuidParam('pk', WORK_ITEM_PK) pk: string, @Body() body: UpdateWorkItemDto, @ExpandParam() expand: Set<string>) {
+  update(@Ctx() ctx: ProjectContext, @WorkItemIdParam('pk') pk: string, @Body() body: UpdateWorkItemDto, @ExpandParam() expand: Set<string>) {
     return this.items.update(ctx, pk, body, expand);
   }
 
@@ -75,7 +74,7 @@ export class WorkItemsController {
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(400, 404, [409, '`conflict`: listed by the published API for this operation; no rule of this service produces it today (a delete lifts the item\'s children to the top level instead of refusing)'])
-  async remove(@Ctx() ctx: ProjectContext, @UuidParam('pk', WORK_ITEM_PK) pk: string): Promise<void> {
+  async remove(@Ctx() ctx: ProjectContext, @WorkItemIdParam('pk') pk: string): Promise<void> {
     await this.items.remove(ctx, pk);
   }
 
@@ -87,7 +86,7 @@ export class WorkItemsController {
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiOkResponse({ type: WorkItemDto })
   @ApiProblemResponses(400, 404)
-  archive(@Ctx() ctx: ProjectContext, @UuidParam('pk', WORK_ITEM_PK) pk: string) {
+  archive(@Ctx() ctx: ProjectContext, @WorkItemIdParam('pk') pk: string) {
     return this.items.archive(ctx, pk);
   }
 
@@ -99,7 +98,7 @@ export class WorkItemsController {
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiOkResponse({ type: WorkItemDto })
   @ApiProblemResponses(400, 404, [409, '`conflict`: the work item cannot be restored as it stands (spec contract; an archived item keeps its external_source/external_id pair reserved, so no current rule collides)'])
-  unarchive(@Ctx() ctx: ProjectContext, @UuidParam('pk', WORK_ITEM_PK) pk: string) {
+  unarchive(@Ctx() ctx: ProjectContext, @WorkItemIdParam('pk') pk: string) {
     return this.items.unarchive(ctx, pk);
   }
 }

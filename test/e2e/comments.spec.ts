@@ -46,6 +46,22 @@ describe('work item comments', () => {
     expect((await post({ comment_html: 'external note', access: 'EXTERNAL', external_id: 'c-1', external_source: 'zendesk' })).status).toBe(201);
   });
 
+  it('comment_stripped is the plain text: inline markup and entities do not split words, blocks and line breaks do; search finds it', async () => {
+    const cases: Array<[string, string]> = [
+      ['<p>un<em>believ</em>able</p>', 'unbelievable'],
+      ['<p>foo<strong>bar</strong>baz</p>', 'foobarbaz'],
+      ['<p>x&lt;y</p>', 'x<y'],
+      ['<p>a &amp; b &lt;tag&gt;</p>', 'a & b <tag>'],
+      ['<p>one</p><p>two</p><ul><li>three</li><li>four</li></ul>line<br>break', 'one two three four line break'],
+      ['<h1>Title</h1>body&nbsp;text', 'Title body text'],
+    ];
+    for (const [html, text] of cases) expect((await post({ comment_html: html })).body.comment_stripped).toBe(text);
+    for (const q of ['unbelievable', 'x<y', 'foobarbaz']) {
+      const found = await t.http.get(`${base}?search=${encodeURIComponent(q)}`).set(key());
+      expect(found.body.data.map((c: { comment_stripped: string }) => c.comment_stripped)).toContainEqual(expect.stringContaining(q));
+    }
+  });
+
   it('create validation: comment_html required and must keep content; bad access 400; over-long external 400', async () => {
     const f = (b: any) => b.errors.map((e: any) => e.field);
     expect(f(expectProblem(await post({}), 400, 'validation_error'))).toContain('comment_html');
@@ -130,6 +146,11 @@ describe('work item comments', () => {
     expectProblem(await t.http.get(url('00000000-0000-4000-8000-000000000000')).set(key()), 404, 'resource_not_found');
     expectProblem(await t.http.get(`${base}not-a-uuid/`).set(key()), 400, 'validation_error');
     expectProblem(await t.http.get(url('not-a-uuid')).set(key()), 400, 'validation_error');
+    // A work item identifier where the work item id goes is 404, as on the work item routes (spec).
+    const [{ identifier }] = await t.ds.query(`SELECT identifier FROM projects WHERE id = $1`, [pid]);
+    expectProblem(await t.http.get(url(`${identifier}-1`)).set(key()), 404, 'resource_not_found');
+    expectProblem(await post({ comment_html: 'x' }, ten.owner.key, `${identifier}-1`), 404, 'resource_not_found');
+    expectProblem(await t.http.get(`${url(`${identifier}-1`)}${c.body.id}/`).set(key()), 404, 'resource_not_found');
     const items = `/api/v2/workspaces/${ten.slug}/projects/${pid}/work-items/`;
     const arch = (await t.http.post(items).set(key()).send({ name: 'Archived' })).body.id;
     await t.http.post(`${items}${arch}/archive/`).set(key());

@@ -1,3 +1,4 @@
+import { Parser } from 'htmlparser2';
 import sanitizeHtml from 'sanitize-html';
 import { ProblemException } from '../errors/problem.exception';
 
@@ -30,31 +31,25 @@ const HTML_OPTIONS: sanitizeHtml.IOptions = {
   disallowedTagsMode: 'discard',
 };
 
-const TEXT_OPTIONS: sanitizeHtml.IOptions = {
-  allowedTags: [],
-  allowedAttributes: {},
-  // Text of adjacent blocks must not run together ("<p>a</p><p>b</p>" → "a b").
-  textFilter: (text) => `${text} `,
-};
+/**
+ * Elements whose boundaries separate words: text of adjacent blocks must not run together ("<p>a</p><p>b</p>"
+ * -> "a b"), while inline markup and entities must not split a word ("un<em>believ</em>able" -> "unbelievable").
+ */
+const BLOCK_TAGS = new Set([
+  'address', 'article', 'aside', 'blockquote', 'br', 'caption', 'dd', 'div', 'dl', 'dt', 'figcaption', 'figure', 'footer',
+  'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hr', 'img', 'input', 'label', 'li', 'main', 'nav', 'ol', 'p', 'pre', 'section',
+  'table', 'tbody', 'td', 'tfoot', 'th', 'thead', 'tr', 'ul',
+]);
 
-/** Entities sanitize-html keeps escaped in text output; the plain form holds the characters. */
-const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'", '&nbsp;': ' ' };
-
+/** The plain text of cleaned HTML (the parser sanitize-html uses; entities decoded), whitespace collapsed. */
 function plain(html: string): string {
-  const text = sanitizeHtml(html, TEXT_OPTIONS);
   let out = '';
-  for (let i = 0; i < text.length; ) {
-    if (text[i] === '&') {
-      const end = text.indexOf(';', i);
-      const ent = end > i ? text.slice(i, end + 1) : '';
-      if (ENTITIES[ent] !== undefined) {
-        out += ENTITIES[ent];
-        i = end + 1;
-        continue;
-      }
-    }
-    out += text[i++];
-  }
+  const boundary = (name: string) => {
+    if (BLOCK_TAGS.has(name)) out += ' ';
+  };
+  const parser = new Parser({ onopentagname: boundary, onclosetag: boundary, ontext: (text) => (out += text) }, { decodeEntities: true });
+  parser.write(html);
+  parser.end();
   return out.split(/\s+/).filter(Boolean).join(' ');
 }
 

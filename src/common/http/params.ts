@@ -25,3 +25,8 @@ class UuidPipe implements PipeTransform<string, string> {
 export function UuidParam(name: string, opts: { identifierNotFound?: boolean } = {}): ParameterDecorator {
   return Param(name, new UuidPipe(name, opts.identifierNotFound ?? false));
 }
+
+/** A work item id path parameter: malformed is 400, an identifier (`PROJ-12`) in its place is 404 (spec). */
+export function WorkItemIdParam(name: string): ParameterDecorator {
+  return UuidParam(name, { identifierNotFound: true });
+}
