@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsString, MaxLength, Min } from 'class-validator';
-import { ExternalField } from '../common/http/dto-fields';
+import { IsBoolean, IsIn, IsNotEmpty, IsString, MaxLength } from 'class-validator';
+import { ExternalField, Int32Field } from '../common/http/dto-fields';
 import { Nullable, OptionalNotNull } from '../common/http/validation';
 import { ESTIMATE_TYPES, EstimateType } from './estimate.entity';
 
@@ -47,8 +47,7 @@ export class UpdateEstimateDto {
 }
 
 export class CreateEstimatePointDto {
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, description: 'Position of the point (lower first). Omitted: after the last point.' })
-  @OptionalNotNull() @IsInt() @Min(0)
+  @Int32Field({ minimum: 0, description: 'Position of the point (lower first). Omitted: after the last point.' })
   key?: number;
 
   @ApiProperty({ maxLength: 255, description: 'Unique within the estimate; numeric for `points` and `time` estimates.' })
@@ -64,8 +63,7 @@ export class CreateEstimatePointDto {
 }
 
 export class UpdateEstimatePointDto {
-  @ApiPropertyOptional({ type: 'integer', minimum: 0 })
-  @OptionalNotNull() @IsInt() @Min(0)
+  @Int32Field({ minimum: 0 })
   key?: number;
 
   @ApiPropertyOptional({ maxLength: 255 })

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsInt, Max, Min } from 'class-validator';
+import { IsBoolean } from 'class-validator';
 import { OptionalNotNull } from '../common/http/validation';
+import { Int32Field } from '../common/http/dto-fields';
 
 /** Boolean flags of the workspace features object (gap-reference 3.8, plus is_custom_properties_enabled). */
 export const WORKSPACE_FLAGS = [
@@ -34,8 +35,6 @@ export const PROJECT_FLAGS = [
 ] as const;
 export type ProjectFeatureField = (typeof PROJECT_FLAGS)[number];
 
-const INT32_MIN = -2147483648;
-const INT32_MAX = 2147483647;
 
 /** A PATCHable boolean flag: optional, never null, strictly boolean (no "true" strings, no 0/1). */
 function Flag(description?: string): PropertyDecorator {
@@ -69,8 +68,7 @@ export class UpdateWorkspaceFeaturesDto {
   @Flag('true switches to workspace mode, false to project mode; the switch is recorded in the audit trail.')
   is_work_item_types_enabled?: boolean;
 
-  @ApiPropertyOptional({ type: 'integer' })
-  @OptionalNotNull() @IsInt({ message: '$property must be an integer' }) @Min(INT32_MIN) @Max(INT32_MAX)
+  @Int32Field()
   work_item_type_default_level?: number;
 
   @Flag() is_workitem_hierarchy_enabled?: boolean;

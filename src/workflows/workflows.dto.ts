@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsBoolean, IsInt, IsNotEmpty, IsString, IsUUID, MaxLength, Min } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsNotEmpty, IsString, IsUUID, MaxLength } from 'class-validator';
 import { Nullable, OptionalNotNull } from '../common/http/validation';
+import { Int32Field } from '../common/http/dto-fields';
 
 export class CreateWorkflowDto {
   @ApiProperty({ maxLength: 255, description: 'Unique within the project.' })
@@ -106,8 +107,7 @@ export class CreateWorkflowTransitionDto {
   @Nullable() @IsUUID('all')
   rejection_state_id?: string | null;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, default: 0, description: 'Stored; approval flows are not run by the API.' })
-  @OptionalNotNull() @IsInt() @Min(0)
+  @Int32Field({ minimum: 0, default: 0, description: 'Stored; approval flows are not run by the API.' })
   required_approvals?: number;
 
   @ApiPropertyOptional({ type: [String], format: 'uuid', description: 'Project members allowed to make this move; empty means everyone who may edit the work item.' })
@@ -124,8 +124,7 @@ export class UpdateWorkflowTransitionDto {
   @Nullable() @IsUUID('all')
   rejection_state_id?: string | null;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 0 })
-  @OptionalNotNull() @IsInt() @Min(0)
+  @Int32Field({ minimum: 0 })
   required_approvals?: number;
 
   @ApiPropertyOptional({ type: [String], format: 'uuid' })

@@ -76,6 +76,9 @@ describe('estimates and estimate points', () => {
     expect(expectProblem(await t.http.post(url).set(key()).send({}), 400, 'validation_error').errors[0].field).toBe('value');
     expectProblem(await t.http.post(url).set(key()).send({ value: 'L', key: -1 }), 400, 'validation_error');
     expectProblem(await t.http.post(url).set(key()).send({ value: 'L', key: 1.5 }), 400, 'validation_error');
+    // Past PostgreSQL's integer: a 400 naming the field, not the database's range error.
+    expect(expectProblem(await t.http.post(url).set(key()).send({ value: 'L', key: 99999999999 }), 400, 'validation_error').errors.map((e: any) => e.field)).toEqual(['key']);
+    expect(expectProblem(await t.http.patch(`${url}${xl.body.id}/`).set(key()).send({ key: 3000000000 }), 400, 'validation_error').errors.map((e: any) => e.field)).toEqual(['key']);
     const list = await t.http.get(url).set(key());
     expect(list.body.data.map((p: any) => p.value)).toEqual(['XL', 'S', 'M']);
     expect((await t.http.get(`${url}?external_id=P2`).set(key())).body.data.map((p: any) => p.value)).toEqual(['M']);

@@ -118,6 +118,7 @@ describe('workflows', () => {
       expect(await field({ workflow_state_id: states.Todo, transition_state_id: states.Done })).toBe('workflow_state_id');
       expect(await field({ workflow_state_id: fromTodo.id, transition_state_id: states.Done, member_ids: [outsider.id] })).toBe('member_ids');
       expect(await field({ workflow_state_id: fromTodo.id, transition_state_id: states.Done, required_approvals: -1 })).toBe('required_approvals');
+      expect(await field({ workflow_state_id: fromTodo.id, transition_state_id: states.Done, required_approvals: 1e10 })).toBe('required_approvals');
       // a workflow state of another workflow
       const wf2 = await create({ name: 'Transitions wf 2' });
       const foreignWs = (await t.http.post(wsUrl(wf2.body.id)).set(key()).send({ state_id: states.Todo })).body;

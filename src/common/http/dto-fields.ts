@@ -1,8 +1,8 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsObject, IsString, MaxLength } from 'class-validator';
-import { Nullable } from './validation';
+import { IsInt, IsObject, IsString, Max, MaxLength, Min } from 'class-validator';
+import { Nullable, OptionalNotNull } from './validation';
 
 /**
  * `external_id` / `external_source`: optional, nullable (null clears), max 255. Shared by every resource.
@@ -22,4 +22,22 @@ export function ExternalField(description: string): PropertyDecorator {
 /** `logo_props`: an opaque object stored and returned unchanged. */
 export function LogoPropsField(): PropertyDecorator {
   return applyDecorators(ApiPropertyOptional({ type: 'object', additionalProperties: true }), Nullable(), IsObject());
+}
+
+export const INT32_MIN = -2147483648;
+export const INT32_MAX = 2147483647;
+
+/**
+ * An optional, non-null integer stored in a PostgreSQL `integer`: its bounds are checked here (and declared in
+ * the schema), so a larger value is a 400 naming the field rather than the database's out-of-range error.
+ */
+export function Int32Field(opts: { minimum?: number; default?: number; description?: string } = {}): PropertyDecorator {
+  const minimum = opts.minimum ?? INT32_MIN;
+  return applyDecorators(
+    ApiPropertyOptional({ type: 'integer', minimum, maximum: INT32_MAX, default: opts.default, description: opts.description }),
+    OptionalNotNull(),
+    IsInt({ message: '$property must be an integer' }),
+    Min(minimum),
+    Max(INT32_MAX),
+  );
 }
