@@ -75,7 +75,7 @@ class ContextWriteFields {
   @OptionalNotNull() @IsNumber({ allowNaN: false, allowInfinity: false })
   sort_order?: number;
 
-  @ApiPropertyOptional({ default: false, description: 'At most one context per property may set it.' })
+  @ApiPropertyOptional({ description: 'At most one context per property may set it. Omitted on create: false; on PATCH: unchanged.' })
   @OptionalNotNull() @IsBoolean()
   applies_to_all_projects?: boolean;
 
@@ -83,7 +83,7 @@ class ContextWriteFields {
   @Nullable() @IsArray() @IsUUID('all', { each: true })
   project_ids?: string[] | null;
 
-  @ApiPropertyOptional({ default: false })
+  @ApiPropertyOptional({ description: 'Omitted on create: false; on PATCH: unchanged.' })
   @OptionalNotNull() @IsBoolean()
   applies_to_all_work_item_types?: boolean;
 

@@ -12,7 +12,7 @@ export class WorkItemTypeDto {
   @ApiProperty({ description: 'Read-only; exactly one default per project (project level) or per workspace (workspace level); moved by mark-default.' })
   is_default!: boolean;
   @ApiProperty({ description: 'Read-only.' }) is_epic!: boolean;
-  @ApiProperty({ description: 'Read-only.' }) level!: number;
+  @ApiProperty({ type: 'integer', description: 'Read-only.' }) level!: number;
   @ApiProperty({ type: 'object', additionalProperties: true, description: 'Read-only; generated at creation.' })
   logo_props!: Record<string, unknown>;
   @ApiProperty({ format: 'date-time' }) created_at!: string;

@@ -14,11 +14,11 @@ class WorkItemWriteFields {
   @Nullable() @IsString()
   description_html?: string | null;
 
-  @ApiPropertyOptional({ enum: PRIORITIES, default: 'none' })
+  @ApiPropertyOptional({ enum: PRIORITIES, description: 'Omitted on create: none. Omitted on PATCH: unchanged.' })
   @OptionalNotNull() @IsIn(PRIORITIES, { message: PRIORITY_MESSAGE })
   priority?: string;
 
-  @ApiPropertyOptional({ type: String, format: 'uuid', description: 'A state of this project. Default: the project\'s default state.' })
+  @ApiPropertyOptional({ type: String, format: 'uuid', description: 'A state of this project. Omitted on create: the project\'s default state. Omitted on PATCH: unchanged.' })
   @OptionalNotNull() @IsUUID('all')
   state_id?: string;
 
@@ -111,7 +111,7 @@ export class WorkItemTypeRefDto {
 export class WorkItemParentRefDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty() name!: string;
-  @ApiProperty() sequence_id!: number;
+  @ApiProperty({ type: 'integer' }) sequence_id!: number;
 }
 
 export class WorkItemUserRefDto {
@@ -132,7 +132,7 @@ export class WorkItemDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty({ maxLength: 255 }) name!: string;
   @ApiProperty({ example: 'PROJ-12', description: 'Project identifier, a dash, the sequence number.' }) identifier!: string;
-  @ApiProperty({ description: 'Never reused within the project.' }) sequence_id!: number;
+  @ApiProperty({ type: 'integer', description: 'Never reused within the project.' }) sequence_id!: number;
   @ApiProperty({ enum: PRIORITIES }) priority!: string;
   @ApiProperty({ format: 'uuid' }) state_id!: string;
   @ApiProperty({ type: String, format: 'uuid', nullable: true }) type_id!: string | null;

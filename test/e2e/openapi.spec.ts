@@ -66,6 +66,16 @@ describe('OpenAPI document', () => {
     expect(flow.tokenUrl).toBe(`${BASE_URL}/auth/o/token/`);
   });
 
+  it('integer read fields are typed integer; PATCH bodies declare no defaults (an omitted field is unchanged)', () => {
+    const schemas = doc.components.schemas;
+    expect(schemas.WorkItemDto.properties.sequence_id.type).toBe('integer');
+    const withDefault = Object.entries<any>(schemas)
+      .filter(([name]) => name.startsWith('Update'))
+      .flatMap(([name, s]) => Object.entries<any>(s.properties ?? {}).filter(([, p]) => p.default !== undefined).map(([k]) => `${name}.${k}`));
+    expect(withDefault).toEqual([]);
+    expect(schemas.CreateEstimatePointDto.properties.key).toMatchObject({ type: 'integer', minimum: 0, maximum: 2147483647 });
+  });
+
   it('every operation has a unique operationId and a tag', () => {
     const missing = ops.filter((o) => !o.op.operationId || !o.op.tags?.length).map((o) => `${o.method} ${o.path}`);
     expect(missing).toEqual([]);

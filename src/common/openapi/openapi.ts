@@ -26,7 +26,10 @@ export function buildOpenApi(app: INestApplication, baseUrl: string): OpenAPIObj
     .addOAuth2(
       {
         type: 'oauth2',
-        description: 'OAuth access token sent as Authorization: Bearer <token>.',
+        description:
+          'OAuth access token sent as Authorization: Bearer <token>. The flow URLs are those of the published API; this server does ' +
+          'not serve them yet: an operator issues tokens with exactly the scopes asked for (admin CLI `token create`). In Swagger UI, ' +
+          'authorize with ApiKey.',
         flows: {
           authorizationCode: {
             authorizationUrl: `${baseUrl}/auth/o/authorize/`,
