@@ -15,7 +15,8 @@ import { CreateWorkItemDto, UpdateWorkItemDto, WorkItemDto } from './work-items.
 import { mapWorkItem } from './work-items.mapper';
 import { WorkItemDetailRow, WorkItemRow, WorkItemsRepository, WorkItemWrite } from './work-items.repository';
 
-const IDENTIFIER_RE = /^([A-Za-z][A-Za-z0-9]*)-(\d{1,9})$/;
+// Canonical numbers only: `PROJ-012` is not the identifier of PROJ-12 (surrounding space is trimmed, case folded).
+const IDENTIFIER_RE = /^([A-Za-z][A-Za-z0-9]*)-([1-9]\d{0,8})$/;
 
 /** `PROJ-12` (any case) → parts, or null when malformed. */
 export function parseIdentifier(raw: string): { identifier: string; sequence: number } | null {

@@ -299,7 +299,7 @@ describe('work items', () => {
       expect(res.body.project_id).toBeUndefined();
       expect((await t.http.get(`${url(c.body.identifier)}?expand=state`).set(key())).body.state.id).toBe(states.Backlog);
       expect((await t.http.get(url(c.body.identifier)).set(key(guest.key))).status).toBe(200);
-      for (const bad of [`WIT_${c.body.sequence_id}`, `${c.body.sequence_id}`, `-${c.body.sequence_id}`, 'WIT-99999', '1WIT-1']) {
+      for (const bad of [`WIT_${c.body.sequence_id}`, `${c.body.sequence_id}`, `-${c.body.sequence_id}`, 'WIT-99999', '1WIT-1', `WIT-0${c.body.sequence_id}`, 'WIT-0']) {
         expectProblem(await t.http.get(url(bad)).set(key()), 404, 'resource_not_found');
       }
       const outsider = await t.member(ten.slug, 'member');
