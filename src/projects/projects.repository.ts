@@ -70,6 +70,15 @@ export class ProjectsRepository {
     return rows[0] ?? null;
   }
 
+  /**
+   * Serializes identifier derivation within a workspace until the transaction ends: concurrent creates that
+   * derive the same base (ten projects named "Race 1".."Race 10" all derive RACE) then pick RACE, RACE2, ...
+   * in turn instead of colliding on the unique index.
+   */
+  async lockIdentifierDerivation(workspaceId: string, db: Queryable): Promise<void> {
+    await db.query(`SELECT pg_advisory_xact_lock(hashtext('project_identifiers:' || $1::text))`, [workspaceId]);
+  }
+
   async identifierTaken(workspaceId: string, identifier: string, exceptId: string | null, db: Queryable = this.ds): Promise<boolean> {
     const rows = await db.query(
       `SELECT 1 FROM projects WHERE workspace_id = $1 AND identifier = $2 AND deleted_at IS NULL AND ($3::uuid IS NULL OR id <> $3)`,

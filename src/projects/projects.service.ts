@@ -56,6 +56,7 @@ export class ProjectsService {
       let identifier = (dto.identifier ?? deriveIdentifier(name)).toUpperCase();
       if (await this.repo.nameTaken(ws, name, null, tx)) throw ProblemException.conflict(`A project named "${name}" already exists in this workspace.`);
       if (dto.identifier === undefined) {
+        await this.repo.lockIdentifierDerivation(ws, tx);
         const base = identifier;
         for (let n = 2; await this.repo.identifierTaken(ws, identifier, null, tx); n++) identifier = `${base.slice(0, 10)}${n}`;
       } else if (await this.repo.identifierTaken(ws, identifier, null, tx)) {
