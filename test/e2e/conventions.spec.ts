@@ -28,6 +28,21 @@ describe('spec conventions (central mechanisms)', () => {
     expectProblem(await t.http.delete('/api/v2/users/me/').set(key()), 405, 'method_not_allowed');
   });
 
+  it('a method a literal segment lacks is 405 there, not a run of the {pk} route beside it', async () => {
+    const types = `/api/v2/workspaces/${ten.slug}/projects/${projectId}/work-item-types`;
+    for (const literal of ['enable', 'import']) {
+      for (const method of ['get', 'patch', 'delete'] as const) {
+        const res = expectProblem(await t.http[method](`${types}/${literal}/`).set(key()), 405, 'method_not_allowed');
+        expect(res.status).toBe(405);
+      }
+      const allow = (await t.http.get(`${types}/${literal}/`).set(key())).headers.allow;
+      expect(allow).toBe('POST');
+    }
+    // The {pk} routes themselves still run: a malformed pk is 400, an unknown one 404.
+    expectProblem(await t.http.get(`${types}/not-a-uuid/`).set(key()), 400, 'validation_error');
+    expectProblem(await t.http.get(`${types}/00000000-0000-4000-8000-000000000000/`).set(key()), 404, 'resource_not_found');
+  });
+
   it('answers unknown routes with a 404 problem', async () => {
     expectProblem(await t.http.get('/api/v2/nothing-here/').set(key()), 404, 'resource_not_found');
     expectProblem(await t.http.get('/elsewhere'), 404, 'resource_not_found');

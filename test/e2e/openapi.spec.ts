@@ -126,6 +126,8 @@ describe('OpenAPI document', () => {
       if (o.path.includes('{') && !statuses.includes('404')) bad.push(`${o.method} ${o.path}: no 404 problem`);
       if (['POST', 'PATCH'].includes(o.method) && !statuses.includes('400')) bad.push(`${o.method} ${o.path}: no 400 problem`);
     }
+    // Any operation can answer 400 (a NUL in a query parameter, `expand` where none is accepted), the public ones too.
+    for (const o of ops) if (!o.op.responses['400']?.content?.['application/problem+json']) bad.push(`${o.method} ${o.path}: no 400 problem`);
     for (const o of ops) {
       const r429 = o.op.responses['429'];
       if (r429 && !['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'].every((h) => (r429 as any).headers?.[h])) bad.push(`${o.method} ${o.path}: 429 without its headers`);

@@ -12,7 +12,7 @@ import { JsonLogger } from '../logging/json-logger';
 import { ErrorCode } from '../errors/error-codes';
 import { problemBody } from '../errors/problem.filter';
 import { ProblemException } from '../errors/problem.exception';
-import { registerRoute } from './route-registry';
+import { literalRouteMethods, registerRoute } from './route-registry';
 import { rewriteUrl } from './trailing-slash';
 import { trackInFlight } from './in-flight';
 import { checkStorableInput, deferInputProblem } from './request-sanity';
@@ -73,6 +73,14 @@ export async function createApp(cfg: AppConfig, databaseUrl: string, opts: { log
     reply.header('X-Request-Id', req.id);
     if (closing) reply.header('Connection', 'close');
     next(null, payload);
+  });
+  // A method the literal route lacks is 405 there, not a run of the parameter route it falls back to.
+  fastify.addHook('onRequest', (req, reply, done) => {
+    const matched = req.routeOptions.url;
+    const allowed = matched && matched.includes(':') ? literalRouteMethods(matched, req.url.split('?')[0]) : null;
+    if (!allowed || allowed.includes(req.method)) return done();
+    const body = problemBody(cfg.publicBaseUrl, ErrorCode.MethodNotAllowed, `Method ${req.method} is not allowed on this path.`);
+    void reply.code(405).header('Allow', allowed.join(', ')).type('application/problem+json; charset=utf-8').send(JSON.stringify(body));
   });
   trackInFlight(fastify);
   checkStorableInput(fastify);

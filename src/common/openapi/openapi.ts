@@ -3,6 +3,7 @@ import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { AppConfig } from '../config/config';
 import { SCOPES } from '../auth/scopes';
 import { publicPath } from '../http/trailing-slash';
+import { GENERIC_INPUT_PROBLEM } from './problem-responses';
 
 let current: OpenAPIObject | null = null;
 
@@ -49,6 +50,11 @@ export function buildOpenApi(app: INestApplication, baseUrl: string): OpenAPIObj
   for (const key of Object.keys(doc.paths).sort()) paths[publicPath(key)] = doc.paths[key];
   doc.paths = paths;
   typePathParameters(doc);
+  for (const item of Object.values(doc.paths)) {
+    for (const op of Object.values(item) as Array<{ responses?: Record<string, unknown> }>) {
+      if (op?.responses && !op.responses['400']) op.responses['400'] = GENERIC_INPUT_PROBLEM;
+    }
+  }
   return doc;
 }
 

@@ -52,3 +52,13 @@ export function ApiProblemResponses(...statuses: Array<number | [number, string]
     }),
   );
 }
+
+/**
+ * The 400 every operation can answer, whatever its own inputs: a NUL character in any query parameter, a
+ * body nested past 32 levels, `?expand=` where none is accepted (request-sanity.ts, expand/). Added by
+ * buildOpenApi to operations that declare no 400 of their own.
+ */
+export const GENERIC_INPUT_PROBLEM = {
+  description: '`validation_error`: a malformed parameter or body (a NUL character, nesting past 32 levels, `expand` where none is accepted)',
+  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDto' } } },
+};
