@@ -62,19 +62,25 @@ export class MembersRepository {
     return rows[0] ?? null;
   }
 
-  async workspaceMemberByUser(workspaceId: string, userId: string, db: Queryable = this.ds): Promise<MemberRow | null> {
+  /**
+   * `share`: holds the workspace membership FOR SHARE until the transaction ends, so a project role decided
+   * from its workspace role cannot interleave with a change of that role (a demotion to guest waits, then
+   * caps what was written; or the write waits and sees guest).
+   */
+  async workspaceMemberByUser(workspaceId: string, userId: string, db: Queryable = this.ds, share = false): Promise<MemberRow | null> {
     const rows = await db.query(
       `SELECT ${COLS} FROM workspace_members m JOIN users u ON u.id = m.member_id
-        WHERE m.workspace_id = $1 AND m.member_id = $2 AND m.deleted_at IS NULL AND m.is_active`,
+        WHERE m.workspace_id = $1 AND m.member_id = $2 AND m.deleted_at IS NULL AND m.is_active${share ? ' FOR SHARE OF m' : ''}`,
       [workspaceId, userId],
     );
     return rows[0] ?? null;
   }
 
-  async getProjectMember(workspaceId: string, projectId: string, id: string, db: Queryable = this.ds): Promise<MemberRow | null> {
+  /** `lock`: FOR UPDATE, re-checked after a wait, so a write or DELETE racing a DELETE finds nothing (404). */
+  async getProjectMember(workspaceId: string, projectId: string, id: string, db: Queryable = this.ds, lock = false): Promise<MemberRow | null> {
     const rows = await db.query(
       `SELECT ${COLS} FROM project_members m JOIN users u ON u.id = m.member_id
-        WHERE m.workspace_id = $1 AND m.project_id = $2 AND m.id = $3 AND m.deleted_at IS NULL`,
+        WHERE m.workspace_id = $1 AND m.project_id = $2 AND m.id = $3 AND m.deleted_at IS NULL${lock ? ' FOR UPDATE OF m' : ''}`,
       [workspaceId, projectId, id],
     );
     return rows[0] ?? null;

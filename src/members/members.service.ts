@@ -134,7 +134,7 @@ export class MembersService {
    */
   async addProjectMember(ctx: ProjectContext, userId: string, role: string, expand: Set<string>): Promise<MemberDto> {
     return this.ds.transaction(async (m) => {
-      const wm = await this.repo.workspaceMemberByUser(ctx.workspace.id, userId.toLowerCase(), m);
+      const wm = await this.repo.workspaceMemberByUser(ctx.workspace.id, userId.toLowerCase(), m, true);
       if (!wm) throw ProblemException.validation('member_id', 'Must be the user id of an active member of this workspace.');
       this.assertCanManage(ctx, wm.role, null, role);
       this.assertRoleFits(wm.role, role);
@@ -150,9 +150,7 @@ export class MembersService {
 
   async updateProjectRole(ctx: ProjectContext, id: string, role: string, expand: Set<string>): Promise<MemberDto> {
     return this.ds.transaction(async (m) => {
-      const target = await this.repo.getProjectMember(ctx.workspace.id, ctx.project.id, id, m);
-      if (!target) throw ProblemException.notFound('Member');
-      const wm = await this.repo.workspaceMemberByUser(ctx.workspace.id, target.member_id, m);
+      const { target, wm } = await this.lockProjectMember(ctx, id, m);
       this.assertCanManage(ctx, wm?.role ?? null, target.role, role);
       this.assertRoleFits(wm?.role ?? null, role);
       if (target.role === ProjectRole.Admin && role !== ProjectRole.Admin) await this.assertNotLastAdmin(ctx, m);
@@ -165,14 +163,26 @@ export class MembersService {
 
   async removeProjectMember(ctx: ProjectContext, id: string): Promise<void> {
     await this.ds.transaction(async (m) => {
-      const target = await this.repo.getProjectMember(ctx.workspace.id, ctx.project.id, id, m);
-      if (!target) throw ProblemException.notFound('Member');
-      const wm = await this.repo.workspaceMemberByUser(ctx.workspace.id, target.member_id, m);
+      const { target, wm } = await this.lockProjectMember(ctx, id, m);
       this.assertCanManage(ctx, wm?.role ?? null, target.role, null);
       if (target.role === ProjectRole.Admin) await this.assertNotLastAdmin(ctx, m);
       await this.repo.softDeleteProjectMember(ctx.workspace.id, id, m);
       await this.recordProjectMember(m, ctx, ctx.workspace.id, ctx.project.id, 'project_member.removed', target, { role: target.role }, undefined);
     });
+  }
+
+  /**
+   * The project membership, locked for the write. The workspace membership is locked first (FOR SHARE, in the
+   * order a workspace role change takes them: membership, then project rows), then the project row FOR UPDATE
+   * and re-read: a concurrent removal makes it 404, a concurrent demotion is waited for.
+   */
+  private async lockProjectMember(ctx: ProjectContext, id: string, m: EntityManager): Promise<{ target: MemberRow; wm: MemberRow | null }> {
+    const found = await this.repo.getProjectMember(ctx.workspace.id, ctx.project.id, id, m);
+    if (!found) throw ProblemException.notFound('Member');
+    const wm = await this.repo.workspaceMemberByUser(ctx.workspace.id, found.member_id, m, true);
+    const target = await this.repo.getProjectMember(ctx.workspace.id, ctx.project.id, id, m, true);
+    if (!target) throw ProblemException.notFound('Member');
+    return { target, wm };
   }
 
   /** The entry of a workspace membership change (target `workspace_member`); `extra` joins metadata.member_id. */

@@ -125,8 +125,8 @@ export class ProjectsRepository {
    * first: a work item write that links a parent of this project holds it FOR KEY SHARE (LOCK_WORK_ITEM), so
    * it either commits before the children are detached or sees the project gone. Runs in the caller's transaction.
    */
-  async softDelete(workspaceId: string, id: string, userId: string, db: Queryable): Promise<void> {
-    await db.query(`SELECT id FROM projects WHERE workspace_id = $1 AND id = $2 FOR UPDATE`, [workspaceId, id]);
+  async softDelete(workspaceId: string, id: string, userId: string, db: Queryable): Promise<boolean> {
+    if (!(await this.lockLive(workspaceId, id, 'FOR UPDATE', db))) return false;
     await db.query(`UPDATE projects SET deleted_at = now() WHERE workspace_id = $1 AND id = $2`, [workspaceId, id]);
     await db.query(
       `UPDATE work_items c SET parent_id = NULL, updated_at = now(), updated_by_id = $3
@@ -135,6 +135,16 @@ export class ProjectsRepository {
           AND c.workspace_id = $1 AND c.project_id <> $2 AND c.parent_id IS NOT NULL AND c.deleted_at IS NULL`,
       [workspaceId, id, userId],
     );
+    return true;
+  }
+
+  /**
+   * Locks the project row while it is live: false when it was deleted meanwhile (the request's guard saw it
+   * live), so a write or a second DELETE racing a delete is a 404 rather than a write to a deleted project.
+   */
+  async lockLive(workspaceId: string, id: string, mode: 'FOR UPDATE' | 'FOR NO KEY UPDATE', db: Queryable): Promise<boolean> {
+    const rows = await db.query(`SELECT id FROM projects WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL ${mode}`, [workspaceId, id]);
+    return rows.length > 0;
   }
 
   async activeWorkspaceMembers(workspaceId: string, userIds: string[], db: Queryable): Promise<Map<string, string>> {

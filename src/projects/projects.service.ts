@@ -104,6 +104,7 @@ export class ProjectsService {
   async update(ctx: ProjectContext, dto: UpdateProjectDto): Promise<ProjectDto> {
     return this.ds.transaction(async (tx) => {
       const ws = ctx.workspace.id;
+      if (!(await this.repo.lockLive(ws, ctx.project.id, 'FOR NO KEY UPDATE', tx))) throw ProblemException.notFound('Project');
       const v = this.writable(dto);
       if (dto.name !== undefined) {
         v.name = this.nonBlankName(dto.name);
@@ -137,7 +138,7 @@ export class ProjectsService {
 
   async remove(ctx: ProjectContext): Promise<void> {
     await this.ds.transaction(async (tx) => {
-      await this.repo.softDelete(ctx.workspace.id, ctx.project.id, ctx.principal.userId, tx);
+      if (!(await this.repo.softDelete(ctx.workspace.id, ctx.project.id, ctx.principal.userId, tx))) throw ProblemException.notFound('Project');
       await this.audit.record(tx, ctx, {
         event_name: 'project.deleted',
         category: 'settings',

@@ -335,7 +335,9 @@ export class WorkItemsService {
     const name = dto.name === undefined ? undefined : dto.name.trim();
     if (name === '') throw ProblemException.validation('name', 'name must not be blank.');
     const desc = this.description(dto.description_html);
-    await this.externalRace(t.projectId, dto.external_source, dto.external_id, () =>
+    // The response row is read inside the transaction: read after commit, a delete or archive committing in
+    // between would leave nothing to render (the write itself succeeded).
+    const row = await this.externalRace(t.projectId, dto.external_source, dto.external_id, () =>
       this.ds.transaction(async (tx) => {
         const cur = await this.repo.get(t.workspaceId, t.projectId, id, 'live', tx, true);
         if (!cur) throw ProblemException.notFound('Work item');
@@ -369,10 +371,10 @@ export class WorkItemsService {
           ctx.principal.userId,
           tx,
         );
+        return (await this.repo.get(t.workspaceId, t.projectId, id, 'live', tx))!;
       }),
     );
-    const row = await this.repo.get(t.workspaceId, t.projectId, id);
-    return this.present(t.workspaceId, row!, expand, true);
+    return this.present(t.workspaceId, row, expand, true);
   }
 
   /** Soft delete: project admins, or the item's creator (a contributor); anyone else 403. Children become top-level. */
@@ -400,12 +402,13 @@ export class WorkItemsService {
   private async setArchived(ctx: ProjectContext, id: string, archived: boolean): Promise<WorkItemDto> {
     const w = ctx.workspace.id;
     const p = ctx.project.id;
-    await this.ds.transaction(async (tx) => {
+    // Read back inside the transaction (see update).
+    const row = await this.ds.transaction(async (tx) => {
       const cur = await this.repo.get(w, p, id, archived ? 'live' : 'any', tx, true);
       if (!cur) throw ProblemException.notFound('Work item');
       if (archived || cur.archived_at) await this.repo.setArchived(id, archived, ctx.principal.userId, tx);
+      return (await this.repo.get(w, p, id, 'any', tx))!;
     });
-    const row = await this.repo.get(w, p, id, 'any');
-    return this.present(w, row!, new Set(), false);
+    return this.present(w, row, new Set(), false);
   }
 }

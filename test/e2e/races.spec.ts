@@ -1,0 +1,72 @@
+import { createTestApp, Tenant, TestApp } from '../helpers/test-app';
+
+/**
+ * Writes racing a delete (or each other) through HTTP: never a 500, a delete happens once, and the rules the
+ * locks keep (a guest is never above commenter on a project) hold once the dust settles.
+ */
+describe('races between writes and deletes', () => {
+  let t: TestApp;
+  let ten: Tenant;
+  let ws: string;
+  beforeAll(async () => {
+    t = await createTestApp();
+    ten = await t.tenant();
+    ws = `/api/v2/workspaces/${ten.slug}`;
+  });
+  afterAll(() => t.close());
+  const k = () => ({ 'X-Api-Key': ten.owner.key });
+  const statuses = (rs: Array<{ status: number }>) => rs.map((r) => r.status);
+
+  it('a work item PATCH, archive or unarchive racing its DELETE or archive answers 200 with the row it wrote, or 404; never 500', async () => {
+    const p = await t.project(ten.slug, ten.owner.key);
+    const items = `${ws}/projects/${p.id}/work-items/`;
+    for (let round = 0; round < 8; round++) {
+      const item = (await t.http.post(items).set(k()).send({ name: `racer ${round}` })).body;
+      const rs = await Promise.all([
+        ...Array.from({ length: 4 }, (_, i) => t.http.patch(`${items}${item.id}/`).set(k()).send({ name: `renamed ${i}`, priority: 'high' })),
+        t.http.post(`${items}${item.id}/archive/`).set(k()),
+        t.http.post(`${items}${item.id}/unarchive/`).set(k()),
+        round % 2 ? t.http.delete(`${items}${item.id}/`).set(k()) : t.http.post(`${items}${item.id}/archive/`).set(k()),
+      ]);
+      for (const r of rs) {
+        expect([200, 204, 404]).toContain(r.status);
+        if (r.status === 200) expect(r.body.id).toBe(item.id);
+      }
+    }
+  });
+
+  it('parallel DELETEs of a project or of a project member: one 204, the rest 404, one audit entry; a PATCH racing the delete is 200 or 404', async () => {
+    const p = await t.project(ten.slug, ten.owner.key);
+    const u = await t.member(ten.slug, 'member');
+    const pm = (await t.http.post(`${ws}/projects/${p.id}/members/`).set(k()).send({ member_id: u.id, role: 'contributor' })).body;
+    const pmDeletes = await Promise.all(Array.from({ length: 8 }, () => t.http.delete(`${ws}/projects/${p.id}/members/${pm.id}/`).set(k())));
+    expect(statuses(pmDeletes).sort()).toEqual([204, ...Array(7).fill(404)]);
+    const rs = await Promise.all([
+      ...Array.from({ length: 8 }, () => t.http.delete(`${ws}/projects/${p.id}/`).set(k())),
+      ...Array.from({ length: 8 }, (_, i) => t.http.patch(`${ws}/projects/${p.id}/`).set(k()).send({ name: `Renamed race ${i}` })),
+    ]);
+    expect(statuses(rs.slice(0, 8)).filter((s) => s === 204)).toHaveLength(1);
+    for (const r of rs) expect([200, 204, 404]).toContain(r.status);
+    const entries = await t.ds.query(`SELECT event_name FROM audit_logs WHERE target_id IN ($1, $2) AND event_name IN ('project.deleted', 'project_member.removed')`, [p.id, pm.id]);
+    expect(entries.map((e: { event_name: string }) => e.event_name).sort()).toEqual(['project.deleted', 'project_member.removed']);
+  });
+
+  it('a demotion to guest racing project role writes never leaves the guest above commenter', async () => {
+    for (let round = 0; round < 6; round++) {
+      const p = await t.project(ten.slug, ten.owner.key);
+      const u = await t.member(ten.slug, 'member');
+      const url = `${ws}/projects/${p.id}/members/`;
+      const pm = (await t.http.post(url).set(k()).send({ member_id: u.id, role: 'commenter' })).body;
+      const [wm] = await t.ds.query(`SELECT id FROM workspace_members WHERE workspace_id = $1 AND member_id = $2 AND deleted_at IS NULL`, [ten.workspaceId, u.id]);
+      const rs = await Promise.all([
+        t.http.patch(`${url}${pm.id}/`).set(k()).send({ role: 'contributor' }),
+        t.http.patch(`${ws}/members/${wm.id}/`).set(k()).send({ role: 'guest' }),
+        t.http.patch(`${url}${pm.id}/`).set(k()).send({ role: 'admin' }),
+      ]);
+      for (const r of rs) expect([200, 400, 403, 409]).toContain(r.status);
+      const [row] = await t.ds.query(`SELECT role FROM project_members WHERE id = $1`, [pm.id]);
+      const [ws2] = await t.ds.query(`SELECT role FROM workspace_members WHERE id = $1`, [wm.id]);
+      if (ws2.role === 'guest') expect(['guest', 'commenter']).toContain(row.role);
+    }
+  });
+});
