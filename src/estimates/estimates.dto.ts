@@ -46,8 +46,14 @@ export class UpdateEstimateDto {
   @ExternalField('Name of the external system') external_source?: string | null;
 }
 
+/**
+ * Highest key a client may choose. An omitted key is the highest + 1, so a chosen key at the integer ceiling
+ * would make every later create overflow; a million positions leave the automatic ones room.
+ */
+export const POINT_KEY_MAX = 1000000;
+
 export class CreateEstimatePointDto {
-  @Int32Field({ minimum: 0, description: 'Position of the point (lower first). Omitted: after the last point.' })
+  @Int32Field({ minimum: 0, maximum: POINT_KEY_MAX, description: 'Position of the point (lower first). Omitted: after the last point.' })
   key?: number;
 
   @ApiProperty({ maxLength: 255, description: 'Unique within the estimate; numeric for `points` and `time` estimates.' })
@@ -63,7 +69,7 @@ export class CreateEstimatePointDto {
 }
 
 export class UpdateEstimatePointDto {
-  @Int32Field({ minimum: 0 })
+  @Int32Field({ minimum: 0, maximum: POINT_KEY_MAX })
   key?: number;
 
   @ApiPropertyOptional({ maxLength: 255 })

@@ -43,7 +43,7 @@ class PropertyWriteFields {
   relation_type?: string | null;
 
   @ApiPropertyOptional({ type: [OptionInputDto], description: 'Write-only. Create: seeds the options in order. PATCH: matched by name (case-insensitive): a match is updated, a new name is appended; options not listed stay (delete them on the options endpoint).' })
-  @OptionalNotNull() @IsArray() @ValidateNested({ each: true }) @Type(() => OptionInputDto)
+  @OptionalNotNull() @IsArray() @IsObject({ each: true, message: 'each option must be an object' }) @ValidateNested({ each: true }) @Type(() => OptionInputDto)
   options?: OptionInputDto[];
 
   @ApiPropertyOptional({ description: 'OPTION, FILE and RELATION (except RICH_TEXT) only.' })

@@ -92,7 +92,7 @@ class ContextWriteFields {
   issue_type_ids?: string[] | null;
 
   @ApiPropertyOptional({ type: [ContextOptionInputDto], description: 'OPTION properties. PATCH: replaces the set; an option left out is removed from this context (deleted, with its values, when no other context offers it).' })
-  @Nullable() @IsArray() @ValidateNested({ each: true }) @Type(() => ContextOptionInputDto)
+  @Nullable() @IsArray() @IsObject({ each: true, message: 'each option must be an object' }) @ValidateNested({ each: true }) @Type(() => ContextOptionInputDto)
   options?: ContextOptionInputDto[] | null;
 
   @ExternalField('Id in an external system; send with external_source (both or neither); the pair is unique within the property') external_id?: string | null;

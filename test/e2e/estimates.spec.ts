@@ -79,6 +79,8 @@ describe('estimates and estimate points', () => {
     // Past PostgreSQL's integer: a 400 naming the field, not the database's range error.
     expect(expectProblem(await t.http.post(url).set(key()).send({ value: 'L', key: 99999999999 }), 400, 'validation_error').errors.map((e: any) => e.field)).toEqual(['key']);
     expect(expectProblem(await t.http.patch(`${url}${xl.body.id}/`).set(key()).send({ key: 3000000000 }), 400, 'validation_error').errors.map((e: any) => e.field)).toEqual(['key']);
+    // A chosen key stops at a million, so "highest + 1" for an omitted key never overflows.
+    expect(expectProblem(await t.http.post(url).set(key()).send({ value: 'L', key: 1000001 }), 400, 'validation_error').errors.map((e: any) => e.field)).toEqual(['key']);
     const list = await t.http.get(url).set(key());
     expect(list.body.data.map((p: any) => p.value)).toEqual(['XL', 'S', 'M']);
     expect((await t.http.get(`${url}?external_id=P2`).set(key())).body.data.map((p: any) => p.value)).toEqual(['M']);

@@ -73,7 +73,8 @@ describe('OpenAPI document', () => {
       .filter(([name]) => name.startsWith('Update'))
       .flatMap(([name, s]) => Object.entries<any>(s.properties ?? {}).filter(([, p]) => p.default !== undefined).map(([k]) => `${name}.${k}`));
     expect(withDefault).toEqual([]);
-    expect(schemas.CreateEstimatePointDto.properties.key).toMatchObject({ type: 'integer', minimum: 0, maximum: 2147483647 });
+    expect(schemas.CreateEstimatePointDto.properties.key).toMatchObject({ type: 'integer', minimum: 0, maximum: 1000000 });
+    expect(schemas.UpdateWorkspaceFeaturesDto.properties.work_item_type_default_level).toMatchObject({ type: 'integer', maximum: 2147483647 });
   });
 
   it('every operation has a unique operationId and a tag', () => {

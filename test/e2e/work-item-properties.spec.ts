@@ -124,6 +124,10 @@ describe('work item properties and options', () => {
       expect(errorFieldSet(expectProblem(await api.patch(`${base}/${p.id}/`, { validation_rules: { maximum: 3 } }), 400, 'validation_error'))).toEqual(['validation_rules.maximum']);
       expect(errorFieldSet(expectProblem(await api.patch(`${base}/${p.id}/`, { validation_rules: { min_length: 5, max_length: 2 } }), 400, 'validation_error'))).toEqual(['validation_rules.min_length']);
       expect(errorFieldSet(expectProblem(await api.patch(`${base}/${p.id}/`, { validation_rules: { pattern: '([' } }), 400, 'validation_error'))).toEqual(['validation_rules.pattern']);
+      // Options must be objects (a nested array was a 500).
+      for (const options of [[[]], [[{ name: 'a' }]], ['a']]) {
+        expect(errorFieldSet(expectProblem(await api.post(`${base}/`, { display_name: 'Nested', property_type: 'OPTION', options }), 400, 'validation_error'))).toContain('options');
+      }
       expect(errorFieldSet(expectProblem(await api.patch(`${base}/${p.id}/`, { validation_rules: { max_length: -1 } }), 400, 'validation_error'))).toEqual(['validation_rules.max_length']);
       const dec = ok(await api.post(`${base}/`, { display_name: 'Budget', property_type: 'DECIMAL', validation_rules: { min: 0, max: 100, integer: true, decimal_places: 0 } }), 201);
       expect(dec.validation_rules).toEqual({ min: 0, max: 100, integer: true, decimal_places: 0 });

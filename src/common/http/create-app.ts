@@ -37,8 +37,8 @@ export async function createApp(cfg: AppConfig, databaseUrl: string, opts: { log
     // answer it as a problem too, instead of Fastify's plain JSON.
     clientErrorHandler: (err: NodeJS.ErrnoException, socket: Socket) => {
       if (err.code === 'ECONNRESET' || !socket.writable) return socket.destroy(err);
-      const detail = err.code === 'HPE_HEADER_OVERFLOW' ? 'The request headers are too large.' : 'The HTTP request is malformed.';
-      const body = JSON.stringify(problemBody(cfg.publicBaseUrl, ErrorCode.ValidationError, detail));
+      const [field, detail] = err.code === 'HPE_HEADER_OVERFLOW' ? ['headers', 'The request line and headers are too large.'] : ['request', 'The HTTP request is malformed.'];
+      const body = JSON.stringify(problemBody(cfg.publicBaseUrl, ErrorCode.ValidationError, detail, [{ field, message: detail }]));
       socket.end(
         `HTTP/1.1 400 Bad Request\r\nContent-Type: application/problem+json; charset=utf-8\r\n` +
           `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
@@ -48,11 +48,13 @@ export async function createApp(cfg: AppConfig, databaseUrl: string, opts: { log
     // identifier (maxParamLength, 100) names nothing, so 404 like an unknown path; a malformed percent
     // escape is a 400. Both as problems, instead of Fastify's plain JSON 414 / 400.
     frameworkErrors: (err: { code?: string }, _req: FastifyRequest, reply: FastifyReply) => {
-      const [status, code, detail] =
+      const body =
         err.code === 'FST_ERR_MAX_PARAM_LENGTH'
-          ? [404, ErrorCode.ResourceNotFound, 'No resource has a path segment this long.']
-          : [400, ErrorCode.ValidationError, 'The request path is malformed.'];
-      void reply.code(status).type('application/problem+json; charset=utf-8').send(JSON.stringify(problemBody(cfg.publicBaseUrl, code, detail)));
+          ? problemBody(cfg.publicBaseUrl, ErrorCode.ResourceNotFound, 'No resource has a path segment this long.')
+          : problemBody(cfg.publicBaseUrl, ErrorCode.ValidationError, 'The request path is malformed.', [
+              { field: 'path', message: 'Holds a percent escape that is not valid UTF-8.' },
+            ]);
+      void reply.code(body.status as number).type('application/problem+json; charset=utf-8').send(JSON.stringify(body));
     },
     genReqId: (req: IncomingMessage) => {
       const h = req.headers['x-request-id'];

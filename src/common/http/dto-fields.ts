@@ -31,13 +31,14 @@ export const INT32_MAX = 2147483647;
  * An optional, non-null integer stored in a PostgreSQL `integer`: its bounds are checked here (and declared in
  * the schema), so a larger value is a 400 naming the field rather than the database's out-of-range error.
  */
-export function Int32Field(opts: { minimum?: number; default?: number; description?: string } = {}): PropertyDecorator {
+export function Int32Field(opts: { minimum?: number; maximum?: number; default?: number; description?: string } = {}): PropertyDecorator {
   const minimum = opts.minimum ?? INT32_MIN;
+  const maximum = opts.maximum ?? INT32_MAX;
   return applyDecorators(
-    ApiPropertyOptional({ type: 'integer', minimum, maximum: INT32_MAX, default: opts.default, description: opts.description }),
+    ApiPropertyOptional({ type: 'integer', minimum, maximum, default: opts.default, description: opts.description }),
     OptionalNotNull(),
     IsInt({ message: '$property must be an integer' }),
     Min(minimum),
-    Max(INT32_MAX),
+    Max(maximum),
   );
 }
