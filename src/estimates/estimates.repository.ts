@@ -208,6 +208,15 @@ export class EstimatesRepository {
   }
 
   /**
+   * The point row FOR UPDATE, before its items are cleared: a work item write holds it FOR KEY SHARE, which
+   * the soft delete's own UPDATE does not conflict with, so without this a write could link the point
+   * after the items were cleared. False when it was deleted meanwhile.
+   */
+  async lockPoint(id: string, db: Queryable): Promise<boolean> {
+    return (await db.query(`SELECT id FROM estimate_points WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`, [id])).length > 0;
+  }
+
+  /**
    * Clears `estimate_point_id` on the work items that carry one of these points (their estimate or
    * point is being deleted), in the delete's transaction.
    */

@@ -156,6 +156,7 @@ export class EstimatesService {
       await this.assertEnabled(ctx, tx);
       await this.estimateOr404(ctx, estimateId, tx, true);
       await this.pointOr404(ctx, estimateId, id, tx);
+      if (!(await this.repo.lockPoint(id, tx))) throw ProblemException.notFound('Estimate point');
       await this.repo.clearPointsFromWorkItems(ctx.workspace.id, [id], tx);
       await this.repo.softDeletePoint(id, tx);
     });

@@ -168,6 +168,9 @@ const LOCK_ESTIMATE_POINT = (ws: string, project: string, id: string) =>
     WHERE p.workspace_id = ${ws} AND p.project_id = ${project} AND p.id = ${id} AND p.deleted_at IS NULL
       AND e.workspace_id = ${ws} AND e.is_active AND e.deleted_at IS NULL
       FOR KEY SHARE`;
+/** A type deletion takes the type FOR UPDATE and then checks it is unused: a write holding it FOR KEY SHARE is waited for. */
+const LOCK_TYPE = (ws: string, id: string) =>
+  `SELECT t.id FROM work_item_types t WHERE t.workspace_id = ${ws} AND t.id = ${id} AND t.deleted_at IS NULL AND t.is_active FOR KEY SHARE`;
 /**
  * A work item is live while neither it nor its project is deleted (deleting a project leaves its rows alone).
  * The project row is locked too: a project delete takes it FOR UPDATE first, so a write that links a parent
@@ -181,6 +184,7 @@ const LOCK_WORK_ITEM = (ws: string, id: string) =>
 /** What the checked insert found: the row it wrote, or (nothing written) which reference failed. */
 export interface CheckedInsert {
   state_live: boolean;
+  type_live: boolean;
   live_label_ids: string[];
   estimate_point_live: boolean;
   parent_live: boolean;
@@ -310,8 +314,10 @@ export class WorkItemsRepository {
             lb AS (${LOCK_LABELS('$1', '$2', '$18::uuid[]')}),
             ep AS (${LOCK_ESTIMATE_POINT('$1', '$2', '$10::uuid')}),
             par AS (${LOCK_WORK_ITEM('$1', '$9::uuid')}),
+            ty AS (${LOCK_TYPE('$1', '$8::uuid')}),
             chk AS (
               SELECT EXISTS (SELECT 1 FROM st) AS state_live,
+                     ($8::uuid IS NULL OR EXISTS (SELECT 1 FROM ty)) AS type_live,
                      ARRAY(SELECT id FROM lb) AS live_label_ids,
                      ($10::uuid IS NULL OR EXISTS (SELECT 1 FROM ep)) AS estimate_point_live,
                      ($9::uuid IS NULL OR EXISTS (SELECT 1 FROM par)) AS parent_live,
@@ -324,7 +330,7 @@ export class WorkItemsRepository {
               SELECT $1, $2, $19::int, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $19::int * 65535.0, $16, $16
                 FROM chk
                WHERE chk.state_live AND cardinality(chk.live_label_ids) = cardinality($18::uuid[])
-                 AND chk.estimate_point_live AND chk.parent_live AND chk.creation_allowed IS NOT FALSE
+                 AND chk.estimate_point_live AND chk.parent_live AND chk.type_live AND chk.creation_allowed IS NOT FALSE
               RETURNING *
             ),
             a AS (
@@ -348,8 +354,8 @@ export class WorkItemsRepository {
         v.external_id ?? null, v.external_source ?? null, v.custom_values ?? {}, userId, assigneeIds, labelIds, sequenceId, projectIdentifier,
       ],
     );
-    const { state_live, live_label_ids, estimate_point_live, parent_live, creation_allowed, ...row } = rows[0];
-    return { state_live, live_label_ids, estimate_point_live, parent_live, creation_allowed, row: row.id ? (row as WorkItemDetailRow) : null };
+    const { state_live, type_live, live_label_ids, estimate_point_live, parent_live, creation_allowed, ...row } = rows[0];
+    return { state_live, type_live, live_label_ids, estimate_point_live, parent_live, creation_allowed, row: row.id ? (row as WorkItemDetailRow) : null };
   }
 
   /** Updates the columns sent and replaces the assignee / label sets that were sent, in one statement. */
@@ -534,7 +540,7 @@ export class WorkItemsRepository {
   async typeIds(workspaceId: string, projectId: string, ids: string[], db: Queryable): Promise<Set<string>> {
     const rows = await db.query(
       `SELECT t.id FROM work_item_types t WHERE t.workspace_id = $1 AND t.id = ANY($3::uuid[]) AND t.deleted_at IS NULL AND t.is_active
-          AND ${visibleInProject('$2::uuid')}`,
+          AND ${visibleInProject('$2::uuid')} FOR KEY SHARE OF t`,
       [workspaceId, projectId, ids],
     );
     return new Set(rows.map((r: { id: string }) => r.id));
@@ -545,7 +551,7 @@ export class WorkItemsRepository {
     return db.query(
       `SELECT t.id, lower(t.name) AS key FROM work_item_types t
         WHERE t.workspace_id = $1 AND lower(t.name) = ANY($3::text[]) AND t.deleted_at IS NULL AND t.is_active AND NOT t.is_epic
-          AND ${visibleInProject('$2::uuid')}`,
+          AND ${visibleInProject('$2::uuid')} FOR KEY SHARE OF t`,
       [workspaceId, projectId, keys],
     );
   }

@@ -276,58 +276,65 @@ export class WorkItemsService {
     // In the common case three steps: the reads that validate together with the defaults and the sequence
     // number (in parallel, on the pool), the custom-properties read, and one statement that re-checks,
     // locks and writes. A create that fails validation leaves a gap in the sequence numbers.
-    const [refs, defaults] = await Promise.all([
-      this.resolveRefs(t, dto, this.ds),
-      this.repo.createPrelude(t.workspaceId, t.projectId),
-      this.checkExternal(t.projectId, dto.external_source, dto.external_id, null, this.ds),
-    ]);
-    const stateId = refs.stateId ?? defaults.default_state_id;
-    if (!stateId) throw ProblemException.validation('state_id', 'The project has no default state; send state_id or state.');
-    const typeId = refs.typeId !== undefined ? refs.typeId : defaults.default_type_id;
-    let assigneeIds = refs.assigneeIds;
-    if (assigneeIds === undefined) {
-      const dflt = ctx.project.defaultAssigneeId;
-      assigneeIds = dflt && (await this.repo.assigneeIds(t.workspaceId, t.projectId, [dflt], this.ds)).has(dflt) ? [dflt] : [];
-    }
-    const customValues = await this.customFields.forCreate(this.ds, t.workspaceId, t.projectId, typeId, dto.custom_fields);
-    const labelIds = refs.labelIds ?? [];
+    // A default (state or type) the request did not name can be deleted between its reading and the insert:
+    // the create then runs again with the new default (a gap in the sequence numbers, like any failed create).
+    for (let attempt = 1; ; attempt++) {
+      const [refs, defaults] = await Promise.all([
+        this.resolveRefs(t, dto, this.ds),
+        this.repo.createPrelude(t.workspaceId, t.projectId),
+        this.checkExternal(t.projectId, dto.external_source, dto.external_id, null, this.ds),
+      ]);
+      const stateId = refs.stateId ?? defaults.default_state_id;
+      if (!stateId) throw ProblemException.validation('state_id', 'The project has no default state; send state_id or state.');
+      const typeId = refs.typeId !== undefined ? refs.typeId : defaults.default_type_id;
+      let assigneeIds = refs.assigneeIds;
+      if (assigneeIds === undefined) {
+        const dflt = ctx.project.defaultAssigneeId;
+        assigneeIds = dflt && (await this.repo.assigneeIds(t.workspaceId, t.projectId, [dflt], this.ds)).has(dflt) ? [dflt] : [];
+      }
+      const customValues = await this.customFields.forCreate(this.ds, t.workspaceId, t.projectId, typeId, dto.custom_fields);
+      const labelIds = refs.labelIds ?? [];
 
-    const write = (db?: Queryable) =>
-      this.repo.insertChecked(
-        t.workspaceId,
-        t.projectId,
-        ctx.project.identifier,
-        defaults.sequence_id,
-        {
-          name, ...desc, priority: dto.priority, state_id: stateId, type_id: typeId, parent_id: refs.parentId ?? null,
-          estimate_point_id: refs.estimatePointId ?? null, start_date: dto.start_date, target_date: dto.target_date,
-          external_id: dto.external_id, external_source: dto.external_source, custom_values: customValues,
-        },
-        assigneeIds!,
-        labelIds,
-        ctx.principal.userId,
-        db,
+      const write = (db?: Queryable) =>
+        this.repo.insertChecked(
+          t.workspaceId,
+          t.projectId,
+          ctx.project.identifier,
+          defaults.sequence_id,
+          {
+            name, ...desc, priority: dto.priority, state_id: stateId, type_id: typeId, parent_id: refs.parentId ?? null,
+            estimate_point_id: refs.estimatePointId ?? null, start_date: dto.start_date, target_date: dto.target_date,
+            external_id: dto.external_id, external_source: dto.external_source, custom_values: customValues,
+          },
+          assigneeIds!,
+          labelIds,
+          ctx.principal.userId,
+          db,
+        );
+      // Without labels, a point or a parent the insert statement alone is the write. With them, the state is
+      // locked first in a statement of its own, so a delete of what we link that commits while we wait for
+      // that lock is seen by the insert's later snapshot (see insertChecked).
+      const links = labelIds.length > 0 || !!refs.estimatePointId || !!refs.parentId;
+      const result = await this.externalRace(t.projectId, dto.external_source, dto.external_id, () =>
+        links
+          ? this.ds.transaction(async (tx) => {
+              await this.repo.stateIds(t.projectId, [stateId], tx);
+              return write(tx);
+            })
+          : write(),
       );
-    // Without labels, a point or a parent the insert statement alone is the write. With them, the state is
-    // locked first in a statement of its own, so a delete of what we link that commits while we wait for
-    // that lock is seen by the insert's later snapshot (see insertChecked).
-    const links = labelIds.length > 0 || !!refs.estimatePointId || !!refs.parentId;
-    const result = await this.externalRace(t.projectId, dto.external_source, dto.external_id, () =>
-      links
-        ? this.ds.transaction(async (tx) => {
-            await this.repo.stateIds(t.projectId, [stateId], tx);
-            return write(tx);
-          })
-        : write(),
-    );
-    if (!result.row) {
-      // Nothing was written: say why, in the order of the checks (state, links, workflow).
-      if (!result.state_live) throw ProblemException.validation(refs.stateId ? 'state_id' : 'state', `"${stateId}" is not a state of this project.`);
-      this.assertRefsLive(dto, refs, { labelIds: new Set(result.live_label_ids), estimatePoint: result.estimate_point_live, parent: result.parent_live });
-      this.workflows.assertCreationRule(result.creation_allowed);
-      throw new Error('work item insert wrote nothing although every check passed');
+      if (!result.row) {
+        const defaultGone = (!result.state_live && refs.stateId === undefined) || (!result.type_live && refs.typeId === undefined);
+        if (defaultGone && attempt < 3) continue;
+        // Nothing was written: say why, in the order of the checks (state, type, links, workflow).
+        if (!result.state_live) throw ProblemException.validation(dto.state_id !== undefined ? 'state_id' : 'state', `"${stateId}" is not a state of this project.`);
+        if (!result.type_live) throw ProblemException.validation(dto.type_id !== undefined ? 'type_id' : 'type', `"${typeId}" is no longer an active type of this project (deleted or deactivated meanwhile).`);
+        this.assertRefsLive(dto, refs, { labelIds: new Set(result.live_label_ids), estimatePoint: result.estimate_point_live, parent: result.parent_live });
+        this.workflows.assertCreationRule(result.creation_allowed);
+        throw new Error('work item insert wrote nothing although every check passed');
+      }
+      return this.present(t.workspaceId, result.row, expand, true);
     }
-    return this.present(t.workspaceId, result.row, expand, true);
   }
 
   async update(ctx: ProjectContext, id: string, dto: UpdateWorkItemDto, expand: Set<string>): Promise<WorkItemDto> {

@@ -51,6 +51,49 @@ describe('races between writes and deletes', () => {
     expect(entries.map((e: { event_name: string }) => e.event_name).sort()).toEqual(['project.deleted', 'project_member.removed']);
   });
 
+  it('deleting an estimate point or a type while work items are written with it leaves no live item linked to it', async () => {
+    const p = await t.project(ten.slug, ten.owner.key);
+    const pr = `${ws}/projects/${p.id}`;
+    await t.http.patch(`${pr}/features/`).set(k()).send({ is_estimates_enabled: true });
+    const est = (await t.http.post(`${pr}/estimates/`).set(k()).send({ name: 'Sizes', is_active: true })).body;
+    expect((await t.http.post(`${pr}/work-item-types/enable/`).set(k())).status).toBe(200);
+    for (let round = 0; round < 6; round++) {
+      const pt = (await t.http.post(`${pr}/estimates/${est.id}/points/`).set(k()).send({ value: `v${round}` })).body;
+      const type = (await t.http.post(`${pr}/work-item-types/`).set(k()).send({ name: `Kind ${round}` })).body;
+      const existing = (await t.http.post(`${pr}/work-items/`).set(k()).send({ name: 'patched' })).body;
+      const rs = await Promise.all([
+        ...Array.from({ length: 6 }, (_, i) => t.http.post(`${pr}/work-items/`).set(k()).send({ name: `w${i}`, ...(i % 2 ? { estimate: `v${round}` } : { type_id: type.id }) })),
+        t.http.patch(`${pr}/work-items/${existing.id}/`).set(k()).send({ estimate_point_id: pt.id, type: `Kind ${round}` }),
+        t.http.delete(`${pr}/estimates/${est.id}/points/${pt.id}/`).set(k()),
+        t.http.delete(`${pr}/work-item-types/${type.id}/`).set(k()),
+      ]);
+      for (const r of rs) expect([200, 201, 204, 400, 409]).toContain(r.status);
+      const [stale] = await t.ds.query(
+        `SELECT count(*)::int AS n FROM work_items w
+          WHERE w.project_id = $1 AND w.deleted_at IS NULL
+            AND (EXISTS (SELECT 1 FROM estimate_points x WHERE x.id = w.estimate_point_id AND x.deleted_at IS NOT NULL)
+              OR EXISTS (SELECT 1 FROM work_item_types x WHERE x.id = w.type_id AND x.deleted_at IS NOT NULL))`,
+        [p.id],
+      );
+      expect(stale.n).toBe(0);
+    }
+  });
+
+  it('a create that names no state lands in the default even while the default moves and the old one is deleted', async () => {
+    const p = await t.project(ten.slug, ten.owner.key);
+    const pr = `${ws}/projects/${p.id}`;
+    for (let round = 0; round < 5; round++) {
+      const states = (await t.http.get(`${pr}/states/`).set(k())).body.data as Array<{ id: string; is_default: boolean }>;
+      const old = states.find((s) => s.is_default)!;
+      const next = (await t.http.post(`${pr}/states/`).set(k()).send({ name: `Next ${round}`, color: '#123456' })).body;
+      const creates = Array.from({ length: 6 }, (_, i) => t.http.post(`${pr}/work-items/`).set(k()).send({ name: `d${i}` }));
+      const promote = t.http.patch(`${pr}/states/${next.id}/`).set(k()).send({ is_default: true }).then(() => t.http.delete(`${pr}/states/${old.id}/`).set(k()));
+      const rs = await Promise.all([...creates, promote]);
+      for (const r of rs.slice(0, 6)) expect(r.status).toBe(201);
+      expect([204, 409]).toContain(rs[6].status);
+    }
+  });
+
   it('a demotion to guest racing project role writes never leaves the guest above commenter', async () => {
     for (let round = 0; round < 6; round++) {
       const p = await t.project(ten.slug, ten.owner.key);
