@@ -92,6 +92,8 @@ export class CustomFieldsService {
   async forCreate(db: Queryable, workspaceId: string, projectId: string, typeId: string | null, input: unknown): Promise<CustomValues> {
     if (!(await this.assertEnabled(workspaceId, input, db))) return {};
     const sent = this.inputObject(input);
+    // Inside the caller's transaction (see CustomValuesRepository.holdForWrite).
+    if (typeId) await this.values.holdForWrite(workspaceId, db);
     const props = typeId ? (await this.effective.forType(workspaceId, projectId, typeId, db)).filter((p) => p.is_active) : [];
     const errors: FieldError[] = [];
     this.unknownKeys(sent, props, typeId, errors);
@@ -140,6 +142,7 @@ export class CustomFieldsService {
     const sent = this.inputObject(input);
     const typeId = newTypeId === undefined ? item.type_id : newTypeId;
     const typeChanged = typeId !== item.type_id;
+    if (typeId) await this.values.holdForWrite(workspaceId, db);
     const all = typeId ? await this.effective.forType(workspaceId, projectId, typeId, db) : [];
     const active = all.filter((p) => p.is_active);
     const errors: FieldError[] = [];

@@ -23,8 +23,29 @@ export class CustomValuesRepository {
     return rows.length > 0;
   }
 
+  /**
+   * Writers of `custom_values` (work item create and PATCH with a type) hold the workspace's values lock
+   * shared from before they read the definitions until they commit; the pruning below takes it exclusive.
+   * So a prune waits for writes validated against the old catalogue and then prunes what they stored, and a
+   * write that starts meanwhile validates against the new one. (Row locks cannot do this: a value is a key
+   * of a JSON object, not a row.)
+   */
+  async holdForWrite(workspaceId: string, db: Queryable): Promise<void> {
+    await db.query(`SELECT pg_advisory_xact_lock_shared(hashtext('custom_values:' || $1::text))`, [workspaceId]);
+  }
+
+  /**
+   * Exclusive: a catalogue change that prunes values takes it as its transaction's first lock, before any
+   * row lock (a writer holding it shared may be waiting for a row such a change locks: a type, a property).
+   * Re-entrant, so the prune below taking it again is free.
+   */
+  async lockForPrune(workspaceId: string, db: Queryable): Promise<void> {
+    await db.query(`SELECT pg_advisory_xact_lock(hashtext('custom_values:' || $1::text))`, [workspaceId]);
+  }
+
   /** Removes a property's values: everywhere, or only on work items of one type (detach). */
   async stripProperty(workspaceId: string, propertyId: string, db: Queryable, typeId?: string): Promise<number> {
+    await this.lockForPrune(workspaceId, db);
     const rows = writtenRows(await db.query(
       `UPDATE work_items SET custom_values = custom_values - $2::text
         WHERE workspace_id = $1 AND custom_values ? $2::text ${typeId ? 'AND type_id = $3' : ''} RETURNING 1`,
@@ -36,6 +57,7 @@ export class CustomValuesRepository {
   /** Removes option ids from a property's values (a single value goes; a multi value loses the ids). */
   async stripOptions(workspaceId: string, propertyId: string, optionIds: string[], db: Queryable): Promise<number> {
     if (!optionIds.length) return 0;
+    await this.lockForPrune(workspaceId, db);
     const rows = writtenRows(await db.query(
       `WITH hit AS (
          SELECT w.id, w.custom_values -> $2::text AS v FROM work_items w
@@ -63,6 +85,7 @@ export class CustomValuesRepository {
    * OPTION properties the option ids the winning context does not offer are removed.
    */
   async reconcileWorkspaceProperty(workspaceId: string, propertyId: string, isOption: boolean, db: Queryable): Promise<number> {
+    await this.lockForPrune(workspaceId, db);
     const rows = writtenRows(await db.query(
       `WITH held AS (
          SELECT w.id, w.project_id, w.type_id, w.custom_values -> $2::text AS v FROM work_items w

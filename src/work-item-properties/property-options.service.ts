@@ -105,6 +105,7 @@ export class PropertyOptionsService {
   /** Permanent: the option leaves every context, every default_value (property and contexts) and every work item value holding it. */
   async remove(ctx: RequestContext, owner: Owner, propertyId: string, id: string): Promise<void> {
     await this.ds.transaction(async (tx) => {
+      await this.values.lockForPrune(owner.workspaceId, tx);
       const property = await this.properties.mustGet(owner, propertyId, tx, true);
       const row = await this.mustGet(owner, property.id, id, tx, true);
       const defaultsPruned = await this.repo.softDelete(owner.workspaceId, [row.id], tx);

@@ -174,6 +174,7 @@ export class WorkItemPropertiesService {
   /** Permanent: the definition, its options, contexts and attachments go, and every stored value of it. */
   async remove(ctx: RequestContext, owner: Owner, id: string): Promise<void> {
     await this.ds.transaction(async (tx) => {
+      await this.values.lockForPrune(owner.workspaceId, tx);
       const row = await this.mustGet(owner, id, tx, true);
       await this.repo.softDelete(owner.workspaceId, row.id, tx);
       const cleared = await this.values.stripProperty(owner.workspaceId, row.id, tx);

@@ -61,6 +61,7 @@ export class ContextsService {
 
   async create(ctx: WorkspaceContext, propertyId: string, dto: CreatePropertyContextDto): Promise<PropertyContextDto> {
     return this.ds.transaction(async (tx) => {
+      await this.values.lockForPrune(ctx.workspace.id, tx);
       const owner = workspaceOwner(ctx);
       const property = await this.properties.mustGet(owner, propertyId, tx, true);
       const siblings = await this.repo.all(ctx.workspace.id, property.id, tx);
@@ -114,6 +115,7 @@ export class ContextsService {
 
   async update(ctx: WorkspaceContext, propertyId: string, id: string, dto: UpdatePropertyContextDto): Promise<PropertyContextDto> {
     return this.ds.transaction(async (tx) => {
+      await this.values.lockForPrune(ctx.workspace.id, tx);
       const owner = workspaceOwner(ctx);
       const property = await this.properties.mustGet(owner, propertyId, tx, true);
       const old = await this.mustGet(ctx.workspace.id, property.id, id, tx, true);
@@ -190,6 +192,7 @@ export class ContextsService {
    */
   async remove(ctx: WorkspaceContext, propertyId: string, id: string): Promise<void> {
     await this.ds.transaction(async (tx) => {
+      await this.values.lockForPrune(ctx.workspace.id, tx);
       const owner = workspaceOwner(ctx);
       const property = await this.properties.mustGet(owner, propertyId, tx, true);
       const old = await this.mustGet(ctx.workspace.id, property.id, id, tx, true);

@@ -65,6 +65,7 @@ export class TypePropertiesService {
 
   async detach(ctx: RequestContext, owner: Owner, typeId: string, propertyId: string): Promise<void> {
     await this.ds.transaction(async (tx) => {
+      await this.values.lockForPrune(owner.workspaceId, tx);
       const type = await this.types.getOwned(owner, typeId, tx, true);
       if (!type) throw ProblemException.notFound('Work item type');
       if (!(await this.properties.detach(owner.workspaceId, type.id, propertyId, tx))) throw ProblemException.notFound('Property attached to this type');

@@ -79,6 +79,30 @@ describe('races between writes and deletes', () => {
     }
   });
 
+  it('deleting an option or detaching a property while values are written leaves no value of it behind', async () => {
+    const p = await t.project(ten.slug, ten.owner.key);
+    const pr = `${ws}/projects/${p.id}`;
+    expect((await t.http.post(`${pr}/work-item-types/enable/`).set(k())).status).toBe(200);
+    const type = (await t.http.post(`${pr}/work-item-types/`).set(k()).send({ name: 'Valued' })).body;
+    for (let round = 0; round < 5; round++) {
+      const prop = (await t.http.post(`${pr}/work-item-properties/`).set(k()).send({ display_name: `Colour ${round}`, property_type: 'OPTION', options: [{ name: 'red' }, { name: 'blue' }] })).body;
+      const note = (await t.http.post(`${pr}/work-item-properties/`).set(k()).send({ display_name: `Note ${round}`, property_type: 'TEXT' })).body;
+      expect((await t.http.post(`${pr}/work-item-types/${type.id}/properties/`).set(k()).send({ properties: [prop.id, note.id] })).status).toBe(201);
+      const red = prop.options.find((o: { name: string }) => o.name === 'red').id;
+      const rs = await Promise.all([
+        ...Array.from({ length: 8 }, (_, i) => t.http.post(`${pr}/work-items/`).set(k()).send({ name: `v${i}`, type_id: type.id, custom_fields: { [prop.name]: red, [note.name]: 'kept?' } })),
+        t.http.delete(`${pr}/work-item-properties/${prop.id}/options/${red}/`).set(k()),
+        t.http.delete(`${pr}/work-item-types/${type.id}/properties/${note.id}/`).set(k()),
+      ]);
+      for (const r of rs) expect([201, 204, 400]).toContain(r.status);
+      const [left] = await t.ds.query(
+        `SELECT count(*)::int AS n FROM work_items WHERE project_id = $1 AND deleted_at IS NULL AND (custom_values ->> $2 = $3 OR custom_values ? $4)`,
+        [p.id, prop.id, red, note.id],
+      );
+      expect(left.n).toBe(0);
+    }
+  });
+
   it('a create that names no state lands in the default even while the default moves and the old one is deleted', async () => {
     const p = await t.project(ten.slug, ten.owner.key);
     const pr = `${ws}/projects/${p.id}`;
