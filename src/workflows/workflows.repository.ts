@@ -4,6 +4,7 @@ import { ListQuery } from '../common/pagination/list-query';
 import { ListSpec } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
+import { visibleInProject } from '../work-item-types/work-item-types.repository';
 import { WorkflowRow, WorkflowStateRow, WorkflowTransitionRow } from './workflows.mapper';
 
 export const WORKFLOW_LIST: ListSpec = {
@@ -276,6 +277,18 @@ export class WorkflowsRepository {
   }
 
   /** The user ids among `ids` that cannot act in the project: neither project members nor workspace owners/admins. */
+  /** Of `ids`, those that are no live work item type on the project's roster (own or imported). */
+  async typesNotInProject(workspaceId: string, projectId: string, ids: string[], db: Queryable): Promise<string[]> {
+    if (!ids.length) return [];
+    const rows: Array<{ id: string }> = await db.query(
+      `SELECT x.id FROM unnest($3::uuid[]) AS x(id)
+        WHERE NOT EXISTS (SELECT 1 FROM work_item_types t WHERE t.workspace_id = $1 AND t.id = x.id AND t.deleted_at IS NULL
+                            AND ${visibleInProject('$2::uuid')})`,
+      [workspaceId, projectId, ids],
+    );
+    return rows.map((r) => r.id);
+  }
+
   async nonMembers(workspaceId: string, projectId: string, ids: string[], db: Queryable): Promise<string[]> {
     if (!ids.length) return [];
     const rows: Array<{ id: string }> = await db.query(

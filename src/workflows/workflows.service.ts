@@ -99,7 +99,7 @@ export class WorkflowsService {
       const row = await this.repo.insert(
         ctx.workspace.id,
         projectId,
-        { name, description: dto.description, work_item_type_ids: uniqueIds(dto.work_item_type_ids ?? []) },
+        { name, description: dto.description, work_item_type_ids: await this.checkTypes(ctx, dto.work_item_type_ids ?? [], tx) },
         ctx.principal.userId,
         tx,
       );
@@ -124,7 +124,7 @@ export class WorkflowsService {
       await this.repo.update(id, {
         name,
         description: dto.description,
-        work_item_type_ids: dto.work_item_type_ids === undefined ? undefined : uniqueIds(dto.work_item_type_ids),
+        work_item_type_ids: dto.work_item_type_ids === undefined ? undefined : await this.checkTypes(ctx, dto.work_item_type_ids, tx),
       }, tx);
       if (dto.is_active !== undefined && dto.is_active !== current.is_active) await this.repo.setFlag(projectId, id, 'is_active', dto.is_active, tx);
       if (dto.is_default !== undefined && dto.is_default !== current.is_default) await this.repo.setFlag(projectId, id, 'is_default', dto.is_default, tx);
@@ -294,6 +294,14 @@ export class WorkflowsService {
     const foreign = new Set(await this.repo.foreignStates(ctx.workspace.id, ctx.project.id, given.map(([, id]) => id), tx));
     const bad = given.filter(([, id]) => foreign.has(id));
     if (bad.length) throw ProblemException.validationMany(bad.map(([field]) => ({ field, message: 'Must be a state of this project.' })));
+  }
+
+  /** Types of the project's roster (gap-reference 1: an id of another project or workspace is a 400). */
+  private async checkTypes(ctx: ProjectContext, ids: string[], tx: EntityManager): Promise<string[]> {
+    const unique = uniqueIds(ids);
+    const bad = await this.repo.typesNotInProject(ctx.workspace.id, ctx.project.id, unique, tx);
+    if (bad.length) throw ProblemException.validation('work_item_type_ids', `Not work item types of this project: ${bad.join(', ')}.`);
+    return unique;
   }
 
   private async checkMembers(ctx: ProjectContext, ids: string[], tx: EntityManager): Promise<string[]> {

@@ -33,12 +33,22 @@ describe('workflows', () => {
 
   describe('configuration endpoints', () => {
     it('workflow CRUD: shape, one active and one default per project, duplicate name 409', async () => {
-      const a = await create({ name: 'Main', description: 'd', is_active: true, is_default: true, work_item_type_ids: ['00000000-0000-4000-8000-0000000000AA'] });
+      const task = (await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/${projectId}/work-item-types/enable/`).set(key())).body;
+      const a = await create({ name: 'Main', description: 'd', is_active: true, is_default: true, work_item_type_ids: [task.id.toUpperCase(), task.id] });
       expect(a.status).toBe(201);
       expect(a.body).toEqual({
         id: expect.any(String), name: 'Main', description: 'd', is_active: true, is_default: true,
-        work_item_type_ids: ['00000000-0000-4000-8000-0000000000aa'], created_at: expect.any(String), created_by_id: ten.owner.id,
+        work_item_type_ids: [task.id], created_at: expect.any(String), created_by_id: ten.owner.id,
       });
+      // Types must be on the project's roster: unknown ids and another workspace's types are 400 naming the field.
+      const otherTen = await t.tenant();
+      const otherProject = await t.project(otherTen.slug, otherTen.owner.key);
+      const foreignType = (await t.http.post(`/api/v2/workspaces/${otherTen.slug}/projects/${otherProject.id}/work-item-types/enable/`).set({ 'X-Api-Key': otherTen.owner.key })).body;
+      for (const ids of [['00000000-0000-4000-8000-0000000000aa'], [foreignType.id], [task.id, foreignType.id]]) {
+        const bad = expectProblem(await create({ name: 'Typed', work_item_type_ids: ids }), 400, 'validation_error');
+        expect(bad.errors.map((e: { field: string }) => e.field)).toEqual(['work_item_type_ids']);
+      }
+      expectProblem(await t.http.patch(`${base}${a.body.id}/`).set(key()).send({ work_item_type_ids: [foreignType.id] }), 400, 'validation_error');
       const b = await create({ name: 'Second' });
       expect(b.body).toMatchObject({ is_active: false, is_default: false, work_item_type_ids: [], description: '' });
       expectProblem(await create({ name: 'Main' }), 409, 'conflict');
