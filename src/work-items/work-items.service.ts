@@ -294,8 +294,10 @@ export class WorkItemsService {
       }
       const labelIds = refs.labelIds ?? [];
 
-      const write = (db: Queryable | undefined, customValues: Record<string, unknown>) =>
-        this.repo.insertChecked(
+      // Custom values are validated on the connection of the write: inside its transaction when there is one.
+      const write = async (tx?: Queryable) => {
+        const customValues = await this.customFields.forCreate(tx ?? this.ds, t.workspaceId, t.projectId, typeId, dto.custom_fields);
+        return this.repo.insertChecked(
           t.workspaceId,
           t.projectId,
           ctx.project.identifier,
@@ -308,20 +310,22 @@ export class WorkItemsService {
           assigneeIds!,
           labelIds,
           ctx.principal.userId,
-          db,
+          tx,
         );
+      };
       // Without labels, a point, a parent or a type the insert statement alone is the write. With them, the
       // state is locked first in a statement of its own, so a delete of what we link that commits while we wait
       // for that lock is seen by the insert's later snapshot (see insertChecked); with a type, the custom values
       // are validated in the same transaction, under the values lock a catalogue change waits for.
       const links = labelIds.length > 0 || !!refs.estimatePointId || !!refs.parentId || !!typeId;
-      const result = await this.externalRace(t.projectId, dto.external_source, dto.external_id, async () => {
-        if (!links) return write(undefined, await this.customFields.forCreate(this.ds, t.workspaceId, t.projectId, typeId, dto.custom_fields));
-        return this.ds.transaction(async (tx) => {
-          await this.repo.stateIds(t.projectId, [stateId], tx);
-          return write(tx, await this.customFields.forCreate(tx, t.workspaceId, t.projectId, typeId, dto.custom_fields));
-        });
-      });
+      const result = await this.externalRace(t.projectId, dto.external_source, dto.external_id, () =>
+        links
+          ? this.ds.transaction(async (tx) => {
+              await this.repo.stateIds(t.projectId, [stateId], tx);
+              return write(tx);
+            })
+          : write(),
+      );
       if (!result.row) {
         const defaultGone = (!result.state_live && refs.stateId === undefined) || (!result.type_live && refs.typeId === undefined);
         if (defaultGone && attempt < 3) continue;

@@ -6,3 +6,7 @@ export const CreatedAt = () => CreateDateColumn({ type: 'timestamptz', default: 
 export const UpdatedAt = () => UpdateDateColumn({ type: 'timestamptz', default: () => 'now()' });
 export const DeletedAt = () => Column('timestamptz', { nullable: true });
 export const WorkspaceIdColumn = () => Column('uuid');
+
+/** The range of a PostgreSQL `integer`: inputs bound for one are checked against it before they reach SQL. */
+export const INT32_MIN = -2147483648;
+export const INT32_MAX = 2147483647;

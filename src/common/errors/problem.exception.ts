@@ -21,6 +21,11 @@ export class ProblemException extends Error {
     this.status = ERROR_STATUS[code];
   }
 
+  /** 405 with the methods the path does allow (the 404 handler's registry, or a literal route's). */
+  static methodNotAllowed(method: string, allowed: string[]): ProblemException {
+    return new ProblemException(ErrorCode.MethodNotAllowed, `Method ${method} is not allowed on this path.`, undefined, { Allow: allowed.join(', ') });
+  }
+
   static validation(field: string, message: string): ProblemException {
     return new ProblemException(ErrorCode.ValidationError, `${field}: ${message}`, [{ field, message }]);
   }

@@ -21,6 +21,18 @@ export function problemBody(baseUrl: string, code: ErrorCode, detail: string, er
   return body;
 }
 
+/**
+ * Writes `problem` as application/problem+json: the filter's answers, and the refusals Fastify makes before
+ * any Nest route runs (create-app.ts), so both look the same.
+ */
+export function sendProblem(reply: FastifyReply, baseUrl: string, problem: ProblemException): void {
+  if (problem.headers) for (const [k, v] of Object.entries(problem.headers)) reply.header(k, v);
+  void reply
+    .status(ERROR_STATUS[problem.code])
+    .header('content-type', 'application/problem+json; charset=utf-8')
+    .send(problemBody(baseUrl, problem.code, problem.detail, problem.errors));
+}
+
 interface PgDriverError {
   code?: string;
   detail?: string;
@@ -47,11 +59,7 @@ export class ProblemFilter implements ExceptionFilter {
       const err = exception as Error;
       this.logger.error({ msg: 'unhandled exception', reqId: req?.id, err: err?.message, stack: err?.stack });
     }
-    if (problem.headers) for (const [k, v] of Object.entries(problem.headers)) reply.header(k, v);
-    reply
-      .status(ERROR_STATUS[problem.code])
-      .header('content-type', 'application/problem+json; charset=utf-8')
-      .send(problemBody(this.baseUrl, problem.code, problem.detail, problem.errors));
+    sendProblem(reply, this.baseUrl, problem);
   }
 
   private toProblem(exception: unknown, req: FastifyRequest): ProblemException {
@@ -75,14 +83,7 @@ export class ProblemFilter implements ExceptionFilter {
       }
       const path = url.split('?')[0];
       const allowed = allowedMethodsFor(path);
-      if (allowed.length && !allowed.includes(req.method)) {
-        return new ProblemException(
-          ErrorCode.MethodNotAllowed,
-          `Method ${req.method} is not allowed on this path.`,
-          undefined,
-          { Allow: allowed.join(', ') },
-        );
-      }
+      if (allowed.length && !allowed.includes(req.method)) return ProblemException.methodNotAllowed(req.method, allowed);
       return new ProblemException(ErrorCode.ResourceNotFound, 'No route matches this path.');
     }
     if (status === 413) return new ProblemException(ErrorCode.PayloadTooLarge, 'Request body is too large.');

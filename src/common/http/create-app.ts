@@ -10,7 +10,7 @@ import { AppModule } from '../../app.module';
 import { AppConfig } from '../config/config';
 import { JsonLogger } from '../logging/json-logger';
 import { ErrorCode } from '../errors/error-codes';
-import { problemBody } from '../errors/problem.filter';
+import { problemBody, sendProblem } from '../errors/problem.filter';
 import { ProblemException } from '../errors/problem.exception';
 import { literalRouteMethods, registerRoute } from './route-registry';
 import { rewriteUrl } from './trailing-slash';
@@ -48,13 +48,13 @@ export async function createApp(cfg: AppConfig, databaseUrl: string, opts: { log
     // identifier (maxParamLength, 100) names nothing, so 404 like an unknown path; a malformed percent
     // escape is a 400. Both as problems, instead of Fastify's plain JSON 414 / 400.
     frameworkErrors: (err: { code?: string }, _req: FastifyRequest, reply: FastifyReply) => {
-      const body =
+      const problem =
         err.code === 'FST_ERR_MAX_PARAM_LENGTH'
-          ? problemBody(cfg.publicBaseUrl, ErrorCode.ResourceNotFound, 'No resource has a path segment this long.')
-          : problemBody(cfg.publicBaseUrl, ErrorCode.ValidationError, 'The request path is malformed.', [
+          ? new ProblemException(ErrorCode.ResourceNotFound, 'No resource has a path segment this long.')
+          : new ProblemException(ErrorCode.ValidationError, 'The request path is malformed.', [
               { field: 'path', message: 'Holds a percent escape that is not valid UTF-8.' },
             ]);
-      void reply.code(body.status as number).type('application/problem+json; charset=utf-8').send(JSON.stringify(body));
+      sendProblem(reply, cfg.publicBaseUrl, problem);
     },
     genReqId: (req: IncomingMessage) => {
       const h = req.headers['x-request-id'];
@@ -81,8 +81,7 @@ export async function createApp(cfg: AppConfig, databaseUrl: string, opts: { log
     const matched = req.routeOptions.url;
     const allowed = matched && matched.includes(':') ? literalRouteMethods(matched, req.url.split('?')[0]) : null;
     if (!allowed || allowed.includes(req.method)) return done();
-    const body = problemBody(cfg.publicBaseUrl, ErrorCode.MethodNotAllowed, `Method ${req.method} is not allowed on this path.`);
-    void reply.code(405).header('Allow', allowed.join(', ')).type('application/problem+json; charset=utf-8').send(JSON.stringify(body));
+    sendProblem(reply, cfg.publicBaseUrl, ProblemException.methodNotAllowed(req.method, allowed));
   });
   trackInFlight(fastify);
   checkStorableInput(fastify);

@@ -2,6 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsInt, IsObject, IsString, Max, MaxLength, Min } from 'class-validator';
+import { INT32_MAX, INT32_MIN } from '../database/columns';
 import { Nullable, OptionalNotNull } from './validation';
 
 /**
@@ -23,9 +24,6 @@ export function ExternalField(description: string): PropertyDecorator {
 export function LogoPropsField(): PropertyDecorator {
   return applyDecorators(ApiPropertyOptional({ type: 'object', additionalProperties: true }), Nullable(), IsObject());
 }
-
-export const INT32_MIN = -2147483648;
-export const INT32_MAX = 2147483647;
 
 /**
  * An optional, non-null integer stored in a PostgreSQL `integer`: its bounds are checked here (and declared in

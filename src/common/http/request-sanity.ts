@@ -18,7 +18,7 @@ const SURROGATE_MESSAGE = 'Must be valid Unicode: contains an unpaired surrogate
 const LONE_SURROGATE = /\p{Cs}/u;
 
 /** Why a string cannot be stored (PostgreSQL text holds neither NUL nor unpaired surrogates), or null. */
-function unstorable(s: string): string | null {
+export function unstorable(s: string): string | null {
   if (s.includes('\u0000')) return NUL_MESSAGE;
   return LONE_SURROGATE.test(s) ? SURROGATE_MESSAGE : null;
 }

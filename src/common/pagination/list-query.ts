@@ -5,6 +5,7 @@ import { FieldError, ProblemException } from '../errors/problem.exception';
 import { isUuid } from '../http/validation';
 import { FilterDef, FilterOp, ListSpec } from './list-spec';
 import { CursorPosition, decodeCursor } from './cursor';
+import { INT32_MAX } from '../database/columns';
 
 export const PER_PAGE_DEFAULT = 50;
 export const PER_PAGE_MAX = 200;
@@ -61,8 +62,6 @@ export function isValidDateTime(s: string): boolean {
   return year >= 1 && year <= 9999;
 }
 
-const INT4_MAX = 2147483647;
-
 function parseValue(def: FilterDef, field: string, raw: string, errors: FieldError[]): unknown {
   switch (def.type) {
     case 'uuid':
@@ -70,7 +69,7 @@ function parseValue(def: FilterDef, field: string, raw: string, errors: FieldErr
       return raw.toLowerCase();
     case 'int':
       if (!/^-?\d+$/.test(raw)) errors.push({ field, message: `"${raw}" is not an integer.` });
-      else if (Math.abs(Number(raw)) > INT4_MAX) errors.push({ field, message: `"${raw}" is out of range (at most ${INT4_MAX}).` });
+      else if (Math.abs(Number(raw)) > INT32_MAX) errors.push({ field, message: `"${raw}" is out of range (at most ${INT32_MAX}).` });
       return Number(raw);
     case 'bool':
       if (!['true', 'false'].includes(raw.toLowerCase())) errors.push({ field, message: 'Must be true or false.' });

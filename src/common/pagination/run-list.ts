@@ -1,5 +1,7 @@
 import { ProblemException } from '../errors/problem.exception';
 import { encodeCursor } from './cursor';
+import { INT32_MAX } from '../database/columns';
+import { unstorable } from '../http/request-sanity';
 import { isUuid } from '../http/validation';
 import { isValidDate, ListQuery, OFFSET_MAX } from './list-query';
 import { ListSpec, SQL_CAST } from './list-spec';
@@ -63,7 +65,7 @@ const TIMESTAMPTZ_TEXT = /^(\d{4}-\d{2}-\d{2})[T ]([01]\d|2[0-3]):[0-5]\d:[0-5]\
  * the query, so a hand-edited position ("infinity", "now", an offset PostgreSQL refuses, a NUL) is a 400.
  */
 function positionFits(value: string, cast: string | undefined): boolean {
-  if (value.includes('\u0000')) return false;
+  if (unstorable(value)) return false;
   switch (cast) {
     case 'timestamptz': {
       const m = TIMESTAMPTZ_TEXT.exec(value);
@@ -72,7 +74,7 @@ function positionFits(value: string, cast: string | undefined): boolean {
     case 'uuid':
       return isUuid(value);
     case 'int':
-      return /^-?\d{1,10}$/.test(value) && Math.abs(Number(value)) <= 2147483647;
+      return /^-?\d{1,10}$/.test(value) && Math.abs(Number(value)) <= INT32_MAX;
     default:
       return true;
   }
