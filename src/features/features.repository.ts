@@ -49,6 +49,17 @@ export class FeaturesRepository {
     return rows[0]?.is_work_item_types_enabled ?? false;
   }
 
+  /**
+   * The mode read under a share lock of the features row, inside a type surface write's transaction: a mode
+   * switch (which updates the row) waits for the writes in flight, and a write started meanwhile waits for
+   * the switch and then reads the new mode.
+   */
+  async lockWorkspaceTypeMode(workspaceId: string, db: Queryable): Promise<boolean> {
+    await db.query(`INSERT INTO workspace_features (workspace_id) VALUES ($1) ON CONFLICT (workspace_id) DO NOTHING`, [workspaceId]);
+    const rows = await db.query(`SELECT is_work_item_types_enabled FROM workspace_features WHERE workspace_id = $1 FOR SHARE`, [workspaceId]);
+    return rows[0].is_work_item_types_enabled;
+  }
+
   async isCustomPropertiesEnabled(workspaceId: string, db: Queryable = this.ds): Promise<boolean> {
     const rows = await db.query(`SELECT is_custom_properties_enabled FROM workspace_features WHERE workspace_id = $1`, [workspaceId]);
     return rows[0]?.is_custom_properties_enabled ?? true;

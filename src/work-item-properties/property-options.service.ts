@@ -12,6 +12,7 @@ import { PropertyOptionsRepository } from './property-options.repository';
 import { CreatePropertyOptionDto, PropertyOptionDto, UpdatePropertyOptionDto } from './property-options.dto';
 import { auditOption, mapOption, OptionRow, PropertyRow } from './work-item-properties.mapper';
 import { WorkItemPropertiesService } from './work-item-properties.service';
+import { TypeModeGate } from '../work-item-types/type-surface';
 
 /**
  * Options of OPTION properties on both surfaces. sort_order is never writable: options are appended.
@@ -23,6 +24,7 @@ import { WorkItemPropertiesService } from './work-item-properties.service';
 export class PropertyOptionsService {
   constructor(
     private readonly ds: DataSource,
+    private readonly gate: TypeModeGate,
     private readonly repo: PropertyOptionsRepository,
     private readonly properties: WorkItemPropertiesService,
     private readonly contexts: ContextsRepository,
@@ -43,7 +45,7 @@ export class PropertyOptionsService {
   }
 
   async create(ctx: RequestContext, owner: Owner, propertyId: string, dto: CreatePropertyOptionDto): Promise<PropertyOptionDto> {
-    return this.ds.transaction(async (tx) => {
+    return this.gate.transaction(ctx, async (tx) => {
       const property = await this.properties.mustGet(owner, propertyId, tx, true);
       if (property.property_type !== 'OPTION') {
         throw ProblemException.validation('property_id', `Only OPTION properties have options; this one is ${property.property_type}.`);
@@ -73,7 +75,7 @@ export class PropertyOptionsService {
   }
 
   async update(ctx: RequestContext, owner: Owner, propertyId: string, id: string, dto: UpdatePropertyOptionDto): Promise<PropertyOptionDto> {
-    return this.ds.transaction(async (tx) => {
+    return this.gate.transaction(ctx, async (tx) => {
       const property = await this.properties.mustGet(owner, propertyId, tx, true);
       const old = await this.mustGet(owner, property.id, id, tx, true);
       if (dto.is_default === true && !old.is_default) await this.claimDefault(owner, property, old.id, tx);
@@ -104,7 +106,7 @@ export class PropertyOptionsService {
 
   /** Permanent: the option leaves every context, every default_value (property and contexts) and every work item value holding it. */
   async remove(ctx: RequestContext, owner: Owner, propertyId: string, id: string): Promise<void> {
-    await this.ds.transaction(async (tx) => {
+    await this.gate.transaction(ctx, async (tx) => {
       await this.values.lockForPrune(owner.workspaceId, tx);
       const property = await this.properties.mustGet(owner, propertyId, tx, true);
       const row = await this.mustGet(owner, property.id, id, tx, true);

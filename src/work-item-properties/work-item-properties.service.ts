@@ -16,6 +16,7 @@ import { checkDefaultValue, checkDefinition } from './property-rules';
 import { CreateWorkItemPropertyDto, UpdateWorkItemPropertyDto, WorkItemPropertyDto } from './work-item-properties.dto';
 import { auditProperty, mapProperty, OptionRow, PropertyRow, slugify } from './work-item-properties.mapper';
 import { PropertyWrite, WorkItemPropertiesRepository } from './work-item-properties.repository';
+import { TypeModeGate } from '../work-item-types/type-surface';
 
 /**
  * Property definitions on both surfaces. A workspace-level property is created with a context named
@@ -27,6 +28,7 @@ import { PropertyWrite, WorkItemPropertiesRepository } from './work-item-propert
 export class WorkItemPropertiesService {
   constructor(
     private readonly ds: DataSource,
+    private readonly gate: TypeModeGate,
     private readonly repo: WorkItemPropertiesRepository,
     private readonly options: PropertyOptionsRepository,
     private readonly contexts: ContextsRepository,
@@ -48,7 +50,7 @@ export class WorkItemPropertiesService {
 
   async create(ctx: RequestContext, owner: Owner, dto: CreateWorkItemPropertyDto): Promise<WorkItemPropertyDto> {
     const displayName = cleanName(dto.display_name, 'display_name');
-    return this.ds.transaction(async (tx) => {
+    return this.gate.transaction(ctx, async (tx) => {
       const type = dto.property_type;
       const relation = this.relationFor(type, dto.relation_type, null);
       const def = {
@@ -110,7 +112,7 @@ export class WorkItemPropertiesService {
 
   async update(ctx: RequestContext, owner: Owner, id: string, dto: UpdateWorkItemPropertyDto): Promise<WorkItemPropertyDto> {
     const displayName = dto.display_name === undefined ? undefined : cleanName(dto.display_name, 'display_name');
-    return this.ds.transaction(async (tx) => {
+    return this.gate.transaction(ctx, async (tx) => {
       const old = await this.mustGet(owner, id, tx, true);
       const type = dto.property_type ?? old.property_type;
       const relation = this.relationFor(type, dto.relation_type, old);
@@ -173,7 +175,7 @@ export class WorkItemPropertiesService {
 
   /** Permanent: the definition, its options, contexts and attachments go, and every stored value of it. */
   async remove(ctx: RequestContext, owner: Owner, id: string): Promise<void> {
-    await this.ds.transaction(async (tx) => {
+    await this.gate.transaction(ctx, async (tx) => {
       await this.values.lockForPrune(owner.workspaceId, tx);
       const row = await this.mustGet(owner, id, tx, true);
       await this.repo.softDelete(owner.workspaceId, row.id, tx);

@@ -17,6 +17,7 @@ import { contextTier } from './context-resolution';
 import { ContextOptionInputDto, CreatePropertyContextDto, PropertyContextDto, UpdatePropertyContextDto } from './contexts.dto';
 import { auditContext, mapContext } from './contexts.mapper';
 import { ContextRow, ContextsRepository, ContextWrite } from './contexts.repository';
+import { TypeModeGate } from '../work-item-types/type-surface';
 
 interface Scope {
   allProjects: boolean;
@@ -39,6 +40,7 @@ interface OptionPlan {
 export class ContextsService {
   constructor(
     private readonly ds: DataSource,
+    private readonly gate: TypeModeGate,
     private readonly repo: ContextsRepository,
     private readonly properties: WorkItemPropertiesService,
     private readonly options: PropertyOptionsRepository,
@@ -60,7 +62,7 @@ export class ContextsService {
   }
 
   async create(ctx: WorkspaceContext, propertyId: string, dto: CreatePropertyContextDto): Promise<PropertyContextDto> {
-    return this.ds.transaction(async (tx) => {
+    return this.gate.transaction(ctx, async (tx) => {
       await this.values.lockForPrune(ctx.workspace.id, tx);
       const owner = workspaceOwner(ctx);
       const property = await this.properties.mustGet(owner, propertyId, tx, true);
@@ -114,7 +116,7 @@ export class ContextsService {
   }
 
   async update(ctx: WorkspaceContext, propertyId: string, id: string, dto: UpdatePropertyContextDto): Promise<PropertyContextDto> {
-    return this.ds.transaction(async (tx) => {
+    return this.gate.transaction(ctx, async (tx) => {
       await this.values.lockForPrune(ctx.workspace.id, tx);
       const owner = workspaceOwner(ctx);
       const property = await this.properties.mustGet(owner, propertyId, tx, true);
@@ -191,7 +193,7 @@ export class ContextsService {
    * values. Deleting the seeded all/all context frees the all-projects slot.
    */
   async remove(ctx: WorkspaceContext, propertyId: string, id: string): Promise<void> {
-    await this.ds.transaction(async (tx) => {
+    await this.gate.transaction(ctx, async (tx) => {
       await this.values.lockForPrune(ctx.workspace.id, tx);
       const owner = workspaceOwner(ctx);
       const property = await this.properties.mustGet(owner, propertyId, tx, true);

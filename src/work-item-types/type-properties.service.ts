@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { RequestContext } from '../common/auth/request-context';
 import { ProblemException } from '../common/errors/problem.exception';
 import { ListQuery } from '../common/pagination/list-query';
@@ -12,6 +11,7 @@ import { CatalogAudit } from './catalog-audit';
 import { AttachPropertiesDto, AttachedPropertiesDto } from './work-item-types.dto';
 import { TypeRow } from './work-item-types.mapper';
 import { Owner, WorkItemTypesRepository } from './work-item-types.repository';
+import { TypeModeGate } from './type-surface';
 
 /**
  * Properties attached to types (one property, many types; both of the same level). Attaching only
@@ -21,7 +21,7 @@ import { Owner, WorkItemTypesRepository } from './work-item-types.repository';
 @Injectable()
 export class TypePropertiesService {
   constructor(
-    private readonly ds: DataSource,
+    private readonly gate: TypeModeGate,
     private readonly types: WorkItemTypesRepository,
     private readonly properties: WorkItemPropertiesRepository,
     private readonly options: PropertyOptionsRepository,
@@ -48,7 +48,7 @@ export class TypePropertiesService {
 
   async attach(ctx: RequestContext, owner: Owner, typeId: string, dto: AttachPropertiesDto): Promise<AttachedPropertiesDto> {
     const ids = [...new Set(dto.properties.map((s) => s.toLowerCase()))];
-    return this.ds.transaction(async (tx) => {
+    return this.gate.transaction(ctx, async (tx) => {
       const type = await this.types.getOwned(owner, typeId, tx, true);
       if (!type) throw ProblemException.notFound('Work item type');
       const found = await this.properties.ownedIds(owner, ids, tx);
@@ -64,7 +64,7 @@ export class TypePropertiesService {
   }
 
   async detach(ctx: RequestContext, owner: Owner, typeId: string, propertyId: string): Promise<void> {
-    await this.ds.transaction(async (tx) => {
+    await this.gate.transaction(ctx, async (tx) => {
       await this.values.lockForPrune(owner.workspaceId, tx);
       const type = await this.types.getOwned(owner, typeId, tx, true);
       if (!type) throw ProblemException.notFound('Work item type');

@@ -2,8 +2,10 @@ import { applyDecorators, CanActivate, ExecutionContext, Injectable, Logger, Set
 import { Reflector } from '@nestjs/core';
 import { ApiExtension } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
+import { DataSource, EntityManager } from 'typeorm';
 import { auditSafely, requestMetadata, requestRoute } from '../audit/audit-security-events';
 import { AuditService } from '../audit/audit.service';
+import { RequestContext } from '../common/auth/request-context';
 import { ErrorCode } from '../common/errors/error-codes';
 import { ProblemException } from '../common/errors/problem.exception';
 import { ApiProblemResponses } from '../common/openapi/problem-responses';
@@ -34,19 +36,82 @@ export function TypeSurface(surface: TypeSurfaceKind, conflict?: string): Method
 }
 
 /**
+ * The mode check itself, shared by the guard (before validation, unlocked: the fast refusal) and by the
+ * writes' transactions (under lock: a mode switch that lands between the guard and the write must not let
+ * the write through onto the surface it just disabled). A refusal is 409 with the mode code and is recorded
+ * in the audit trail as `work_item_types.surface_conflict` (repeats of the same refused operation are
+ * aggregated by the audit service's flood protection); recording never changes the response.
+ */
+@Injectable()
+export class TypeModeGate {
+  private readonly logger = new Logger('TypeModeGate');
+
+  constructor(
+    private readonly ds: DataSource,
+    private readonly features: FeaturesRepository,
+    private readonly audit: AuditService,
+  ) {}
+
+  /** Runs a type surface write in a transaction that first re-reads the mode under the features row lock. */
+  async transaction<T>(ctx: RequestContext, work: (tx: EntityManager) => Promise<T>): Promise<T> {
+    const grant = ctx.typeSurface;
+    const workspace = ctx.workspace;
+    if (!grant || !workspace) throw new Error('A type surface write ran without TypeModeGuard');
+    let refusedInMode: boolean | null = null;
+    try {
+      return await this.ds.transaction(async (tx) => {
+        const workspaceMode = await this.features.lockWorkspaceTypeMode(workspace.id, tx);
+        if (workspaceMode !== (grant.surface === 'workspace')) {
+          refusedInMode = workspaceMode;
+          throw new ProblemException(GATE_CODE[grant.surface], refusalDetail(workspaceMode));
+        }
+        return work(tx);
+      });
+    } catch (err) {
+      // The audit entry is written after the rollback, on its own connection, as the guard's is.
+      if (refusedInMode !== null) await this.recordRefusal(ctx, grant, refusedInMode);
+      throw err;
+    }
+  }
+
+  async recordRefusal(ctx: RequestContext, grant: NonNullable<RequestContext['typeSurface']>, workspaceMode: boolean): Promise<void> {
+    const workspace = ctx.workspace!;
+    await auditSafely(this.logger, () =>
+      this.audit.recordNow(ctx, {
+        event_name: 'work_item_types.surface_conflict',
+        fingerprint: grant.route,
+        category: 'settings',
+        outcome: 'failure',
+        workspace_id: workspace.id,
+        project_id: ctx.project?.id ?? null,
+        target_type: 'workspace',
+        target_id: workspace.id,
+        target_display_name: workspace.name,
+        reason: GATE_CODE[grant.surface],
+        metadata: { ...grant.metadata, surface: grant.surface, mode: workspaceMode ? 'workspace' : 'project' },
+      }),
+    );
+  }
+}
+
+function refusalDetail(workspaceMode: boolean): string {
+  return workspaceMode
+    ? 'This workspace manages work item types and properties at the workspace level; use the /api/v2/workspaces/{slug}/work-item-types/ and /work-item-properties/ endpoints (or switch is_work_item_types_enabled off).'
+    : 'This workspace manages work item types and properties per project; use the /projects/{project_id}/work-item-types/ and /work-item-properties/ endpoints (or switch is_work_item_types_enabled on).';
+}
+
+/**
  * The one gate of the work item type mode (spec "Two surfaces"). Runs after the AuthGuard (so 401,
- * 403 and 404 come first) and before body validation. Reads (GET) are never gated. A refused write
- * is 409 with the mode code and is recorded in the audit trail as `work_item_types.surface_conflict`
- * (repeats of the same refused operation are aggregated by the audit service's flood protection).
+ * 403 and 404 come first) and before body validation. Reads (GET) are never gated. A write let through
+ * carries its grant on the request context, and its service runs it in `TypeModeGate.transaction`, which
+ * checks the mode again under lock.
  */
 @Injectable()
 export class TypeModeGuard implements CanActivate {
-  private readonly logger = new Logger('TypeModeGuard');
-
   constructor(
     private readonly reflector: Reflector,
     private readonly features: FeaturesRepository,
-    private readonly audit: AuditService,
+    private readonly gate: TypeModeGate,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -57,31 +122,13 @@ export class TypeModeGuard implements CanActivate {
     const ctx = req.ctx;
     const workspace = ctx?.workspace;
     if (!ctx || !workspace) throw new Error('TypeModeGuard needs the request context of the AuthGuard');
+    const grant = { surface, route: requestRoute(req), metadata: requestMetadata(req) };
     const workspaceMode = await this.features.isWorkspaceTypeMode(workspace.id);
-    const needsWorkspace = surface === 'workspace';
-    if (workspaceMode === needsWorkspace) return true;
-
-    const code = GATE_CODE[surface];
-    const detail = workspaceMode
-      ? 'This workspace manages work item types and properties at the workspace level; use the /api/v2/workspaces/{slug}/work-item-types/ and /work-item-properties/ endpoints (or switch is_work_item_types_enabled off).'
-      : 'This workspace manages work item types and properties per project; use the /projects/{project_id}/work-item-types/ and /work-item-properties/ endpoints (or switch is_work_item_types_enabled on).';
-    // Identical refusals (same operation, actor, address) within the audit window aggregate into one entry.
-    // Recording never changes the response: a failed audit write is logged and the client still gets the 409.
-    await auditSafely(this.logger, () =>
-      this.audit.recordNow(ctx, {
-        event_name: 'work_item_types.surface_conflict',
-        fingerprint: requestRoute(req),
-        category: 'settings',
-        outcome: 'failure',
-        workspace_id: workspace.id,
-        project_id: ctx.project?.id ?? null,
-        target_type: 'workspace',
-        target_id: workspace.id,
-        target_display_name: workspace.name,
-        reason: code,
-        metadata: { ...requestMetadata(req), surface, mode: workspaceMode ? 'workspace' : 'project' },
-      }),
-    );
-    throw new ProblemException(code, detail);
+    if (workspaceMode === (surface === 'workspace')) {
+      ctx.typeSurface = grant;
+      return true;
+    }
+    await this.gate.recordRefusal(ctx, grant, workspaceMode);
+    throw new ProblemException(GATE_CODE[surface], refusalDetail(workspaceMode));
   }
 }

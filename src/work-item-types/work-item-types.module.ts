@@ -16,7 +16,7 @@ import { ProjectWorkItemTypesController } from './project-work-item-types.contro
 import { ProjectTypePropertiesController, WorkspaceTypePropertiesController } from './type-properties.controller';
 import { TypePropertiesService } from './type-properties.service';
 import { TypeSchemaService } from './type-schema.service';
-import { TypeModeGuard } from './type-surface';
+import { TypeModeGate, TypeModeGuard } from './type-surface';
 import { WorkItemTypesRepository } from './work-item-types.repository';
 import { WorkItemTypesService } from './work-item-types.service';
 import { WorkspaceWorkItemTypesController } from './workspace-work-item-types.controller';
@@ -39,6 +39,7 @@ import { WorkspaceWorkItemTypesController } from './workspace-work-item-types.co
   ],
   providers: [
     TypeModeGuard,
+    TypeModeGate,
     CatalogAudit,
     WorkItemTypesRepository,
     WorkItemTypesService,

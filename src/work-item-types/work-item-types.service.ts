@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { EntityManager } from 'typeorm';
 import { ProjectContext, RequestContext, WorkspaceContext } from '../common/auth/request-context';
 import { ErrorCode } from '../common/errors/error-codes';
 import { ProblemException } from '../common/errors/problem.exception';
@@ -10,6 +10,7 @@ import { cleanName } from './clean-name';
 import { CreateWorkItemTypeDto, ImportWorkItemTypesDto, UpdateWorkItemTypeDto, WorkItemTypeDto } from './work-item-types.dto';
 import { auditType, mapType, TypeRow } from './work-item-types.mapper';
 import { Owner, TypeWrite, WorkItemTypesRepository } from './work-item-types.repository';
+import { TypeModeGate } from './type-surface';
 
 export const DEFAULT_TYPE = { name: 'Task', description: 'Default work item type with the option to add new properties' };
 export const EPIC_TYPE = { name: 'Epic', description: 'Epic work item type: groups work items' };
@@ -38,7 +39,7 @@ export function workspaceOwner(ctx: WorkspaceContext): Owner {
 @Injectable()
 export class WorkItemTypesService {
   constructor(
-    private readonly ds: DataSource,
+    private readonly gate: TypeModeGate,
     private readonly repo: WorkItemTypesRepository,
     private readonly values: CustomValuesRepository,
     private readonly audit: CatalogAudit,
@@ -63,7 +64,7 @@ export class WorkItemTypesService {
    * returns the same default type and creates nothing.
    */
   async enable(ctx: ProjectContext): Promise<WorkItemTypeDto> {
-    return this.ds.transaction(async (tx) => mapType(await this.ensureEnabled(tx, ctx, projectOwner(ctx))));
+    return this.gate.transaction(ctx, async (tx) => mapType(await this.ensureEnabled(tx, ctx, projectOwner(ctx))));
   }
 
   private async ensureEnabled(tx: EntityManager, ctx: RequestContext, owner: Owner): Promise<TypeRow> {
@@ -96,7 +97,7 @@ export class WorkItemTypesService {
    * keeps exactly one default). The first workspace-level type becomes the workspace default.
    */
   async create(ctx: RequestContext, owner: Owner, dto: CreateWorkItemTypeDto): Promise<WorkItemTypeDto> {
-    return this.ds.transaction(async (tx) => {
+    return this.gate.transaction(ctx, async (tx) => {
       await this.repo.lockOwner(owner, tx);
       const name = cleanName(dto.name);
       let isDefault = false;
@@ -123,7 +124,7 @@ export class WorkItemTypesService {
   }
 
   async update(ctx: RequestContext, owner: Owner, id: string, dto: UpdateWorkItemTypeDto): Promise<WorkItemTypeDto> {
-    return this.ds.transaction(async (tx) => {
+    return this.gate.transaction(ctx, async (tx) => {
       const old = await this.mustOwn(owner, id, tx, true);
       const v: TypeWrite = {
         description: dto.description,
@@ -153,7 +154,7 @@ export class WorkItemTypesService {
 
   /** 409 for the default type and for a type any live work item still uses (deactivate it instead). */
   async remove(ctx: RequestContext, owner: Owner, id: string): Promise<void> {
-    await this.ds.transaction(async (tx) => {
+    await this.gate.transaction(ctx, async (tx) => {
       await this.repo.lockOwner(owner, tx);
       const row = await this.mustOwn(owner, id, tx, true);
       if (row.is_default) {
@@ -169,7 +170,7 @@ export class WorkItemTypesService {
 
   /** Promotes a type to the default of its owner and demotes the previous one, in one transaction. */
   async markDefault(ctx: RequestContext, owner: Owner, id: string): Promise<WorkItemTypeDto> {
-    return this.ds.transaction(async (tx) => {
+    return this.gate.transaction(ctx, async (tx) => {
       await this.repo.lockOwner(owner, tx);
       const row = await this.mustOwn(owner, id, tx, true);
       if (row.is_default) return mapType(row);
@@ -189,7 +190,7 @@ export class WorkItemTypesService {
   /** Workspace mode: adds workspace-level types to the project's roster. All ids valid, or 400 and nothing imported. */
   async importTypes(ctx: ProjectContext, dto: ImportWorkItemTypesDto): Promise<void> {
     const ids = [...new Set(dto.work_item_types.map((s) => s.toLowerCase()))];
-    await this.ds.transaction(async (tx) => {
+    await this.gate.transaction(ctx, async (tx) => {
       const found = await this.repo.workspaceTypeIds(ctx.workspace.id, ids, tx);
       const bad = ids.filter((i) => !found.has(i));
       if (bad.length) {

@@ -1,4 +1,4 @@
-import { createTestApp, Tenant, TestApp } from '../helpers/test-app';
+import { createTestApp, expectProblem, Tenant, TestApp, waitForLockWait } from '../helpers/test-app';
 
 /**
  * Writes racing a delete (or each other) through HTTP: never a 500, a delete happens once, and the rules the
@@ -135,5 +135,35 @@ describe('races between writes and deletes', () => {
       const [ws2] = await t.ds.query(`SELECT role FROM workspace_members WHERE id = $1`, [wm.id]);
       if (ws2.role === 'guest') expect(['guest', 'commenter']).toContain(row.role);
     }
+  });
+  it('a type mode switch landing between the mode guard and a type write refuses the write (409), nothing written', async () => {
+    const p = await t.project(ten.slug, ten.owner.key);
+    const pr = `${ws}/projects/${p.id}`;
+    expect((await t.http.get(`${ws}/features/`).set(k())).body.is_work_item_types_enabled).toBe(false);
+    // Hold the features row as a switch does, let the write pass the guard (project mode), then switch the
+    // mode in the held transaction: the write's in-transaction check must see workspace mode.
+    const qr = t.ds.createQueryRunner();
+    await qr.connect();
+    await qr.startTransaction();
+    try {
+      await qr.query(`SELECT id FROM workspace_features WHERE workspace_id = $1 FOR UPDATE`, [ten.workspaceId]);
+      const pending = t.http.post(`${pr}/work-item-types/`).set(k()).send({ name: 'Raced kind' }).then((r) => r);
+      await waitForLockWait(t.ds, '%FROM workspace_features%FOR SHARE%');
+      await qr.query(`UPDATE workspace_features SET is_work_item_types_enabled = true WHERE workspace_id = $1`, [ten.workspaceId]);
+      await qr.commitTransaction();
+      expectProblem(await pending, 409, 'work_item_types_managed_at_workspace');
+    } finally {
+      if (qr.isTransactionActive) await qr.rollbackTransaction();
+      await qr.release();
+    }
+    expect((await t.ds.query(`SELECT count(*)::int AS n FROM work_item_types WHERE name = 'Raced kind'`))[0].n).toBe(0);
+    const trail = await t.ds.query(
+      `SELECT reason, metadata FROM audit_logs WHERE workspace_id = $1 AND event_name = 'work_item_types.surface_conflict'`,
+      [ten.workspaceId],
+    );
+    expect(trail).toEqual([
+      expect.objectContaining({ reason: 'work_item_types_managed_at_workspace', metadata: expect.objectContaining({ surface: 'project', mode: 'workspace' }) }),
+    ]);
+    await t.ds.query(`UPDATE workspace_features SET is_work_item_types_enabled = false WHERE workspace_id = $1`, [ten.workspaceId]);
   });
 });

@@ -1,4 +1,4 @@
-import { createTestApp, expectProblem, Tenant, TestApp, errorFields } from '../helpers/test-app';
+import { createTestApp, expectProblem, Tenant, TestApp, errorFields, waitForLockWait } from '../helpers/test-app';
 
 describe('work items', () => {
   let t: TestApp;
@@ -414,15 +414,7 @@ describe('work items', () => {
       try {
         await qr.query(`SELECT id FROM states WHERE id = $1 FOR UPDATE`, [s.Backlog]);
         const pending = create({ name: 'raced', label_ids: [keep.body.id, label.body.id], estimate_point_id: pt.body.id, parent_id: parent.body.id }, ten.owner.key, url).then((r) => r);
-        let waiting = false;
-        for (let i = 0; i < 250 && !waiting; i++) {
-          const [{ n }] = await t.ds.query(
-            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FROM states%FOR KEY SHARE%'`,
-          );
-          waiting = n > 0;
-          if (!waiting) await new Promise((r) => setTimeout(r, 20));
-        }
-        expect(waiting).toBe(true);
+        await waitForLockWait(t.ds, '%FROM states%FOR KEY SHARE%');
         expect((await t.http.delete(`${pb}/labels/${label.body.id}/`).set(key())).status).toBe(204);
         expect((await t.http.delete(`${pb}/estimates/${est.body.id}/points/${pt.body.id}/`).set(key())).status).toBe(204);
         expect((await t.http.delete(`${url}${parent.body.id}/`).set(key())).status).toBe(204);

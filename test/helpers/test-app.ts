@@ -113,3 +113,19 @@ export function expectProblem(res: request.Response, status: number, code: strin
   );
   return res.body;
 }
+
+/**
+ * Waits until a request's statement is blocked on a row lock the test holds (its SQL matches `queryLike`), so a
+ * race can be staged deterministically: the test then changes the data and releases the lock.
+ */
+export async function waitForLockWait(ds: DataSource, queryLike: string): Promise<void> {
+  for (let i = 0; i < 250; i++) {
+    const [{ n }] = await ds.query(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE $1`,
+      [queryLike],
+    );
+    if (n > 0) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`no statement like ${queryLike} waited for a lock within 5 s`);
+}

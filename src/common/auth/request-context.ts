@@ -38,6 +38,12 @@ export interface RequestContext {
   ip: string | null;
   userAgent: string | null;
   requestId: string;
+  /**
+   * Set by the work item type mode guard on a type/property/option/context write it let through: the mode
+   * the write needs and the request's audit fingerprint, so the write's transaction can re-check the mode
+   * under lock (TypeModeGate) and record a refusal like the guard does.
+   */
+  typeSurface?: { surface: 'project' | 'workspace'; route: string; metadata: Record<string, unknown> };
 }
 
 /** A context whose workspace was resolved (every /workspaces/{slug}/ route). */
