@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { ListQuery } from '../common/pagination/list-query';
+import { atOrBefore, ListQuery } from '../common/pagination/list-query';
 import { ListSpec } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { SqlParams } from '../common/pagination/sql-params';
@@ -27,8 +27,8 @@ export const AUDIT_LOG_LIST: ListSpec = {
       name: 'created_before',
       type: 'datetime',
       ops: ['eq'],
-      sql: (_op, ref) => `a.created_at <= ${ref}`,
-      description: 'Entries created at or before this instant (ISO 8601; send UTC).',
+      sql: (_op, ref, value) => atOrBefore('a.created_at', ref!, value as string),
+      description: 'Entries created at or before this instant (ISO 8601; send UTC), at its precision: a value in milliseconds, as the API renders created_at, includes that whole millisecond.',
     },
     { name: 'actor_id', type: 'uuid', ops: ['eq'], column: 'a.actor_id', description: "One user's actions; entries without an actor are excluded." },
     { name: 'event_name', type: 'string', ops: ['eq'], column: 'a.event_name', description: `One event name (exact). The catalogue (each event's category, outcome, target and values is in the description of the entry's event_name): ${catalogueNames()}.` },

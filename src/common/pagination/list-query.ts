@@ -62,6 +62,25 @@ export function isValidDateTime(s: string): boolean {
   return year >= 1 && year <= 9999;
 }
 
+/**
+ * The span of time a date-time value names at the precision it was written in: `…T10:15:30.851Z` is the
+ * millisecond 851, `…T10:15Z` the whole minute, a bare date the whole day. An inclusive upper bound
+ * (`__lte`, `created_before`) covers that whole span, so a timestamp read back from the API (rendered in
+ * milliseconds, stored in microseconds) still matches the row it came from.
+ */
+export function dateTimeSpan(valid: string): string {
+  const m = DATETIME_RE.exec(valid);
+  if (!m?.[1]) return '1 day';
+  if (!m[2]) return '1 minute';
+  const digits = m[3] ? m[3].length - 1 : 0;
+  return digits >= 6 ? '1 microsecond' : `${10 ** -digits} second`;
+}
+
+/** SQL for "at or before `raw`" on a timestamptz column, at the precision of `raw` (dateTimeSpan). */
+export function atOrBefore(col: string, ref: string, raw: string): string {
+  return `${col} < ${ref}::timestamptz + interval '${dateTimeSpan(raw)}'`;
+}
+
 function parseValue(def: FilterDef, field: string, raw: string, errors: FieldError[]): unknown {
   switch (def.type) {
     case 'uuid':

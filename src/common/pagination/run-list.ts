@@ -3,7 +3,7 @@ import { encodeCursor } from './cursor';
 import { INT32_MAX } from '../database/columns';
 import { unstorable } from '../http/request-sanity';
 import { isUuid } from '../http/validation';
-import { isValidDate, ListQuery, OFFSET_MAX } from './list-query';
+import { atOrBefore, isValidDate, ListQuery, OFFSET_MAX } from './list-query';
 import { ListSpec, SQL_CAST } from './list-spec';
 import { Queryable, SqlParams } from './sql-params';
 
@@ -108,7 +108,7 @@ export function applyFilters(spec: ListSpec, q: ListQuery, where: string[], p: S
         where.push(`${col} >= ${p.add(f.value)}::${cast}`);
         break;
       case 'lte':
-        where.push(`${col} <= ${p.add(f.value)}::${cast}`);
+        where.push(f.def.type === 'datetime' ? atOrBefore(col, p.add(f.value), f.value as string) : `${col} <= ${p.add(f.value)}::${cast}`);
         break;
     }
   }
