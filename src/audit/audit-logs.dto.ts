@@ -30,7 +30,7 @@ export class AuditLogDto {
       'the identical failures of that window counted on one entry (occurrences is final once window_end has passed).',
   })
   metadata!: Record<string, unknown>;
-  @ApiProperty({ type: String, nullable: true, description: 'Client address; null for CLI and system entries.' }) ip_address!: string | null;
+  @ApiProperty({ description: 'Client address; empty for CLI and system entries (no client).' }) ip_address!: string;
   @ApiProperty() user_agent!: string;
   @ApiProperty({ format: 'uuid' }) workspace_id!: string;
   @ApiProperty({ type: String, format: 'uuid', nullable: true }) project_id!: string | null;

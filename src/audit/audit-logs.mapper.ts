@@ -53,7 +53,8 @@ export function mapAuditLog(r: AuditLogRow): AuditLogDto {
     new_value: r.new_value ?? null,
     reason: r.reason,
     metadata,
-    ip_address: r.ip_address,
+    // The spec types ip_address as a string: entries without a client address (CLI, system) carry "", like actor_email.
+    ip_address: r.ip_address ?? '',
     user_agent: r.user_agent,
     workspace_id: r.workspace_id,
     project_id: r.project_id,

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow, ArrayMaxSize, IsArray, IsIn, IsNotEmpty, IsString, IsUUID, MaxLength } from 'class-validator';
+import { ExpandedShapeIgnored } from '../common/expand/expand';
 import { ExternalField } from '../common/http/dto-fields';
 import { NullClears, Nullable, OptionalNotNull } from '../common/http/validation';
 import { IsDateOnly } from '../modules/modules.dto';
@@ -8,7 +9,10 @@ import { WorkItemCycleRefDto, WorkItemModuleRefDto } from '../cycles/work-item-e
 
 const PRIORITY_MESSAGE = `$property must be one of: ${PRIORITIES.join(', ')}`;
 
-/** Fields shared by create and PATCH. Name forms (`state`, `labels`, ...) are write-only. */
+/**
+ * Fields shared by create and PATCH. Name forms (`state`, `labels`, ...) are write-only; the expanded objects a
+ * read with `?expand=` puts under the same keys are ignored when sent back (ExpandedShapeIgnored).
+ */
 class WorkItemWriteFields {
   @ApiPropertyOptional({ type: String, nullable: true, description: 'Rich text, sanitized; write-only (not in the read shape). Content that sanitizes to nothing usable is 400.' })
   @Nullable() @IsString()
@@ -23,7 +27,7 @@ class WorkItemWriteFields {
   state_id?: string;
 
   @ApiPropertyOptional({ type: String, description: 'State name, case-insensitive within the project (write-only). Not together with state_id.' })
-  @OptionalNotNull() @IsString() @IsNotEmpty()
+  @ExpandedShapeIgnored('state_id', false) @OptionalNotNull() @IsString() @IsNotEmpty()
   state?: string;
 
   @ApiPropertyOptional({ type: String, format: 'uuid', nullable: true, description: 'A type of the project (own or imported workspace type); null makes the item untyped.' })
@@ -31,7 +35,7 @@ class WorkItemWriteFields {
   type_id?: string | null;
 
   @ApiPropertyOptional({ type: String, description: 'Type name, case-insensitive among the project\'s non-epic types (write-only).' })
-  @OptionalNotNull() @IsString() @IsNotEmpty()
+  @ExpandedShapeIgnored('type_id', false) @OptionalNotNull() @IsString() @IsNotEmpty()
   type?: string;
 
   @ApiPropertyOptional({ type: String, format: 'uuid', nullable: true, description: 'A work item of the workspace (may be in another project); null: top level.' })
@@ -39,7 +43,7 @@ class WorkItemWriteFields {
   parent_id?: string | null;
 
   @ApiPropertyOptional({ type: String, example: 'PROJ-12', description: 'Parent identifier, resolved in the workspace (write-only).' })
-  @OptionalNotNull() @IsString() @IsNotEmpty()
+  @ExpandedShapeIgnored('parent_id', false) @OptionalNotNull() @IsString() @IsNotEmpty()
   parent?: string;
 
   @ApiPropertyOptional({ type: [String], nullable: true, format: 'uuid', description: 'Active, assignable project members (contributor or admin). Replaces the set; [] or null clears. Omitted on create: the project\'s default assignee.' })
@@ -47,7 +51,7 @@ class WorkItemWriteFields {
   assignee_ids?: string[];
 
   @ApiPropertyOptional({ type: [String], nullable: true, format: 'email', description: 'Assignees by email (write-only); offenders are named in the 400. null clears, like [].' })
-  @NullClears() @IsArray() @ArrayMaxSize(100) @IsString({ each: true })
+  @ExpandedShapeIgnored('assignee_ids', true) @NullClears() @IsArray() @ArrayMaxSize(100) @IsString({ each: true })
   assignees?: string[];
 
   @ApiPropertyOptional({ type: [String], nullable: true, format: 'uuid', description: 'Labels of this project or workspace-level labels. Replaces the set; [] or null clears.' })
@@ -55,7 +59,7 @@ class WorkItemWriteFields {
   label_ids?: string[];
 
   @ApiPropertyOptional({ type: [String], nullable: true, description: 'Label names, case-insensitive, among project and workspace labels (write-only); a name at both levels is ambiguous (400). null clears, like [].' })
-  @NullClears() @IsArray() @ArrayMaxSize(100) @IsString({ each: true })
+  @ExpandedShapeIgnored('label_ids', true) @NullClears() @IsArray() @ArrayMaxSize(100) @IsString({ each: true })
   labels?: string[];
 
   @ApiPropertyOptional({ type: String, format: 'uuid', nullable: true, description: 'A point of the project\'s active estimate (write-only); null clears.' })

@@ -351,7 +351,7 @@ export class WorkItemsService {
       this.ds.transaction(async (tx) => {
         const cur = await this.repo.get(t.workspaceId, t.projectId, id, 'live', tx, true);
         if (!cur) throw ProblemException.notFound('Work item');
-        const refs = await this.resolveRefs(t, dto, tx);
+        const refs = await this.resolveRefs(t, keptRefsUnsent(dto, cur), tx);
         await this.lockRefs(t, dto, refs, tx);
         const start = dto.start_date !== undefined ? dto.start_date : cur.start_date;
         const target = dto.target_date !== undefined ? dto.target_date : cur.target_date;
@@ -421,4 +421,17 @@ export class WorkItemsService {
     });
     return this.present(w, row, new Set(), false);
   }
+}
+
+/**
+ * A PATCH that sends the item's current type or estimate point again changes nothing, so it is not checked as
+ * a new choice: an item keeps an inactive type (spec, type availability) or a point of an estimate no longer
+ * active, and a body read and sent back unchanged must not be a 400 for it.
+ */
+function keptRefsUnsent(dto: UpdateWorkItemDto, cur: { type_id: string | null; estimate_point_id: string | null }): UpdateWorkItemDto {
+  const same = (sent: string | null | undefined, current: string | null) => typeof sent === 'string' && current !== null && sent.toLowerCase() === current;
+  const typeKept = same(dto.type_id, cur.type_id);
+  const pointKept = same(dto.estimate_point_id, cur.estimate_point_id);
+  if (!typeKept && !pointKept) return dto;
+  return { ...dto, ...(typeKept ? { type_id: undefined } : {}), ...(pointKept ? { estimate_point_id: undefined } : {}) };
 }

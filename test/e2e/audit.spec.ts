@@ -118,7 +118,7 @@ describe('audit trail', () => {
         target_type: 'workspace_member',
         new_value: { role: 'member' },
         old_value: null,
-        ip_address: null,
+        ip_address: '',
         workspace_id: ten.workspaceId,
       });
     });

@@ -332,6 +332,53 @@ describe('work items', () => {
       expect(row.updated_by_id).toBe(ten.owner.id);
       expectProblem(await patch('00000000-0000-4000-8000-000000000000', { name: 'x' }), 404, 'resource_not_found');
     });
+    it('sending the current type or estimate point again is no change, even once the type is inactive or the estimate is not', async () => {
+      const p = await t.project(ten.slug, ten.owner.key);
+      const pb = `/api/v2/workspaces/${ten.slug}/projects/${p.id}`;
+      const url = `${pb}/work-items/`;
+      expect((await t.http.post(`${pb}/work-item-types/enable/`).set(key())).status).toBe(200);
+      const bug = (await t.http.post(`${pb}/work-item-types/`).set(key()).send({ name: 'Bug' })).body;
+      const spike = (await t.http.post(`${pb}/work-item-types/`).set(key()).send({ name: 'Spike' })).body;
+      await t.http.patch(`${pb}/features/`).set(key()).send({ is_estimates_enabled: true });
+      const sizes = (await t.http.post(`${pb}/estimates/`).set(key()).send({ name: 'Sizes', is_active: true })).body;
+      const [m, l] = await Promise.all(['M', 'L'].map(async (value) => (await t.http.post(`${pb}/estimates/${sizes.id}/points/`).set(key()).send({ value })).body));
+      const item = (await create({ name: 'Keeps its type', type_id: bug.id, estimate_point_id: m.id }, ten.owner.key, url)).body;
+      expect((await t.http.patch(`${pb}/work-item-types/${bug.id}/`).set(key()).send({ is_active: false })).status).toBe(200);
+      expect((await t.http.patch(`${pb}/work-item-types/${spike.id}/`).set(key()).send({ is_active: false })).status).toBe(200);
+      expect((await t.http.post(`${pb}/estimates/`).set(key()).send({ name: 'Points', is_active: true })).status).toBe(201);
+      const same = await t.http.patch(`${url}${item.id}/`).set(key()).send({ type_id: bug.id.toUpperCase(), estimate_point_id: m.id, name: 'Still a bug' });
+      expect(same.status).toBe(200);
+      expect(same.body).toMatchObject({ type_id: bug.id, name: 'Still a bug' });
+      expect((await t.ds.query(`SELECT estimate_point_id FROM work_items WHERE id = $1`, [item.id]))[0].estimate_point_id).toBe(m.id);
+      // A different inactive type, or another point of the inactive estimate, is still a new choice: 400.
+      expect(errorFields(expectProblem(await t.http.patch(`${url}${item.id}/`).set(key()).send({ type_id: spike.id }), 400, 'validation_error'))).toEqual(['type_id']);
+      expect(errorFields(expectProblem(await t.http.patch(`${url}${item.id}/`).set(key()).send({ estimate_point_id: l.id }), 400, 'validation_error'))).toEqual(['estimate_point_id']);
+    });
+
+    it('nested objects of an expanded read are ignored when sent back (gap-reference 4), on PATCH and create', async () => {
+      const label = (await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/${pid}/labels/`).set(key()).send({ name: 'roundtrip' })).body;
+      const parent = (await create({ name: 'Round-trip parent' })).body;
+      const c = (await create({ name: 'Round trip', state: 'todo', assignee_ids: [contributor.id], label_ids: [label.id], parent_id: parent.id })).body;
+      const expanded = (await t.http.get(`${base}${c.id}/?expand=state,type,parent,assignees,labels`).set(key())).body;
+      expect(expanded.state).toEqual(expect.objectContaining({ id: states.Todo }));
+      expect(expanded.type).toBeNull();
+      // The whole expanded body sent back: objects, null to-ones and arrays of objects are ignored, ids rule.
+      const back = await patch(c.id, { ...expanded, name: 'Round trip 2' });
+      expect(back.status).toBe(200);
+      expect(back.body).toEqual({ ...c, name: 'Round trip 2', custom_fields: {} });
+      // An item with empty sets: [] beside its id field is the expansion of an empty set, not a second form.
+      const bare = (await create({ name: 'Bare' })).body;
+      const bareExpanded = (await t.http.get(`${base}${bare.id}/?expand=state,type,parent,assignees,labels`).set(key())).body;
+      expect(bareExpanded).toMatchObject({ parent: null, assignees: [], labels: [] });
+      expect((await patch(bare.id, bareExpanded)).status).toBe(200);
+      // On create too; the name forms stay strings.
+      const made = await create({ name: 'Objects only', state: { id: states.Done, name: 'Done' }, parent: null, labels: [{ id: label.id, name: 'roundtrip' }] });
+      expect(made.status).toBe(201);
+      expect(made.body).toMatchObject({ state_id: states.Backlog, parent_id: null, label_ids: [] });
+      expect(errorFields(expectProblem(await create({ name: 'x', state: 7 }), 400, 'validation_error'))).toEqual(['state']);
+      expect(errorFields(expectProblem(await create({ name: 'x', state_id: states.Done, state: 'done' }), 400, 'validation_error'))).toEqual(['state']);
+      expect(errorFields(expectProblem(await create({ name: 'x', labels: ['roundtrip', { id: label.id }] }), 400, 'validation_error'))).toEqual(['labels']);
+    });
   });
 
   describe('archive, unarchive, delete', () => {

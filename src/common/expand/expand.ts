@@ -9,6 +9,7 @@ import {
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApiQuery } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
 import type { FastifyRequest } from 'fastify';
 import { Observable } from 'rxjs';
 import { ProblemException } from '../errors/problem.exception';
@@ -36,6 +37,25 @@ export function Expandable(values: readonly string[]): MethodDecorator {
       description: `Comma-separated related objects to add beside their ids: ${values.join(', ')}.`,
     }),
   );
+}
+
+const isPlainObject = (v: unknown): boolean => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * A write field whose key is also an expansion (`state`, `type`, `parent`, `assignees`, `labels` are name
+ * inputs too): what a client sends back from an expanded read is ignored (gap-reference 4: "nested objects on
+ * writes are ignored"), so a body read with `?expand=` can be sent back as it is. Ignored: an object; null on a
+ * to-one (the expansion of an empty relation); on a to-many an array of objects, or [] beside its id field
+ * (the expansion of an empty set). Strings and string arrays stay the name form.
+ */
+export function ExpandedShapeIgnored(idField: string, toMany: boolean): PropertyDecorator {
+  return Transform(({ value, obj }) => {
+    if (isPlainObject(value)) return undefined;
+    if (!toMany) return value === null ? undefined : value;
+    if (!Array.isArray(value)) return value;
+    if (value.length > 0 && value.every(isPlainObject)) return undefined;
+    return value.length === 0 && (obj as Record<string, unknown>)[idField] !== undefined ? undefined : value;
+  });
 }
 
 /** The route silently ignores `?expand=` and returns the flat object (properties, options). */
