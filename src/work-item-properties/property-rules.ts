@@ -176,6 +176,8 @@ export function coerceValue(cfg: ValueConfig, raw: unknown, refs: ValueRefs): St
 }
 
 function coerceScalar(cfg: ValueConfig, v: unknown, refs: ValueRefs): StoredScalar | null {
+  // "" is "no value" for every property type (a cleared form field), not only for the string types.
+  if (v === '') return null;
   const rules = cfg.validation_rules ?? {};
   switch (cfg.property_type) {
     case 'TEXT': {

@@ -307,6 +307,12 @@ describe('custom_fields', () => {
       expect(a.custom_fields.contact.value).toBe('a@example.com');
       expect(a.custom_fields.tags.value).toEqual([P.tags.options[0].id, P.tags.options[1].id]);
       expect(errorFieldSet(expectProblem(await api.patch(`${items}/${created.id}/`, { custom_fields: { must: null } }), 400, 'validation_error'))).toEqual(['custom_fields.must']);
+      // "" clears like null for every property type (DECIMAL, OPTION here), not only the string ones.
+      const blanked = ok(await api.patch(`${items}/${created.id}/`, { custom_fields: { points: '', tags: '' } }));
+      expect(blanked.custom_fields).not.toHaveProperty('points');
+      expect(blanked.custom_fields).not.toHaveProperty('tags');
+      expect(errorFieldSet(expectProblem(await api.patch(`${items}/${created.id}/`, { custom_fields: { must: '' } }), 400, 'validation_error'))).toEqual(['custom_fields.must']);
+      ok(await api.patch(`${items}/${created.id}/`, { custom_fields: { points: 7, tags: a.custom_fields.tags.value } }));
       expect(errorFieldSet(expectProblem(await api.patch(`${items}/${created.id}/`, { custom_fields: { nope: 1 } }), 400, 'validation_error'))).toEqual(['custom_fields.nope']);
       expect(errorFieldSet(expectProblem(await api.patch(`${items}/${created.id}/`, { custom_fields: { points: 1000 } }), 400, 'validation_error'))).toEqual(['custom_fields.points']);
       expect(ok(await api.get(`${items}/${created.id}/`)).custom_fields.points.value).toBe(7);
