@@ -40,8 +40,8 @@ export class CommentDto {
   @ApiProperty({ enum: COMMENT_ACCESS }) access!: string;
   @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'The author: the caller who created it.' }) actor_id!: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Set on every successful PATCH.' }) edited_at!: string | null;
-  @ApiProperty({ type: String, nullable: true }) external_id!: string | null;
-  @ApiProperty({ type: String, nullable: true }) external_source!: string | null;
+  @ApiProperty({ type: String, nullable: true, maxLength: 255 }) external_id!: string | null;
+  @ApiProperty({ type: String, nullable: true, maxLength: 255 }) external_source!: string | null;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
   @ApiProperty({ type: String, format: 'uuid', nullable: true }) created_by_id!: string | null;
 }

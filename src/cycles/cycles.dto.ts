@@ -134,19 +134,19 @@ export class CycleProgressDto {
 
 export class CycleDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
-  @ApiProperty() name!: string;
+  @ApiProperty({ maxLength: 255 }) name!: string;
   @ApiProperty() description!: string;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) start_date!: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) end_date!: string | null;
   @ApiProperty({ example: 'UTC' }) timezone!: string;
-  @ApiProperty({ format: 'uuid', description: 'Read-only: the user who created the cycle.' }) owned_by_id!: string;
+  @ApiProperty({ format: 'uuid', readOnly: true, description: 'Read-only: the user who created the cycle.' }) owned_by_id!: string;
   @ApiProperty() sort_order!: number;
   @ApiProperty({ type: 'object', additionalProperties: true }) logo_props!: Record<string, unknown>;
-  @ApiProperty({ type: String, nullable: true }) external_id!: string | null;
-  @ApiProperty({ type: String, nullable: true }) external_source!: string | null;
+  @ApiProperty({ type: String, nullable: true, maxLength: 255 }) external_id!: string | null;
+  @ApiProperty({ type: String, nullable: true, maxLength: 255 }) external_source!: string | null;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
   @ApiProperty({ type: String, format: 'uuid', nullable: true }) created_by_id!: string | null;
-  @ApiPropertyOptional({ type: CycleProgressDto, description: 'Read-only, on single-cycle responses (get, create, update); not in list items.' })
+  @ApiPropertyOptional({ type: CycleProgressDto, readOnly: true, description: 'Read-only, on single-cycle responses (get, create, update); not in list items.' })
   progress?: CycleProgressDto;
 }
 

@@ -90,21 +90,21 @@ export class EstimatePointDto {
   @ApiProperty({ type: 'integer' }) key!: number;
   @ApiProperty() value!: string;
   @ApiProperty() description!: string;
-  @ApiProperty({ type: String, nullable: true }) external_id!: string | null;
-  @ApiProperty({ type: String, nullable: true }) external_source!: string | null;
+  @ApiProperty({ type: String, nullable: true, maxLength: 255 }) external_id!: string | null;
+  @ApiProperty({ type: String, nullable: true, maxLength: 255 }) external_source!: string | null;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
   @ApiProperty({ type: String, format: 'uuid', nullable: true }) created_by_id!: string | null;
 }
 
 export class EstimateDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
-  @ApiProperty() name!: string;
+  @ApiProperty({ maxLength: 255 }) name!: string;
   @ApiProperty() description!: string;
   @ApiProperty({ enum: ESTIMATE_TYPES }) type!: string;
   @ApiProperty({ description: 'The project\'s active estimate: work item estimates resolve against it.' }) is_active!: boolean;
-  @ApiProperty({ description: 'Read-only: true on the estimate activated most recently.' }) last_used!: boolean;
-  @ApiProperty({ type: String, nullable: true }) external_id!: string | null;
-  @ApiProperty({ type: String, nullable: true }) external_source!: string | null;
+  @ApiProperty({ readOnly: true, description: 'Read-only: true on the estimate activated most recently.' }) last_used!: boolean;
+  @ApiProperty({ type: String, nullable: true, maxLength: 255 }) external_id!: string | null;
+  @ApiProperty({ type: String, nullable: true, maxLength: 255 }) external_source!: string | null;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
   @ApiProperty({ type: String, format: 'uuid', nullable: true }) created_by_id!: string | null;
   @ApiPropertyOptional({ type: [EstimatePointDto], description: 'With ?expand=points: the points, ordered by key.' }) points?: EstimatePointDto[];

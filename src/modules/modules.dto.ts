@@ -94,7 +94,7 @@ export class UpdateModuleDto {
 
 export class ModuleDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
-  @ApiProperty() name!: string;
+  @ApiProperty({ maxLength: 255 }) name!: string;
   @ApiProperty() description!: string;
   @ApiProperty({ enum: MODULE_STATUSES }) status!: string;
   @ApiProperty({ type: String, format: 'date', nullable: true }) start_date!: string | null;
@@ -103,14 +103,14 @@ export class ModuleDto {
   @ApiProperty({
     type: [String],
     format: 'uuid',
-    description: 'Read-only, derived: the distinct assignees of the module\'s work items (not deleted, not archived), ordered by id. Empty on create.',
+    readOnly: true, description: 'Read-only, derived: the distinct assignees of the module\'s work items (not deleted, not archived), ordered by id. Empty on create.',
   })
   member_ids!: string[];
   @ApiProperty() sort_order!: number;
   @ApiProperty({ type: 'object', additionalProperties: true }) logo_props!: Record<string, unknown>;
-  @ApiProperty({ type: String, nullable: true }) external_id!: string | null;
-  @ApiProperty({ type: String, nullable: true }) external_source!: string | null;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Read-only.' }) archived_at!: string | null;
+  @ApiProperty({ type: String, nullable: true, maxLength: 255 }) external_id!: string | null;
+  @ApiProperty({ type: String, nullable: true, maxLength: 255 }) external_source!: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, readOnly: true, description: 'Read-only.' }) archived_at!: string | null;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
   @ApiProperty({ type: String, format: 'uuid', nullable: true }) created_by_id!: string | null;
 }

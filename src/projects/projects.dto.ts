@@ -59,14 +59,14 @@ export class UpdateProjectDto {
 
 export class ProjectDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
-  @ApiProperty() name!: string;
+  @ApiProperty({ maxLength: 255 }) name!: string;
   @ApiProperty({ example: 'PROJ' }) identifier!: string;
   @ApiProperty() description!: string;
   @ApiProperty({ type: String, format: 'uuid', nullable: true }) default_assignee_id!: string | null;
   @ApiProperty({ type: String, format: 'uuid', nullable: true }) project_lead_id!: string | null;
   @ApiProperty({ type: 'object', additionalProperties: true }) logo_props!: Record<string, unknown>;
-  @ApiProperty({ type: String, nullable: true }) external_id!: string | null;
-  @ApiProperty({ type: String, nullable: true }) external_source!: string | null;
+  @ApiProperty({ type: String, nullable: true, maxLength: 255 }) external_id!: string | null;
+  @ApiProperty({ type: String, nullable: true, maxLength: 255 }) external_source!: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) archived_at!: string | null;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
   @ApiProperty({ type: String, format: 'uuid', nullable: true }) created_by_id!: string | null;

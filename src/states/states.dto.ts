@@ -63,15 +63,15 @@ export class UpdateStateDto {
 
 export class StateDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
-  @ApiProperty() name!: string;
+  @ApiProperty({ maxLength: 255 }) name!: string;
   @ApiProperty() description!: string;
   @ApiProperty({ example: '#3A3A3A' }) color!: string;
   @ApiProperty({ enum: STATE_GROUPS }) group!: string;
   @ApiProperty() sequence!: number;
   @ApiProperty() is_default!: boolean;
-  @ApiProperty({ description: 'Read-only: the service-managed intake state.' }) is_triage!: boolean;
-  @ApiProperty({ type: String, nullable: true }) external_id!: string | null;
-  @ApiProperty({ type: String, nullable: true }) external_source!: string | null;
+  @ApiProperty({ readOnly: true, description: 'Read-only: the service-managed intake state.' }) is_triage!: boolean;
+  @ApiProperty({ type: String, nullable: true, maxLength: 255 }) external_id!: string | null;
+  @ApiProperty({ type: String, nullable: true, maxLength: 255 }) external_source!: string | null;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
   @ApiProperty({ type: String, format: 'uuid', nullable: true }) created_by_id!: string | null;
 }

@@ -9,9 +9,9 @@ export class PropertyOptionDto {
   @ApiProperty({ maxLength: 255 }) name!: string;
   @ApiProperty() description!: string;
   @ApiProperty({ description: 'At most one default per property.' }) is_default!: boolean;
-  @ApiProperty({ description: 'Read-only, maintained by the service (new options are appended).' }) sort_order!: number;
-  @ApiProperty({ type: String, nullable: true }) external_id!: string | null;
-  @ApiProperty({ type: String, nullable: true }) external_source!: string | null;
+  @ApiProperty({ readOnly: true, description: 'Read-only, maintained by the service (new options are appended).' }) sort_order!: number;
+  @ApiProperty({ type: String, nullable: true, maxLength: 255 }) external_id!: string | null;
+  @ApiProperty({ type: String, nullable: true, maxLength: 255 }) external_source!: string | null;
 }
 
 /** An option sent inside a property create/PATCH (`options`, write-only). */

@@ -9,7 +9,7 @@ import { OptionInputDto, PropertyOptionDto } from './property-options.dto';
 /** Work item property definition, read shape (both surfaces). */
 export class WorkItemPropertyDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
-  @ApiProperty({ description: 'Read-only slug derived from display_name at creation; the stable key of custom_fields. Never changes.' })
+  @ApiProperty({ readOnly: true, description: 'Read-only slug derived from display_name at creation; the stable key of custom_fields. Never changes.' })
   name!: string;
   @ApiProperty({ maxLength: 255 }) display_name!: string;
   @ApiProperty() description!: string;
@@ -27,9 +27,9 @@ export class WorkItemPropertyDto {
   settings!: Record<string, unknown>;
   @ApiProperty({ type: 'object', additionalProperties: true, description: 'Type-specific constraints enforced on custom_fields values (replaced whole); see docs/work-item-types.md.' })
   validation_rules!: Record<string, unknown>;
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'Read-only.' }) logo_props!: Record<string, unknown>;
-  @ApiProperty({ type: String, nullable: true }) external_id!: string | null;
-  @ApiProperty({ type: String, nullable: true }) external_source!: string | null;
+  @ApiProperty({ type: 'object', additionalProperties: true, readOnly: true, description: 'Read-only.' }) logo_props!: Record<string, unknown>;
+  @ApiProperty({ type: String, nullable: true, maxLength: 255 }) external_id!: string | null;
+  @ApiProperty({ type: String, nullable: true, maxLength: 255 }) external_source!: string | null;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
 }
 

@@ -8,7 +8,7 @@ export class ContextOptionDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty() name!: string;
   @ApiProperty({ description: 'This context\'s default; for OPTION properties it takes precedence over default_value.' }) is_default!: boolean;
-  @ApiProperty({ description: 'Read-only; follows the order of the options list sent.' }) sort_order!: number;
+  @ApiProperty({ readOnly: true, description: 'Read-only; follows the order of the options list sent.' }) sort_order!: number;
 }
 
 /** Property context, read shape. */
@@ -17,7 +17,7 @@ export class PropertyContextDto {
   @ApiProperty({ maxLength: 255 }) name!: string;
   @ApiProperty({ description: 'Replaces the property\'s own value inside the scope.' }) is_required!: boolean;
   @ApiProperty({ description: 'Replaces the property\'s own value inside the scope.' }) is_multi!: boolean;
-  @ApiProperty({ description: 'Read-only; true on the context seeded with the property. No effect on resolution.' }) is_default!: boolean;
+  @ApiProperty({ readOnly: true, description: 'Read-only; true on the context seeded with the property. No effect on resolution.' }) is_default!: boolean;
   @ApiProperty({ type: [String] }) default_value!: string[];
   @ApiProperty({ type: 'object', additionalProperties: true }) settings!: Record<string, unknown>;
   @ApiProperty({ description: 'Presentational only.' }) sort_order!: number;
@@ -26,8 +26,8 @@ export class PropertyContextDto {
   @ApiProperty({ type: [String], format: 'uuid', description: 'Empty when applies_to_all_projects is true.' }) project_ids!: string[];
   @ApiProperty({ type: [String], format: 'uuid', description: 'Empty when applies_to_all_work_item_types is true.' }) issue_type_ids!: string[];
   @ApiProperty({ type: [ContextOptionDto], description: 'The choices offered in this scope, in order.' }) options!: ContextOptionDto[];
-  @ApiProperty({ type: String, nullable: true }) external_id!: string | null;
-  @ApiProperty({ type: String, nullable: true }) external_source!: string | null;
+  @ApiProperty({ type: String, nullable: true, maxLength: 255 }) external_id!: string | null;
+  @ApiProperty({ type: String, nullable: true, maxLength: 255 }) external_source!: string | null;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
 }
 

@@ -9,11 +9,11 @@ export class WorkItemTypeDto {
   @ApiProperty({ maxLength: 255 }) name!: string;
   @ApiProperty() description!: string;
   @ApiProperty() is_active!: boolean;
-  @ApiProperty({ description: 'Read-only; exactly one default per project (project level) or per workspace (workspace level); moved by mark-default.' })
+  @ApiProperty({ readOnly: true, description: 'Read-only; exactly one default per project (project level) or per workspace (workspace level); moved by mark-default.' })
   is_default!: boolean;
-  @ApiProperty({ description: 'Read-only.' }) is_epic!: boolean;
-  @ApiProperty({ type: 'integer', description: 'Read-only.' }) level!: number;
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'Read-only; generated at creation.' })
+  @ApiProperty({ readOnly: true, description: 'Read-only.' }) is_epic!: boolean;
+  @ApiProperty({ type: 'integer', readOnly: true, description: 'Read-only.' }) level!: number;
+  @ApiProperty({ type: 'object', additionalProperties: true, readOnly: true, description: 'Read-only; generated at creation.' })
   logo_props!: Record<string, unknown>;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
 }

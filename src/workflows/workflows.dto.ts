@@ -49,7 +49,7 @@ export class UpdateWorkflowDto {
 
 export class WorkflowDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
-  @ApiProperty() name!: string;
+  @ApiProperty({ maxLength: 255 }) name!: string;
   @ApiProperty() description!: string;
   @ApiProperty() is_active!: boolean;
   @ApiProperty() is_default!: boolean;

@@ -77,6 +77,21 @@ describe('OpenAPI document', () => {
     expect(schemas.UpdateWorkspaceFeaturesDto.properties.work_item_type_default_level).toMatchObject({ type: 'integer', maximum: 2147483647 });
   });
 
+  it('the fields the spec marks read-only carry readOnly; names and external ids declare their 255 limit', () => {
+    const schemas = doc.components.schemas;
+    const readOnly = {
+      StateDto: ['is_triage'], CycleDto: ['owned_by_id'], ModuleDto: ['member_ids'],
+      WorkItemTypeDto: ['is_default', 'is_epic', 'level', 'logo_props'], WorkItemPropertyDto: ['name'], PropertyOptionDto: ['sort_order'],
+    };
+    for (const [dto, fields] of Object.entries(readOnly)) {
+      for (const f of fields) expect([dto, f, schemas[dto].properties[f].readOnly]).toEqual([dto, f, true]);
+    }
+    for (const dto of ['StateDto', 'CycleDto', 'ModuleDto', 'LabelDto', 'ProjectDto']) {
+      expect([dto, schemas[dto].properties.name.maxLength]).toEqual([dto, 255]);
+      expect([dto, schemas[dto].properties.external_id.maxLength]).toEqual([dto, 255]);
+    }
+  });
+
   it('every operation has a unique operationId and a tag', () => {
     const missing = ops.filter((o) => !o.op.operationId || !o.op.tags?.length).map((o) => `${o.method} ${o.path}`);
     expect(missing).toEqual([]);
