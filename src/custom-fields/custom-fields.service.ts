@@ -7,6 +7,7 @@ import { FeaturesRepository } from '../features/features.repository';
 import { coerceValue, defaultAsInput, StoredValue, ValueConfig, ValueError, ValueRefs } from '../work-item-properties/property-rules';
 import { CustomValuesRepository } from './custom-values.repository';
 import { EffectivePropertiesRepository, EffectiveProperty, pairKey } from './effective-properties.repository';
+import { Viewer } from '../common/auth/roles';
 
 /** Stored form: `work_items.custom_values`, keyed by property id. */
 export type CustomValues = Record<string, StoredValue>;
@@ -89,7 +90,7 @@ export class CustomFieldsService {
    * validates (an option or a related work item gone since) is skipped, never an error on a key the
    * client did not send. With custom properties off nothing is applied or checked: `{}`.
    */
-  async forCreate(db: Queryable, workspaceId: string, projectId: string, typeId: string | null, input: unknown): Promise<CustomValues> {
+  async forCreate(db: Queryable, workspaceId: string, projectId: string, typeId: string | null, input: unknown, viewer: Viewer): Promise<CustomValues> {
     if (!(await this.assertEnabled(workspaceId, input, db))) return {};
     const sent = this.inputObject(input);
     // Inside the caller's transaction (see CustomValuesRepository.holdForWrite).
@@ -118,7 +119,7 @@ export class CustomFieldsService {
       out[p.id] = value;
       refsByProp.set(p.id, refs);
     }
-    await this.checkRefs(workspaceId, props, refsByProp, defaulted, out, errors, true, db);
+    await this.checkRefs(workspaceId, props, refsByProp, defaulted, out, errors, true, db, { viewer, stored: null });
     if (errors.length) throw ProblemException.validationMany(errors);
     return out;
   }
@@ -137,6 +138,7 @@ export class CustomFieldsService {
     item: { type_id: string | null; custom_values: CustomValues | null },
     newTypeId: string | null | undefined,
     input: unknown,
+    viewer: Viewer,
   ): Promise<CustomValues> {
     if (!(await this.assertEnabled(workspaceId, input, db))) return { ...(item.custom_values ?? {}) };
     const sent = this.inputObject(input);
@@ -176,7 +178,7 @@ export class CustomFieldsService {
       out[p.id] = value;
       refsByProp.set(p.id, refs);
     }
-    await this.checkRefs(workspaceId, active, refsByProp, defaulted, out, errors, false, db);
+    await this.checkRefs(workspaceId, active, refsByProp, defaulted, out, errors, false, db, { viewer, stored: item.custom_values });
     if (errors.length) throw ProblemException.validationMany(errors);
     return out;
   }
@@ -291,7 +293,8 @@ export class CustomFieldsService {
   /**
    * RELATION references must exist. A sent value naming a missing record is 400; a default naming
    * one is stale: it is dropped from `out` (and on create a required property is then reported as
-   * missing).
+   * missing). A work item the writer newly sends (not a default, not already in the stored value) must
+   * also be in a project the writer can read, else it counts as missing (same 400, no existence oracle).
    */
   private async checkRefs(
     workspaceId: string,
@@ -302,14 +305,20 @@ export class CustomFieldsService {
     errors: FieldError[],
     requiredCheck: boolean,
     db: Queryable,
+    writer: { viewer: Viewer; stored: CustomValues | null },
   ): Promise<void> {
     const all: ValueRefs = { issues: [], users: [] };
-    for (const r of refsByProp.values()) {
+    const chosen = new Set<string>();
+    for (const [propertyId, r] of refsByProp) {
       all.issues.push(...r.issues);
       all.users.push(...r.users);
+      if (defaulted.has(propertyId)) continue;
+      const before = writer.stored?.[propertyId];
+      const kept = new Set((Array.isArray(before) ? before : before === undefined || before === null ? [] : [before]).map(String));
+      for (const id of r.issues) if (!kept.has(id)) chosen.add(id);
     }
     if (!all.issues.length && !all.users.length) return;
-    const missing = new Set(await this.values.missingRefs(workspaceId, all, db));
+    const missing = new Set(await this.values.missingRefs(workspaceId, all, db, { viewer: writer.viewer, issues: chosen }));
     if (!missing.size) return;
     for (const p of props) {
       const r = refsByProp.get(p.id);
@@ -321,7 +330,7 @@ export class CustomFieldsService {
         if (requiredCheck && p.is_required) errors.push({ field: `custom_fields.${p.name}`, message: requiredMessage(p) });
         continue;
       }
-      const what = p.relation_type === 'USER' ? 'members of this workspace' : 'work items of this workspace';
+      const what = p.relation_type === 'USER' ? 'members of this workspace' : 'work items of this workspace in projects you can read';
       errors.push({ field: `custom_fields.${p.name}`, message: `Not ${what}: ${bad.join(', ')}.` });
     }
   }

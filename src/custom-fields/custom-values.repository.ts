@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Queryable } from '../common/pagination/sql-params';
-import { LIVE_PROJECT_OF } from '../work-items/work-items.repository';
+import { Viewer } from '../common/auth/roles';
+import { LIVE_PROJECT_OF, READABLE_PROJECT } from '../work-items/work-items.repository';
 import { writtenRows } from '../work-item-types/sql-result';
 import { ValueRefs } from '../work-item-properties/property-rules';
 import { CONTEXT_TIER_SQL, contextMatchesSql } from '../work-item-property-contexts/context-resolution';
@@ -117,14 +118,20 @@ export class CustomValuesRepository {
   }
 
   /** RELATION references that do not exist in the workspace (work items: live; users: active members). */
-  async missingRefs(workspaceId: string, refs: ValueRefs, db: Queryable = this.ds): Promise<string[]> {
+  /**
+   * The referenced records that do not exist (live work items of the workspace, active members). With a
+   * `viewer`, the work items among `viewer.issues` must also be in projects the viewer can read: a value a
+   * member picks may not point into a project hidden from them (nor tell whether such an item exists).
+   */
+  async missingRefs(workspaceId: string, refs: ValueRefs, db: Queryable = this.ds, viewer?: { viewer: Viewer; issues: Set<string> }): Promise<string[]> {
     const missing: string[] = [];
     if (refs.issues.length) {
-      const rows: Array<{ id: string }> = await db.query(
-        `SELECT id FROM work_items w WHERE workspace_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL AND ${LIVE_PROJECT_OF('w')}`,
-        [workspaceId, refs.issues],
+      const rows: Array<{ id: string; readable: boolean }> = await db.query(
+        `SELECT id, ${READABLE_PROJECT('w.project_id', '$3', '$4')} AS readable
+           FROM work_items w WHERE workspace_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL AND ${LIVE_PROJECT_OF('w')}`,
+        [workspaceId, refs.issues, viewer?.viewer.userId ?? null, viewer ? viewer.viewer.allProjects : true],
       );
-      const found = new Set(rows.map((r) => r.id));
+      const found = new Set(rows.filter((r) => r.readable || !viewer?.issues.has(r.id)).map((r) => r.id));
       missing.push(...refs.issues.filter((i) => !found.has(i)));
     }
     if (refs.users.length) {

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { Viewer } from '../common/auth/roles';
 import { ListQuery } from '../common/pagination/list-query';
 import { FilterOp, ListSpec } from '../common/pagination/list-spec';
 import { applyFilters, ListSource, runList } from '../common/pagination/run-list';
@@ -176,6 +177,13 @@ const LOCK_TYPE = (ws: string, id: string) =>
  * The project row is locked too: a project delete takes it FOR UPDATE first, so a write that links a parent
  * of that project either commits before the delete detaches children or sees the project gone.
  */
+/**
+ * SQL: the project `projectCol` is one the viewer can read (Viewer: `userRef` binds the user id, `allRef` the
+ * all-projects flag): a member of it, or a workspace owner/admin.
+ */
+export const READABLE_PROJECT = (projectCol: string, userRef: string, allRef: string) =>
+  `(${allRef}::boolean OR EXISTS (SELECT 1 FROM project_members rp WHERE rp.project_id = ${projectCol} AND rp.member_id = ${userRef}::uuid AND rp.deleted_at IS NULL))`;
+
 export const LIVE_PROJECT_OF = (w: string) => `EXISTS (SELECT 1 FROM projects lp WHERE lp.id = ${w}.project_id AND lp.deleted_at IS NULL)`;
 const LOCK_WORK_ITEM = (ws: string, id: string) =>
   `SELECT w.id FROM work_items w JOIN projects wp ON wp.id = w.project_id AND wp.deleted_at IS NULL
@@ -277,14 +285,14 @@ export class WorkItemsRepository {
    * By identifier (PROJ-12) within the workspace, live and not archived, in a project the user can
    * read: a member of it, or a workspace owner/admin (who administer every project).
    */
-  async getByIdentifier(workspaceId: string, projectIdentifier: string, sequenceId: number, userId: string, workspaceAdmin: boolean): Promise<WorkItemDetailRow | null> {
+  async getByIdentifier(workspaceId: string, projectIdentifier: string, sequenceId: number, viewer: Viewer): Promise<WorkItemDetailRow | null> {
     const rows = await this.reader.query(
       `SELECT ${DETAIL_COLS}, p.identifier AS project_identifier
          FROM projects p JOIN work_items w ON w.project_id = p.id
         WHERE p.workspace_id = $1 AND p.identifier = $2 AND p.deleted_at IS NULL
           AND w.workspace_id = $1 AND w.sequence_id = $3 AND w.deleted_at IS NULL AND w.archived_at IS NULL
-          AND ($5::boolean OR EXISTS (SELECT 1 FROM project_members pm WHERE pm.project_id = p.id AND pm.member_id = $4 AND pm.deleted_at IS NULL))`,
-      [workspaceId, projectIdentifier, sequenceId, userId, workspaceAdmin],
+          AND ${READABLE_PROJECT('p.id', '$4', '$5')}`,
+      [workspaceId, projectIdentifier, sequenceId, viewer.userId, viewer.allProjects],
     );
     return rows[0] ?? null;
   }
@@ -507,19 +515,25 @@ export class WorkItemsRepository {
   }
 
   /** Live work items of the workspace (a parent may sit in another project). */
-  async workItemIds(workspaceId: string, ids: string[], db: Queryable): Promise<Set<string>> {
-    const rows = await db.query(`SELECT id FROM work_items w WHERE workspace_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL AND ${LIVE_PROJECT_OF('w')}`, [workspaceId, ids]);
+  /** Live work items of the workspace among `ids`, in projects the viewer can read. */
+  async workItemIds(workspaceId: string, ids: string[], viewer: Viewer, db: Queryable): Promise<Set<string>> {
+    const rows = await db.query(
+      `SELECT id FROM work_items w WHERE workspace_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL AND ${LIVE_PROJECT_OF('w')}
+          AND ${READABLE_PROJECT('w.project_id', '$3', '$4')}`,
+      [workspaceId, ids, viewer.userId, viewer.allProjects],
+    );
     return new Set(rows.map((r: { id: string }) => r.id));
   }
 
-  /** Work items by identifier parts (upper-case project identifier, sequence number); key = `PROJ-12`. */
-  async workItemIdentifiers(workspaceId: string, refs: Array<{ identifier: string; sequence: number }>, db: Queryable) {
+  /** Work items by identifier parts (upper-case project identifier, sequence number), in projects the viewer can read; key = `PROJ-12`. */
+  async workItemIdentifiers(workspaceId: string, refs: Array<{ identifier: string; sequence: number }>, viewer: Viewer, db: Queryable) {
     return db.query(
       `SELECT w.id, p.identifier || '-' || w.sequence_id AS key
          FROM unnest($2::text[], $3::int[]) AS k(identifier, seq)
          JOIN projects p ON p.workspace_id = $1 AND p.deleted_at IS NULL AND p.identifier = k.identifier
-         JOIN work_items w ON w.project_id = p.id AND w.sequence_id = k.seq AND w.deleted_at IS NULL`,
-      [workspaceId, refs.map((r) => r.identifier), refs.map((r) => r.sequence)],
+         JOIN work_items w ON w.project_id = p.id AND w.sequence_id = k.seq AND w.deleted_at IS NULL
+        WHERE ${READABLE_PROJECT('p.id', '$4', '$5')}`,
+      [workspaceId, refs.map((r) => r.identifier), refs.map((r) => r.sequence), viewer.userId, viewer.allProjects],
     );
   }
 

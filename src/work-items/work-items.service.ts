@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ProjectContext, WorkspaceContext } from '../common/auth/request-context';
-import { ProjectRole, WORKSPACE_ROLE_LEVEL, WorkspaceRole, workspaceLevel } from '../common/auth/roles';
+import { ProjectRole, Viewer, viewerOf } from '../common/auth/roles';
 import { cleanRichText } from '../common/html/rich-text';
 import { FieldError, ProblemException } from '../common/errors/problem.exception';
 import { ListQuery } from '../common/pagination/list-query';
@@ -24,7 +24,8 @@ export function parseIdentifier(raw: string): { identifier: string; sequence: nu
   return m ? { identifier: m[1].toUpperCase(), sequence: Number(m[2]) } : null;
 }
 
-type Tenant = { workspaceId: string; projectId: string };
+/** The project written in, and whose visibility a cross-project parent or related item is checked against. */
+type Tenant = { workspaceId: string; projectId: string; viewer: Viewer };
 
 /**
  * Work items (gap-reference 3.1). Reads: one statement per page (+ COUNT in parallel) and one per
@@ -60,8 +61,7 @@ export class WorkItemsService {
   async getByIdentifier(ctx: WorkspaceContext, identifier: string, expand: Set<string>): Promise<WorkItemDto> {
     const parts = parseIdentifier(identifier);
     if (!parts) throw ProblemException.notFound('Work item');
-    const admin = workspaceLevel(ctx.workspaceRole) >= WORKSPACE_ROLE_LEVEL[WorkspaceRole.Admin];
-    const row = await this.repo.getByIdentifier(ctx.workspace.id, parts.identifier, parts.sequence, ctx.principal.userId, admin);
+    const row = await this.repo.getByIdentifier(ctx.workspace.id, parts.identifier, parts.sequence, viewerOf(ctx));
     if (!row) throw ProblemException.notFound('Work item');
     return this.present(ctx.workspace.id, row, expand, true);
   }
@@ -137,11 +137,11 @@ export class WorkItemsService {
         lookupNames: (keys) => this.repo.typeNames(t.workspaceId, t.projectId, keys, db),
       },
       parent: {
-        idField: 'parent_id', nameField: 'parent', noun: 'a work item of this workspace',
-        lookupIds: (ids) => this.repo.workItemIds(t.workspaceId, ids, db),
+        idField: 'parent_id', nameField: 'parent', noun: 'a work item of this workspace in a project you can read',
+        lookupIds: (ids) => this.repo.workItemIds(t.workspaceId, ids, t.viewer, db),
         lookupNames: async (keys) => {
           const refs = keys.map(parseIdentifier).filter((x): x is NonNullable<typeof x> => !!x);
-          return refs.length ? this.repo.workItemIdentifiers(t.workspaceId, refs, db) : [];
+          return refs.length ? this.repo.workItemIdentifiers(t.workspaceId, refs, t.viewer, db) : [];
         },
         normalize: (s) => {
           const p = parseIdentifier(s);
@@ -268,7 +268,7 @@ export class WorkItemsService {
   // ---- writes ----
 
   async create(ctx: ProjectContext, dto: CreateWorkItemDto, expand: Set<string>): Promise<WorkItemDto> {
-    const t = { workspaceId: ctx.workspace.id, projectId: ctx.project.id };
+    const t: Tenant = { workspaceId: ctx.workspace.id, projectId: ctx.project.id, viewer: viewerOf(ctx) };
     const name = dto.name.trim();
     if (!name) throw ProblemException.validation('name', 'name must not be blank.');
     const desc = this.description(dto.description_html);
@@ -296,7 +296,7 @@ export class WorkItemsService {
 
       // Custom values are validated on the connection of the write: inside its transaction when there is one.
       const write = async (tx?: Queryable) => {
-        const customValues = await this.customFields.forCreate(tx ?? this.ds, t.workspaceId, t.projectId, typeId, dto.custom_fields);
+        const customValues = await this.customFields.forCreate(tx ?? this.ds, t.workspaceId, t.projectId, typeId, dto.custom_fields, t.viewer);
         return this.repo.insertChecked(
           t.workspaceId,
           t.projectId,
@@ -341,7 +341,7 @@ export class WorkItemsService {
   }
 
   async update(ctx: ProjectContext, id: string, dto: UpdateWorkItemDto, expand: Set<string>): Promise<WorkItemDto> {
-    const t = { workspaceId: ctx.workspace.id, projectId: ctx.project.id };
+    const t: Tenant = { workspaceId: ctx.workspace.id, projectId: ctx.project.id, viewer: viewerOf(ctx) };
     const name = dto.name === undefined ? undefined : dto.name.trim();
     if (name === '') throw ProblemException.validation('name', 'name must not be blank.');
     const desc = this.description(dto.description_html);
@@ -367,7 +367,7 @@ export class WorkItemsService {
         if (dto.external_source !== undefined || dto.external_id !== undefined) await this.checkExternal(t.projectId, source, extId, id, tx);
         let customValues: Record<string, unknown> | undefined;
         if (dto.custom_fields !== undefined || (refs.typeId !== undefined && refs.typeId !== cur.type_id)) {
-          customValues = await this.customFields.forUpdate(tx, t.workspaceId, t.projectId, cur, refs.typeId, dto.custom_fields);
+          customValues = await this.customFields.forUpdate(tx, t.workspaceId, t.projectId, cur, refs.typeId, dto.custom_fields, t.viewer);
         }
         await this.repo.update(
           id,
@@ -424,14 +424,20 @@ export class WorkItemsService {
 }
 
 /**
- * A PATCH that sends the item's current type or estimate point again changes nothing, so it is not checked as
- * a new choice: an item keeps an inactive type (spec, type availability) or a point of an estimate no longer
- * active, and a body read and sent back unchanged must not be a 400 for it.
+ * A PATCH that sends the item's current type, estimate point or parent again changes nothing, so it is not
+ * checked as a new choice: an item keeps an inactive type (spec, type availability), a point of an estimate no
+ * longer active, or a parent in a project the editor cannot read, and a body read and sent back unchanged must
+ * not be a 400 for it.
  */
-function keptRefsUnsent(dto: UpdateWorkItemDto, cur: { type_id: string | null; estimate_point_id: string | null }): UpdateWorkItemDto {
+function keptRefsUnsent(
+  dto: UpdateWorkItemDto,
+  cur: { type_id: string | null; estimate_point_id: string | null; parent_id: string | null },
+): UpdateWorkItemDto {
   const same = (sent: string | null | undefined, current: string | null) => typeof sent === 'string' && current !== null && sent.toLowerCase() === current;
-  const typeKept = same(dto.type_id, cur.type_id);
-  const pointKept = same(dto.estimate_point_id, cur.estimate_point_id);
-  if (!typeKept && !pointKept) return dto;
-  return { ...dto, ...(typeKept ? { type_id: undefined } : {}), ...(pointKept ? { estimate_point_id: undefined } : {}) };
+  const kept = {
+    ...(same(dto.type_id, cur.type_id) ? { type_id: undefined } : {}),
+    ...(same(dto.estimate_point_id, cur.estimate_point_id) ? { estimate_point_id: undefined } : {}),
+    ...(same(dto.parent_id, cur.parent_id) ? { parent_id: undefined } : {}),
+  };
+  return Object.keys(kept).length ? { ...dto, ...kept } : dto;
 }

@@ -320,6 +320,22 @@ describe('custom_fields', () => {
       expect(ok(await api.patch(`${items}/${created.id}/`, { priority: 'high' })).custom_fields).toEqual(a.custom_fields);
     });
 
+    it('a RELATION ISSUE value the writer picks must be in a project they can read; a stored one may be sent back', async () => {
+      const hidden = await t.project(ten.slug, ten.owner.key);
+      const secret = ok(await api.post(`${api.pr(hidden.id)}/work-items/`, { name: 'secret' }), 201);
+      const writer = await api.projectMember(projectId, 'contributor');
+      const as = typeApi(t, ten, writer.key);
+      const base = { name: 'Linker', type_id: bug.id, custom_fields: { ...valid() } };
+      // Hidden from the contributor: the same 400 as an unknown id, on create and on PATCH.
+      const refused = expectProblem(await as.post(`${items}/`, { ...base, custom_fields: { ...valid(), blocked_by: secret.id } }), 400, 'validation_error');
+      expect(refused.errors).toEqual([{ field: 'custom_fields.blocked_by', message: expect.stringContaining(secret.id) }]);
+      const mine = ok(await as.post(`${items}/`, { ...base, custom_fields: { ...valid(), blocked_by: blocker.id } }), 201);
+      expect(errorFieldSet(expectProblem(await as.patch(`${items}/${mine.id}/`, { custom_fields: { blocked_by: secret.id } }), 400, 'validation_error'))).toEqual(['custom_fields.blocked_by']);
+      // Linked by the owner, the value can be sent back unchanged by the contributor.
+      ok(await api.patch(`${items}/${mine.id}/`, { custom_fields: { blocked_by: secret.id } }));
+      expect(ok(await as.patch(`${items}/${mine.id}/`, { name: 'Linker 2', custom_fields: { blocked_by: secret.id } })).custom_fields.blocked_by.value).toBe(secret.id);
+    });
+
     it('changing the type keeps the values the new type has, drops the others and fills defaults; untyped has {}', async () => {
       const created = ok(await api.post(`${items}/`, { name: 'Mover', type_id: bug.id, custom_fields: { ...valid(), flag: true } }), 201);
       const moved = ok(await api.patch(`${items}/${created.id}/`, { type_id: story.id }));

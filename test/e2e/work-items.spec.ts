@@ -226,6 +226,23 @@ describe('work items', () => {
       expect(e.body.parent).toEqual({ id: child.body.id, name: 'child', sequence_id: child.body.sequence_id });
     });
 
+    it('a parent in another project must be one the writer can read: hidden projects answer like nothing is there; the current parent may be resent', async () => {
+      const hidden = await t.project(ten.slug, ten.owner.key, { identifier: 'HID' });
+      const secret = (await create({ name: 'secret' }, ten.owner.key, `/api/v2/workspaces/${ten.slug}/projects/${hidden.id}/work-items/`)).body;
+      // The contributor is on this project only: the hidden item is 400 like an unknown one, by id and by identifier.
+      const byId = expectProblem(await create({ name: 'c', parent_id: secret.id }, contributor.key), 400, 'validation_error');
+      expect(byId.errors).toEqual([{ field: 'parent_id', message: expect.stringContaining(secret.id) }]);
+      expect(errorFields(expectProblem(await create({ name: 'c', parent: `HID-${secret.sequence_id}` }, contributor.key), 400, 'validation_error'))).toEqual(['parent']);
+      // An owner (workspace admin) links it; the contributor may still edit the item and send its parent back.
+      const child = (await create({ name: 'linked by the owner', parent_id: secret.id })).body;
+      const edited = await patch(child.id, { name: 'edited by a contributor', parent_id: secret.id }, contributor.key);
+      expect(edited.status).toBe(200);
+      expect(edited.body.parent_id).toBe(secret.id);
+      // Once a member of the hidden project, the contributor can link to it.
+      await addToProject(ten.slug, hidden.id, contributor.id, 'guest');
+      expect((await create({ name: 'c', parent_id: secret.id }, contributor.key)).status).toBe(201);
+    });
+
     it('deleting a project lifts its items\' children in other projects to the top level; its items cannot become parents', async () => {
       const doomed = await t.project(ten.slug, ten.owner.key, { identifier: 'DOOM' });
       const doomedItems = `/api/v2/workspaces/${ten.slug}/projects/${doomed.id}/work-items/`;

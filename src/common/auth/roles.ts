@@ -49,3 +49,16 @@ export function effectiveProjectRole(workspaceRole: string | null, projectRole: 
   if (!projectRole || !PROJECT_ROLE_LEVEL[projectRole]) return null;
   return projectRole as ProjectRole;
 }
+
+/**
+ * Whose project visibility a cross-project reference is checked against (a parent or a RELATION ISSUE value in
+ * another project): workspace owners and admins see every project, other members the projects they belong to.
+ */
+export interface Viewer {
+  userId: string;
+  allProjects: boolean;
+}
+
+export function viewerOf(ctx: { principal: { userId: string }; workspaceRole: string | null }): Viewer {
+  return { userId: ctx.principal.userId, allProjects: workspaceLevel(ctx.workspaceRole) >= WORKSPACE_ROLE_LEVEL[WorkspaceRole.Admin] };
+}
