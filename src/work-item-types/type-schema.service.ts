@@ -4,6 +4,7 @@ import { ProjectContext } from '../common/auth/request-context';
 import { ProblemException } from '../common/errors/problem.exception';
 import { defaultInput } from '../custom-fields/custom-fields.service';
 import { EffectivePropertiesRepository, EffectiveProperty } from '../custom-fields/effective-properties.repository';
+import { FeaturesRepository } from '../features/features.repository';
 import { EMAIL_MAX, TEXT_MAX, URL_MAX } from '../work-item-properties/property-rules';
 import { SchemaCustomFieldDto, SchemaFieldDto, TypeSchemaDto } from './type-schema.dto';
 import { WorkItemTypesRepository } from './work-item-types.repository';
@@ -24,6 +25,7 @@ export class TypeSchemaService {
     private readonly ds: DataSource,
     private readonly types: WorkItemTypesRepository,
     private readonly effective: EffectivePropertiesRepository,
+    private readonly features: FeaturesRepository,
   ) {}
 
   async schema(ctx: ProjectContext, typeId: string, rawInclude: unknown): Promise<TypeSchemaDto> {
@@ -45,7 +47,8 @@ export class TypeSchemaService {
           WHERE e.workspace_id = $1 AND e.project_id = $2 AND e.is_active AND e.deleted_at IS NULL`,
         [ws, projectId],
       ) as Promise<Array<{ id: string; points: Array<{ id: string; value: string }> }>>,
-      this.effective.forType(ws, projectId, type.id),
+      // With custom properties off a create accepts no custom_fields (400), so the schema lists none.
+      this.features.isCustomPropertiesEnabled(ws).then((on) => (on ? this.effective.forType(ws, projectId, type.id) : [])),
       include.has('members')
         ? (this.ds.query(
             `SELECT u.id, u.display_name, u.email FROM project_members pm JOIN users u ON u.id = pm.member_id

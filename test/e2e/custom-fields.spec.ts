@@ -469,6 +469,15 @@ describe('custom_fields', () => {
       expect(Array.isArray(inc.fields.label_ids.options)).toBe(true);
       expect(errorFieldSet(expectProblem(await api.get(`${pr}/work-item-types/${bug.id}/schema/?include=states`), 400, 'validation_error'))).toEqual(['include']);
       expectProblem(await api.get(`${pr}/work-item-types/00000000-0000-4000-8000-000000000000/schema/`), 404, 'resource_not_found');
+      // Custom properties off: a create takes no custom_fields (400), and the schema lists none.
+      ok(await api.patch(`${api.ws}/features/`, { is_custom_properties_enabled: false }));
+      try {
+        const off = ok(await api.get(`${pr}/work-item-types/${bug.id}/schema/`));
+        expect(off.custom_fields).toEqual({});
+        expect(off.custom_fields_json_schema).toMatchObject({ properties: {}, required: [] });
+      } finally {
+        ok(await api.patch(`${api.ws}/features/`, { is_custom_properties_enabled: true }));
+      }
     });
   });
 
