@@ -18,6 +18,7 @@ import {
 } from './cycles.dto';
 import { emptyProgress, mapCycle } from './cycles.mapper';
 import { CyclesRepository, CycleWrite } from './cycles.repository';
+import { assertExternalPairFree } from '../common/database/external-pair';
 
 /** The add/remove lists of a membership request: lower-cased, de-duplicated, disjoint, all of the project. */
 export async function checkMembershipIds(
@@ -68,6 +69,7 @@ export class CyclesService {
       const v = this.writable(dto);
       const name = this.cleanName(dto.name);
       if (await this.repo.nameTaken(ctx.workspace.id, ctx.project.id, name, null, tx)) throw this.nameConflict(name);
+      await assertExternalPairFree(tx, 'cycles', { workspaceId: ctx.workspace.id, projectId: ctx.project.id }, dto, null);
       this.assertDateOrder(v.start_date ?? null, v.end_date ?? null);
       const sortOrder = dto.sort_order ?? (await this.repo.nextSortOrder(ctx.workspace.id, ctx.project.id, tx));
       const row = await this.repo.insert(ctx.workspace.id, ctx.project.id, { ...v, name, sort_order: sortOrder }, ctx.principal.userId, tx);
@@ -80,6 +82,7 @@ export class CyclesService {
       await this.assertEnabled(ctx, tx);
       const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx, true);
       if (!row) throw ProblemException.notFound('Cycle');
+      await assertExternalPairFree(tx, 'cycles', { workspaceId: ctx.workspace.id, projectId: ctx.project.id }, dto, row);
       const v = this.writable(dto);
       if (dto.name !== undefined) {
         v.name = this.cleanName(dto.name);

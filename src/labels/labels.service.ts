@@ -5,6 +5,7 @@ import { ListQuery } from '../common/pagination/list-query';
 import { CreateLabelDto, LabelDto, UpdateLabelDto } from './labels.dto';
 import { mapLabel } from './labels.mapper';
 import { LabelScope, LabelsRepository, LabelWrite } from './labels.repository';
+import { assertExternalPairFree } from '../common/database/external-pair';
 
 /**
  * Labels of a project (gap-reference 3.4) and workspace-level labels: one set of rules, two scopes.
@@ -33,6 +34,7 @@ export class LabelsService {
     return this.ds.transaction(async (tx) => {
       const name = this.cleanName(dto.name);
       if (await this.repo.nameTaken(s, name, null, tx)) throw this.nameConflict(s, name);
+      await assertExternalPairFree(tx, 'labels', s, dto, null);
       const parentId = dto.parent_id ? await this.checkParent(s, dto.parent_id.toLowerCase(), null, tx) : null;
       const row = await this.repo.insert(
         s,
@@ -48,6 +50,7 @@ export class LabelsService {
     return this.ds.transaction(async (tx) => {
       const current = await this.repo.get(s, id, tx, true);
       if (!current) throw ProblemException.notFound('Label');
+      await assertExternalPairFree(tx, 'labels', s, dto, current);
       const v: LabelWrite = { ...this.writable(dto), sort_order: dto.sort_order };
       if (dto.name !== undefined) {
         v.name = this.cleanName(dto.name);

@@ -12,6 +12,7 @@ import { ModuleWorkItemsRepository } from './module-work-items.repository';
 import { CreateModuleDto, ModuleDto, UpdateModuleDto } from './modules.dto';
 import { mapModule } from './modules.mapper';
 import { ModuleRow, ModulesRepository, ModuleWrite } from './modules.repository';
+import { assertExternalPairFree } from '../common/database/external-pair';
 
 /** Gap between a new module and the one it is placed ahead of. */
 const SORT_STEP = 1000;
@@ -44,6 +45,7 @@ export class ModulesService {
       const v = this.writable(dto);
       const name = this.cleanName(dto.name);
       if (await this.repo.nameTaken(ctx.workspace.id, ctx.project.id, name, null, tx)) throw this.nameConflict(name);
+      await assertExternalPairFree(tx, 'modules', { workspaceId: ctx.workspace.id, projectId: ctx.project.id }, dto, null);
       this.assertDateOrder(v.start_date ?? null, v.target_date ?? null);
       await this.assertLead(ctx, v.lead_id, tx);
       // Serialise creates per project so two new modules cannot both take the same "ahead" slot.
@@ -61,6 +63,7 @@ export class ModulesService {
       await this.assertEnabled(ctx, tx);
       const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx, true);
       if (!row) throw ProblemException.notFound('Module');
+      await assertExternalPairFree(tx, 'modules', { workspaceId: ctx.workspace.id, projectId: ctx.project.id }, dto, row);
       const v = this.writable(dto);
       if (dto.name !== undefined) {
         v.name = this.cleanName(dto.name);

@@ -6,6 +6,7 @@ import { ListQuery } from '../common/pagination/list-query';
 import { CreateStateDto, StateDto, UpdateStateDto } from './states.dto';
 import { mapState } from './states.mapper';
 import { StatesRepository, StateWrite } from './states.repository';
+import { assertExternalPairFree } from '../common/database/external-pair';
 
 /** States of a project (gap-reference 3.3): exactly one default, protected deletes. */
 @Injectable()
@@ -32,6 +33,7 @@ export class StatesService {
       const name = this.cleanName(dto.name);
       await this.repo.lockProjectStates(projectId, tx);
       if (await this.repo.nameTaken(projectId, name, null, tx)) throw this.nameConflict(name);
+      await assertExternalPairFree(tx, 'states', { workspaceId: ctx.workspace.id, projectId }, dto, null);
       const isDefault = dto.is_default === true;
       if (isDefault) await this.repo.clearDefault(projectId, tx);
       const row = await this.repo.insert(
@@ -58,6 +60,7 @@ export class StatesService {
       await this.repo.lockProjectStates(projectId, tx);
       const current = await this.repo.get(ctx.workspace.id, projectId, id, tx, true);
       if (!current) throw ProblemException.notFound('State');
+      await assertExternalPairFree(tx, 'states', { workspaceId: ctx.workspace.id, projectId }, dto, current);
       const v: StateWrite = { ...this.writable(dto), color: dto.color, group: dto.group, sequence: dto.sequence };
       if (dto.name !== undefined) {
         v.name = this.cleanName(dto.name);

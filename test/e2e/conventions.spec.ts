@@ -247,4 +247,34 @@ describe('spec conventions (central mechanisms)', () => {
     expect((await t.http.get('/healthz')).body).toEqual({ status: 'ok' });
     expect((await t.http.get('/readyz')).body).toMatchObject({ database: 'up' });
   });
+  it('an (external_source, external_id) pair names one live state, label, workspace label, cycle or module per scope: reuse is 409 naming it', async () => {
+    const other = (await t.project(ten.slug, ten.owner.key)).id;
+    const ws = `/api/v2/workspaces/${ten.slug}`;
+    const collections = (p: string) => [`${ws}/projects/${p}/states/`, `${ws}/projects/${p}/labels/`, `${ws}/labels/`, `${ws}/projects/${p}/cycles/`, `${ws}/projects/${p}/modules/`];
+    const body = (url: string, name: string, extra: Record<string, unknown> = {}) => ({ name, ...(url.includes('/states/') ? { color: '#123456' } : {}), ...extra });
+    const pair = { external_source: 'jira', external_id: 'EXT-1' };
+    const post = (url: string, b: Record<string, unknown>) => t.http.post(url).set(key()).send(b);
+    const mine = collections(projectId);
+    for (const [i, url] of mine.entries()) {
+      const first = await post(url, body(url, `Imported ${i}`, pair));
+      expect([url, first.status]).toEqual([url, 201]);
+      const again = expectProblem(await post(url, body(url, `Imported again ${i}`, pair)), 409, 'conflict');
+      expect(again.detail).toContain(first.body.id);
+      // Half a pair names nothing; another project (or, for the workspace label, nothing else) is another scope.
+      expect((await post(url, body(url, `Half ${i}`, { external_id: 'EXT-1' }))).status).toBe(201);
+      if (!url.startsWith(`${ws}/labels/`)) expect((await post(collections(other)[mine.indexOf(url)], body(url, `Elsewhere ${i}`, pair))).status).toBe(201);
+      // PATCH: taking the pair of another record is 409; resending one's own pair is fine.
+      const second = (await post(url, body(url, `Second ${i}`, { external_source: 'jira', external_id: 'EXT-2' }))).body;
+      expectProblem(await t.http.patch(`${url}${second.id}/`).set(key()).send({ external_id: 'EXT-1' }), 409, 'conflict');
+      expect((await t.http.patch(`${url}${first.body.id}/`).set(key()).send({ ...pair, name: `Renamed ${i}` })).status).toBe(200);
+      // Parallel creates of one new pair: exactly one wins.
+      const racers = await Promise.all(Array.from({ length: 5 }, (_, k) => post(url, body(url, `Racer ${i}.${k}`, { external_source: 'jira', external_id: 'EXT-9' }))));
+      expect(racers.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409]);
+    }
+    // Once the record is deleted its pair is free again.
+    const [stateUrl] = mine;
+    const holder = (await t.http.get(`${stateUrl}?external_source=jira&external_id=EXT-2`).set(key())).body.data[0];
+    expect((await t.http.delete(`${stateUrl}${holder.id}/`).set(key())).status).toBe(204);
+    expect((await post(stateUrl, body(stateUrl, 'Reborn', { external_source: 'jira', external_id: 'EXT-2' }))).status).toBe(201);
+  });
 });
