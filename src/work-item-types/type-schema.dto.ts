@@ -4,7 +4,7 @@ export class SchemaFieldDto {
   @ApiProperty({ enum: ['string', 'option', 'uuid', 'date'] }) type!: string;
   @ApiProperty() required!: boolean;
   @ApiPropertyOptional() is_multi?: boolean;
-  @ApiPropertyOptional({ description: 'Default applied when the field is omitted.' }) default?: unknown;
+  @ApiPropertyOptional({ type: String, description: 'Default applied when the field is omitted (priority `none`, the default state\'s id).' }) default?: string;
   @ApiPropertyOptional() max_length?: number;
   @ApiPropertyOptional({ example: 'YYYY-MM-DD' }) format?: string;
   @ApiPropertyOptional({ type: 'array', items: { type: 'object', additionalProperties: true } }) options?: Array<Record<string, unknown>>;

@@ -144,6 +144,11 @@ describe('OpenAPI document', () => {
     }
     // Any operation can answer 400 (a NUL in a query parameter, `expand` where none is accepted), the public ones too.
     for (const o of ops) if (!o.op.responses['400']?.content?.['application/problem+json']) bad.push(`${o.method} ${o.path}: no 400 problem`);
+    // A body can be too large (413) or not JSON (415) on every operation that takes one.
+    for (const o of ops) {
+      if (!(o.op as { requestBody?: unknown }).requestBody) continue;
+      for (const need of ['413', '415']) if (!o.op.responses[need]?.content?.['application/problem+json']) bad.push(`${o.method} ${o.path}: no ${need} problem`);
+    }
     for (const o of ops) {
       const r429 = o.op.responses['429'];
       if (r429 && !['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'].every((h) => (r429 as any).headers?.[h])) bad.push(`${o.method} ${o.path}: 429 without its headers`);
@@ -154,6 +159,8 @@ describe('OpenAPI document', () => {
     expect(bad).toEqual([]);
     const problem = doc.components.schemas.ProblemDto;
     expect(problem.required).toEqual(expect.arrayContaining(['type', 'title', 'status', 'code', 'detail']));
+    expect(problem.properties.status.type).toBe('integer');
+    expect(doc.components.schemas.SchemaFieldDto.properties.default.type).toBe('string');
   });
 
   it('every operation has a success response; list operations return the offset/cursor envelope', () => {

@@ -11,7 +11,7 @@ export class FieldErrorDto {
 export class ProblemDto {
   @ApiProperty({ example: 'http://localhost:3000/errors/validation_error' }) type!: string;
   @ApiProperty({ example: 'Validation error' }) title!: string;
-  @ApiProperty({ example: 400 }) status!: number;
+  @ApiProperty({ type: 'integer', example: 400 }) status!: number;
   @ApiProperty({ enum: Object.values(ErrorCode), example: 'validation_error' }) code!: string;
   @ApiProperty({ example: 'name: name should not be empty' }) detail!: string;
   @ApiPropertyOptional({ type: [FieldErrorDto], description: 'Present on validation_error.' }) errors?: FieldErrorDto[];
@@ -58,7 +58,17 @@ export function ApiProblemResponses(...statuses: Array<number | [number, string]
  * body nested past 32 levels, `?expand=` where none is accepted (request-sanity.ts, expand/). Added by
  * buildOpenApi to operations that declare no 400 of their own.
  */
-export const GENERIC_INPUT_PROBLEM = {
-  description: '`validation_error`: a malformed parameter or body (a NUL character, nesting past 32 levels, `expand` where none is accepted)',
-  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDto' } } },
-};
+export const GENERIC_INPUT_PROBLEM = problemResponse(
+  '`validation_error`: a malformed parameter or body (a NUL character, nesting past 32 levels, `expand` where none is accepted)',
+);
+
+/** A problem+json response object for documents post-processed by buildOpenApi. */
+function problemResponse(description: string) {
+  return { description, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDto' } } } };
+}
+
+/** A body over BODY_LIMIT_BYTES (cut off while being read, before the credential check). */
+export const BODY_TOO_LARGE = problemResponse('`payload_too_large`: the body exceeds the configured limit (1 MiB by default)');
+
+/** A body that is not JSON (`application/json` or `+json`). */
+export const BODY_NOT_JSON = problemResponse('`unsupported_media_type`: the body is not JSON');
