@@ -15,6 +15,7 @@ import { ProblemException } from './common/errors/problem.exception';
 import { createApp } from './common/http/create-app';
 import { buildOpenApi } from './common/openapi/openapi';
 import { AUDIT_LOG_LIST } from './audit/audit-logs.repository';
+import { INT32_MAX } from './common/database/columns';
 
 @Module({})
 class CliModule {
@@ -38,6 +39,19 @@ const USAGE = `usage: npm run --silent cli -- <command> [--flags]
   openapi [--write]`;
 
 class UsageError extends Error {}
+
+/** The flags each command takes (audit list: --workspace / --instance plus the API list's parameters). */
+const COMMAND_FLAGS: Record<string, string[]> = {
+  migrate: [],
+  'workspace create': ['slug', 'name'],
+  'user create': ['email', 'display-name'],
+  'member add': ['workspace', 'email', 'role'],
+  'member remove': ['workspace', 'email'],
+  'api-key create': ['email', 'label'],
+  'api-key revoke': ['id'],
+  'token create': ['email', 'scopes', 'ttl'],
+  'audit list': ['workspace', 'instance'],
+};
 
 /** Flags that take no value (present = true). */
 const SWITCHES = new Set(['instance']);
@@ -93,9 +107,15 @@ async function run(argv: string[]): Promise<unknown> {
       await db.stop();
     }
   }
-  const known = ['migrate', 'workspace create', 'user create', 'member add', 'member remove', 'api-key create', 'api-key revoke', 'token create', 'audit list'];
-  if (!known.includes(key)) throw new UsageError(`unknown command "${key}"`);
+  const allowed = COMMAND_FLAGS[key];
+  if (!allowed) throw new UsageError(`unknown command "${key}"`);
   const flags = parseFlags(flagArgs);
+  // A misspelt flag must not be dropped silently (`--tll 60` would issue a 24-hour token); audit list checks
+  // its API filters itself.
+  if (key !== 'audit list') {
+    const unknown = Object.keys(flags).find((f) => !allowed.includes(f));
+    if (unknown) throw new UsageError(`unknown flag --${unknown} for ${key}`);
+  }
 
   const db = await resolveDatabase();
   try {
@@ -120,7 +140,7 @@ async function run(argv: string[]): Promise<unknown> {
         case 'token create': {
           const scopes = need(flags, 'scopes').split(',').map((s) => s.trim()).filter(Boolean);
           const ttl = flags.ttl === undefined ? undefined : Number(flags.ttl);
-          if (ttl !== undefined && (!Number.isInteger(ttl) || ttl <= 0)) throw new UsageError('--ttl must be a positive integer');
+          if (ttl !== undefined && (!/^\d+$/.test(flags.ttl) || ttl <= 0 || ttl > INT32_MAX)) throw new UsageError(`--ttl must be a whole number of seconds, 1 to ${INT32_MAX}`);
           return await admin.createToken(need(flags, 'email'), scopes, ttl);
         }
         case 'audit list': {

@@ -14,6 +14,8 @@ import { UsersRepository } from '../users/users.repository';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** Emails, display names and key labels are varchar(255). */
+const TEXT_LIMIT = 255;
 
 /** Operator actions behind the admin CLI and the first-start bootstrap. */
 @Injectable()
@@ -50,8 +52,10 @@ export class AdminService {
   /** Creates a user and records `user.created` in the instance trail (a user belongs to no workspace yet). */
   async createUser(email: string, displayName: string) {
     const e = email.trim().toLowerCase();
-    if (!EMAIL_RE.test(e)) throw ProblemException.validation('email', 'Not a valid email address.');
-    if (!displayName.trim()) throw ProblemException.validation('display_name', 'Display name is required.');
+    if (!EMAIL_RE.test(e) || e.length > TEXT_LIMIT) throw ProblemException.validation('email', `Not a valid email address (at most ${TEXT_LIMIT} characters).`);
+    if (!displayName.trim() || displayName.trim().length > TEXT_LIMIT) {
+      throw ProblemException.validation('display_name', `Display name is required (at most ${TEXT_LIMIT} characters).`);
+    }
     return this.ds.transaction(async (m) => {
       if (await this.users.findByEmail(e, m)) throw ProblemException.conflict(`A user with email ${e} already exists.`);
       const u = await this.users.insert(e, displayName.trim(), m);
@@ -71,8 +75,7 @@ export class AdminService {
 
   async addMember(slug: string, email: string, role: string) {
     if (!WORKSPACE_ROLES.includes(role as WorkspaceRole)) throw ProblemException.validation('role', `Must be one of ${WORKSPACE_ROLES.join(', ')}.`);
-    const ws = await this.workspaces.findBySlug(slug);
-    if (!ws) throw ProblemException.notFound(`Workspace "${slug}"`);
+    const ws = await this.workspaceBySlug(slug);
     const user = await this.requireUser(email);
     return this.ds.transaction(async (m) => {
       const existing = await this.members.workspaceMemberByUser(ws.id, user.id, m);
@@ -92,8 +95,7 @@ export class AdminService {
    * too, all audited (source admin). The last owner cannot be removed (409).
    */
   async removeMember(slug: string, email: string) {
-    const ws = await this.workspaces.findBySlug(slug);
-    if (!ws) throw ProblemException.notFound(`Workspace "${slug}"`);
+    const ws = await this.workspaceBySlug(slug);
     const user = await this.requireUser(email);
     return this.ds.transaction(async (m) => {
       const target = await this.members.workspaceMemberByUser(ws.id, user.id, m);
@@ -104,6 +106,7 @@ export class AdminService {
   }
 
   async createApiKey(email: string, label = '') {
+    if (label.length > TEXT_LIMIT) throw ProblemException.validation('label', `At most ${TEXT_LIMIT} characters.`);
     const user = await this.requireUser(email);
     return this.apiKeys.create(user.id, label);
   }
@@ -125,11 +128,16 @@ export class AdminService {
   async auditList(slug: string | null, query: RawQuery) {
     let workspaceId: string | null = null;
     if (slug !== null) {
-      const ws = await this.workspaces.findBySlug(slug);
-      if (!ws) throw ProblemException.notFound(`Workspace "${slug}"`);
-      workspaceId = ws.id;
+      workspaceId = (await this.workspaceBySlug(slug)).id;
     }
     return this.auditLogs.listTrail(workspaceId, parseListQuery(query, AUDIT_LOG_LIST));
+  }
+
+  /** A workspace named on the command line: the slug as workspace create stores it (trimmed, lower-case). */
+  private async workspaceBySlug(slug: string) {
+    const ws = await this.workspaces.findBySlug(slug.trim());
+    if (!ws) throw ProblemException.notFound(`Workspace "${slug.trim()}"`);
+    return ws;
   }
 
   /** First start on an empty database: an owner, a workspace and an API key, so the API is usable at once. */

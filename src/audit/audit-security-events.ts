@@ -183,8 +183,11 @@ export class AuditSecurityEvents extends SecurityEvents {
     const cached = this.workspaces.get(slug);
     if (cached && now - cached.at < CACHE_TTL_MS) return cached.hit;
     const rows: WorkspaceHit[] = await this.ds.query(`SELECT id, name FROM workspaces WHERE slug = $1 AND deleted_at IS NULL`, [slug]);
-    if (this.workspaces.size >= CACHE_MAX) this.workspaces.clear();
     const hit = rows[0] ?? null;
+    // Only found workspaces are remembered: a slug unknown now may be created (admin CLI) a moment later, and
+    // its failures must be recorded from then on. Unknown slugs cost one indexed lookup each (rate-limited).
+    if (!hit) return null;
+    if (this.workspaces.size >= CACHE_MAX) this.workspaces.clear();
     this.workspaces.set(slug, { at: now, hit });
     return hit;
   }

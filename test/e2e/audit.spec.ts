@@ -234,6 +234,17 @@ describe('audit trail', () => {
       expect((await t.ds.query(`SELECT count(*)::int AS c FROM audit_logs`))[0].c).toBe(before);
     });
 
+    it('a slug unknown at one request and created just after: its next 401 is recorded (unknown slugs are not cached)', async () => {
+      const inject = injector(t.app);
+      const slug = `late-${Date.now().toString(36)}`;
+      const url = `/api/v2/workspaces/${slug}/members/`;
+      expect((await inject({ method: 'GET', url, remoteAddress: '198.51.100.21' })).statusCode).toBe(401);
+      const late = await t.tenant(slug);
+      expect((await inject({ method: 'GET', url, remoteAddress: '198.51.100.21', headers: { 'x-api-key': 'wt_api_wrong' } })).statusCode).toBe(401);
+      const rows = await auditEntries(t, late, { event_name: 'auth.failed' });
+      expect(rows.map((r) => [r.reason, r.ip_address])).toEqual([['invalid_credentials', '198.51.100.21']]);
+    });
+
     it('permission.denied for a 403 raised by a service (role hierarchy), with the problem code as reason', async () => {
       const admin = await t.member(ten.slug, 'admin');
       const ownerRow = (await t.http.get(`/api/v2/workspaces/${ten.slug}/members/?member_id=${ten.owner.id}`).set(owner())).body.data[0];

@@ -173,7 +173,8 @@ describe('admin CLI', () => {
     const pm = (await t.http.post(`/api/v2/workspaces/${slug}/projects/${p.id}/members/`).set('X-Api-Key', key).send({ member_id: u.id, role: 'contributor' })).body;
     expect(pm.role).toBe('contributor');
 
-    expect(await ok('member', 'add', '--workspace', slug, '--email', other, '--role', 'guest')).toEqual({ ...membership, role: 'guest' });
+    // --workspace is read as workspace create stores slugs: trimmed, any case.
+    expect(await ok('member', 'add', '--workspace', ` ${slug.toUpperCase()} `, '--email', other, '--role', 'guest')).toEqual({ ...membership, role: 'guest' });
     const admin = { source: 'admin', actor_type: 'system', actor_id: null, category: 'member', outcome: 'success' };
     const [capped] = await auditEntries(t, reader, { event_name: 'project_member.role_updated', target_id: pm.id });
     expect(capped).toMatchObject({ ...admin, project_id: p.id, old_value: { role: 'contributor' }, new_value: { role: 'commenter' }, metadata: { member_id: u.id, reason: 'workspace_demoted_to_guest' } });
@@ -224,7 +225,11 @@ describe('admin CLI', () => {
 
   describe('bad input exits non-zero with one line on stderr', () => {
     it('usage errors exit 2', async () => {
-      const cases = [[], ['frobnicate'], ['user', 'delete'], ['user', 'create', '--email'], ['user', 'create', '--email', 'x@example.com'], ['user', 'create', 'stray'], ['member', 'remove', '--workspace', 'x'], ['audit', 'list'], ['audit', 'list', '--instance', '--workspace', 'x'], ['audit', 'list', '--instance', '--bogus', '1']];
+      const cases = [[], ['frobnicate'], ['user', 'delete'], ['user', 'create', '--email'], ['user', 'create', '--email', 'x@example.com'], ['user', 'create', 'stray'], ['member', 'remove', '--workspace', 'x'], ['audit', 'list'], ['audit', 'list', '--instance', '--workspace', 'x'], ['audit', 'list', '--instance', '--bogus', '1'],
+        // A misspelt flag is refused, never dropped (`--tll 60` would have issued a 24-hour token).
+        ['token', 'create', '--email', 'x@example.com', '--scopes', 'read', '--tll', '60'], ['api-key', 'create', '--email', 'x@example.com', '--lable', 'ci'],
+        ['workspace', 'create', '--slug', 'x', '--name', 'X', '--bogus', 'y'], ['member', 'add', '--workspace', 'x', '--email', 'x@example.com', '--role', 'guest', '--project', 'P'],
+        ['token', 'create', '--email', 'x@example.com', '--scopes', 'read', '--ttl', '1e3'], ['token', 'create', '--email', 'x@example.com', '--scopes', 'read', '--ttl', '99999999999999']];
       for (const r of await inParallel(cases.map((args) => () => fails(...args)))) {
         expect(r.code).toBe(2);
         expect(r.line).toMatch(/--help/);
@@ -251,6 +256,10 @@ describe('admin CLI', () => {
         [['audit', 'list', '--instance', '--category', 'bogus'], /^validation_error: category/],
         [['audit', 'list', '--instance', '--per-page', '0'], /per_page/],
         [['audit', 'list', '--instance', '--cursor', 'garbage'], /cursor/],
+        // varchar(255) columns: named, never a raw database error.
+        [['user', 'create', '--email', 'long@example.com', '--display-name', 'x'.repeat(300)], /^validation_error: display_name/],
+        [['user', 'create', '--email', `${'e'.repeat(260)}@example.com`, '--display-name', 'X'], /^validation_error: email/],
+        [['api-key', 'create', '--email', email, '--label', 'L'.repeat(300)], /^validation_error: label/],
       ];
       const results = await inParallel(cases.map(([args]) => () => fails(...args)));
       results.forEach((r, i) => {
