@@ -57,7 +57,8 @@ const COMMAND_FLAGS: Record<string, string[]> = {
 const SWITCHES = new Set(['instance']);
 
 function parseFlags(args: string[]): Record<string, string> {
-  const flags: Record<string, string> = {};
+  // No prototype: `--__proto__ x` must be an own (unknown) flag, not a silent prototype assignment.
+  const flags: Record<string, string> = Object.create(null);
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     if (!a.startsWith('--')) throw new UsageError(`unexpected argument "${a}"`);

@@ -16,6 +16,8 @@ import { WorkspacesService } from '../workspaces/workspaces.service';
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 /** Emails, display names and key labels are varchar(255). */
 const TEXT_LIMIT = 255;
+/** Longer than the column takes: PostgreSQL counts characters (code points), not UTF-16 units. */
+const tooLong = (s: string, max = TEXT_LIMIT): boolean => [...s].length > max;
 
 /** Operator actions behind the admin CLI and the first-start bootstrap. */
 @Injectable()
@@ -52,8 +54,8 @@ export class AdminService {
   /** Creates a user and records `user.created` in the instance trail (a user belongs to no workspace yet). */
   async createUser(email: string, displayName: string) {
     const e = email.trim().toLowerCase();
-    if (!EMAIL_RE.test(e) || e.length > TEXT_LIMIT) throw ProblemException.validation('email', `Not a valid email address (at most ${TEXT_LIMIT} characters).`);
-    if (!displayName.trim() || displayName.trim().length > TEXT_LIMIT) {
+    if (!EMAIL_RE.test(e) || tooLong(e)) throw ProblemException.validation('email', `Not a valid email address (at most ${TEXT_LIMIT} characters).`);
+    if (!displayName.trim() || tooLong(displayName.trim())) {
       throw ProblemException.validation('display_name', `Display name is required (at most ${TEXT_LIMIT} characters).`);
     }
     return this.ds.transaction(async (m) => {
@@ -106,7 +108,7 @@ export class AdminService {
   }
 
   async createApiKey(email: string, label = '') {
-    if (label.length > TEXT_LIMIT) throw ProblemException.validation('label', `At most ${TEXT_LIMIT} characters.`);
+    if (tooLong(label)) throw ProblemException.validation('label', `At most ${TEXT_LIMIT} characters.`);
     const user = await this.requireUser(email);
     return this.apiKeys.create(user.id, label);
   }

@@ -424,8 +424,8 @@ export class WorkItemsService {
 }
 
 /**
- * A PATCH that sends the item's current type, estimate point or parent again changes nothing, so it is not
- * checked as a new choice: an item keeps an inactive type (spec, type availability), a point of an estimate no
+ * A PATCH that sends the item's current `type_id`, `estimate_point_id` or `parent_id` again (alone, without
+ * its name form) changes nothing, so it is not checked as a new choice: an item keeps an inactive type (spec, type availability), a point of an estimate no
  * longer active, or a parent in a project the editor cannot read, and a body read and sent back unchanged must
  * not be a 400 for it.
  */
@@ -434,10 +434,11 @@ function keptRefsUnsent(
   cur: { type_id: string | null; estimate_point_id: string | null; parent_id: string | null },
 ): UpdateWorkItemDto {
   const same = (sent: string | null | undefined, current: string | null) => typeof sent === 'string' && current !== null && sent.toLowerCase() === current;
+  // Only the id form alone: with its name form too, the both-forms 400 must still answer.
   const kept = {
-    ...(same(dto.type_id, cur.type_id) ? { type_id: undefined } : {}),
-    ...(same(dto.estimate_point_id, cur.estimate_point_id) ? { estimate_point_id: undefined } : {}),
-    ...(same(dto.parent_id, cur.parent_id) ? { parent_id: undefined } : {}),
+    ...(same(dto.type_id, cur.type_id) && dto.type === undefined ? { type_id: undefined } : {}),
+    ...(same(dto.estimate_point_id, cur.estimate_point_id) && dto.estimate === undefined ? { estimate_point_id: undefined } : {}),
+    ...(same(dto.parent_id, cur.parent_id) && dto.parent === undefined ? { parent_id: undefined } : {}),
   };
   return Object.keys(kept).length ? { ...dto, ...kept } : dto;
 }

@@ -87,6 +87,8 @@ describe('admin CLI', () => {
   it('user create -> {id, email, display_name}', async () => {
     const out = await ok('user', 'create', `--email=${email.toUpperCase()}`, '--display-name', 'Cli User');
     expect(out).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), email, display_name: 'Cli User' });
+    // Lengths are characters, as the column counts them: 200 emoji (400 UTF-16 units) fit in 255.
+    expect((await ok('user', 'create', '--email', `emoji-${email}`, '--display-name', '😀'.repeat(200))).display_name).toBe('😀'.repeat(200));
   });
 
   it('member add -> {id, member_id, role}', async () => {
@@ -229,7 +231,7 @@ describe('admin CLI', () => {
         // A misspelt flag is refused, never dropped (`--tll 60` would have issued a 24-hour token).
         ['token', 'create', '--email', 'x@example.com', '--scopes', 'read', '--tll', '60'], ['api-key', 'create', '--email', 'x@example.com', '--lable', 'ci'],
         ['workspace', 'create', '--slug', 'x', '--name', 'X', '--bogus', 'y'], ['member', 'add', '--workspace', 'x', '--email', 'x@example.com', '--role', 'guest', '--project', 'P'],
-        ['token', 'create', '--email', 'x@example.com', '--scopes', 'read', '--ttl', '1e3'], ['token', 'create', '--email', 'x@example.com', '--scopes', 'read', '--ttl', '99999999999999']];
+        ['token', 'create', '--email', 'x@example.com', '--scopes', 'read', '--__proto__', '1'], ['token', 'create', '--email', 'x@example.com', '--scopes', 'read', '--ttl', '1e3'], ['token', 'create', '--email', 'x@example.com', '--scopes', 'read', '--ttl', '99999999999999']];
       for (const r of await inParallel(cases.map((args) => () => fails(...args)))) {
         expect(r.code).toBe(2);
         expect(r.line).toMatch(/--help/);

@@ -132,6 +132,14 @@ describe('work items list', () => {
     expect(await names(`created_at__gte=${alpha.created_at}&created_at__lte=${alpha.created_at}`)).toEqual(['alpha']);
     expect(await names(`created_at__lte=${new Date(Date.parse(alpha.created_at) - 1).toISOString()}`)).toEqual([]);
     expect(await names(`created_at__lte=${alpha.created_at.slice(0, 16)}Z`)).toContain('alpha');
+    // Digits past the microsecond (the stored resolution) are dropped, never rounded up into the next one.
+    const fmt = `'YYYY-MM-DD"T"HH24:MI:SS.US'`;
+    const [{ us, prev }] = await t.ds.query(
+      `SELECT to_char(created_at AT TIME ZONE 'UTC', ${fmt}) AS us, to_char((created_at - interval '1 microsecond') AT TIME ZONE 'UTC', ${fmt}) AS prev FROM work_items WHERE id = $1`,
+      [alpha.id],
+    );
+    expect(await names(`created_at__lte=${prev}999Z`)).toEqual([]);
+    expect(await names(`created_at__lte=${us}000Z`)).toEqual(['alpha']);
     expect((await names('updated_at__gte=2000-01-01T00:00:00Z&updated_at__lte=2999-01-01T00:00:00Z')).length).toBe(6);
     expectProblem(await t.http.get(`${base}?start_date__gte=yesterday`).set(key()), 400, 'validation_error');
     expect(await names('search=search-me')).toEqual(['echo Search-Me']);

@@ -238,6 +238,7 @@ describe('work items', () => {
       const edited = await patch(child.id, { name: 'edited by a contributor', parent_id: secret.id }, contributor.key);
       expect(edited.status).toBe(200);
       expect(edited.body.parent_id).toBe(secret.id);
+      expect(errorFields(expectProblem(await patch(child.id, { parent_id: secret.id, parent: `WIT-${child.sequence_id}` }, contributor.key), 400, 'validation_error'))).toEqual(['parent']);
       // Once a member of the hidden project, the contributor can link to it.
       await addToProject(ten.slug, hidden.id, contributor.id, 'guest');
       expect((await create({ name: 'c', parent_id: secret.id }, contributor.key)).status).toBe(201);
@@ -367,6 +368,9 @@ describe('work items', () => {
       expect(same.status).toBe(200);
       expect(same.body).toMatchObject({ type_id: bug.id, name: 'Still a bug' });
       expect((await t.ds.query(`SELECT estimate_point_id FROM work_items WHERE id = $1`, [item.id]))[0].estimate_point_id).toBe(m.id);
+      // With its name form beside it, the current id is still the both-forms 400 (nothing changes).
+      expect(errorFields(expectProblem(await t.http.patch(`${url}${item.id}/`).set(key()).send({ type_id: bug.id, type: 'Task' }), 400, 'validation_error'))).toEqual(['type']);
+      expect(errorFields(expectProblem(await t.http.patch(`${url}${item.id}/`).set(key()).send({ estimate_point_id: m.id, estimate: 'L' }), 400, 'validation_error'))).toEqual(['estimate']);
       // A different inactive type, or another point of the inactive estimate, is still a new choice: 400.
       expect(errorFields(expectProblem(await t.http.patch(`${url}${item.id}/`).set(key()).send({ type_id: spike.id }), 400, 'validation_error'))).toEqual(['type_id']);
       expect(errorFields(expectProblem(await t.http.patch(`${url}${item.id}/`).set(key()).send({ estimate_point_id: l.id }), 400, 'validation_error'))).toEqual(['estimate_point_id']);

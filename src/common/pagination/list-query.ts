@@ -98,7 +98,9 @@ function parseValue(def: FilterDef, field: string, raw: string, errors: FieldErr
       return raw;
     case 'datetime':
       if (!isValidDateTime(raw)) errors.push({ field, message: `"${raw}" is not an ISO 8601 date-time.` });
-      return raw;
+      // Timestamps are stored in microseconds: finer digits are dropped, not rounded (PostgreSQL would round
+      // .7633946 up to .763395 and an inclusive bound would take in the next microsecond).
+      return raw.replace(/(\.\d{6})\d+/, '$1');
     case 'enum':
       if (!def.values!.includes(raw)) errors.push({ field, message: `"${raw}" is not one of: ${def.values!.join(', ')}.` });
       return raw;
