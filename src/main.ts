@@ -8,6 +8,7 @@ import { runMigrations } from './common/database/migrate';
 import { createApp } from './common/http/create-app';
 import { inFlightIdle } from './common/http/in-flight';
 
+/** Lines of the start and stop sequence: printed whatever LOG_LEVEL says (an operator always sees them). */
 function log(msg: string, extra: Record<string, unknown> = {}) {
   process.stdout.write(JSON.stringify({ level: 30, time: Date.now(), context: 'main', msg, ...extra }) + '\n');
 }
@@ -66,11 +67,13 @@ async function main() {
       process.exit(0);
     }
   };
+  db.releaseSignals();
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 }
 
 main().catch((err) => {
-  process.stderr.write(JSON.stringify({ level: 60, time: Date.now(), msg: 'startup failed', err: String(err?.stack ?? err) }) + '\n');
+  const detail = err === undefined ? 'no reason given (embedded PostgreSQL?)' : String(err?.stack ?? err);
+  process.stderr.write(JSON.stringify({ level: 60, time: Date.now(), msg: 'startup failed', err: detail }) + '\n');
   process.exit(1);
 });

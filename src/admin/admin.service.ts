@@ -11,7 +11,7 @@ import { MembersRepository } from '../members/members.repository';
 import { MembersService } from '../members/members.service';
 import { OAuthTokensService } from '../oauth/oauth-tokens.service';
 import { UsersRepository } from '../users/users.repository';
-import { WorkspacesService } from '../workspaces/workspaces.service';
+import { SLUG_RE, WorkspacesService } from '../workspaces/workspaces.service';
 
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 /** Emails, display names and key labels are varchar(255). */
@@ -142,17 +142,36 @@ export class AdminService {
     return ws;
   }
 
-  /** First start on an empty database: an owner, a workspace and an API key, so the API is usable at once. */
+  /**
+   * First start on an empty database: an owner, a workspace and an API key, so the API is usable at once.
+   * Instances starting together take turns (advisory lock), so one seeds and the others find it done. The
+   * settings are checked before anything is written, and a start that stopped half-way (the bootstrap user
+   * alone) is completed by the next one instead of leaving a database with nobody able to call the API.
+   */
   async bootstrapIfEmpty(): Promise<null | { email: string; workspace: string; api_key: string }> {
-    const rows = await this.ds.query(`SELECT (SELECT count(*) FROM users)::int AS users, (SELECT count(*) FROM workspaces)::int AS workspaces`);
-    if (rows[0].users > 0 || rows[0].workspaces > 0) return null;
-    const email = process.env.BOOTSTRAP_EMAIL || 'admin@example.com';
-    const slug = process.env.BOOTSTRAP_WORKSPACE || 'default';
-    await this.createUser(email, 'Admin');
-    await this.createWorkspace(slug, 'Default workspace');
-    await this.addMember(slug, email, WorkspaceRole.Owner);
-    const key = await this.createApiKey(email, 'bootstrap');
-    return { email, workspace: slug, api_key: key.key };
+    const email = (process.env.BOOTSTRAP_EMAIL || 'admin@example.com').trim().toLowerCase();
+    const slug = (process.env.BOOTSTRAP_WORKSPACE || 'default').trim().toLowerCase();
+    if (!EMAIL_RE.test(email) || tooLong(email)) throw new Error(`BOOTSTRAP_EMAIL must be an email address, got "${email}"`);
+    if (!SLUG_RE.test(slug)) throw new Error(`BOOTSTRAP_WORKSPACE must be 1-48 lower-case letters, digits and inner hyphens, got "${slug}"`);
+    const lock = this.ds.createQueryRunner();
+    await lock.connect();
+    try {
+      await lock.query(`SELECT pg_advisory_lock(hashtext('wt:bootstrap'))`);
+      const [state] = await this.ds.query(
+        `SELECT (SELECT count(*) FROM workspaces)::int AS workspaces,
+                (SELECT count(*) FROM users WHERE email <> $1)::int AS other_users`,
+        [email],
+      );
+      if (state.workspaces > 0 || state.other_users > 0) return null;
+      if (!(await this.users.findByEmail(email))) await this.createUser(email, 'Admin');
+      await this.createWorkspace(slug, 'Default workspace');
+      await this.addMember(slug, email, WorkspaceRole.Owner);
+      const key = await this.createApiKey(email, 'bootstrap');
+      return { email, workspace: slug, api_key: key.key };
+    } finally {
+      await lock.query(`SELECT pg_advisory_unlock(hashtext('wt:bootstrap'))`).catch(() => undefined);
+      await lock.release();
+    }
   }
 
   private async requireUser(email: string) {

@@ -1,4 +1,6 @@
 import { connect } from 'node:net';
+import { Client } from 'pg';
+import { adminUrl } from '../helpers/database';
 import { createTestApp, expectProblem, Tenant, TestApp } from '../helpers/test-app';
 
 describe('spec conventions (central mechanisms)', () => {
@@ -276,5 +278,29 @@ describe('spec conventions (central mechanisms)', () => {
     const holder = (await t.http.get(`${stateUrl}?external_source=jira&external_id=EXT-2`).set(key())).body.data[0];
     expect((await t.http.delete(`${stateUrl}${holder.id}/`).set(key())).status).toBe(204);
     expect((await post(stateUrl, body(stateUrl, 'Reborn', { external_source: 'jira', external_id: 'EXT-2' }))).status).toBe(201);
+  });
+  it('a database that cannot be reached is 503 service_unavailable with Retry-After (temporary), never a 500; /readyz says so', async () => {
+    const app = await createTestApp();
+    const tenant = await app.tenant();
+    const db = new URL(app.dbUrl).pathname.slice(1);
+    const admin = new Client({ connectionString: adminUrl() });
+    await admin.connect();
+    try {
+      await admin.query(`ALTER DATABASE ${db} ALLOW_CONNECTIONS false`);
+      await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1`, [db]);
+      const url = `/api/v2/workspaces/${tenant.slug}/projects/`;
+      let res = await app.http.get(url).set('X-Api-Key', tenant.owner.key);
+      // The first use of a terminated pooled connection may fail on it; the next one cannot connect at all.
+      if (res.status !== 503) res = await app.http.get(url).set('X-Api-Key', tenant.owner.key);
+      expectProblem(res, 503, 'service_unavailable');
+      expect(res.headers['retry-after']).toBe('5');
+      expect((await app.http.get('/readyz')).status).toBe(503);
+      await admin.query(`ALTER DATABASE ${db} ALLOW_CONNECTIONS true`);
+      expect((await app.http.get(url).set('X-Api-Key', tenant.owner.key)).status).toBe(200);
+    } finally {
+      await admin.query(`ALTER DATABASE ${db} ALLOW_CONNECTIONS true`).catch(() => undefined);
+      await admin.end();
+      await app.close();
+    }
   });
 });

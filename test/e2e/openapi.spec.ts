@@ -144,6 +144,8 @@ describe('OpenAPI document', () => {
     }
     // Any operation can answer 400 (a NUL in a query parameter, `expand` where none is accepted), the public ones too.
     for (const o of ops) if (!o.op.responses['400']?.content?.['application/problem+json']) bad.push(`${o.method} ${o.path}: no 400 problem`);
+    // Every operation can meet a database outage: 503 with Retry-After.
+    for (const o of ops) if (!(o.op.responses['503'] as any)?.headers?.['Retry-After']) bad.push(`${o.method} ${o.path}: no 503 problem`);
     // A body can be too large (413) or not JSON (415) on every operation that takes one.
     for (const o of ops) {
       if (!(o.op as { requestBody?: unknown }).requestBody) continue;

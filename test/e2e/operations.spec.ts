@@ -20,7 +20,7 @@ describe('operations files', () => {
     const read = new Set<string>();
     for (const f of sourceFiles(join(ROOT, 'src'))) {
       const text = readFileSync(f, 'utf8');
-      for (const m of text.matchAll(/process\.env\.([A-Z0-9_]+)|process\.env\[['"]([A-Z0-9_]+)['"]\]|\bint\(['"]([A-Z0-9_]+)['"]/g)) {
+      for (const m of text.matchAll(/process\.env\.([A-Z0-9_]+)|process\.env\[['"]([A-Z0-9_]+)['"]\]|\b(?:int|bool)\(['"]([A-Z0-9_]+)['"]/g)) {
         read.add(m[1] ?? m[2] ?? m[3]);
       }
     }
@@ -30,11 +30,12 @@ describe('operations files', () => {
     expect([...read].filter((name) => !listed.has(name)).sort()).toEqual([]);
   });
 
-  it('the Dockerfile builds in stages on node:20-slim, runs as a non-root user on port 3000 with a /healthz check and the start:prod command', () => {
+  it('the Dockerfile builds in stages on node:22-slim (LTS), runs as a non-root user on port 3000 with a /healthz check and the start:prod command', () => {
     const df = readFileSync(join(ROOT, 'docker/Dockerfile'), 'utf8');
     const froms = [...df.matchAll(/^FROM\s+(\S+)/gm)].map((m) => m[1]);
     expect(froms.length).toBeGreaterThanOrEqual(2);
-    expect(froms.every((f) => f === 'node:20-slim')).toBe(true);
+    expect(froms.every((f) => f === 'node:22-slim')).toBe(true);
+    expect(df).toMatch(/^VOLUME \["\/app\/\.data"\]$/m);
     expect(df).toMatch(/^RUN npm (ci|install)\b/m);
     expect(df).toMatch(/npm run build/);
     expect(df).toMatch(/^USER (?!root)\S+/m);
@@ -46,6 +47,30 @@ describe('operations files', () => {
     expect(startProd).toEqual(['node', '--max-old-space-size=192', 'dist/src/main.js']);
     expect(df).toMatch(new RegExp(`^CMD ${JSON.stringify(startProd).replace(/[[\]]/g, '\\$&').replace(/,/g, ', ')}$`, 'm'));
   });
+
+  it('a bad setting stops the start at once with a message naming the variable (before any database work)', async () => {
+    ensureBuilt();
+    const bad: Array<[string, string]> = [
+      ['PORT', '99999'], ['RATE_LIMIT_MAX', '0'], ['RATE_LIMIT_WINDOW_SECONDS', '0'], ['DB_POOL_SIZE', '0'], ['BODY_LIMIT_BYTES', '0'],
+      ['LOG_LEVEL', 'bogus'], ['TRUST_PROXY', 'maybe'], ['SEED_ON_EMPTY', 'nope'], ['PUBLIC_BASE_URL', 'not-a-url'], ['EMBEDDED_PG_PORT', '70000'],
+    ];
+    const runs = await Promise.all(
+      bad.map(
+        ([name, value]) =>
+          new Promise<{ code: number | null; err: string }>((resolve) => {
+            const env: NodeJS.ProcessEnv = { ...process.env, [name]: value, DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' };
+            const p = spawn('node', [DIST_MAIN], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+            let err = '';
+            p.stderr!.on('data', (d) => (err += d));
+            p.once('exit', (code) => resolve({ code, err }));
+          }),
+      ),
+    );
+    runs.forEach((r, i) => {
+      expect([bad[i][0], r.code]).toEqual([bad[i][0], 1]);
+      expect(r.err).toContain(`${bad[i][0]} must be`);
+    });
+  }, 60_000);
 
   it('compose runs the API with postgres:16 and redis:7, wired through DATABASE_URL and REDIS_URL', () => {
     const c = readFileSync(join(ROOT, 'docker/compose.yaml'), 'utf8');
@@ -124,8 +149,34 @@ describe('graceful shutdown of the compiled service on embedded PostgreSQL', () 
     const item = (await (await fetch(itemUrl, { method: 'POST', headers: json, body: JSON.stringify({ name: 'Before' }) })).json()) as { id: string };
     expect(item.id).toBeDefined();
 
+    // The superuser password is this data directory's own (random, 0600), not a well-known one.
+    const passwordFile = join(dataDir, 'pg-password');
+    expect(statSync(passwordFile).mode & 0o777).toBe(0o600);
+    const password = readFileSync(passwordFile, 'utf8').trim();
+    expect(password).toMatch(/^[0-9a-f]{48}$/);
+    const guess = new Client({ connectionString: `postgres://postgres:postgres@127.0.0.1:${pgPort}/worktracking` });
+    await expect(guess.connect()).rejects.toThrow(/password/);
+    await guess.end().catch(() => undefined);
+    const pgUrl = `postgres://postgres:${password}@127.0.0.1:${pgPort}/worktracking`;
+
+    // Another DATA_DIR on the same EMBEDDED_PG_PORT is refused with a message naming the port, never served this data.
+    const otherDir = mkdtempSync(join(tmpdir(), 'wt-other-'));
+    try {
+      const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(await freePort()), DATA_DIR: otherDir, EMBEDDED_PG_PORT: String(pgPort) };
+      delete env.DATABASE_URL;
+      const second = spawn('node', [DIST_MAIN], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      second.stdout!.on('data', (d) => (out += d));
+      second.stderr!.on('data', (d) => (out += d));
+      const code = await new Promise<number | null>((resolve) => second.once('exit', resolve));
+      expect(code).toBe(1);
+      expect(out).toContain(`EMBEDDED_PG_PORT ${pgPort}`);
+    } finally {
+      rmSync(otherDir, { recursive: true, force: true });
+    }
+
     // Hold a lock so the next request stays in flight while the signal arrives.
-    const pg = new Client({ connectionString: `postgres://postgres:postgres@127.0.0.1:${pgPort}/worktracking` });
+    const pg = new Client({ connectionString: pgUrl });
     await pg.connect();
     await pg.query('BEGIN');
     await pg.query('LOCK TABLE projects IN ACCESS EXCLUSIVE MODE');
@@ -133,7 +184,7 @@ describe('graceful shutdown of the compiled service on embedded PostgreSQL', () 
     const inFlight = fetch(url, { headers: { 'X-Api-Key': key! } }).then(async (r) => ({ status: r.status, body: (await r.json()) as { pagination: unknown }, at: Date.now() - started }));
     // A write whose client hangs up while it waits, and which a second lock keeps running after the
     // server has closed: its handler still needs pool connections, so the pool must outlive it.
-    const pg2 = new Client({ connectionString: `postgres://postgres:postgres@127.0.0.1:${pgPort}/worktracking` });
+    const pg2 = new Client({ connectionString: pgUrl });
     await pg2.connect();
     await pg2.query('BEGIN');
     await pg2.query('LOCK TABLE work_items IN ACCESS EXCLUSIVE MODE');

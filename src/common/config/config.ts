@@ -19,30 +19,61 @@ export interface AppConfig {
   trustProxy: boolean;
 }
 
-function int(name: string, fallback: number): number {
+/** An integer setting within [min, max]; a bad value stops the start with a message naming the variable. */
+function int(name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  if (!/^\d+$/.test(raw.trim()) || n < min || n > max) {
+    throw new Error(`${name} must be an integer from ${min} to ${max === Number.MAX_SAFE_INTEGER ? 'any size' : max}, got "${raw}"`);
+  }
   return n;
 }
 
+/** A yes/no setting: true/false, 1/0, yes/no (any case); anything else stops the start. */
+function bool(name: string, fallback: boolean): boolean {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const v = raw.trim().toLowerCase();
+  if (['true', '1', 'yes'].includes(v)) return true;
+  if (['false', '0', 'no'].includes(v)) return false;
+  throw new Error(`${name} must be true or false, got "${raw}"`);
+}
+
+/** The log levels of pino (request logs) that the service's own logger understands too. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function publicBaseUrl(port: number): string {
+  const raw = process.env.PUBLIC_BASE_URL;
+  if (!raw) return `http://localhost:${port}`;
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new Error(`PUBLIC_BASE_URL must be an absolute http(s) URL, got "${raw}"`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error(`PUBLIC_BASE_URL must be an absolute http(s) URL, got "${raw}"`);
+  return raw.replace(/\/+$/, '');
+}
+
 export function loadConfig(): AppConfig {
-  const port = int('PORT', 3000);
+  const port = int('PORT', 3000, 0, 65535);
+  const logLevel = (process.env.LOG_LEVEL || 'info').trim().toLowerCase();
+  if (!LOG_LEVELS.includes(logLevel)) throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${process.env.LOG_LEVEL}"`);
   return {
     port,
     host: process.env.HOST || '0.0.0.0',
-    publicBaseUrl: (process.env.PUBLIC_BASE_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
+    publicBaseUrl: publicBaseUrl(port),
     databaseUrl: process.env.DATABASE_URL || undefined,
-    embeddedPgPort: int('EMBEDDED_PG_PORT', 54329),
+    embeddedPgPort: int('EMBEDDED_PG_PORT', 54329, 1, 65535),
     dataDir: process.env.DATA_DIR || '.data',
     redisUrl: process.env.REDIS_URL || undefined,
-    rateLimit: { limit: int('RATE_LIMIT_MAX', 600), ttlMs: int('RATE_LIMIT_WINDOW_SECONDS', 60) * 1000 },
-    bodyLimitBytes: int('BODY_LIMIT_BYTES', 1024 * 1024),
-    logLevel: process.env.LOG_LEVEL || 'info',
-    dbPoolSize: int('DB_POOL_SIZE', 10),
-    seedOnEmpty: process.env.SEED_ON_EMPTY !== 'false',
-    trustProxy: process.env.TRUST_PROXY === 'true',
+    rateLimit: { limit: int('RATE_LIMIT_MAX', 600, 1), ttlMs: int('RATE_LIMIT_WINDOW_SECONDS', 60, 1, 86_400) * 1000 },
+    bodyLimitBytes: int('BODY_LIMIT_BYTES', 1024 * 1024, 1, 2 ** 31 - 1),
+    logLevel,
+    dbPoolSize: int('DB_POOL_SIZE', 10, 1, 1000),
+    seedOnEmpty: bool('SEED_ON_EMPTY', true),
+    trustProxy: bool('TRUST_PROXY', false),
   };
 }
 

