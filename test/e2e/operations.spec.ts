@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { DIST_MAIN, ensureBuilt, ROOT } from '../helpers/build';
+import { createTestDatabase } from '../helpers/database';
 
 /** Operations files and process behaviour: settings documented, container files sane, graceful shutdown. */
 
@@ -219,4 +220,34 @@ describe('graceful shutdown of the compiled service on embedded PostgreSQL', () 
     expect(await canConnect(pgPort)).toBe(false);
     expect(statSync(join(dataDir, 'pg', 'PG_VERSION')).isFile()).toBe(true);
   }, 60_000);
+});
+
+describe('request logs of the compiled service', () => {
+  it('never hold a credential sent in the query string', async () => {
+    ensureBuilt();
+    const db = await createTestDatabase();
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: db.url, LOG_LEVEL: 'info', SEED_ON_EMPTY: 'false' };
+    delete env.REDIS_URL;
+    const server = spawn('node', [DIST_MAIN], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    server.stdout!.on('data', (d) => (output += d));
+    server.stderr!.on('data', (d) => (output += d));
+    try {
+      const deadline = Date.now() + 60_000;
+      while (!(await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false))) {
+        if (Date.now() > deadline || server.exitCode !== null) throw new Error(`server did not start:\n${output}`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      const res = await fetch(`http://127.0.0.1:${port}/api/v2/users/me/?api_key=wt_api_SECRET123&access_token=tok456&per_page=5`);
+      expect(res.status).toBe(401);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(output).toContain('api_key=[redacted]&access_token=[redacted]&per_page=5');
+      expect(output).not.toMatch(/SECRET123|tok456/);
+    } finally {
+      server.kill('SIGTERM');
+      await new Promise((r) => server.once('exit', r));
+      await db.drop();
+    }
+  }, 90_000);
 });

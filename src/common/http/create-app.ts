@@ -21,6 +21,26 @@ import { setupOpenApi } from '../openapi/openapi';
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** Query parameters whose value may be a secret: logged as `[redacted]`. */
+const SECRET_QUERY_KEYS = /^(api[_-]?key|x-api-key|key|token|access[_-]?token|auth|authorization|password|secret)$/i;
+
+export function redactQuery(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const parts = url.slice(q + 1).split('&').map((pair) => {
+    const eq = pair.indexOf('=');
+    const name = eq < 0 ? pair : pair.slice(0, eq);
+    let decoded = name;
+    try {
+      decoded = decodeURIComponent(name);
+    } catch {
+      // a malformed escape is logged as sent
+    }
+    return eq >= 0 && SECRET_QUERY_KEYS.test(decoded) ? `${name}=[redacted]` : pair;
+  });
+  return `${url.slice(0, q)}?${parts.join('&')}`;
+}
+
 /**
  * Builds the HTTP application: Fastify with the trailing-slash rewrite, the route registry for 405s,
  * a JSON body parser with the configured size limit, request ids, security headers and the OpenAPI
@@ -28,7 +48,16 @@ const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
  */
 export async function createApp(cfg: AppConfig, databaseUrl: string, opts: { logger?: boolean } = {}): Promise<NestFastifyApplication> {
   const options: FastifyServerOptions & Record<string, unknown> = {
-    logger: opts.logger === false ? false : { level: cfg.logLevel },
+    logger:
+      opts.logger === false
+        ? false
+        : {
+            level: cfg.logLevel,
+            // Credentials belong in headers (never logged), but a client may put one in the query string.
+            serializers: {
+              req: (req: { method: string; url: string; id: string; ip?: string }) => ({ method: req.method, url: redactQuery(req.url), reqId: req.id, remoteAddress: req.ip }),
+            },
+          },
     bodyLimit: cfg.bodyLimitBytes,
     trustProxy: cfg.trustProxy,
     routerOptions: { ignoreTrailingSlash: false, ignoreDuplicateSlashes: false },
