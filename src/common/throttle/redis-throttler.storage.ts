@@ -18,6 +18,8 @@ return {hits, ttl, 0, 0}`;
 
 /** A request waits at most this long for the limiter before it is let through. */
 const COMMAND_TIMEOUT_MS = 1000;
+/** ioredis states of a connection that was lost or refused (not the first connect in progress). */
+const LOST = new Set(['reconnecting', 'close', 'end']);
 
 type ThrottleCommand = (windowKey: string, blockKey: string, ttlMs: number, limit: number, blockMs: number) => Promise<number[]>;
 
@@ -49,9 +51,10 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnApplicationShu
   async increment(key: string, ttl: number, limit: number, blockDuration: number, name: string) {
     const k = `${this.prefix}:${name}:${key}`;
     let timer: NodeJS.Timeout | undefined;
-    // Not connected (down, or reconnecting): fail open at once instead of queueing behind the timeout, so an
-    // outage of Redis costs requests nothing (the client reconnects in the background).
-    if (this.redis.status !== 'ready') return this.unlimited(ttl, new Error(`Redis is ${this.redis.status}`));
+    // Connection lost (down, reconnecting): fail open at once instead of queueing behind the timeout, so an
+    // outage of Redis costs requests nothing (the client reconnects in the background). While the first
+    // connection is being made the command waits for it (bounded by the timeout below).
+    if (LOST.has(this.redis.status)) return this.unlimited(ttl, new Error(`Redis is ${this.redis.status}`));
     try {
       const call = (this.redis as unknown as { wtThrottle: ThrottleCommand }).wtThrottle(k, `${k}:blocked`, ttl, limit, blockDuration || ttl);
       const timeout = new Promise<never>((_, reject) => {
