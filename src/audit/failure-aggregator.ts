@@ -3,20 +3,17 @@ import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Queryable } from '../common/pagination/sql-params';
 import type { AuditActor, AuditEvent } from './audit.service';
+import { loadConfig } from '../common/config/config';
 
 /** Default aggregation window of repeated identical failures (AUDIT_FAILURE_WINDOW_SECONDS). */
-export const DEFAULT_FAILURE_WINDOW_SECONDS = 60;
 /** Counts held in memory reach the database at least this often. */
 const FLUSH_INTERVAL_MS = 1000;
 /** Windows remembered in memory; older ones are forgotten first (the database stays correct without them). */
 const MAX_REMEMBERED = 10_000;
 
+/** AUDIT_FAILURE_WINDOW_SECONDS, validated with every other setting at start (config.ts). */
 export function failureWindowSeconds(): number {
-  const raw = process.env.AUDIT_FAILURE_WINDOW_SECONDS;
-  if (raw === undefined || raw === '') return DEFAULT_FAILURE_WINDOW_SECONDS;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`AUDIT_FAILURE_WINDOW_SECONDS must be a positive integer, got "${raw}"`);
-  return n;
+  return loadConfig().auditFailureWindowSeconds;
 }
 
 /** What makes two failures "identical": everything but the time, the user agent and free-form metadata. */

@@ -54,12 +54,13 @@ describe('operations files', () => {
     const bad: Array<[string, string]> = [
       ['PORT', '99999'], ['RATE_LIMIT_MAX', '0'], ['RATE_LIMIT_WINDOW_SECONDS', '0'], ['DB_POOL_SIZE', '0'], ['BODY_LIMIT_BYTES', '0'],
       ['LOG_LEVEL', 'bogus'], ['TRUST_PROXY', 'maybe'], ['SEED_ON_EMPTY', 'nope'], ['PUBLIC_BASE_URL', 'not-a-url'], ['EMBEDDED_PG_PORT', '70000'],
+      ['AUDIT_FAILURE_WINDOW_SECONDS', 'x'], ['DATABASE_URL', 'notaurl'],
     ];
     const runs = await Promise.all(
       bad.map(
         ([name, value]) =>
           new Promise<{ code: number | null; err: string }>((resolve) => {
-            const env: NodeJS.ProcessEnv = { ...process.env, [name]: value, DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' };
+            const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', [name]: value };
             const p = spawn('node', [DIST_MAIN], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
             let err = '';
             p.stderr!.on('data', (d) => (err += d));

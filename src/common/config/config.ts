@@ -17,6 +17,8 @@ export interface AppConfig {
   seedOnEmpty: boolean;
   /** Honour X-Forwarded-For (client address for per-address rate limits) behind a load balancer. */
   trustProxy: boolean;
+  /** Repeated identical failures within this many seconds are one audit entry with a count. */
+  auditFailureWindowSeconds: number;
 }
 
 /** An integer setting within [min, max]; a bad value stops the start with a message naming the variable. */
@@ -56,6 +58,19 @@ function publicBaseUrl(port: number): string {
   return raw.replace(/\/+$/, '');
 }
 
+function databaseUrl(): string | undefined {
+  const raw = process.env.DATABASE_URL;
+  if (!raw) return undefined;
+  let protocol = '';
+  try {
+    protocol = new URL(raw).protocol;
+  } catch {
+    // reported below
+  }
+  if (protocol !== 'postgres:' && protocol !== 'postgresql:') throw new Error(`DATABASE_URL must be a postgres:// URL, got "${raw.replace(/:[^:@/]*@/, ':***@')}"`);
+  return raw;
+}
+
 export function loadConfig(): AppConfig {
   const port = int('PORT', 3000, 0, 65535);
   const logLevel = (process.env.LOG_LEVEL || 'info').trim().toLowerCase();
@@ -64,7 +79,7 @@ export function loadConfig(): AppConfig {
     port,
     host: process.env.HOST || '0.0.0.0',
     publicBaseUrl: publicBaseUrl(port),
-    databaseUrl: process.env.DATABASE_URL || undefined,
+    databaseUrl: databaseUrl(),
     embeddedPgPort: int('EMBEDDED_PG_PORT', 54329, 1, 65535),
     dataDir: process.env.DATA_DIR || '.data',
     redisUrl: process.env.REDIS_URL || undefined,
@@ -74,6 +89,7 @@ export function loadConfig(): AppConfig {
     dbPoolSize: int('DB_POOL_SIZE', 10, 1, 1000),
     seedOnEmpty: bool('SEED_ON_EMPTY', true),
     trustProxy: bool('TRUST_PROXY', false),
+    auditFailureWindowSeconds: int('AUDIT_FAILURE_WINDOW_SECONDS', 60, 1, 86_400),
   };
 }
 
