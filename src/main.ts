@@ -19,7 +19,10 @@ async function main() {
   log(db.embedded ? 'using embedded PostgreSQL' : 'using DATABASE_URL', { embedded: db.embedded });
 
   const migrator = new DataSource(dataSourceOptions(db.url, 1));
-  await migrator.initialize();
+  await migrator.initialize().catch((err: Error) => {
+    const u = new URL(db.url);
+    throw new Error(`could not reach the database at ${u.hostname}:${u.port || 5432}${u.pathname}: ${err?.message ?? err}`);
+  });
   const applied = await runMigrations(migrator, db.url);
   await migrator.destroy();
   if (applied.length) log('migrations applied', { applied });

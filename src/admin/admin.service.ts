@@ -157,14 +157,17 @@ export class AdminService {
     await lock.connect();
     try {
       await lock.query(`SELECT pg_advisory_lock(hashtext('wt:bootstrap'))`);
+      // Seeded = the bootstrap user holds a key. Anything the operator set up (another user or workspace) means
+      // no seed; otherwise each step below is skipped when an interrupted start already did it.
       const [state] = await this.ds.query(
-        `SELECT (SELECT count(*) FROM workspaces)::int AS workspaces,
-                (SELECT count(*) FROM users WHERE email <> $1)::int AS other_users`,
-        [email],
+        `SELECT (SELECT count(*) FROM workspaces WHERE slug <> $2)::int AS other_workspaces,
+                (SELECT count(*) FROM users WHERE email <> $1)::int AS other_users,
+                (SELECT count(*) FROM api_keys k JOIN users u ON u.id = k.user_id WHERE u.email = $1)::int AS keys`,
+        [email, slug],
       );
-      if (state.workspaces > 0 || state.other_users > 0) return null;
+      if (state.other_workspaces > 0 || state.other_users > 0 || state.keys > 0) return null;
       if (!(await this.users.findByEmail(email))) await this.createUser(email, 'Admin');
-      await this.createWorkspace(slug, 'Default workspace');
+      if (!(await this.workspaces.findBySlug(slug))) await this.createWorkspace(slug, 'Default workspace');
       await this.addMember(slug, email, WorkspaceRole.Owner);
       const key = await this.createApiKey(email, 'bootstrap');
       return { email, workspace: slug, api_key: key.key };

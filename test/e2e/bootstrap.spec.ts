@@ -40,7 +40,24 @@ describe('first-start bootstrap', () => {
     const seeded = await admin.bootstrapIfEmpty();
     expect(seeded).toMatchObject({ email: 'admin@example.com', workspace: 'default', api_key: expect.stringMatching(/^wt_api_/) });
     expect(await counts(t)).toEqual({ users: 1, workspaces: 1, keys: 1 });
-    // Any other user or workspace means the operator set the instance up: nothing is seeded.
+    // Seeded once (the user holds a key): nothing more.
     expect(await admin.bootstrapIfEmpty()).toBeNull();
+  });
+
+  it('a seed interrupted after the workspace (no owner, no key) is completed; an operator\'s own setup is left alone', async () => {
+    const t = await fresh();
+    const admin = t.app.get(AdminService);
+    await admin.createUser('admin@example.com', 'Admin');
+    await admin.createWorkspace('default', 'Default workspace');
+    const seeded = await admin.bootstrapIfEmpty();
+    expect(seeded).toMatchObject({ workspace: 'default', api_key: expect.stringMatching(/^wt_api_/) });
+    expect(await counts(t)).toEqual({ users: 1, workspaces: 1, keys: 1 });
+    expect((await t.http.get('/api/v2/workspaces/default/members/').set('X-Api-Key', seeded!.api_key)).body.data).toEqual([
+      expect.objectContaining({ role: 'owner' }),
+    ]);
+    const other = await fresh();
+    await other.app.get(AdminService).createUser('ops@example.com', 'Ops');
+    expect(await other.app.get(AdminService).bootstrapIfEmpty()).toBeNull();
+    expect(await counts(other)).toEqual({ users: 1, workspaces: 0, keys: 0 });
   });
 });

@@ -54,7 +54,7 @@ describe('operations files', () => {
     const bad: Array<[string, string]> = [
       ['PORT', '99999'], ['RATE_LIMIT_MAX', '0'], ['RATE_LIMIT_WINDOW_SECONDS', '0'], ['DB_POOL_SIZE', '0'], ['BODY_LIMIT_BYTES', '0'],
       ['LOG_LEVEL', 'bogus'], ['TRUST_PROXY', 'maybe'], ['SEED_ON_EMPTY', 'nope'], ['PUBLIC_BASE_URL', 'not-a-url'], ['EMBEDDED_PG_PORT', '70000'],
-      ['AUDIT_FAILURE_WINDOW_SECONDS', 'x'], ['DATABASE_URL', 'notaurl'],
+      ['AUDIT_FAILURE_WINDOW_SECONDS', 'x'], ['DATABASE_URL', 'notaurl'], ['REDIS_URL', 'http://127.0.0.1:6390'], ['PORT', '0'],
     ];
     const runs = await Promise.all(
       bad.map(
@@ -240,11 +240,11 @@ describe('request logs of the compiled service', () => {
         if (Date.now() > deadline || server.exitCode !== null) throw new Error(`server did not start:\n${output}`);
         await new Promise((r) => setTimeout(r, 200));
       }
-      const res = await fetch(`http://127.0.0.1:${port}/api/v2/users/me/?api_key=wt_api_SECRET123&access_token=tok456&per_page=5`);
+      const res = await fetch(`http://127.0.0.1:${port}/api/v2/users/me/?api_key=wt_api_SECRET123&access_token=tok456&client_secret=cs789&per_page=5`);
       expect(res.status).toBe(401);
       await new Promise((r) => setTimeout(r, 300));
-      expect(output).toContain('api_key=[redacted]&access_token=[redacted]&per_page=5');
-      expect(output).not.toMatch(/SECRET123|tok456/);
+      expect(output).toContain('api_key=[redacted]&access_token=[redacted]&client_secret=[redacted]&per_page=5');
+      expect(output).not.toMatch(/SECRET123|tok456|cs789/);
     } finally {
       server.kill('SIGTERM');
       await new Promise((r) => server.once('exit', r));

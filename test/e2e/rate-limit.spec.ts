@@ -1,3 +1,4 @@
+import { AddressInfo, createServer, Server, Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { ThrottlerStorage } from '@nestjs/throttler';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -254,3 +255,29 @@ describe('rate limits when Redis is unreachable', () => {
     expect((Date.now() - started) / (LIMIT + 2)).toBeLessThan(150);
   });
 });
+
+describe('rate limits when Redis is connected but silent', () => {
+  let t: TestApp;
+  let silent: Server;
+  const sockets: Socket[] = [];
+  beforeAll(async () => {
+    // Accepts connections and never answers: every command would wait out the command timeout.
+    silent = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    t = await createTestApp({ rateLimit, redisUrl: `redis://127.0.0.1:${(silent.address() as AddressInfo).port}` });
+  });
+  afterAll(async () => {
+    await t.close();
+    for (const socket of sockets) socket.destroy();
+    await new Promise((r) => silent.close(r));
+  });
+
+  it('after one timed-out command Redis is skipped for a while: requests are served without waiting', async () => {
+    const u = await t.user();
+    const started = Date.now();
+    for (let i = 0; i < 6; i++) expect((await t.http.get('/api/v2/users/me/').set('X-Api-Key', u.key)).status).toBe(200);
+    // One command timeout (1 s), not six.
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+});
+

@@ -46,7 +46,7 @@ function bool(name: string, fallback: boolean): boolean {
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 function publicBaseUrl(port: number): string {
-  const raw = process.env.PUBLIC_BASE_URL;
+  const raw = process.env.PUBLIC_BASE_URL?.trim();
   if (!raw) return `http://localhost:${port}`;
   let u: URL;
   try {
@@ -54,12 +54,15 @@ function publicBaseUrl(port: number): string {
   } catch {
     throw new Error(`PUBLIC_BASE_URL must be an absolute http(s) URL, got "${raw}"`);
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error(`PUBLIC_BASE_URL must be an absolute http(s) URL, got "${raw}"`);
+  if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.search || u.hash) {
+    throw new Error(`PUBLIC_BASE_URL must be an absolute http(s) URL without query or fragment, got "${raw}"`);
+  }
   return raw.replace(/\/+$/, '');
 }
 
-function databaseUrl(): string | undefined {
-  const raw = process.env.DATABASE_URL;
+/** A connection URL setting with one of `protocols`; the password never appears in the message. */
+function serviceUrl(name: string, protocols: string[]): string | undefined {
+  const raw = process.env[name]?.trim();
   if (!raw) return undefined;
   let protocol = '';
   try {
@@ -67,22 +70,24 @@ function databaseUrl(): string | undefined {
   } catch {
     // reported below
   }
-  if (protocol !== 'postgres:' && protocol !== 'postgresql:') throw new Error(`DATABASE_URL must be a postgres:// URL, got "${raw.replace(/:[^:@/]*@/, ':***@')}"`);
+  if (!protocols.includes(protocol)) {
+    throw new Error(`${name} must be a ${protocols.map((p) => `${p}//`).join(' or ')} URL, got "${raw.replace(/:[^:@/]*@/, ':***@')}"`);
+  }
   return raw;
 }
 
 export function loadConfig(): AppConfig {
-  const port = int('PORT', 3000, 0, 65535);
+  const port = int('PORT', 3000, 1, 65535);
   const logLevel = (process.env.LOG_LEVEL || 'info').trim().toLowerCase();
   if (!LOG_LEVELS.includes(logLevel)) throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${process.env.LOG_LEVEL}"`);
   return {
     port,
     host: process.env.HOST || '0.0.0.0',
     publicBaseUrl: publicBaseUrl(port),
-    databaseUrl: databaseUrl(),
+    databaseUrl: serviceUrl('DATABASE_URL', ['postgres:', 'postgresql:']),
     embeddedPgPort: int('EMBEDDED_PG_PORT', 54329, 1, 65535),
     dataDir: process.env.DATA_DIR || '.data',
-    redisUrl: process.env.REDIS_URL || undefined,
+    redisUrl: serviceUrl('REDIS_URL', ['redis:', 'rediss:']),
     rateLimit: { limit: int('RATE_LIMIT_MAX', 600, 1), ttlMs: int('RATE_LIMIT_WINDOW_SECONDS', 60, 1, 86_400) * 1000 },
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 1024 * 1024, 1, 2 ** 31 - 1),
     logLevel,

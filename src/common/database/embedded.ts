@@ -70,7 +70,10 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, datab
 
   const running = await probe(`${base}/postgres`);
   if (running instanceof Error) {
-    throw new Error(`EMBEDDED_PG_PORT ${port} is taken by a server this data directory (${dir}) cannot log in to: ${running.message}. Set another EMBEDDED_PG_PORT.`);
+    throw new Error(
+      `EMBEDDED_PG_PORT ${port} is taken by a server this data directory (${dir}) cannot log in to: ${running.message}. ` +
+        `Set another EMBEDDED_PG_PORT, or, if it is this data directory's own server, check ${resolve(root, PASSWORD_FILE)} (its superuser password).`,
+    );
   }
   if (running !== 'refused') {
     if (!samePath(running.dataDirectory, dir)) {

@@ -22,7 +22,7 @@ import { setupOpenApi } from '../openapi/openapi';
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Query parameters whose value may be a secret: logged as `[redacted]`. */
-const SECRET_QUERY_KEYS = /^(api[_-]?key|x-api-key|key|token|access[_-]?token|auth|authorization|password|secret)$/i;
+const SECRET_QUERY_KEYS = /key|token|secret|pass(word|wd)?|pwd|auth|session|credential|signature|^sig$|jwt|bearer|^code$/i;
 
 export function redactQuery(url: string): string {
   const q = url.indexOf('?');
@@ -36,7 +36,7 @@ export function redactQuery(url: string): string {
     } catch {
       // a malformed escape is logged as sent
     }
-    return eq >= 0 && SECRET_QUERY_KEYS.test(decoded) ? `${name}=[redacted]` : pair;
+    return eq >= 0 && SECRET_QUERY_KEYS.test(decoded.replace(/\[\]$/, '')) ? `${name}=[redacted]` : pair;
   });
   return `${url.slice(0, q)}?${parts.join('&')}`;
 }

@@ -18,6 +18,8 @@ return {hits, ttl, 0, 0}`;
 
 /** A request waits at most this long for the limiter before it is let through. */
 const COMMAND_TIMEOUT_MS = 1000;
+/** How long a Redis that let a command time out is skipped before it is tried again. */
+const SILENT_BACKOFF_MS = 5000;
 /** ioredis states of a connection that was lost or refused (not the first connect in progress). */
 const LOST = new Set(['reconnecting', 'close', 'end']);
 
@@ -35,6 +37,8 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnApplicationShu
   private readonly redis: Redis;
   private readonly logger = new Logger('RedisThrottlerStorage');
   private lastWarning = 0;
+  /** Until when a silent Redis is skipped (set by a command timeout). */
+  private silentUntil = 0;
 
   constructor(url: string, private readonly prefix = 'wt:throttle') {
     this.redis = new Redis(url, {
@@ -55,6 +59,9 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnApplicationShu
     // outage of Redis costs requests nothing (the client reconnects in the background). While the first
     // connection is being made the command waits for it (bounded by the timeout below).
     if (LOST.has(this.redis.status)) return this.unlimited(ttl, new Error(`Redis is ${this.redis.status}`));
+    // A Redis that is connected but silent: after a timed-out command, skip it for a while instead of making
+    // every request wait out the timeout again.
+    if (Date.now() < this.silentUntil) return this.unlimited(ttl, new Error('Redis did not answer recently'));
     try {
       const call = (this.redis as unknown as { wtThrottle: ThrottleCommand }).wtThrottle(k, `${k}:blocked`, ttl, limit, blockDuration || ttl);
       const timeout = new Promise<never>((_, reject) => {
@@ -69,6 +76,7 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnApplicationShu
         timeToBlockExpire: Math.max(0, Math.ceil(blockMs / 1000)),
       };
     } catch (err) {
+      if ((err as Error)?.message?.startsWith('no answer from Redis')) this.silentUntil = Date.now() + SILENT_BACKOFF_MS;
       return this.unlimited(ttl, err as Error);
     } finally {
       clearTimeout(timer);
