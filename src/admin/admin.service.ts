@@ -5,6 +5,7 @@ import { ADMIN_ACTOR, AuditService } from '../audit/audit.service';
 import { AUDIT_LOG_LIST } from '../audit/audit-logs.repository';
 import { AuditLogsService } from '../audit/audit-logs.service';
 import { WORKSPACE_ROLES, WorkspaceRole } from '../common/auth/roles';
+import { exceedsVarchar, VARCHAR_MAX } from '../common/database/columns';
 import { ProblemException } from '../common/errors/problem.exception';
 import { parseListQuery, RawQuery } from '../common/pagination/list-query';
 import { MembersRepository } from '../members/members.repository';
@@ -14,10 +15,6 @@ import { UsersRepository } from '../users/users.repository';
 import { SLUG_RE, WorkspacesService } from '../workspaces/workspaces.service';
 
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-/** Emails, display names and key labels are varchar(255). */
-const TEXT_LIMIT = 255;
-/** Longer than the column takes: PostgreSQL counts characters (code points), not UTF-16 units. */
-const tooLong = (s: string, max = TEXT_LIMIT): boolean => [...s].length > max;
 
 /** Operator actions behind the admin CLI and the first-start bootstrap. */
 @Injectable()
@@ -54,9 +51,9 @@ export class AdminService {
   /** Creates a user and records `user.created` in the instance trail (a user belongs to no workspace yet). */
   async createUser(email: string, displayName: string) {
     const e = email.trim().toLowerCase();
-    if (!EMAIL_RE.test(e) || tooLong(e)) throw ProblemException.validation('email', `Not a valid email address (at most ${TEXT_LIMIT} characters).`);
-    if (!displayName.trim() || tooLong(displayName.trim())) {
-      throw ProblemException.validation('display_name', `Display name is required (at most ${TEXT_LIMIT} characters).`);
+    if (!EMAIL_RE.test(e) || exceedsVarchar(e)) throw ProblemException.validation('email', `Not a valid email address (at most ${VARCHAR_MAX} characters).`);
+    if (!displayName.trim() || exceedsVarchar(displayName.trim())) {
+      throw ProblemException.validation('display_name', `Display name is required (at most ${VARCHAR_MAX} characters).`);
     }
     return this.ds.transaction(async (m) => {
       if (await this.users.findByEmail(e, m)) throw ProblemException.conflict(`A user with email ${e} already exists.`);
@@ -108,7 +105,7 @@ export class AdminService {
   }
 
   async createApiKey(email: string, label = '') {
-    if (tooLong(label)) throw ProblemException.validation('label', `At most ${TEXT_LIMIT} characters.`);
+    if (exceedsVarchar(label)) throw ProblemException.validation('label', `At most ${VARCHAR_MAX} characters.`);
     const user = await this.requireUser(email);
     return this.apiKeys.create(user.id, label);
   }
@@ -151,7 +148,7 @@ export class AdminService {
   async bootstrapIfEmpty(): Promise<null | { email: string; workspace: string; api_key: string }> {
     const email = (process.env.BOOTSTRAP_EMAIL || 'admin@example.com').trim().toLowerCase();
     const slug = (process.env.BOOTSTRAP_WORKSPACE || 'default').trim().toLowerCase();
-    if (!EMAIL_RE.test(email) || tooLong(email)) throw new Error(`BOOTSTRAP_EMAIL must be an email address, got "${email}"`);
+    if (!EMAIL_RE.test(email) || exceedsVarchar(email)) throw new Error(`BOOTSTRAP_EMAIL must be an email address, got "${email}"`);
     if (!SLUG_RE.test(slug)) throw new Error(`BOOTSTRAP_WORKSPACE must be 1-48 lower-case letters, digits and inner hyphens, got "${slug}"`);
     const lock = this.ds.createQueryRunner();
     await lock.connect();

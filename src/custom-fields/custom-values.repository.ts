@@ -117,7 +117,6 @@ export class CustomValuesRepository {
     return rows.length;
   }
 
-  /** RELATION references that do not exist in the workspace (work items: live; users: active members). */
   /**
    * The referenced records that do not exist (live work items of the workspace, active members). With a
    * `viewer`, the work items among `viewer.issues` must also be in projects the viewer can read: a value a

@@ -173,17 +173,17 @@ const LOCK_ESTIMATE_POINT = (ws: string, project: string, id: string) =>
 const LOCK_TYPE = (ws: string, id: string) =>
   `SELECT t.id FROM work_item_types t WHERE t.workspace_id = ${ws} AND t.id = ${id} AND t.deleted_at IS NULL AND t.is_active FOR KEY SHARE`;
 /**
- * A work item is live while neither it nor its project is deleted (deleting a project leaves its rows alone).
- * The project row is locked too: a project delete takes it FOR UPDATE first, so a write that links a parent
- * of that project either commits before the delete detaches children or sees the project gone.
- */
-/**
  * SQL: the project `projectCol` is one the viewer can read (Viewer: `userRef` binds the user id, `allRef` the
  * all-projects flag): a member of it, or a workspace owner/admin.
  */
 export const READABLE_PROJECT = (projectCol: string, userRef: string, allRef: string) =>
   `(${allRef}::boolean OR EXISTS (SELECT 1 FROM project_members rp WHERE rp.project_id = ${projectCol} AND rp.member_id = ${userRef}::uuid AND rp.deleted_at IS NULL))`;
 
+/**
+ * A work item is live while neither it nor its project is deleted (deleting a project leaves its rows alone).
+ * The project row is locked too: a project delete takes it FOR UPDATE first, so a write that links a parent
+ * of that project either commits before the delete detaches children or sees the project gone.
+ */
 export const LIVE_PROJECT_OF = (w: string) => `EXISTS (SELECT 1 FROM projects lp WHERE lp.id = ${w}.project_id AND lp.deleted_at IS NULL)`;
 const LOCK_WORK_ITEM = (ws: string, id: string) =>
   `SELECT w.id FROM work_items w JOIN projects wp ON wp.id = w.project_id AND wp.deleted_at IS NULL
@@ -514,8 +514,7 @@ export class WorkItemsRepository {
     return db.query(this.assignableSql('lower(u.email) = ANY($3::text[])'), [workspaceId, projectId, keys]);
   }
 
-  /** Live work items of the workspace (a parent may sit in another project). */
-  /** Live work items of the workspace among `ids`, in projects the viewer can read. */
+  /** Live work items of the workspace among `ids` (a parent may sit in another project), in projects the viewer can read. */
   async workItemIds(workspaceId: string, ids: string[], viewer: Viewer, db: Queryable): Promise<Set<string>> {
     const rows = await db.query(
       `SELECT id FROM work_items w WHERE workspace_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL AND ${LIVE_PROJECT_OF('w')}

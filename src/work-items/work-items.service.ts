@@ -27,6 +27,8 @@ export function parseIdentifier(raw: string): { identifier: string; sequence: nu
 /** The project written in, and whose visibility a cross-project parent or related item is checked against. */
 type Tenant = { workspaceId: string; projectId: string; viewer: Viewer };
 
+const tenantOf = (ctx: ProjectContext): Tenant => ({ workspaceId: ctx.workspace.id, projectId: ctx.project.id, viewer: viewerOf(ctx) });
+
 /**
  * Work items (gap-reference 3.1). Reads: one statement per page (+ COUNT in parallel) and one per
  * expanded relation. Writes resolve every name-or-id pair with the shared resolver, check dates,
@@ -268,7 +270,7 @@ export class WorkItemsService {
   // ---- writes ----
 
   async create(ctx: ProjectContext, dto: CreateWorkItemDto, expand: Set<string>): Promise<WorkItemDto> {
-    const t: Tenant = { workspaceId: ctx.workspace.id, projectId: ctx.project.id, viewer: viewerOf(ctx) };
+    const t = tenantOf(ctx);
     const name = dto.name.trim();
     if (!name) throw ProblemException.validation('name', 'name must not be blank.');
     const desc = this.description(dto.description_html);
@@ -341,7 +343,7 @@ export class WorkItemsService {
   }
 
   async update(ctx: ProjectContext, id: string, dto: UpdateWorkItemDto, expand: Set<string>): Promise<WorkItemDto> {
-    const t: Tenant = { workspaceId: ctx.workspace.id, projectId: ctx.project.id, viewer: viewerOf(ctx) };
+    const t = tenantOf(ctx);
     const name = dto.name === undefined ? undefined : dto.name.trim();
     if (name === '') throw ProblemException.validation('name', 'name must not be blank.');
     const desc = this.description(dto.description_html);
@@ -425,9 +427,9 @@ export class WorkItemsService {
 
 /**
  * A PATCH that sends the item's current `type_id`, `estimate_point_id` or `parent_id` again (alone, without
- * its name form) changes nothing, so it is not checked as a new choice: an item keeps an inactive type (spec, type availability), a point of an estimate no
- * longer active, or a parent in a project the editor cannot read, and a body read and sent back unchanged must
- * not be a 400 for it.
+ * its name form) changes nothing, so it is not checked as a new choice: an item keeps an inactive type (spec,
+ * type availability), a point of an estimate no longer active, or a parent in a project the editor cannot
+ * read, and a body read and sent back unchanged must not be a 400 for it.
  */
 function keptRefsUnsent(
   dto: UpdateWorkItemDto,

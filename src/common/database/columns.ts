@@ -10,3 +10,9 @@ export const WorkspaceIdColumn = () => Column('uuid');
 /** The range of a PostgreSQL `integer`: inputs bound for one are checked against it before they reach SQL. */
 export const INT32_MIN = -2147483648;
 export const INT32_MAX = 2147483647;
+
+/** The length of the varchar(255) columns (names, emails, labels). */
+export const VARCHAR_MAX = 255;
+
+/** Longer than a varchar(max) column takes: PostgreSQL counts characters (code points), not UTF-16 units. */
+export const exceedsVarchar = (s: string, max = VARCHAR_MAX): boolean => [...s].length > max;
