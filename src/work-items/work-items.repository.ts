@@ -222,6 +222,9 @@ export class WorkItemsRepository {
       where: liveItems(),
       params: new SqlParams([workspaceId, projectId]),
       pageSelect: idArrays('page'),
+      // Deep offsets skip index entries only: a project's items all carry its workspace (the guard resolved
+      // the project within it), so the walk needs no heap column; the page's rows are read with liveItems().
+      keyWalk: { from: 'work_items w', where: ['w.project_id = $2', 'w.deleted_at IS NULL', 'w.archived_at IS NULL'] },
       // Unfiltered lists read the trigger-maintained counter instead of counting the project's rows.
       unfilteredCount: {
         sql: `SELECT coalesce(sum(n), 0)::int AS c FROM project_work_item_counts WHERE project_id = $2 AND workspace_id = $1`,
@@ -263,6 +266,7 @@ export class WorkItemsRepository {
     return runList<WorkItemRow>(this.reader, LINK_DRIVEN_LIST, { ...q, filters: rest }, {
       ...src,
       unfilteredCount: undefined,
+      keyWalk: undefined,
       from: `${link.table} x JOIN work_items w ON w.id = x.work_item_id`,
       where: [...liveItems(), ...linkWhere(p)],
       params: p,

@@ -600,6 +600,26 @@ describe('audit trail', () => {
       expect(offset.body.data[0].id).toBe(rows[0].id);
     });
 
+    it('offset pages (skipped off the index, read with their aggregation counters) are the slices of the whole trail', async () => {
+      for (let i = 0; i < 6; i++) await t.project(ten.slug, ten.owner.key); // project.created entries, category settings
+      for (const qs of ['', 'order_by=created_at', 'order_by=-id', 'category=settings', 'search=project', 'outcome=success&order_by=id']) {
+        const all = (await t.http.get(`${base}?per_page=100&${qs}`).set(owner())).body;
+        expect(all.total_count).toBeGreaterThan(3);
+        expect(all.total_count).toBeLessThanOrEqual(100);
+        for (const offset of [1, 2, Math.floor(all.total_count / 2), all.total_count - 1]) {
+          const page = await t.http.get(`${base}?per_page=3&offset=${offset}&${qs}`).set(owner());
+          expect(page.status).toBe(200);
+          expect({ qs, offset, page: page.body.data }).toEqual({ qs, offset, page: all.data.slice(offset, offset + 3) });
+        }
+      }
+      // Another workspace's entries never enter a page.
+      const other = await t.tenant();
+      const mine = new Set((await t.http.get(`${base}?per_page=100`).set(owner())).body.data.map((e: Entry) => e.id));
+      const theirs = (await t.http.get(`/api/v2/workspaces/${other.slug}/audit-logs/?per_page=3&offset=1`).set('X-Api-Key', other.owner.key)).body.data;
+      expect(theirs.length).toBeGreaterThan(0);
+      for (const e of theirs) expect(mine.has(e.id)).toBe(false);
+    });
+
     it('offset mode keeps its ceiling; a tampered cursor is 400', async () => {
       expectProblem(await t.http.get(`${base}?offset=10001`).set(owner()), 400, 'validation_error');
       expectProblem(await t.http.get(`${base}?paginate=cursor&cursor=abc`).set(owner()), 400, 'validation_error');

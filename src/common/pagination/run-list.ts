@@ -50,6 +50,14 @@ export interface ListSource {
    * the page's FROM (e.g. from a covering index of a link table). It must apply every filter of the request.
    */
   filteredCount?: { sql: string; params: unknown[] };
+  /**
+   * Optional key walk for offset pages (offset > 0): a FROM and conditions selecting exactly the rows of
+   * `from` / `where`, which an index of the ordering answers on its own (index-only). The rows an OFFSET
+   * skips are then counted off that index, and only the page's rows are read from `from`, which `where`
+   * still scopes; read through `from`, every skipped row would be a heap visit. The request's filters apply
+   * to the walk, so they must reference the walk's aliases.
+   */
+  keyWalk?: { from: string; where: string[] };
 }
 
 /** Cast failures of a position that got past positionFits (a backstop: 22009 bad zone offset, 22021 bad byte). */
@@ -130,8 +138,9 @@ export async function runList<R extends Record<string, unknown>>(
   src: ListSource,
 ): Promise<{ rows: R[]; envelope: <T>(data: T[]) => ListEnvelope<T> }> {
   const p = src.params;
-  const where = [...src.where];
-  applyFilters(spec, q, where, p);
+  const filters: string[] = [];
+  applyFilters(spec, q, filters, p);
+  const where = [...src.where, ...filters];
   const countWhere = [...where];
   const countParams = [...p.values];
 
@@ -161,8 +170,15 @@ export async function runList<R extends Record<string, unknown>>(
     }
   }
   const orderBy = ord.expr === id ? `${id} ${dir}` : `${ord.expr} ${dir}${nulls}, ${id} ${dir}`;
-  const whereSql = where.length ? `WHERE ${where.join(' AND ')}` : '';
-  let sql = `SELECT ${select} FROM ${src.from} ${whereSql} ORDER BY ${orderBy} LIMIT ${q.perPage + 1}${q.offset ? ` OFFSET ${q.offset}` : ''}`;
+  const whereOf = (conds: string[]) => (conds.length ? `WHERE ${conds.join(' AND ')}` : '');
+  // The offset is bound, not inlined: a client paging by offset would otherwise make a statement text (and a
+  // prepared statement) of every page. The page size stays inlined: it is what lets a plan be generic.
+  const limit = `LIMIT ${q.perPage + 1}${q.offset ? ` OFFSET ${p.add(q.offset)}::int` : ''}`;
+  let sql =
+    q.offset && src.keyWalk
+      ? `SELECT ${select} FROM ${src.from} JOIN (SELECT ${id} AS "__key" FROM ${src.keyWalk.from} ${whereOf([...src.keyWalk.where, ...filters])}
+          ORDER BY ${orderBy} ${limit}) "__keys" ON ${id} = "__keys"."__key" ${whereOf(src.where)} ORDER BY ${orderBy}`
+      : `SELECT ${select} FROM ${src.from} ${whereOf(where)} ORDER BY ${orderBy} ${limit}`;
 
   const wantCount = q.mode === 'offset' && q.count;
   // A maintained counter is read by the page statement itself (an uncorrelated scalar subquery, run once),
