@@ -202,6 +202,28 @@ describe('spec conventions (central mechanisms)', () => {
     expect(gen.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('sets the same security headers on every response: success, 401, 404, the early 405 and 413, the schema', async () => {
+    const responses = [
+      await t.http.get('/api/v2/users/me/').set(key()),
+      await t.http.get('/api/v2/users/me/'),
+      await t.http.get('/api/v2/nothing-here/').set(key()),
+      await t.http.get(`/api/v2/workspaces/${ten.slug}/projects/${projectId}/work-item-types/enable/`).set(key()),
+      await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/`).set(key()).set('Content-Type', 'application/json').send(`{"name":"${'x'.repeat(1_100_000)}"}`),
+      await t.http.get('/api/v2/schema/'),
+    ];
+    expect(responses.map((r) => r.status)).toEqual([200, 401, 404, 405, 413, 200]);
+    for (const res of responses) {
+      expect(res.headers).toMatchObject({
+        'x-content-type-options': 'nosniff',
+        'x-frame-options': 'SAMEORIGIN',
+        'referrer-policy': 'no-referrer',
+        'cross-origin-resource-policy': 'same-origin',
+      });
+      expect(res.headers['content-security-policy']).toContain("default-src 'self'");
+      expect(res.headers['content-security-policy']).toContain("object-src 'none'");
+    }
+  });
+
   it('rejects ?expand= on resources that accept none, and unknown values where allowed', async () => {
     const res = await t.http.get(`/api/v2/workspaces/${ten.slug}/projects/?expand=state`).set(key());
     expect(expectProblem(res, 400, 'validation_error').errors[0].field).toBe('expand');

@@ -4,7 +4,6 @@ import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import helmet from '@fastify/helmet';
 import sjson from 'secure-json-parse';
 import { AppModule } from '../../app.module';
 import { AppConfig } from '../config/config';
@@ -17,6 +16,7 @@ import { rewriteUrl } from './trailing-slash';
 import { trackInFlight } from './in-flight';
 import { checkStorableInput, deferInputProblem } from './request-sanity';
 import { isBodyless } from './bodyless';
+import { securityHeaders } from './security-headers';
 import { setupOpenApi } from '../openapi/openapi';
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -90,6 +90,7 @@ export async function createApp(cfg: AppConfig, databaseUrl: string, opts: { log
       return typeof h === 'string' && REQUEST_ID_RE.test(h) ? h : randomUUID();
     },
   };
+  const security = securityHeaders(cfg.publicBaseUrl.startsWith('https://'));
   const adapter = new FastifyAdapter(options as never);
   const fastify = adapter.getInstance() as unknown as FastifyInstance;
   fastify.addHook('onRoute', (route) => registerRoute(route.url, route.method as string | string[]));
@@ -101,6 +102,7 @@ export async function createApp(cfg: AppConfig, databaseUrl: string, opts: { log
     done();
   });
   fastify.addHook('onSend', (req, reply, payload, next) => {
+    for (const [name, value] of security) reply.header(name, value);
     reply.header('X-Request-Id', req.id);
     if (closing) reply.header('Connection', 'close');
     next(null, payload);
@@ -142,24 +144,6 @@ export async function createApp(cfg: AppConfig, databaseUrl: string, opts: { log
     done(null, undefined);
   });
 
-  // Over plain http (a LAN install, the default http://localhost:PORT) a browser must not be told to
-  // upgrade requests to https: Swagger UI's own assets and calls would fail. HSTS and COOP only mean
-  // something over https (browsers ignore them, with a console error, on an untrustworthy origin).
-  const https = cfg.publicBaseUrl.startsWith('https://');
-  await app.register(helmet as never, {
-    contentSecurityPolicy: {
-      directives: {
-        defaultSrc: ["'self'"],
-        scriptSrc: ["'self'", "'unsafe-inline'"],
-        styleSrc: ["'self'", "'unsafe-inline'"],
-        imgSrc: ["'self'", 'data:'],
-        connectSrc: ["'self'"],
-        upgradeInsecureRequests: https ? [] : null,
-      },
-    },
-    strictTransportSecurity: https,
-    crossOriginOpenerPolicy: https,
-  });
   setupOpenApi(app, cfg);
   await app.init();
   return app;
