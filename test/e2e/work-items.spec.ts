@@ -61,6 +61,20 @@ describe('work items', () => {
       expect((await create({ name: 'x'.repeat(255), priority: 'urgent' })).body.priority).toBe('urgent');
     });
 
+    it('a value of the wrong kind is reported as such, without size messages that do not apply to it', async () => {
+      const messages = (body: { errors: Array<{ field: string; message: string }> }) => body.errors.map((e) => `${e.field}: ${e.message}`);
+      const missing = messages(expectProblem(await create({}), 400, 'validation_error'));
+      expect(missing.length).toBeGreaterThan(0);
+      for (const m of missing) expect(m).not.toMatch(/shorter than/);
+      const notArrays = messages(expectProblem(await create({ name: 'n', label_ids: 'x', assignees: 'a@b.example' }), 400, 'validation_error'));
+      expect(notArrays).toEqual(expect.arrayContaining(['label_ids: label_ids must be an array', 'assignees: assignees must be an array']));
+      for (const m of notArrays) expect(m).not.toMatch(/no more than/);
+      // Size messages stay where the kind is right.
+      expect(messages(expectProblem(await create({ name: 'x'.repeat(256) }), 400, 'validation_error'))).toEqual(['name: name must be shorter than or equal to 255 characters']);
+      const many = Array.from({ length: 101 }, () => '00000000-0000-4000-8000-000000000000');
+      expect(messages(expectProblem(await create({ name: 'n', label_ids: many }), 400, 'validation_error'))).toEqual(['label_ids: label_ids must contain no more than 100 elements']);
+    });
+
     it('description_html is sanitized, stored with its plain text, and never returned; unusable content is 400', async () => {
       const res = await create({ name: 'Desc', description_html: '<p onclick="x()">Hello <b>there</b><script>alert(1)</script></p>' });
       expect(res.status).toBe(201);

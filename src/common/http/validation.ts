@@ -3,12 +3,22 @@ import { Transform } from 'class-transformer';
 import { NotEquals, ValidateIf } from 'class-validator';
 import { FieldError, ProblemException } from '../errors/problem.exception';
 
+/** Checks of a value's kind (class-validator constraint names). */
+const KIND_CHECKS = new Set(['isDefined', 'isNotEmpty', 'isString', 'isArray', 'isInt', 'isNumber', 'isBoolean', 'isObject', 'notEquals']);
+/** Checks of a size, which say nothing about a value of the wrong kind ("name must be shorter than 255" for a missing name). */
+const SIZE_CHECKS = new Set(['maxLength', 'minLength', 'isLength', 'arrayMaxSize', 'arrayMinSize', 'arrayNotEmpty', 'max', 'min']);
+
 function flatten(errors: ValidationError[], parent = ''): FieldError[] {
   const out: FieldError[] = [];
   for (const e of errors) {
     const field = parent ? `${parent}.${e.property}` : e.property;
     if (e.constraints) {
-      for (const message of Object.values(e.constraints)) out.push({ field, message: message.replace(/^[\w.]+ /, `${field} `) });
+      const failed = Object.entries(e.constraints);
+      const wrongKind = failed.some(([name]) => KIND_CHECKS.has(name));
+      for (const [name, message] of failed) {
+        if (wrongKind && SIZE_CHECKS.has(name)) continue;
+        out.push({ field, message: message.replace(/^[\w.]+ /, `${field} `) });
+      }
     }
     if (e.children?.length) out.push(...flatten(e.children, field));
   }
