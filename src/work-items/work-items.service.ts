@@ -61,7 +61,8 @@ export class WorkItemsService {
 
   /** Workspace-scoped read by `PROJ-12`; malformed, invisible, archived and unknown keys are one 404. */
   async getByIdentifier(ctx: WorkspaceContext, identifier: string, expand: Set<string>): Promise<WorkItemDto> {
-    const parts = parseIdentifier(identifier);
+    // A path segment is the identifier exactly: `%20PROJ-12` is malformed (name forms in bodies are trimmed).
+    const parts = identifier === identifier.trim() ? parseIdentifier(identifier) : null;
     if (!parts) throw ProblemException.notFound('Work item');
     const row = await this.repo.getByIdentifier(ctx.workspace.id, parts.identifier, parts.sequence, viewerOf(ctx));
     if (!row) throw ProblemException.notFound('Work item');
@@ -389,10 +390,14 @@ export class WorkItemsService {
     return this.present(t.workspaceId, row, expand, true);
   }
 
-  /** Soft delete: project admins, or the item's creator (a contributor); anyone else 403. Children become top-level. */
+  /**
+   * Soft delete: project admins, or the item's creator (a contributor); anyone else 403. Children become top-level.
+   * An archived item is 404 here as on every route but unarchive (spec: "Unarchive is the one route that still
+   * resolves them"): unarchive it first.
+   */
   async remove(ctx: ProjectContext, id: string): Promise<void> {
     await this.ds.transaction(async (tx) => {
-      const cur = await this.repo.get(ctx.workspace.id, ctx.project.id, id, 'any', tx, true);
+      const cur = await this.repo.get(ctx.workspace.id, ctx.project.id, id, 'live', tx, true);
       if (!cur) throw ProblemException.notFound('Work item');
       if (ctx.projectRole !== ProjectRole.Admin && cur.created_by_id !== ctx.principal.userId) {
         throw ProblemException.forbidden('Only project admins and the work item\'s creator may delete it.');

@@ -331,7 +331,8 @@ describe('work items', () => {
       expect(res.body.project_id).toBeUndefined();
       expect((await t.http.get(`${url(c.body.identifier)}?expand=state`).set(key())).body.state.id).toBe(states.Backlog);
       expect((await t.http.get(url(c.body.identifier)).set(key(guest.key))).status).toBe(200);
-      for (const bad of [`WIT_${c.body.sequence_id}`, `${c.body.sequence_id}`, `-${c.body.sequence_id}`, 'WIT-99999', '1WIT-1', `WIT-0${c.body.sequence_id}`, 'WIT-0']) {
+      for (const bad of [`WIT_${c.body.sequence_id}`, `${c.body.sequence_id}`, `-${c.body.sequence_id}`, 'WIT-99999', '1WIT-1', `WIT-0${c.body.sequence_id}`, 'WIT-0',
+        `%20WIT-${c.body.sequence_id}`, `WIT-${c.body.sequence_id}%20`, `WIT-${c.body.sequence_id}%09`]) {
         expectProblem(await t.http.get(url(bad)).set(key()), 404, 'resource_not_found');
       }
       const outsider = await t.member(ten.slug, 'member');
@@ -429,6 +430,9 @@ describe('work items', () => {
       const list = await t.http.get(`${base}?per_page=200`).set(key());
       expect(list.body.data.map((x: any) => x.id)).not.toContain(c.body.id);
       expectProblem(await t.http.post(`${base}${c.body.id}/archive/`).set(key()), 404, 'resource_not_found');
+      // Unarchive is the one route that still resolves an archived item: DELETE does not, and deletes nothing.
+      expectProblem(await t.http.delete(`${base}${c.body.id}/`).set(key()), 404, 'resource_not_found');
+      expect((await t.ds.query(`SELECT deleted_at FROM work_items WHERE id = $1`, [c.body.id]))[0].deleted_at).toBeNull();
       const u = await t.http.post(`${base}${c.body.id}/unarchive/`).set(key());
       expect(u.status).toBe(200);
       expect(u.body).toMatchObject({ id: c.body.id, archived_at: null, custom_fields: null });
