@@ -10,9 +10,10 @@ import { mapComment } from './comments.mapper';
 import { CommentsRepository } from './comments.repository';
 
 /**
- * Work item comments (gap-reference 3.2). The author is always the caller. Edit rights come from the
- * role: project contributors and admins may PATCH any comment, a commenter only their own. DELETE stays
- * with the author or a project admin (contributors "delete only own content", gap-reference 6).
+ * Work item comments (gap-reference 3.2). The author is always the caller. "Edit rights come from role/scope
+ * (403), not authorship per se": the route's rule (comments:write, project commenter or above) lets PATCH edit
+ * any comment of the project, and `actor_id` stays the author's. DELETE stays with the author or a project
+ * admin (contributors "delete only own content", gap-reference 6; a removal cannot be corrected afterwards).
  */
 @Injectable()
 export class CommentsService {
@@ -55,7 +56,7 @@ export class CommentsService {
   async update(ctx: ProjectContext, workItemId: string, id: string, dto: UpdateCommentDto): Promise<CommentDto> {
     const clean = dto.comment_html !== undefined ? cleanRichText('comment_html', dto.comment_html, { required: true }) : null;
     return this.ds.transaction(async (tx) => {
-      await this.mustBeAllowed(ctx, workItemId, id, ProjectRole.Contributor, tx);
+      await this.lockComment(ctx, workItemId, id, tx);
       await this.repo.update(id, {
         comment_html: clean?.html, comment_stripped: clean?.stripped, access: dto.access,
         external_id: dto.external_id, external_source: dto.external_source,
@@ -66,22 +67,19 @@ export class CommentsService {
 
   async remove(ctx: ProjectContext, workItemId: string, id: string): Promise<void> {
     await this.ds.transaction(async (tx) => {
-      await this.mustBeAllowed(ctx, workItemId, id, ProjectRole.Admin, tx);
+      const row = await this.lockComment(ctx, workItemId, id, tx);
+      if (projectLevel(ctx.projectRole) < PROJECT_ROLE_LEVEL[ProjectRole.Admin] && row.actor_id !== ctx.principal.userId) {
+        throw ProblemException.forbidden('Only the comment\'s author or a project admin may delete it.');
+      }
       await this.repo.softDelete(id, tx);
     });
   }
 
-  /** The comment (locked) must exist; the caller must be its author or hold at least `anyCommentRole`. */
-  private async mustBeAllowed(
-    ctx: ProjectContext, workItemId: string, id: string, anyCommentRole: ProjectRole, tx: Parameters<CommentsRepository['get']>[4],
-  ): Promise<void> {
+  /** The comment of a live work item of the project, locked for the write; else 404. */
+  private async lockComment(ctx: ProjectContext, workItemId: string, id: string, tx: Parameters<CommentsRepository['get']>[4]) {
     if (!(await this.repo.workItemExists(ctx.workspace.id, ctx.project.id, workItemId, tx))) throw ProblemException.notFound('Work item');
     const row = await this.repo.get(ctx.workspace.id, ctx.project.id, workItemId, id, tx, true);
     if (!row) throw ProblemException.notFound('Comment');
-    if (projectLevel(ctx.projectRole) < PROJECT_ROLE_LEVEL[anyCommentRole] && row.actor_id !== ctx.principal.userId) {
-      throw ProblemException.forbidden(anyCommentRole === ProjectRole.Admin
-        ? 'Only the comment\'s author or a project admin may delete it.'
-        : 'Commenters may edit only their own comments; editing others\' comments needs the project contributor role.');
-    }
+    return row;
   }
 }
