@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/co
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext } from '../common/auth/request-context';
-import { ProjectRole } from '../common/auth/roles';
+import { ProjectRole, WORK_ITEM_READER } from '../common/auth/roles';
 import { UuidParam, WorkItemIdParam } from '../common/http/params';
 import { ApiProblemResponses } from '../common/openapi/problem-responses';
 import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
@@ -20,7 +20,7 @@ export class CommentsController {
   constructor(private readonly comments: CommentsService) {}
 
   @Get()
-  @Authenticated({ scope: 'projects.work_items.comments:read', project: ProjectRole.Guest })
+  @Authenticated({ scope: 'projects.work_items.comments:read', project: WORK_ITEM_READER })
   @ApiOperation({ operationId: 'work_item_comments_list', summary: 'List the comments of a work item' })
   @ApiListQuery(COMMENT_LIST)
   @ApiListResponse(CommentDto)
@@ -38,7 +38,7 @@ export class CommentsController {
   }
 
   @Get(':pk')
-  @Authenticated({ scope: 'projects.work_items.comments:read', project: ProjectRole.Guest })
+  @Authenticated({ scope: 'projects.work_items.comments:read', project: WORK_ITEM_READER })
   @ApiOperation({ operationId: 'work_item_comments_get', summary: 'Get a comment', description: 'A comment of another work item is 404.' })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiOkResponse({ type: CommentDto })

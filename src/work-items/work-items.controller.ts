@@ -3,7 +3,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@ne
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext, WorkspaceContext } from '../common/auth/request-context';
-import { ProjectRole, WorkspaceRole } from '../common/auth/roles';
+import { ProjectRole, WORK_ITEM_READER, WorkspaceRole } from '../common/auth/roles';
 import { Expandable, ExpandParam } from '../common/expand/expand';
 import { WorkItemIdParam } from '../common/http/params';
 
@@ -26,7 +26,7 @@ export class WorkItemsController {
   constructor(private readonly items: WorkItemsService) {}
 
   @Get()
-  @Authenticated({ scope: 'projects.work_items:read', project: ProjectRole.Guest })
+  @Authenticated({ scope: 'projects.work_items:read', project: WORK_ITEM_READER })
   @ApiOperation({ operationId: 'work_items_list', summary: 'List work items', description: 'Archived work items are excluded. List rows carry custom_fields: null.' })
   @Expandable(WORK_ITEM_EXPAND)
   @ApiListQuery(WORK_ITEM_LIST)
@@ -46,7 +46,7 @@ export class WorkItemsController {
   }
 
   @Get(':pk')
-  @Authenticated({ scope: 'projects.work_items:read', project: ProjectRole.Guest })
+  @Authenticated({ scope: 'projects.work_items:read', project: WORK_ITEM_READER })
   @ApiOperation({ operationId: 'work_items_get', summary: 'Get a work item', description: '`pk` is the UUID only. Archived work items are 404.' })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @Expandable(WORK_ITEM_EXPAND)
@@ -114,7 +114,7 @@ export class WorkItemsByIdentifierController {
   @ApiOperation({
     operationId: 'work_items_get_by_identifier',
     summary: 'Get a work item by identifier',
-    description: 'Identifier like PROJ-12 (project part case-insensitive). Needs membership of the project (any project role) or workspace owner/admin. Malformed, invisible, archived and unknown identifiers are the same 404.',
+    description: 'Identifier like PROJ-12 (project part case-insensitive). Needs the project role commenter or above, or workspace owner/admin; a project guest is 403 (roles never cause 404). Malformed, invisible (not on the project), archived and unknown identifiers are the same 404.',
   })
   @ApiParam({ name: 'identifier', example: 'PROJ-12' })
   @Expandable(WORK_ITEM_EXPAND)

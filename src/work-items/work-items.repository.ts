@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { Viewer } from '../common/auth/roles';
+import { Viewer, WORK_ITEM_READER_ROLES } from '../common/auth/roles';
 import { ListQuery } from '../common/pagination/list-query';
 import { FilterOp, ListSpec } from '../common/pagination/list-spec';
 import { applyFilters, ListSource, runList } from '../common/pagination/run-list';
@@ -173,11 +173,12 @@ const LOCK_ESTIMATE_POINT = (ws: string, project: string, id: string) =>
 const LOCK_TYPE = (ws: string, id: string) =>
   `SELECT t.id FROM work_item_types t WHERE t.workspace_id = ${ws} AND t.id = ${id} AND t.deleted_at IS NULL AND t.is_active FOR KEY SHARE`;
 /**
- * SQL: the project `projectCol` is one the viewer can read (Viewer: `userRef` binds the user id, `allRef` the
- * all-projects flag): a member of it, or a workspace owner/admin.
+ * SQL: the project `projectCol` is one whose work items the viewer can read (Viewer: `userRef` binds the user id,
+ * `allRef` the all-projects flag): a member of it with WORK_ITEM_READER or above, or a workspace owner/admin.
  */
 export const READABLE_PROJECT = (projectCol: string, userRef: string, allRef: string) =>
-  `(${allRef}::boolean OR EXISTS (SELECT 1 FROM project_members rp WHERE rp.project_id = ${projectCol} AND rp.member_id = ${userRef}::uuid AND rp.deleted_at IS NULL))`;
+  `(${allRef}::boolean OR EXISTS (SELECT 1 FROM project_members rp WHERE rp.project_id = ${projectCol} AND rp.member_id = ${userRef}::uuid AND rp.deleted_at IS NULL
+      AND rp.role IN (${WORK_ITEM_READER_ROLES.map((r) => `'${r}'`).join(', ')})))`;
 
 /**
  * A work item is live while neither it nor its project is deleted (deleting a project leaves its rows alone).
@@ -286,16 +287,18 @@ export class WorkItemsRepository {
   }
 
   /**
-   * By identifier (PROJ-12) within the workspace, live and not archived, in a project the user can
-   * read: a member of it, or a workspace owner/admin (who administer every project).
+   * By identifier (PROJ-12) within the workspace, live and not archived, in a project the user belongs to or
+   * administers (workspace owner/admin), with the user's project role (`viewer_role`, null for a workspace
+   * owner/admin who is not on the project): the service tells a role too low to read (403) from no access (404).
    */
-  async getByIdentifier(workspaceId: string, projectIdentifier: string, sequenceId: number, viewer: Viewer): Promise<WorkItemDetailRow | null> {
+  async getByIdentifier(workspaceId: string, projectIdentifier: string, sequenceId: number, viewer: Viewer): Promise<(WorkItemDetailRow & { viewer_role: string | null }) | null> {
     const rows = await this.reader.query(
-      `SELECT ${DETAIL_COLS}, p.identifier AS project_identifier
+      `SELECT ${DETAIL_COLS}, p.identifier AS project_identifier, pm.role AS viewer_role
          FROM projects p JOIN work_items w ON w.project_id = p.id
+         LEFT JOIN project_members pm ON pm.project_id = p.id AND pm.member_id = $4 AND pm.deleted_at IS NULL
         WHERE p.workspace_id = $1 AND p.identifier = $2 AND p.deleted_at IS NULL
           AND w.workspace_id = $1 AND w.sequence_id = $3 AND w.deleted_at IS NULL AND w.archived_at IS NULL
-          AND ${READABLE_PROJECT('p.id', '$4', '$5')}`,
+          AND ($5::boolean OR pm.id IS NOT NULL)`,
       [workspaceId, projectIdentifier, sequenceId, viewer.userId, viewer.allProjects],
     );
     return rows[0] ?? null;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ProjectContext, WorkspaceContext } from '../common/auth/request-context';
-import { ProjectRole, Viewer, viewerOf } from '../common/auth/roles';
+import { PROJECT_ROLE_LEVEL, ProjectRole, projectLevel, Viewer, viewerOf, WORK_ITEM_READER } from '../common/auth/roles';
 import { cleanRichText } from '../common/html/rich-text';
 import { FieldError, ProblemException } from '../common/errors/problem.exception';
 import { ListQuery } from '../common/pagination/list-query';
@@ -64,8 +64,14 @@ export class WorkItemsService {
     // A path segment is the identifier exactly: `%20PROJ-12` is malformed (name forms in bodies are trimmed).
     const parts = identifier === identifier.trim() ? parseIdentifier(identifier) : null;
     if (!parts) throw ProblemException.notFound('Work item');
-    const row = await this.repo.getByIdentifier(ctx.workspace.id, parts.identifier, parts.sequence, viewerOf(ctx));
-    if (!row) throw ProblemException.notFound('Work item');
+    const viewer = viewerOf(ctx);
+    const found = await this.repo.getByIdentifier(ctx.workspace.id, parts.identifier, parts.sequence, viewer);
+    if (!found) throw ProblemException.notFound('Work item');
+    // On the project, below the reading role (a project guest): roles never cause 404 (gap-reference 6).
+    if (!viewer.allProjects && projectLevel(found.viewer_role) < PROJECT_ROLE_LEVEL[WORK_ITEM_READER]) {
+      throw ProblemException.forbidden(`Reading work items needs the project role ${WORK_ITEM_READER} or higher.`);
+    }
+    const { viewer_role: _role, ...row } = found;
     return this.present(ctx.workspace.id, row, expand, true);
   }
 

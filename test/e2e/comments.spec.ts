@@ -165,8 +165,12 @@ describe('work item comments', () => {
     expectProblem(await post({ comment_html: 'x' }, ten.owner.key, arch), 404, 'resource_not_found');
   });
 
-  it('roles and scopes: reads guest+, writes commenter+; projects.work_items.comments:read/write', async () => {
-    expect((await t.http.get(base).set(key(guest.key))).status).toBe(200);
+  it('roles and scopes: reads and writes commenter+ (a guest is intake only); projects.work_items.comments:read/write', async () => {
+    const c = await post({ comment_html: 'seen by commenters' }, commenter.key);
+    expectProblem(await t.http.get(base).set(key(guest.key)), 403, 'forbidden');
+    expectProblem(await t.http.get(`${base}${c.body.id}/`).set(key(guest.key)), 403, 'forbidden');
+    expect((await t.http.get(base).set(key(commenter.key))).status).toBe(200);
+    expect((await t.http.get(`${base}${c.body.id}/`).set(key(commenter.key))).status).toBe(200);
     expectProblem(await post({ comment_html: 'guest' }, guest.key), 403, 'forbidden');
     expect((await post({ comment_html: 'commenter' }, commenter.key)).status).toBe(201);
     const bearer = (tok: string) => ({ Authorization: `Bearer ${tok}` });

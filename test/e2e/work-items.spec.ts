@@ -17,6 +17,7 @@ describe('work items', () => {
   const addToProject = async (slug: string, p: string, userId: string, role: string, k = ten.owner.key) => {
     const r = await t.http.post(`/api/v2/workspaces/${slug}/projects/${p}/members/`).set(key(k)).send({ member_id: userId, role });
     expect(r.status).toBe(201);
+    return r.body as { id: string };
   };
 
   let contributor: { id: string; email: string; key: string };
@@ -253,8 +254,12 @@ describe('work items', () => {
       expect(edited.status).toBe(200);
       expect(edited.body.parent_id).toBe(secret.id);
       expect(errorFields(expectProblem(await patch(child.id, { parent_id: secret.id, parent: `WIT-${child.sequence_id}` }, contributor.key), 400, 'validation_error'))).toEqual(['parent']);
-      // Once a member of the hidden project, the contributor can link to it.
-      await addToProject(ten.slug, hidden.id, contributor.id, 'guest');
+      // A guest of the hidden project does not see its items (gap-reference 6: guests are intake only), so still 400...
+      const membership = await addToProject(ten.slug, hidden.id, contributor.id, 'guest');
+      expect(errorFields(expectProblem(await create({ name: 'c', parent_id: secret.id }, contributor.key), 400, 'validation_error'))).toEqual(['parent_id']);
+      // ...a commenter there does: the contributor can link to it.
+      const promoted = await t.http.patch(`/api/v2/workspaces/${ten.slug}/projects/${hidden.id}/members/${membership.id}/`).set(key()).send({ role: 'commenter' });
+      expect(promoted.status).toBe(200);
       expect((await create({ name: 'c', parent_id: secret.id }, contributor.key)).status).toBe(201);
     });
 
@@ -330,7 +335,9 @@ describe('work items', () => {
       expect(res.body).toMatchObject({ id: c.body.id, identifier: `WIT-${c.body.sequence_id}`, custom_fields: {} });
       expect(res.body.project_id).toBeUndefined();
       expect((await t.http.get(`${url(c.body.identifier)}?expand=state`).set(key())).body.state.id).toBe(states.Backlog);
-      expect((await t.http.get(url(c.body.identifier)).set(key(guest.key))).status).toBe(200);
+      expect((await t.http.get(url(c.body.identifier)).set(key(commenter.key))).status).toBe(200);
+      // A project guest is on the project but below the reading role: 403, not the 404 of no access.
+      expectProblem(await t.http.get(url(c.body.identifier)).set(key(guest.key)), 403, 'forbidden');
       for (const bad of [`WIT_${c.body.sequence_id}`, `${c.body.sequence_id}`, `-${c.body.sequence_id}`, 'WIT-99999', '1WIT-1', `WIT-0${c.body.sequence_id}`, 'WIT-0',
         `%20WIT-${c.body.sequence_id}`, `WIT-${c.body.sequence_id}%20`, `WIT-${c.body.sequence_id}%09`]) {
         expectProblem(await t.http.get(url(bad)).set(key()), 404, 'resource_not_found');
@@ -555,9 +562,11 @@ describe('work items', () => {
   });
 
   describe('permissions and tenant wall', () => {
-    it('reads: project guest+; writes: contributor+; scopes projects.work_items:read/write', async () => {
+    it('reads: project commenter+ (a guest is intake only, gap-reference 6); writes: contributor+; scopes projects.work_items:read/write', async () => {
       const c = await create({ name: 'Perm' });
-      expect((await t.http.get(base).set(key(guest.key))).status).toBe(200);
+      expectProblem(await t.http.get(base).set(key(guest.key)), 403, 'forbidden');
+      expectProblem(await t.http.get(`${base}${c.body.id}/`).set(key(guest.key)), 403, 'forbidden');
+      expect((await t.http.get(base).set(key(commenter.key))).status).toBe(200);
       expect((await t.http.get(`${base}${c.body.id}/`).set(key(commenter.key))).status).toBe(200);
       expectProblem(await create({ name: 'g' }, guest.key), 403, 'forbidden');
       expectProblem(await create({ name: 'c' }, commenter.key), 403, 'forbidden');

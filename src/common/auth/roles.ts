@@ -32,6 +32,15 @@ export const PROJECT_ROLE_LEVEL: Record<string, number> = {
 export const WORKSPACE_ROLES = Object.values(WorkspaceRole);
 export const PROJECT_ROLES = Object.values(ProjectRole);
 
+/**
+ * The lowest project role that sees a project's work items and their comments. Product roles (gap-reference 6):
+ * "Commenter = view work items, comment, …; Guest = intake only", and this service has no intake, so a project
+ * guest sees the project and its catalogue (states, labels, cycles, …) but none of its work items.
+ */
+export const WORK_ITEM_READER = ProjectRole.Commenter;
+/** The project roles at or above WORK_ITEM_READER, for SQL over project_members.role. */
+export const WORK_ITEM_READER_ROLES = PROJECT_ROLES.filter((r) => PROJECT_ROLE_LEVEL[r] >= PROJECT_ROLE_LEVEL[WORK_ITEM_READER]);
+
 export function workspaceLevel(role: string | null | undefined): number {
   return (role && WORKSPACE_ROLE_LEVEL[role]) || 0;
 }
@@ -51,8 +60,9 @@ export function effectiveProjectRole(workspaceRole: string | null, projectRole: 
 }
 
 /**
- * Whose project visibility a cross-project reference is checked against (a parent or a RELATION ISSUE value in
- * another project): workspace owners and admins see every project, other members the projects they belong to.
+ * Whose work item visibility a cross-project reference is checked against (a parent or a RELATION ISSUE value in
+ * another project): workspace owners and admins see every project's items, other members those of the projects
+ * where they hold WORK_ITEM_READER or above.
  */
 export interface Viewer {
   userId: string;
