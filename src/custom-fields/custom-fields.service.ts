@@ -91,6 +91,9 @@ export class CustomFieldsService {
    * client did not send. With custom properties off nothing is applied or checked: `{}`.
    */
   async forCreate(db: Queryable, workspaceId: string, projectId: string, typeId: string | null, input: unknown, viewer: Viewer): Promise<CustomValues> {
+    // An untyped item has no properties, and nothing was sent to refuse: `{}` whether the feature is on or off,
+    // without reading it (one statement of the four of a plain create).
+    if (typeId === null && input === undefined) return {};
     if (!(await this.assertEnabled(workspaceId, input, db))) return {};
     const sent = this.inputObject(input);
     // Inside the caller's transaction (see CustomValuesRepository.holdForWrite).
