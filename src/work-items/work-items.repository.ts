@@ -190,6 +190,20 @@ const LOCK_WORK_ITEM = (ws: string, id: string) =>
   `SELECT w.id FROM work_items w JOIN projects wp ON wp.id = w.project_id AND wp.deleted_at IS NULL
     WHERE w.workspace_id = ${ws} AND w.id = ${id} AND w.deleted_at IS NULL FOR KEY SHARE`;
 
+/** Relations whose expanded objects come from EXPANDED_SQL (cycle and modules have their own helpers). */
+export type ExpandedRelation = 'state' | 'type' | 'parent' | 'assignees' | 'labels';
+export type ExpandedObject = { id: string } & Record<string, unknown>;
+
+/** The expanded object shapes (gap-reference 4), by id; `$1` is the workspace, `ids` a uuid[] reference. */
+const EXPANDED_SQL: Record<ExpandedRelation, (ids: string) => string> = {
+  state: (ids) => `SELECT id, name, color, "group" FROM states WHERE workspace_id = $1 AND id = ANY(${ids})`,
+  type: (ids) => `SELECT id, name, logo_props, is_epic FROM work_item_types WHERE workspace_id = $1 AND id = ANY(${ids})`,
+  parent: (ids) => `SELECT id, name, sequence_id FROM work_items w WHERE workspace_id = $1 AND id = ANY(${ids}) AND deleted_at IS NULL AND ${LIVE_PROJECT_OF('w')}`,
+  // Assignees are members of the workspace; users carry no workspace of their own.
+  assignees: (ids) => `SELECT id, display_name, avatar_url, email FROM users WHERE id = ANY(${ids})`,
+  labels: (ids) => `SELECT id, name, color FROM labels WHERE workspace_id = $1 AND id = ANY(${ids})`,
+};
+
 /** What the checked insert found: the row it wrote, or (nothing written) which reference failed. */
 export interface CheckedInsert {
   state_live: boolean;
@@ -587,23 +601,16 @@ export class WorkItemsRepository {
 
   // ---- expand loaders: one statement per relation for a whole page ----
 
-  async statesByIds(workspaceId: string, ids: string[]) {
-    return this.reader.query(`SELECT id, name, color, "group" FROM states WHERE workspace_id = $1 AND id = ANY($2::uuid[])`, [workspaceId, ids]);
-  }
-
-  async typesByIds(workspaceId: string, ids: string[]) {
-    return this.reader.query(`SELECT id, name, logo_props, is_epic FROM work_item_types WHERE workspace_id = $1 AND id = ANY($2::uuid[])`, [workspaceId, ids]);
-  }
-
-  async parentsByIds(workspaceId: string, ids: string[]) {
-    return this.reader.query(`SELECT id, name, sequence_id FROM work_items w WHERE workspace_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL AND ${LIVE_PROJECT_OF('w')}`, [workspaceId, ids]);
-  }
-
-  async usersByIds(ids: string[]) {
-    return this.reader.query(`SELECT id, display_name, avatar_url, email FROM users WHERE id = ANY($1::uuid[])`, [ids]);
-  }
-
-  async labelsByIds(workspaceId: string, ids: string[]) {
-    return this.reader.query(`SELECT id, name, color FROM labels WHERE workspace_id = $1 AND id = ANY($2::uuid[])`, [workspaceId, ids]);
+  /**
+   * The objects `?expand=` puts beside the ids of a page (or of one item): one statement, a JSON array per
+   * relation asked for, instead of a statement (and a round trip) each. Relations without ids are not asked.
+   */
+  async expandedObjects(workspaceId: string, ids: Partial<Record<ExpandedRelation, string[]>>): Promise<Partial<Record<ExpandedRelation, ExpandedObject[]>>> {
+    const p = new SqlParams([workspaceId]);
+    const cols = (Object.keys(ids) as ExpandedRelation[])
+      .filter((rel) => ids[rel]!.length)
+      .map((rel) => `(SELECT coalesce(json_agg(x), '[]') FROM (${EXPANDED_SQL[rel](`${p.add(ids[rel])}::uuid[]`)}) x) AS "${rel}"`);
+    if (!cols.length) return {};
+    return (await this.reader.query(`SELECT ${cols.join(', ')}`, p.values))[0];
   }
 }

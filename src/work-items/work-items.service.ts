@@ -11,9 +11,11 @@ import { CustomFieldsService } from '../custom-fields/custom-fields.service';
 import { EstimatesService } from '../estimates/estimates.service';
 import { WorkflowsService } from '../workflows/workflows.service';
 import { cyclesOfWorkItems, modulesOfWorkItems } from '../cycles/work-item-expand';
-import { CreateWorkItemDto, UpdateWorkItemDto, WorkItemDto } from './work-items.dto';
+import {
+  CreateWorkItemDto, UpdateWorkItemDto, WorkItemDto, WorkItemLabelRefDto, WorkItemParentRefDto, WorkItemStateRefDto, WorkItemTypeRefDto, WorkItemUserRefDto,
+} from './work-items.dto';
 import { mapWorkItem } from './work-items.mapper';
-import { WorkItemDetailRow, WorkItemRow, WorkItemsRepository, WorkItemWrite } from './work-items.repository';
+import { ExpandedRelation, WorkItemDetailRow, WorkItemRow, WorkItemsRepository, WorkItemWrite } from './work-items.repository';
 
 // Canonical numbers only: `PROJ-012` is not the identifier of PROJ-12 (surrounding space is trimmed, case folded).
 const IDENTIFIER_RE = /^([A-Za-z][A-Za-z0-9]*)-([1-9]\d{0,8})$/;
@@ -82,44 +84,45 @@ export class WorkItemsService {
     return dto;
   }
 
-  /** Adds expanded objects beside their ids: one statement per relation for the whole page, in parallel. */
+  /**
+   * Adds expanded objects beside their ids: one statement for the state, type, parent, assignees and labels of the
+   * whole page, beside one each for cycle and modules, in parallel.
+   */
   private async expand(workspaceId: string, rows: WorkItemRow[], out: WorkItemDto[], expand: Set<string>): Promise<void> {
     if (!expand.size || !rows.length) return;
     const uniq = (xs: Array<string | null>) => [...new Set(xs.filter((x): x is string => !!x))];
+    const ids: Partial<Record<ExpandedRelation, string[]>> = {};
+    if (expand.has('state')) ids.state = uniq(rows.map((r) => r.state_id));
+    if (expand.has('type')) ids.type = uniq(rows.map((r) => r.type_id));
+    if (expand.has('parent')) ids.parent = uniq(rows.map((r) => r.parent_id));
+    if (expand.has('assignees')) ids.assignees = uniq(rows.flatMap((r) => r.assignee_ids ?? []));
+    if (expand.has('labels')) ids.labels = uniq(rows.flatMap((r) => r.label_ids ?? []));
     const jobs: Array<Promise<void>> = [];
-    const byId = <T extends { id: string }>(list: T[]) => new Map(list.map((x) => [x.id, x]));
-    if (expand.has('state')) {
-      jobs.push(this.repo.statesByIds(workspaceId, uniq(rows.map((r) => r.state_id))).then((list) => {
-        const m = byId(list as Array<{ id: string; name: string; color: string; group: string }>);
-        out.forEach((d) => (d.state = m.get(d.state_id)));
-      }));
-    }
-    if (expand.has('type')) {
-      const ids = uniq(rows.map((r) => r.type_id));
-      jobs.push((ids.length ? this.repo.typesByIds(workspaceId, ids) : Promise.resolve([])).then((list) => {
-        const m = byId(list as Array<{ id: string; name: string; logo_props: Record<string, unknown>; is_epic: boolean }>);
-        out.forEach((d) => (d.type = d.type_id ? (m.get(d.type_id) ?? null) : null));
-      }));
-    }
-    if (expand.has('parent')) {
-      const ids = uniq(rows.map((r) => r.parent_id));
-      jobs.push((ids.length ? this.repo.parentsByIds(workspaceId, ids) : Promise.resolve([])).then((list) => {
-        const m = byId(list as Array<{ id: string; name: string; sequence_id: number }>);
-        out.forEach((d) => (d.parent = d.parent_id ? (m.get(d.parent_id) ?? null) : null));
-      }));
-    }
-    if (expand.has('assignees')) {
-      const ids = uniq(rows.flatMap((r) => r.assignee_ids ?? []));
-      jobs.push((ids.length ? this.repo.usersByIds(ids) : Promise.resolve([])).then((list) => {
-        const m = byId(list as Array<{ id: string; display_name: string; avatar_url: string | null; email: string }>);
-        out.forEach((d) => (d.assignees = d.assignee_ids.map((id) => m.get(id)!).filter(Boolean)));
-      }));
-    }
-    if (expand.has('labels')) {
-      const ids = uniq(rows.flatMap((r) => r.label_ids ?? []));
-      jobs.push((ids.length ? this.repo.labelsByIds(workspaceId, ids) : Promise.resolve([])).then((list) => {
-        const m = byId(list as Array<{ id: string; name: string; color: string | null }>);
-        out.forEach((d) => (d.labels = d.label_ids.map((id) => m.get(id)!).filter(Boolean)));
+    if (Object.keys(ids).length) {
+      jobs.push(this.repo.expandedObjects(workspaceId, ids).then((found) => {
+        // Rows of EXPANDED_SQL carry exactly the shapes of the read DTO (gap-reference 4).
+        const byId = <T>(rel: ExpandedRelation) => new Map((found[rel] ?? []).map((x) => [x.id, x as unknown as T]));
+        const many = <T>(m: Map<string, T>, list: string[]) => list.map((id) => m.get(id)).filter((x): x is T => x !== undefined);
+        if (ids.state) {
+          const m = byId<WorkItemStateRefDto>('state');
+          out.forEach((d) => (d.state = m.get(d.state_id)));
+        }
+        if (ids.type) {
+          const m = byId<WorkItemTypeRefDto>('type');
+          out.forEach((d) => (d.type = d.type_id ? (m.get(d.type_id) ?? null) : null));
+        }
+        if (ids.parent) {
+          const m = byId<WorkItemParentRefDto>('parent');
+          out.forEach((d) => (d.parent = d.parent_id ? (m.get(d.parent_id) ?? null) : null));
+        }
+        if (ids.assignees) {
+          const m = byId<WorkItemUserRefDto>('assignees');
+          out.forEach((d) => (d.assignees = many(m, d.assignee_ids)));
+        }
+        if (ids.labels) {
+          const m = byId<WorkItemLabelRefDto>('labels');
+          out.forEach((d) => (d.labels = many(m, d.label_ids)));
+        }
       }));
     }
     if (expand.has('cycle')) {

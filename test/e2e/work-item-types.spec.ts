@@ -49,6 +49,15 @@ describe('work item types', () => {
       expect(list.data.filter((x: { is_default: boolean }) => x.is_default)).toHaveLength(1);
       const created = await audits(t, ten, 'work_item_type.created');
       expect(created.filter((a) => a.project_id === projectId).map((a) => a.target_display_name).sort()).toEqual(['Epic', 'Task']);
+
+      // A work item of the project now takes the default type; ?expand=type shows it (gap-reference 4), on the
+      // item and on the list, beside the other expansions of the same statement.
+      const item = ok(await api.post(`${api.pr(projectId)}/work-items/?expand=type,state`, { name: 'typed' }), 201);
+      const shape = { id: first.id, name: 'Task', logo_props: first.logo_props, is_epic: false };
+      expect(item.type).toEqual(shape);
+      expect(item.state).toEqual(expect.objectContaining({ id: item.state_id, group: expect.any(String) }));
+      const listed = ok(await api.get(`${api.pr(projectId)}/work-items/?expand=type,parent,labels`));
+      expect(listed.data.find((x: { id: string }) => x.id === item.id)).toMatchObject({ type: shape, parent: null, labels: [] });
     });
 
     it('creates a type: read-only fields ignored, external fields write-only, audited', async () => {
