@@ -62,7 +62,7 @@ describe('work items', () => {
     });
 
     it('a value of the wrong kind is reported as such, without size messages that do not apply to it', async () => {
-      const messages = (body: { errors: Array<{ field: string; message: string }> }) => body.errors.map((e) => `${e.field}: ${e.message}`);
+      const messages = (body: Record<string, any>) => body.errors.map((e: { field: string; message: string }) => `${e.field}: ${e.message}`);
       const missing = messages(expectProblem(await create({}), 400, 'validation_error'));
       expect(missing.length).toBeGreaterThan(0);
       for (const m of missing) expect(m).not.toMatch(/shorter than/);
