@@ -1,4 +1,5 @@
 import type request from 'supertest';
+import { StatesService } from '../../src/states/states.service';
 import { errorFields, expectProblem, Tenant, TestApp, createTestApp } from '../helpers/test-app';
 import { ok, typeApi } from '../helpers/type-fixtures';
 
@@ -149,5 +150,24 @@ describe('varchar(255) lengths are counted in code points, as PostgreSQL counts 
     const email = `${'m'.repeat(307)}@example.com${HEART}`; // 321 code points
     const res = await t.http.post(`/api/v2/workspaces/${ten.slug}/members/remove/`).set('X-Api-Key', ten.owner.key).send({ email });
     expect(expectProblem(res, 400, 'validation_error').errors).toEqual([{ field: 'email', message: 'email must be shorter than or equal to 320 characters' }]);
+  });
+
+  it('a value the column refuses anyway (SQLSTATE 22001) is a 400 validation_error, not a 500', async () => {
+    // Stands in for a length check gone missing: the service writes a value longer than the column takes.
+    const ten = await t.tenant();
+    const projectId = (await t.project(ten.slug, ten.owner.key)).id;
+    const svc = t.app.get(StatesService);
+    const create = svc.create.bind(svc);
+    const spy = jest.spyOn(svc, 'create').mockImplementation((ctx, dto) => create(ctx, { ...dto, name: 'x'.repeat(300) }));
+    try {
+      const res = await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/${projectId}/states/`).set('X-Api-Key', ten.owner.key).send({ name: 'Short', color: '#123' });
+      const body = expectProblem(res, 400, 'validation_error');
+      expect(body.detail).toBe('A value is longer than its field takes (at most 255 characters).');
+      expect(body.errors).toEqual([]);
+      expect(JSON.stringify(body)).not.toMatch(/stack|character varying|at \w+ \(/);
+      expect(spy).toHaveBeenCalledTimes(1);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });
