@@ -1,5 +1,6 @@
 import type request from 'supertest';
 import { StatesService } from '../../src/states/states.service';
+import { auditEntries } from '../helpers/audit';
 import { errorFields, expectProblem, Tenant, TestApp, createTestApp } from '../helpers/test-app';
 import { ok, typeApi } from '../helpers/type-fixtures';
 
@@ -142,6 +143,14 @@ describe('varchar(255) lengths are counted in code points, as PostgreSQL counts 
       const read = c.read === undefined ? (x: Record<string, any>) => x[c.field] : c.read;
       if (read) expect(read(body)).toBe(value);
     }
+  });
+
+  it('the audit trail keeps a name of 255 astral characters whole (its columns are cut in code points, not UTF-16 units)', async () => {
+    const ten = await t.tenant();
+    const res = await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/`).set('X-Api-Key', ten.owner.key).send({ name: EMOJI_255 });
+    const id = ok(res, 201).id;
+    const [entry] = await auditEntries(t, ten, { event_name: 'project.created', target_id: id });
+    expect(entry.target_display_name).toBe(EMOJI_255);
   });
 
   it('workspace member remove: an email over 320 code points is refused for its length', async () => {

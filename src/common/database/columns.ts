@@ -27,3 +27,11 @@ export function exceedsVarchar(s: string, max = VARCHAR_MAX): boolean {
   for (const _ of s) if (++n > max) return true;
   return false;
 }
+
+/**
+ * `s` cut to what a varchar(max) column takes: its first `max` characters (code points). A UTF-16 slice would
+ * drop characters that fit (255 astral characters are 510 units) and could split a surrogate pair.
+ */
+export function fitVarchar(s: string, max = VARCHAR_MAX): string {
+  return exceedsVarchar(s, max) ? Array.from(s).slice(0, max).join('') : s;
+}
