@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { RequestContext } from '../common/auth/request-context';
+import { fitVarchar } from '../common/database/columns';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
 import { FailureAggregator, failureWindowSeconds } from './failure-aggregator';
 
@@ -191,8 +192,8 @@ export class AuditService implements OnModuleDestroy {
     const rows = events.map((e) => {
       const values = [
         e.event_id ?? randomUUID(), e.event_name, e.category, e.outcome ?? 'success', a.source, a.actor_type, a.actor_id,
-        (a.actor_display_name ?? '').slice(0, 255), (a.actor_email ?? '').slice(0, 320),
-        (e.target_type ?? '').slice(0, 64), (e.target_id ?? '').slice(0, 255), (e.target_display_name ?? '').slice(0, 255),
+        fitVarchar(a.actor_display_name ?? ''), fitVarchar(a.actor_email ?? '', 320),
+        fitVarchar(e.target_type ?? '', 64), fitVarchar(e.target_id ?? ''), fitVarchar(e.target_display_name ?? ''),
         e.old_value === undefined ? null : JSON.stringify(e.old_value), e.new_value === undefined ? null : JSON.stringify(e.new_value),
         e.reason ?? '', JSON.stringify(e.metadata ?? {}), normalizeIp(a.ip_address), a.user_agent ?? '', e.workspace_id, e.project_id ?? null,
       ];

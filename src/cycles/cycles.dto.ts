@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsNotEmpty, IsNumber, IsString, IsUUID, MaxLength, ValidateBy, ValidationOptions } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsNotEmpty, IsNumber, IsString, IsUUID, ValidateBy, ValidationOptions } from 'class-validator';
 import { ExternalField, LogoPropsField } from '../common/http/dto-fields';
-import { Nullable, OptionalNotNull } from '../common/http/validation';
+import { MaxChars, Nullable, OptionalNotNull } from '../common/http/validation';
 import { isValidDate, isValidDateTime } from '../common/pagination/list-query';
 
 /** Area/Location spelling of IANA names (`UTC`, `Asia/Kolkata`, `Etc/GMT+5`); rejects `utc` and `+02:00`. */
@@ -63,7 +63,7 @@ export function IsDateTimeString(options?: ValidationOptions): PropertyDecorator
 
 export class CreateCycleDto {
   @ApiProperty({ maxLength: 255, description: 'Unique among the project\'s cycles.' })
-  @IsString() @IsNotEmpty() @MaxLength(255)
+  @IsString() @IsNotEmpty() @MaxChars(255)
   name!: string;
 
   @ApiPropertyOptional({ type: String, nullable: true })
@@ -93,7 +93,7 @@ export class CreateCycleDto {
 
 export class UpdateCycleDto {
   @ApiPropertyOptional({ maxLength: 255 })
-  @OptionalNotNull() @IsString() @IsNotEmpty() @MaxLength(255)
+  @OptionalNotNull() @IsString() @IsNotEmpty() @MaxChars(255)
   name?: string;
 
   @ApiPropertyOptional({ type: String, nullable: true })

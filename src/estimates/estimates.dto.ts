@@ -1,12 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsNotEmpty, IsString, MaxLength } from 'class-validator';
+import { IsBoolean, IsIn, IsNotEmpty, IsString } from 'class-validator';
 import { ExternalField, Int32Field } from '../common/http/dto-fields';
-import { Nullable, OptionalNotNull } from '../common/http/validation';
+import { MaxChars, Nullable, OptionalNotNull } from '../common/http/validation';
 import { ESTIMATE_TYPES, EstimateType } from './estimate.entity';
 
 export class CreateEstimateDto {
   @ApiProperty({ maxLength: 255, description: 'Unique within the project.' })
-  @IsString() @IsNotEmpty() @MaxLength(255)
+  @IsString() @IsNotEmpty() @MaxChars(255)
   name!: string;
 
   @ApiPropertyOptional({ type: String, nullable: true })
@@ -27,7 +27,7 @@ export class CreateEstimateDto {
 
 export class UpdateEstimateDto {
   @ApiPropertyOptional({ maxLength: 255 })
-  @OptionalNotNull() @IsString() @IsNotEmpty() @MaxLength(255)
+  @OptionalNotNull() @IsString() @IsNotEmpty() @MaxChars(255)
   name?: string;
 
   @ApiPropertyOptional({ type: String, nullable: true })
@@ -57,7 +57,7 @@ export class CreateEstimatePointDto {
   key?: number;
 
   @ApiProperty({ maxLength: 255, description: 'Unique within the estimate; numeric for `points` and `time` estimates.' })
-  @IsString() @IsNotEmpty() @MaxLength(255)
+  @IsString() @IsNotEmpty() @MaxChars(255)
   value!: string;
 
   @ApiPropertyOptional({ type: String, nullable: true })
@@ -73,7 +73,7 @@ export class UpdateEstimatePointDto {
   key?: number;
 
   @ApiPropertyOptional({ maxLength: 255 })
-  @OptionalNotNull() @IsString() @IsNotEmpty() @MaxLength(255)
+  @OptionalNotNull() @IsString() @IsNotEmpty() @MaxChars(255)
   value?: string;
 
   @ApiPropertyOptional({ type: String, nullable: true })

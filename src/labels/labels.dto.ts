@@ -1,12 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsNotEmpty, IsNumber, IsString, IsUUID, MaxLength } from 'class-validator';
+import { IsNotEmpty, IsNumber, IsString, IsUUID } from 'class-validator';
 import { ExternalField } from '../common/http/dto-fields';
-import { Nullable, OptionalNotNull } from '../common/http/validation';
+import { MaxChars, Nullable, OptionalNotNull } from '../common/http/validation';
 import { NullableColorField } from '../states/color';
 
 export class CreateLabelDto {
   @ApiProperty({ maxLength: 255, description: 'Unique within the project (project labels) or among the workspace-level labels.' })
-  @IsString() @IsNotEmpty() @MaxLength(255)
+  @IsString() @IsNotEmpty() @MaxChars(255)
   name!: string;
 
   @NullableColorField()
@@ -30,7 +30,7 @@ export class CreateLabelDto {
 
 export class UpdateLabelDto {
   @ApiPropertyOptional({ maxLength: 255 })
-  @OptionalNotNull() @IsString() @IsNotEmpty() @MaxLength(255)
+  @OptionalNotNull() @IsString() @IsNotEmpty() @MaxChars(255)
   name?: string;
 
   @NullableColorField()

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsNotEmpty, IsOptional, IsString, IsUUID, MaxLength } from 'class-validator';
+import { IsBoolean, IsIn, IsNotEmpty, IsOptional, IsString, IsUUID } from 'class-validator';
 import { PROJECT_ROLES, WORKSPACE_ROLES } from '../common/auth/roles';
+import { MaxChars } from '../common/http/validation';
 
 export class MemberUserDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
@@ -28,7 +29,7 @@ export class RemoveWorkspaceMemberDto {
   @ApiProperty({ format: 'email', description: 'Email of the active workspace member to remove (case-insensitive).' })
   @IsString()
   @IsNotEmpty()
-  @MaxLength(320)
+  @MaxChars(320)
   email!: string;
 
   @ApiPropertyOptional({ type: Boolean, description: 'Accepted for compatibility and ignored: this service has no seats.' })

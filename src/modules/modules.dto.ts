@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsNotEmpty, IsNumber, IsString, IsUUID, MaxLength, ValidateBy, ValidationOptions } from 'class-validator';
+import { IsIn, IsNotEmpty, IsNumber, IsString, IsUUID, ValidateBy, ValidationOptions } from 'class-validator';
 import { ExternalField, LogoPropsField } from '../common/http/dto-fields';
-import { Nullable, OptionalNotNull } from '../common/http/validation';
+import { MaxChars, Nullable, OptionalNotNull } from '../common/http/validation';
 import { isValidDate } from '../common/pagination/list-query';
 import { MODULE_STATUSES } from './module.entity';
 
@@ -23,7 +23,7 @@ const STATUS_MESSAGE = `$property must be one of: ${MODULE_STATUSES.join(', ')}`
 
 export class CreateModuleDto {
   @ApiProperty({ maxLength: 255, description: 'Unique among the project\'s modules.' })
-  @IsString() @IsNotEmpty() @MaxLength(255)
+  @IsString() @IsNotEmpty() @MaxChars(255)
   name!: string;
 
   @ApiPropertyOptional({ type: String, nullable: true, description: 'Plain text.' })
@@ -60,7 +60,7 @@ export class CreateModuleDto {
 
 export class UpdateModuleDto {
   @ApiPropertyOptional({ maxLength: 255 })
-  @OptionalNotNull() @IsString() @IsNotEmpty() @MaxLength(255)
+  @OptionalNotNull() @IsString() @IsNotEmpty() @MaxChars(255)
   name?: string;
 
   @ApiPropertyOptional({ type: String, nullable: true })

@@ -1,13 +1,13 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsNotEmpty, IsString, IsUUID, Matches, MaxLength } from 'class-validator';
+import { IsNotEmpty, IsString, IsUUID, Matches } from 'class-validator';
 import { ExternalField, LogoPropsField } from '../common/http/dto-fields';
-import { Nullable, OptionalNotNull } from '../common/http/validation';
+import { MaxChars, Nullable, OptionalNotNull } from '../common/http/validation';
 
 const IDENTIFIER_RE = /^[A-Za-z][A-Za-z0-9]{0,11}$/;
 
 export class CreateProjectDto {
   @ApiProperty({ maxLength: 255 })
-  @IsString() @IsNotEmpty() @MaxLength(255)
+  @IsString() @IsNotEmpty() @MaxChars(255)
   name!: string;
 
   @ApiPropertyOptional({ maxLength: 12, pattern: '^[A-Za-z][A-Za-z0-9]{0,11}$', description: 'Stored upper-case; unique in the workspace. Derived from the name when omitted.' })
@@ -33,7 +33,7 @@ export class CreateProjectDto {
 
 export class UpdateProjectDto {
   @ApiPropertyOptional({ maxLength: 255 })
-  @OptionalNotNull() @IsString() @IsNotEmpty() @MaxLength(255)
+  @OptionalNotNull() @IsString() @IsNotEmpty() @MaxChars(255)
   name?: string;
 
   @ApiPropertyOptional({ maxLength: 12, pattern: '^[A-Za-z][A-Za-z0-9]{0,11}$' })

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsNotEmpty, IsString, MaxLength } from 'class-validator';
+import { IsBoolean, IsNotEmpty, IsString } from 'class-validator';
 import { ExternalField } from '../common/http/dto-fields';
-import { Nullable, OptionalNotNull } from '../common/http/validation';
+import { MaxChars, Nullable, OptionalNotNull } from '../common/http/validation';
 
 /** Property option, read shape. */
 export class PropertyOptionDto {
@@ -17,7 +17,7 @@ export class PropertyOptionDto {
 /** An option sent inside a property create/PATCH (`options`, write-only). */
 export class OptionInputDto {
   @ApiProperty({ maxLength: 255 })
-  @IsString() @IsNotEmpty() @MaxLength(255)
+  @IsString() @IsNotEmpty() @MaxChars(255)
   name!: string;
 
   @ApiPropertyOptional({ type: String, nullable: true })
@@ -36,7 +36,7 @@ export class CreatePropertyOptionDto extends OptionInputDto {}
 
 export class UpdatePropertyOptionDto {
   @ApiPropertyOptional({ maxLength: 255 })
-  @OptionalNotNull() @IsString() @IsNotEmpty() @MaxLength(255)
+  @OptionalNotNull() @IsString() @IsNotEmpty() @MaxChars(255)
   name?: string;
 
   @ApiPropertyOptional({ type: String, nullable: true })

@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsArray, IsBoolean, IsIn, IsNotEmpty, IsObject, IsString, MaxLength, ValidateNested } from 'class-validator';
+import { IsArray, IsBoolean, IsIn, IsNotEmpty, IsObject, IsString, ValidateNested } from 'class-validator';
 import { ExternalField } from '../common/http/dto-fields';
-import { Nullable, OptionalNotNull } from '../common/http/validation';
+import { MaxChars, Nullable, OptionalNotNull } from '../common/http/validation';
 import { PROPERTY_TYPES, RELATION_TYPES } from './property-rules';
 import { OptionInputDto, PropertyOptionDto } from './property-options.dto';
 
@@ -76,7 +76,7 @@ class PropertyWriteFields {
 
 export class CreateWorkItemPropertyDto extends PropertyWriteFields {
   @ApiProperty({ maxLength: 255, description: 'The label; the read-only `name` slug is derived from it once.' })
-  @IsString() @IsNotEmpty() @MaxLength(255)
+  @IsString() @IsNotEmpty() @MaxChars(255)
   display_name!: string;
 
   @ApiProperty({ enum: PROPERTY_TYPES })
@@ -86,7 +86,7 @@ export class CreateWorkItemPropertyDto extends PropertyWriteFields {
 
 export class UpdateWorkItemPropertyDto extends PropertyWriteFields {
   @ApiPropertyOptional({ maxLength: 255, description: 'Changes the label only; `name` never changes.' })
-  @OptionalNotNull() @IsString() @IsNotEmpty() @MaxLength(255)
+  @OptionalNotNull() @IsString() @IsNotEmpty() @MaxChars(255)
   display_name?: string;
 
   @ApiPropertyOptional({ enum: PROPERTY_TYPES, description: 'Changing it on a property holding values changes what the values mean.' })

@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsArray, IsBoolean, IsNotEmpty, IsNumber, IsObject, IsString, IsUUID, MaxLength, ValidateNested } from 'class-validator';
+import { IsArray, IsBoolean, IsNotEmpty, IsNumber, IsObject, IsString, IsUUID, ValidateNested } from 'class-validator';
 import { ExternalField } from '../common/http/dto-fields';
-import { Nullable, OptionalNotNull } from '../common/http/validation';
+import { MaxChars, Nullable, OptionalNotNull } from '../common/http/validation';
 
 export class ContextOptionDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
@@ -38,7 +38,7 @@ export class ContextOptionInputDto {
   id?: string;
 
   @ApiPropertyOptional({ maxLength: 255, description: 'Creates an option (ignored when id is given).' })
-  @OptionalNotNull() @IsString() @IsNotEmpty() @MaxLength(255)
+  @OptionalNotNull() @IsString() @IsNotEmpty() @MaxChars(255)
   name?: string;
 
   @ApiPropertyOptional({ type: String, nullable: true })
@@ -52,7 +52,7 @@ export class ContextOptionInputDto {
 
 class ContextWriteFields {
   @ApiPropertyOptional({ maxLength: 255, description: 'Unique (case-insensitive) among the property\'s contexts; defaults to "Default", which the seeded context holds, so always send one.' })
-  @OptionalNotNull() @IsString() @IsNotEmpty() @MaxLength(255)
+  @OptionalNotNull() @IsString() @IsNotEmpty() @MaxChars(255)
   name?: string;
 
   @ApiPropertyOptional({ description: 'Defaults to the property\'s own value.' })

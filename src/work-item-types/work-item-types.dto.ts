@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayNotEmpty, IsArray, IsBoolean, IsNotEmpty, IsString, IsUUID, MaxLength } from 'class-validator';
+import { ArrayNotEmpty, IsArray, IsBoolean, IsNotEmpty, IsString, IsUUID } from 'class-validator';
 import { ExternalField } from '../common/http/dto-fields';
-import { Nullable, OptionalNotNull } from '../common/http/validation';
+import { MaxChars, Nullable, OptionalNotNull } from '../common/http/validation';
 
 /** Work item type, read shape (both surfaces). `external_id`/`external_source` are write-only. */
 export class WorkItemTypeDto {
@@ -20,7 +20,7 @@ export class WorkItemTypeDto {
 
 export class CreateWorkItemTypeDto {
   @ApiProperty({ maxLength: 255, description: 'Unique case-insensitively among the types of the project (project level) or of the workspace (workspace level).' })
-  @IsString() @IsNotEmpty() @MaxLength(255)
+  @IsString() @IsNotEmpty() @MaxChars(255)
   name!: string;
 
   @ApiPropertyOptional({ type: String, nullable: true })
@@ -37,7 +37,7 @@ export class CreateWorkItemTypeDto {
 
 export class UpdateWorkItemTypeDto {
   @ApiPropertyOptional({ maxLength: 255 })
-  @OptionalNotNull() @IsString() @IsNotEmpty() @MaxLength(255)
+  @OptionalNotNull() @IsString() @IsNotEmpty() @MaxChars(255)
   name?: string;
 
   @ApiPropertyOptional({ type: String, nullable: true })

@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Allow, ArrayMaxSize, IsArray, IsIn, IsNotEmpty, IsString, IsUUID, MaxLength } from 'class-validator';
+import { Allow, ArrayMaxSize, IsArray, IsIn, IsNotEmpty, IsString, IsUUID } from 'class-validator';
 import { ExpandedShapeIgnored } from '../common/expand/expand';
 import { ExternalField } from '../common/http/dto-fields';
-import { NullClears, Nullable, OptionalNotNull } from '../common/http/validation';
+import { MaxChars, Nullable, NullClears, OptionalNotNull } from '../common/http/validation';
 import { IsDateOnly } from '../modules/modules.dto';
 import { PRIORITIES } from './work-item.entity';
 import { WorkItemCycleRefDto, WorkItemModuleRefDto } from '../cycles/work-item-expand';
@@ -88,13 +88,13 @@ class WorkItemWriteFields {
 
 export class CreateWorkItemDto extends WorkItemWriteFields {
   @ApiProperty({ maxLength: 255 })
-  @IsString() @IsNotEmpty() @MaxLength(255)
+  @IsString() @IsNotEmpty() @MaxChars(255)
   name!: string;
 }
 
 export class UpdateWorkItemDto extends WorkItemWriteFields {
   @ApiPropertyOptional({ maxLength: 255 })
-  @OptionalNotNull() @IsString() @IsNotEmpty() @MaxLength(255)
+  @OptionalNotNull() @IsString() @IsNotEmpty() @MaxChars(255)
   name?: string;
 }
 

@@ -1,11 +1,11 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsBoolean, IsNotEmpty, IsString, IsUUID, MaxLength } from 'class-validator';
-import { Nullable, OptionalNotNull } from '../common/http/validation';
+import { ArrayMaxSize, IsArray, IsBoolean, IsNotEmpty, IsString, IsUUID } from 'class-validator';
+import { MaxChars, Nullable, OptionalNotNull } from '../common/http/validation';
 import { Int32Field } from '../common/http/dto-fields';
 
 export class CreateWorkflowDto {
   @ApiProperty({ maxLength: 255, description: 'Unique within the project.' })
-  @IsString() @IsNotEmpty() @MaxLength(255)
+  @IsString() @IsNotEmpty() @MaxChars(255)
   name!: string;
 
   @ApiPropertyOptional({ type: String, nullable: true })
@@ -27,7 +27,7 @@ export class CreateWorkflowDto {
 
 export class UpdateWorkflowDto {
   @ApiPropertyOptional({ maxLength: 255 })
-  @OptionalNotNull() @IsString() @IsNotEmpty() @MaxLength(255)
+  @OptionalNotNull() @IsString() @IsNotEmpty() @MaxChars(255)
   name?: string;
 
   @ApiPropertyOptional({ type: String, nullable: true })

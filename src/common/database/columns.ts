@@ -14,5 +14,24 @@ export const INT32_MAX = 2147483647;
 /** The length of the varchar(255) columns (names, emails, labels). */
 export const VARCHAR_MAX = 255;
 
-/** Longer than a varchar(max) column takes: PostgreSQL counts characters (code points), not UTF-16 units. */
-export const exceedsVarchar = (s: string, max = VARCHAR_MAX): boolean => [...s].length > max;
+/**
+ * Longer than a varchar(max) column takes: PostgreSQL counts characters (code points), not UTF-16 units, so a
+ * variation selector (U+FE0F) is one and an astral emoji (a surrogate pair) is one. Bounded work on any input
+ * (bodies reach a megabyte): a code point is one or two UTF-16 units, so only lengths between max and 2 * max
+ * are counted, and the count stops past max.
+ */
+export function exceedsVarchar(s: string, max = VARCHAR_MAX): boolean {
+  if (s.length <= max) return false;
+  if (s.length > 2 * max) return true;
+  let n = 0;
+  for (const _ of s) if (++n > max) return true;
+  return false;
+}
+
+/**
+ * `s` cut to what a varchar(max) column takes: its first `max` characters (code points). A UTF-16 slice would
+ * drop characters that fit (255 astral characters are 510 units) and could split a surrogate pair.
+ */
+export function fitVarchar(s: string, max = VARCHAR_MAX): string {
+  return exceedsVarchar(s, max) ? Array.from(s).slice(0, max).join('') : s;
+}

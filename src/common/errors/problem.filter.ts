@@ -51,9 +51,23 @@ const unavailable = () => new ProblemException(ErrorCode.ServiceUnavailable, 'Th
 
 interface PgDriverError {
   code?: string;
+  message?: string;
   detail?: string;
   constraint?: string;
   column?: string;
+}
+
+/**
+ * SQLSTATE 22001 (string_data_right_truncation): a value longer than its varchar(n) column. The DTOs' length
+ * checks (MaxChars) count as the column does, so this is a backstop for a check gone missing: the client sent
+ * something too long, a 400, not a 500. PostgreSQL names no column for it ("value too long for type character
+ * varying(255)"), so the answer names a field only if the driver gives one; the limit comes from the message.
+ */
+function valueTooLong(e: PgDriverError): ProblemException {
+  const limit = /\((\d+)\)/.exec(e.message ?? '')?.[1];
+  const message = limit ? `Must be at most ${limit} characters.` : 'Too long.';
+  const detail = `A value is longer than its field takes${limit ? ` (at most ${limit} characters)` : ''}.`;
+  return new ProblemException(ErrorCode.ValidationError, detail, e.column ? [{ field: e.column, message }] : []);
 }
 
 /**
@@ -76,6 +90,9 @@ export class ProblemFilter implements ExceptionFilter {
       this.logger.error({ msg: 'unhandled exception', reqId: req?.id, err: err?.message, stack: err?.stack });
     } else if (problem.code === ErrorCode.ServiceUnavailable) {
       this.logger.warn({ msg: 'database unavailable', reqId: req?.id, err: (exception as Error)?.message });
+    } else if (exception instanceof QueryFailedError && (exception.driverError as PgDriverError)?.code === '22001') {
+      // A 400 for the client, but a length check is missing somewhere: worth a line (no stack trace).
+      this.logger.warn({ msg: 'value too long for its column', reqId: req?.id, err: exception.message });
     }
     sendProblem(reply, this.baseUrl, problem);
   }
@@ -148,6 +165,8 @@ export class ProblemFilter implements ExceptionFilter {
       case '22021':
       case '22003':
         return new ProblemException(ErrorCode.ValidationError, 'A value has an invalid format.', [{ field: e.column ?? 'body', message: 'Invalid value.' }]);
+      case '22001':
+        return valueTooLong(e);
       case '40001':
       case '40P01':
         return ProblemException.conflict('The request conflicted with a concurrent change; retry it.');

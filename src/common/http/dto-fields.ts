@@ -1,9 +1,9 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsInt, IsObject, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsInt, IsObject, IsString, Max, Min } from 'class-validator';
 import { INT32_MAX, INT32_MIN } from '../database/columns';
-import { Nullable, OptionalNotNull } from './validation';
+import { MaxChars, Nullable, OptionalNotNull } from './validation';
 
 /**
  * `external_id` / `external_source`: optional, nullable (null clears), max 255. Shared by every resource.
@@ -16,7 +16,7 @@ export function ExternalField(description: string): PropertyDecorator {
     Transform(({ value }) => (typeof value === 'string' && value.trim() === '' ? null : value)),
     Nullable(),
     IsString(),
-    MaxLength(255),
+    MaxChars(255),
   );
 }
 

@@ -1,6 +1,7 @@
 import { applyDecorators, ArgumentMetadata, Injectable, PipeTransform, ValidationError, ValidationPipe } from '@nestjs/common';
 import { Transform } from 'class-transformer';
-import { NotEquals, ValidateIf } from 'class-validator';
+import { buildMessage, NotEquals, ValidateBy, ValidateIf, ValidationOptions } from 'class-validator';
+import { exceedsVarchar } from '../database/columns';
 import { FieldError, ProblemException } from '../errors/problem.exception';
 
 /** Checks of a value's kind (class-validator constraint names). */
@@ -50,6 +51,27 @@ export class BodyValidationPipe implements PipeTransform {
     }
     return this.inner.transform(value, metadata);
   }
+}
+
+/**
+ * At most `max` characters as a PostgreSQL varchar(max) counts them: code points. Use it instead of
+ * class-validator's MaxLength, whose count (validator.js isLength) skips variation selectors (U+FE0E, U+FE0F):
+ * 255 letters and a U+FE0F passed it and the column refused them (SQLSTATE 22001, a 500). Same constraint name
+ * ('maxLength', a size check above) and message as MaxLength. It declares nothing in OpenAPI: the DTO's
+ * ApiProperty carries the schema's maxLength, as it did beside MaxLength.
+ */
+export function MaxChars(max: number, options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'maxLength',
+      constraints: [max],
+      validator: {
+        validate: (value) => typeof value === 'string' && !exceedsVarchar(value, max),
+        defaultMessage: buildMessage((each) => `${each}$property must be shorter than or equal to $constraint1 characters`, options),
+      },
+    },
+    options,
+  );
 }
 
 /** Optional, but when present may not be null (PATCH of a required field). */
