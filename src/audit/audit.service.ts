@@ -44,22 +44,28 @@ export interface AuditActor {
   user_agent: string;
 }
 
+/** audit_logs.ip_address is varchar(64). */
+const IP_ADDRESS_MAX = 64;
+
 /**
  * The one text form of a client address, used both when an entry is stored and for the `ip_address` filter:
  * an IPv4-mapped IPv6 address (`::ffff:10.0.0.1`, `::ffff:a00:1`, an IPv4 client on a dual-stack socket) is
  * its IPv4 address `10.0.0.1`; any other IPv6 address is its canonical RFC 5952 form (lower case, zeros
  * compressed: `2001:DB8:0::1` is `2001:db8::1`). Anything else (IPv4, a value that is no address) is kept
- * as given, trimmed. Empty is null.
+ * as given, trimmed, and a non-address is cut to the column. Empty is null.
  */
 export function normalizeIp(ip: string | null | undefined): string | null {
   const s = ip?.trim();
   if (!s) return null;
-  if (isIP(s) !== 6) return s;
+  const kind = isIP(s);
+  // Not an address (behind TRUST_PROXY, X-Forwarded-For is whatever the client wrote): kept, cut to the column.
+  if (kind === 0) return fitVarchar(s, IP_ADDRESS_MAX);
+  if (kind === 4) return s;
   let canonical: string;
   try {
     canonical = new URL(`http://[${s}]`).hostname.slice(1, -1);
   } catch {
-    return s.toLowerCase(); // e.g. a zone id (fe80::1%eth0), which URLs do not accept
+    return fitVarchar(s.toLowerCase(), IP_ADDRESS_MAX); // e.g. a zone id (fe80::1%eth0), which URLs do not accept
   }
   const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(canonical);
   if (!mapped) return canonical;

@@ -158,6 +158,15 @@ describe('rate limits behind a proxy (TRUST_PROXY)', () => {
     expect((await from('192.0.2.10')).statusCode).toBe(429);
     expect((await from('192.0.2.11')).statusCode).toBe(401);
   });
+
+  it('a forwarded "address" that is no address, longer than the audit column, is recorded cut to it; the answer stays 401', async () => {
+    const ten = await t.tenant();
+    const junk = `not-an-ip-${'x'.repeat(90)}`;
+    const res = await injector(t.app)({ method: 'GET', url: `/api/v2/workspaces/${ten.slug}/projects/`, remoteAddress: '10.0.0.2', headers: { 'x-forwarded-for': junk, 'x-api-key': 'wt_api_bogus' } });
+    expect(res.statusCode).toBe(401);
+    const rows = await t.ds.query(`SELECT ip_address FROM audit_logs WHERE workspace_id = $1 AND event_name = 'auth.failed'`, [ten.workspaceId]);
+    expect(rows).toEqual([{ ip_address: junk.slice(0, 64) }]);
+  });
 });
 
 const REDIS_URL = process.env.REDIS_URL;
