@@ -1,8 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
-import { ThrottlerModule, ThrottlerStorageService } from '@nestjs/throttler';
+import { ThrottlerModule } from '@nestjs/throttler';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { createHash } from 'node:crypto';
 import { AdminModule } from './admin/admin.module';
 import { AuditCoreModule } from './audit/audit-core.module';
 import { AuditModule } from './audit/audit.module';
@@ -20,6 +19,7 @@ import { ProblemFilter } from './common/errors/problem.filter';
 import { ExpandInterceptor } from './common/expand/expand';
 import { BodyValidationPipe } from './common/http/validation';
 import { CredentialThrottlerGuard } from './common/throttle/credential-throttler.guard';
+import { MemoryThrottlerStorage } from './common/throttle/memory-throttler.storage';
 import { RedisThrottlerStorage } from './common/throttle/redis-throttler.storage';
 import { MembersModule } from './members/members.module';
 import { OAuthModule } from './oauth/oauth.module';
@@ -43,9 +43,10 @@ export class AppModule {
         TypeOrmModule.forRoot(dataSourceOptions(databaseUrl, cfg.dbPoolSize)),
         ThrottlerModule.forRoot({
           throttlers: [{ name: 'default', ttl: cfg.rateLimit.ttlMs, limit: cfg.rateLimit.limit }],
-          // One budget per credential across all routes (the default key is per route).
-          generateKey: (_ctx, tracker, name) => createHash('sha256').update(`${name}:${tracker}`).digest('hex'),
-          storage: cfg.redisUrl ? new RedisThrottlerStorage(cfg.redisUrl) : new ThrottlerStorageService(),
+          // One budget per credential across all routes (the default key is per route). The tracker is already
+          // a hash of the credential, or the client address.
+          generateKey: (_ctx, tracker, name) => `${name}:${tracker}`,
+          storage: cfg.redisUrl ? new RedisThrottlerStorage(cfg.redisUrl) : new MemoryThrottlerStorage(),
         }),
         CommonModule,
         FeaturesCoreModule,

@@ -144,6 +144,25 @@ describe('rate limits (in memory)', () => {
   });
 });
 
+describe('rate limits (in memory): fixed windows', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ rateLimit: { limit: LIMIT, ttlMs: 1_500 } });
+  });
+  afterAll(() => t.close());
+
+  it('a spent budget is whole again once its window (and the block) has passed', async () => {
+    const u = await t.user();
+    for (let i = 0; i < LIMIT; i++) expect((await t.http.get('/api/v2/users/me/').set('X-Api-Key', u.key)).status).toBe(200);
+    expectProblem(await t.http.get('/api/v2/users/me/').set('X-Api-Key', u.key), 429, 'rate_limited');
+    await new Promise((r) => setTimeout(r, 1_700));
+    const res = await t.http.get('/api/v2/users/me/').set('X-Api-Key', u.key);
+    expect(res.status).toBe(200);
+    expect(res.headers['x-ratelimit-remaining']).toBe(String(LIMIT - 1));
+    expect(res.headers['x-ratelimit-reset']).toBe('2');
+  });
+});
+
 describe('rate limits behind a proxy (TRUST_PROXY)', () => {
   let t: TestApp;
   beforeAll(async () => {
