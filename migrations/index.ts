@@ -14,5 +14,6 @@ import { WorkItemCountSlots1795362000000 } from './1795362000000-WorkItemCountSl
 import { WorkItemStateGroupRank1795362600000 } from './1795362600000-WorkItemStateGroupRank';
 import { WorkItemStateIndexCovering1795363200000 } from './1795363200000-WorkItemStateIndexCovering';
 import { WorkItemLinkListColumns1795364000000 } from './1795364000000-WorkItemLinkListColumns';
+import { WorkItemLinkCounts1795365000000 } from './1795365000000-WorkItemLinkCounts';
 
-export const MIGRATIONS: Function[] = [Foundation1795323810286, FeaturesAndAudit1795335339762, StatesLabelsEstimatesWorkflows1795335771762, CyclesModules1795335773611, WorkItemTypesAndProperties1795335818299, WorkItemsComments1795337132188, CustomValuesIndex1795337181511, AuditTrail1795337423235, ProjectWorkItemCount1795340000000, AuditInstanceTrail1795360231759, WorkItemCountSlots1795362000000, WorkItemStateGroupRank1795362600000, WorkItemStateIndexCovering1795363200000, WorkItemLinkListColumns1795364000000];
+export const MIGRATIONS: Function[] = [Foundation1795323810286, FeaturesAndAudit1795335339762, StatesLabelsEstimatesWorkflows1795335771762, CyclesModules1795335773611, WorkItemTypesAndProperties1795335818299, WorkItemsComments1795337132188, CustomValuesIndex1795337181511, AuditTrail1795337423235, ProjectWorkItemCount1795340000000, AuditInstanceTrail1795360231759, WorkItemCountSlots1795362000000, WorkItemStateGroupRank1795362600000, WorkItemStateIndexCovering1795363200000, WorkItemLinkListColumns1795364000000, WorkItemLinkCounts1795365000000];

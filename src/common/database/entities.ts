@@ -28,6 +28,7 @@ import { PropertyContextEntity } from '../../work-item-property-contexts/propert
 import { ContextOptionEntity, ContextProjectEntity, ContextTypeEntity } from '../../work-item-property-contexts/context-links.entity';
 import { ModuleWorkItemEntity, WorkItemAssigneeEntity, WorkItemEntity, WorkItemLabelEntity } from '../../work-items/work-item.entity';
 import { ProjectWorkItemCountEntity } from '../../work-items/project-work-item-count.entity';
+import { WorkItemAssigneeCountEntity, WorkItemLabelCountEntity } from '../../work-items/work-item-link-count.entity';
 import { WorkItemCommentEntity } from '../../comments/comment.entity';
 
 export const ENTITIES = [
@@ -62,6 +63,8 @@ export const ENTITIES = [
   ContextTypeEntity,
   WorkItemEntity,
   ProjectWorkItemCountEntity,
+  WorkItemAssigneeCountEntity,
+  WorkItemLabelCountEntity,
   WorkItemAssigneeEntity,
   WorkItemLabelEntity,
   ModuleWorkItemEntity,

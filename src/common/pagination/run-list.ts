@@ -47,17 +47,21 @@ export interface ListSource {
   /**
    * Optional SQL returning the filtered total as `c`, used instead of COUNT(*) over `from` / `where`
    * when the request is filtered: for a source that can count a filter combination more cheaply than
-   * the page's FROM (e.g. from a covering index of a link table). It must apply every filter of the request.
+   * the page's FROM (e.g. from a maintained counter). It must apply every filter of the request. With
+   * `inPage` it is cheap and binds the same leading params as `where`, like `unfilteredCount`, and is read
+   * by the page statement itself instead of on another connection.
    */
-  filteredCount?: { sql: string; params: unknown[] };
+  filteredCount?: { sql: string; params: unknown[]; inPage?: boolean };
   /**
    * Optional key walk for offset pages (offset > 0): a FROM and conditions selecting exactly the rows of
    * `from` / `where`, which an index of the ordering answers on its own (index-only). The rows an OFFSET
    * skips are then counted off that index, and only the page's rows are read from `from`, which `where`
    * still scopes; read through `from`, every skipped row would be a heap visit. The request's filters apply
-   * to the walk, so they must reference the walk's aliases.
+   * to the walk, so they must reference the walk's aliases. With `always`, every page is walked (first pages and
+   * cursor pages too, the cursor's position applied to the walk): for a source whose page is one index range of
+   * the walk's table, where the joined FROM would leave PostgreSQL's generic plan guessing at its selectivity.
    */
-  keyWalk?: { from: string; where: string[] };
+  keyWalk?: { from: string; where: string[]; always?: boolean };
 }
 
 /** Cast failures of a position that got past positionFits (a backstop: 22009 bad zone offset, 22021 bad byte). */
@@ -153,37 +157,45 @@ export async function runList<R extends Record<string, unknown>>(
   // hand-made (the row comparison with NULL would silently match nothing).
   if (q.cursor && q.cursor.value === null && !ord.nullable) throw badCursor();
   if (q.cursor && q.cursor.value !== null && !positionFits(q.cursor.value, ord.cast)) throw badCursor();
+  const cursorConds: string[] = [];
   if (q.mode === 'cursor') {
     select += `, (${ord.expr})::text AS "__cv"`;
     if (q.cursor) {
       const cmp = q.desc ? '<' : '>';
       const idRef = `${p.add(q.cursor.id)}::uuid`;
       if (!ord.nullable) {
-        where.push(`(${ord.expr}, ${id}) ${cmp} (${p.add(q.cursor.value)}::${ord.cast ?? 'text'}, ${idRef})`);
+        cursorConds.push(`(${ord.expr}, ${id}) ${cmp} (${p.add(q.cursor.value)}::${ord.cast ?? 'text'}, ${idRef})`);
       } else if (q.cursor.value === null) {
         // Already inside the NULLS LAST tail: only later NULL rows remain.
-        where.push(`(${ord.expr} IS NULL AND ${id} ${cmp} ${idRef})`);
+        cursorConds.push(`(${ord.expr} IS NULL AND ${id} ${cmp} ${idRef})`);
       } else {
         // A row comparison with NULL is never true, so the NULLS LAST tail is added explicitly.
-        where.push(`((${ord.expr}, ${id}) ${cmp} (${p.add(q.cursor.value)}::${ord.cast ?? 'text'}, ${idRef}) OR ${ord.expr} IS NULL)`);
+        cursorConds.push(`((${ord.expr}, ${id}) ${cmp} (${p.add(q.cursor.value)}::${ord.cast ?? 'text'}, ${idRef}) OR ${ord.expr} IS NULL)`);
       }
     }
   }
+  where.push(...cursorConds);
   const orderBy = ord.expr === id ? `${id} ${dir}` : `${ord.expr} ${dir}${nulls}, ${id} ${dir}`;
   const whereOf = (conds: string[]) => (conds.length ? `WHERE ${conds.join(' AND ')}` : '');
   // The offset is bound, not inlined: a client paging by offset would otherwise make a statement text (and a
   // prepared statement) of every page. The page size stays inlined: it is what lets a plan be generic.
   const limit = `LIMIT ${q.perPage + 1}${q.offset ? ` OFFSET ${p.add(q.offset)}::int` : ''}`;
-  let sql =
-    q.offset && src.keyWalk
-      ? `SELECT ${select} FROM ${src.from} JOIN (SELECT ${id} AS "__key" FROM ${src.keyWalk.from} ${whereOf([...src.keyWalk.where, ...filters])}
+  const walk = src.keyWalk && (q.offset || src.keyWalk.always) ? src.keyWalk : null;
+  let sql = walk
+    ? `SELECT ${select} FROM ${src.from} JOIN (SELECT ${id} AS "__key" FROM ${walk.from} ${whereOf([...walk.where, ...filters, ...cursorConds])}
           ORDER BY ${orderBy} ${limit}) "__keys" ON ${id} = "__keys"."__key" ${whereOf(src.where)} ORDER BY ${orderBy}`
-      : `SELECT ${select} FROM ${src.from} ${whereOf(where)} ORDER BY ${orderBy} ${limit}`;
+    : `SELECT ${select} FROM ${src.from} ${whereOf(where)} ORDER BY ${orderBy} ${limit}`;
 
   const wantCount = q.mode === 'offset' && q.count;
   // A maintained counter is read by the page statement itself (an uncorrelated scalar subquery, run once),
   // saving a round trip; a filtered COUNT(*) runs beside it on another connection.
-  const counter = wantCount && src.unfilteredCount && !q.filters.length && !q.search ? src.unfilteredCount : null;
+  const counter = !wantCount
+    ? null
+    : src.unfilteredCount && !q.filters.length && !q.search
+      ? src.unfilteredCount
+      : src.filteredCount?.inPage
+        ? src.filteredCount
+        : null;
   const extra = [src.pageSelect, counter ? `(SELECT c FROM (${counter.sql}) total) AS "__total"` : null].filter(Boolean);
   // A plain scan of the ordered, limited subquery keeps its order.
   if (extra.length) sql = `SELECT page.*, ${extra.join(', ')} FROM (${sql}) page`;
