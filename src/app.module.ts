@@ -13,7 +13,7 @@ import { ApiKeysModule } from './api-keys/api-keys.module';
 import { InputProblemGuard } from './common/http/request-sanity';
 import { AuthGuard } from './common/auth/auth.guard';
 import { CommonModule } from './common/common.module';
-import { APP_CONFIG, AppConfig } from './common/config/config';
+import { AppConfig } from './common/config/config';
 import { dataSourceOptions } from './common/database/data-source';
 import { ProblemFilter } from './common/errors/problem.filter';
 import { ExpandInterceptor } from './common/expand/expand';
@@ -48,7 +48,7 @@ export class AppModule {
           generateKey: (_ctx, tracker, name) => `${name}:${tracker}`,
           storage: cfg.redisUrl ? new RedisThrottlerStorage(cfg.redisUrl) : new MemoryThrottlerStorage(),
         }),
-        CommonModule,
+        CommonModule.forRoot(cfg),
         FeaturesCoreModule,
         AuditCoreModule,
         AuditModule,
@@ -71,7 +71,6 @@ export class AppModule {
         CommentsModule,
       ],
       providers: [
-        { provide: APP_CONFIG, useValue: cfg },
         { provide: APP_GUARD, useClass: CredentialThrottlerGuard },
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_GUARD, useClass: InputProblemGuard },

@@ -1,9 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ApiKeysService } from '../api-keys/api-keys.service';
 import { ADMIN_ACTOR, AuditService } from '../audit/audit.service';
 import { AUDIT_LOG_LIST } from '../audit/audit-logs.repository';
 import { AuditLogsService } from '../audit/audit-logs.service';
+import { AuthCache } from '../common/auth/auth-cache';
 import { WORKSPACE_ROLES, WorkspaceRole } from '../common/auth/roles';
 import { exceedsVarchar, VARCHAR_MAX } from '../common/database/columns';
 import { ProblemException } from '../common/errors/problem.exception';
@@ -29,11 +30,22 @@ export class AdminService {
     private readonly tokens: OAuthTokensService,
     private readonly audit: AuditService,
     private readonly auditLogs: AuditLogsService,
+    /** In the server's process (bootstrap, tests); the CLI has none: its writes reach servers by NOTIFY. */
+    @Optional() private readonly authCache?: AuthCache,
   ) {}
+
+  /** What `work` committed may change resolved credentials: the process's own cache forgets them at once. */
+  private async changesAuth<T>(work: Promise<T>): Promise<T> {
+    try {
+      return await work;
+    } finally {
+      this.authCache?.invalidate();
+    }
+  }
 
   /** Creates a workspace and records `workspace.created` (category instance) as the first entry of its trail. */
   async createWorkspace(slug: string, name: string) {
-    return this.ds.transaction(async (m) => {
+    return this.changesAuth(this.ds.transaction(async (m) => {
       const w = await this.workspaces.create(slug, name, null, m);
       await this.audit.record(m, ADMIN_ACTOR, {
         event_name: 'workspace.created',
@@ -45,7 +57,7 @@ export class AdminService {
         new_value: { slug: w.slug, name: w.name },
       });
       return { id: w.id, slug: w.slug, name: w.name };
-    });
+    }));
   }
 
   /** Creates a user and records `user.created` in the instance trail (a user belongs to no workspace yet). */
@@ -76,7 +88,7 @@ export class AdminService {
     if (!WORKSPACE_ROLES.includes(role as WorkspaceRole)) throw ProblemException.validation('role', `Must be one of ${WORKSPACE_ROLES.join(', ')}.`);
     const ws = await this.workspaceBySlug(slug);
     const user = await this.requireUser(email);
-    return this.ds.transaction(async (m) => {
+    return this.changesAuth(this.ds.transaction(async (m) => {
       const existing = await this.members.workspaceMemberByUser(ws.id, user.id, m);
       if (existing) {
         if (existing.role !== role) await this.membersService.applyWorkspaceRole(m, ADMIN_ACTOR, ws.id, existing, role);
@@ -86,7 +98,7 @@ export class AdminService {
       if (role === WorkspaceRole.Owner && !ws.owner_id) await m.query(`UPDATE workspaces SET owner_id = $2 WHERE id = $1`, [ws.id, user.id]);
       await this.audit.record(m, ADMIN_ACTOR, this.membersService.workspaceMemberEvent(ws.id, 'member.added', { id, member_id: user.id, u_display_name: user.display_name }, undefined, { role }));
       return { id, member_id: user.id, role };
-    });
+    }));
   }
 
   /**
@@ -96,12 +108,12 @@ export class AdminService {
   async removeMember(slug: string, email: string) {
     const ws = await this.workspaceBySlug(slug);
     const user = await this.requireUser(email);
-    return this.ds.transaction(async (m) => {
+    return this.changesAuth(this.ds.transaction(async (m) => {
       const target = await this.members.workspaceMemberByUser(ws.id, user.id, m);
       const removed = target ? await this.membersService.removeFromWorkspace(m, ADMIN_ACTOR, ws.id, target) : null;
       if (!target || !removed) throw ProblemException.notFound(`Membership of ${user.email} in workspace "${ws.slug}"`);
       return { id: target.id, member_id: user.id, role: target.role, project_memberships_removed: removed.length };
-    });
+    }));
   }
 
   async createApiKey(email: string, label = '') {
@@ -111,7 +123,7 @@ export class AdminService {
   }
 
   revokeApiKey(id: string) {
-    return this.apiKeys.revoke(id);
+    return this.changesAuth(this.apiKeys.revoke(id));
   }
 
   async createToken(email: string, scopes: string[], ttlSeconds?: number) {

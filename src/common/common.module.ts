@@ -1,15 +1,28 @@
-import { Global, Module } from '@nestjs/common';
+import { DynamicModule, Global, Module } from '@nestjs/common';
 import { AuditSecurityEvents } from '../audit/audit-security-events';
+import { AuthCache, AuthCacheInvalidator } from './auth/auth-cache';
 import { AuthRepository } from './auth/auth.repository';
 import { SecurityEvents } from './auth/security-events';
+import { APP_CONFIG, AppConfig } from './config/config';
 import { HealthController } from './health/health.controller';
 import { SchemaController } from './openapi/schema.controller';
 
-/** Shared mechanisms available to every module. */
+/** Shared mechanisms available to every module, and the settings (APP_CONFIG). */
 @Global()
-@Module({
-  controllers: [HealthController, SchemaController],
-  providers: [AuthRepository, { provide: SecurityEvents, useClass: AuditSecurityEvents }],
-  exports: [AuthRepository, SecurityEvents],
-})
-export class CommonModule {}
+@Module({})
+export class CommonModule {
+  static forRoot(cfg: AppConfig): DynamicModule {
+    return {
+      module: CommonModule,
+      controllers: [HealthController, SchemaController],
+      providers: [
+        { provide: APP_CONFIG, useValue: cfg },
+        AuthRepository,
+        AuthCache,
+        AuthCacheInvalidator,
+        { provide: SecurityEvents, useClass: AuditSecurityEvents },
+      ],
+      exports: [APP_CONFIG, AuthRepository, AuthCache, AuthCacheInvalidator, SecurityEvents],
+    };
+  }
+}

@@ -12,6 +12,7 @@ import { CreateProjectMemberDto, MemberDto, UpdateProjectMemberDto } from './mem
 import { MEMBER_EXPANDS } from './members.mapper';
 import { MEMBER_LIST } from './members.repository';
 import { MembersService } from './members.service';
+import { InvalidatesAuthCache } from '../common/auth/auth-cache';
 
 const HIERARCHY =
   'Workspace owners manage every membership, workspace admins all but those of workspace owners; a project admin who is neither ' +
@@ -21,6 +22,7 @@ const HIERARCHY =
 @ApiTags('members')
 @ApiParam({ name: 'slug', description: 'Workspace slug' })
 @ApiParam({ name: 'project_id', format: 'uuid' })
+@InvalidatesAuthCache()
 @Controller('api/v2/workspaces/:slug/projects/:project_id/members')
 export class ProjectMembersController {
   constructor(private readonly members: MembersService) {}

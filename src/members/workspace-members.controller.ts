@@ -12,9 +12,11 @@ import { MemberDto, RemoveWorkspaceMemberDto, UpdateWorkspaceMemberDto } from '.
 import { MEMBER_EXPANDS } from './members.mapper';
 import { MEMBER_LIST } from './members.repository';
 import { MembersService } from './members.service';
+import { InvalidatesAuthCache } from '../common/auth/auth-cache';
 
 @ApiTags('members')
 @ApiParam({ name: 'slug', description: 'Workspace slug' })
+@InvalidatesAuthCache()
 @Controller('api/v2/workspaces/:slug/members')
 export class WorkspaceMembersController {
   constructor(private readonly members: MembersService) {}

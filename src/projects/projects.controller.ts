@@ -9,9 +9,11 @@ import { ListParams, ListQuery } from '../common/pagination/list-query';
 import { CreateProjectDto, ProjectDto, UpdateProjectDto } from './projects.dto';
 import { PROJECT_LIST } from './projects.repository';
 import { ProjectsService } from './projects.service';
+import { InvalidatesAuthCache } from '../common/auth/auth-cache';
 
 @ApiTags('projects')
 @ApiParam({ name: 'slug', description: 'Workspace slug' })
+@InvalidatesAuthCache()
 @Controller('api/v2/workspaces/:slug/projects')
 export class ProjectsController {
   constructor(private readonly projects: ProjectsService) {}

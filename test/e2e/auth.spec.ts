@@ -60,15 +60,18 @@ describe('authentication, scopes and roles', () => {
       const tok = await t.token(ten.owner.email, ['read']);
       expect((await t.http.get('/api/v2/users/me/').set(bearer(tok))).status).toBe(200);
       await t.ds.query(`UPDATE oauth_tokens SET expires_at = now() - interval '1 second' WHERE token_hash = $1`, [hashSecret(tok)]);
+      await t.authChanged();
       expectProblem(await t.http.get('/api/v2/users/me/').set(bearer(tok)), 401, 'unauthorized');
     });
 
     it('with a revoked bearer token or one of a deactivated user', async () => {
       const tok = await t.token(ten.owner.email, ['read']);
       await t.ds.query(`UPDATE oauth_tokens SET revoked_at = now() WHERE token_hash = $1`, [hashSecret(tok)]);
+      await t.authChanged();
       expectProblem(await t.http.get('/api/v2/users/me/').set(bearer(tok)), 401, 'unauthorized');
       const u = await t.user();
       await t.ds.query(`UPDATE users SET is_active = false WHERE id = $1`, [u.id]);
+      await t.authChanged();
       expectProblem(await t.http.get('/api/v2/users/me/').set(k(u)), 401, 'unauthorized');
     });
 
@@ -209,6 +212,7 @@ describe('authentication, scopes and roles', () => {
       const gone = await t.member(ten.slug, 'member');
       expect((await t.http.get(`${ws}/projects/`).set(k(gone))).status).toBe(200);
       await t.ds.query(`UPDATE workspace_members SET is_active = false WHERE member_id = $1`, [gone.id]);
+      await t.authChanged();
       expectProblem(await t.http.get(`${ws}/projects/`).set(k(gone)), 404, 'resource_not_found');
     });
 

@@ -54,7 +54,7 @@ describe('operations files', () => {
     const bad: Array<[string, string]> = [
       ['PORT', '99999'], ['RATE_LIMIT_MAX', '0'], ['RATE_LIMIT_WINDOW_SECONDS', '0'], ['DB_POOL_SIZE', '0'], ['BODY_LIMIT_BYTES', '0'],
       ['LOG_LEVEL', 'bogus'], ['TRUST_PROXY', 'maybe'], ['SEED_ON_EMPTY', 'nope'], ['PUBLIC_BASE_URL', 'not-a-url'], ['EMBEDDED_PG_PORT', '70000'],
-      ['AUDIT_FAILURE_WINDOW_SECONDS', 'x'], ['DATABASE_URL', 'notaurl'], ['REDIS_URL', 'http://127.0.0.1:6390'], ['PORT', '0'],
+      ['AUDIT_FAILURE_WINDOW_SECONDS', 'x'], ['AUTH_CACHE_TTL_SECONDS', '-1'], ['DATABASE_URL', 'notaurl'], ['REDIS_URL', 'http://127.0.0.1:6390'], ['PORT', '0'],
     ];
     const runs = await Promise.all(
       bad.map(

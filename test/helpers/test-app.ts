@@ -3,6 +3,7 @@ import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import { DataSource } from 'typeorm';
 import { AdminService } from '../../src/admin/admin.service';
+import { AuthCache } from '../../src/common/auth/auth-cache';
 import { AppConfig, loadConfig } from '../../src/common/config/config';
 import { createApp } from '../../src/common/http/create-app';
 import { createTestDatabase } from './database';
@@ -29,6 +30,11 @@ export interface TestApp {
   member(slug: string, role: string, email?: string): Promise<{ id: string; email: string; key: string }>;
   /** An OAuth access token with exactly these scopes. */
   token(email: string, scopes: string[]): Promise<string>;
+  /**
+   * After a change of credentials, memberships or projects written with plain SQL (another connection, as the CLI
+   * or another instance would): waits until its notification has reached the app's auth cache.
+   */
+  authChanged(): Promise<void>;
   /** Creates a project through the API as `key`. */
   project(slug: string, key: string, body?: Record<string, unknown>): Promise<{ id: string; identifier: string }>;
   close(): Promise<void>;
@@ -79,6 +85,9 @@ export async function createTestApp(overrides: Partial<AppConfig> = {}): Promise
     },
     async token(email, scopes) {
       return (await admin.createToken(email, scopes)).access_token;
+    },
+    authChanged() {
+      return app.get(AuthCache).sync();
     },
     async project(slug, key, body = {}) {
       const res = await http

@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { preparedQuery } from '../database/prepared';
+import { AuthCache } from './auth-cache';
 
 export interface ResolvedAuthRow {
   credential_id: string;
+  credential_expires_at: Date | null;
   user_id: string;
   email: string;
   display_name: string;
@@ -25,20 +27,28 @@ export interface ResolvedAuthRow {
  */
 @Injectable()
 export class AuthRepository {
-  constructor(private readonly ds: DataSource) {}
+  constructor(
+    private readonly ds: DataSource,
+    private readonly cache: AuthCache,
+  ) {}
 
-  async resolve(kind: 'api_key' | 'oauth', hash: string, slug: string | null, projectId: string | null): Promise<ResolvedAuthRow | null> {
+  /** Through the AuthCache: a credential resolved moments ago for the same workspace and project is not looked up again. */
+  resolve(kind: 'api_key' | 'oauth', hash: string, slug: string | null, projectId: string | null): Promise<ResolvedAuthRow | null> {
+    return this.cache.resolve(`${kind}\u0000${hash}\u0000${slug ?? ''}\u0000${projectId ?? ''}`, () => this.lookup(kind, hash, slug, projectId));
+  }
+
+  private async lookup(kind: 'api_key' | 'oauth', hash: string, slug: string | null, projectId: string | null): Promise<ResolvedAuthRow | null> {
     const cred =
       kind === 'api_key'
-        ? `SELECT id, user_id, NULL::text[] AS scopes FROM api_keys
+        ? `SELECT id, user_id, NULL::text[] AS scopes, expires_at FROM api_keys
              WHERE key_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`
-        : `SELECT id, user_id, scopes FROM oauth_tokens
+        : `SELECT id, user_id, scopes, expires_at FROM oauth_tokens
              WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > now()`;
     const rows = await preparedQuery<ResolvedAuthRow>(
       this.ds,
       `auth_resolve_${kind}`,
       `WITH cred AS (${cred})
-       SELECT cred.id AS credential_id, u.id AS user_id, u.email, u.display_name, cred.scopes,
+       SELECT cred.id AS credential_id, cred.expires_at AS credential_expires_at, u.id AS user_id, u.email, u.display_name, cred.scopes,
               w.id AS workspace_id, w.slug AS workspace_slug, w.name AS workspace_name, wm.role AS workspace_role,
               p.id AS project_id, p.identifier AS project_identifier, p.name AS project_name,
               p.default_assignee_id AS project_default_assignee_id, pm.role AS project_role

@@ -19,6 +19,8 @@ export interface AppConfig {
   trustProxy: boolean;
   /** Repeated identical failures within this many seconds are one audit entry with a count. */
   auditFailureWindowSeconds: number;
+  /** How long a resolved credential is reused (0: looked up on every request); changes invalidate it at once. */
+  authCacheTtlSeconds: number;
 }
 
 /** An integer setting within [min, max]; a bad value stops the start with a message naming the variable. */
@@ -95,6 +97,7 @@ export function loadConfig(): AppConfig {
     seedOnEmpty: bool('SEED_ON_EMPTY', true),
     trustProxy: bool('TRUST_PROXY', false),
     auditFailureWindowSeconds: int('AUDIT_FAILURE_WINDOW_SECONDS', 60, 1, 86_400),
+    authCacheTtlSeconds: int('AUTH_CACHE_TTL_SECONDS', 10, 0, 3_600),
   };
 }
 

@@ -1,0 +1,122 @@
+import { hashSecret } from '../../src/common/auth/credentials';
+import { AuthCache } from '../../src/common/auth/auth-cache';
+import { createTestApp, expectProblem, Tenant, TestApp } from '../helpers/test-app';
+
+const waitFor = async (what: string, cond: () => boolean | Promise<boolean>, ms = 15_000) => {
+  const end = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+/**
+ * Resolved credentials are reused for a few seconds (AuthCache), yet every change of what they resolve to is
+ * seen by the very next request: changes from other connections (another instance, the CLI, psql) by the
+ * tables' notification, the process's own writes by invalidation before their response.
+ */
+describe('auth cache', () => {
+  let t: TestApp;
+  let ten: Tenant;
+  let cache: AuthCache;
+  let pid: string;
+  const me = '/api/v2/users/me/';
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    ten = await t.tenant();
+    cache = t.app.get(AuthCache);
+    pid = (await t.project(ten.slug, ten.owner.key)).id;
+  });
+  afterAll(() => t.close());
+
+  it('keeps a resolved credential once listening', async () => {
+    await waitFor('the listener', () => cache.active);
+    const u = await t.user();
+    expect((await t.http.get(me).set('X-Api-Key', u.key)).status).toBe(200);
+    expect(cache.size).toBeGreaterThan(0);
+  });
+
+  it('a change committed by another connection arrives within milliseconds, without waiting for the TTL', async () => {
+    const u = await t.user();
+    expect((await t.http.get(me).set('X-Api-Key', u.key)).status).toBe(200);
+    await t.ds.query(`UPDATE api_keys SET revoked_at = now() WHERE key_hash = $1`, [hashSecret(u.key)]);
+    const since = Date.now();
+    await waitFor('the revocation', async () => (await t.http.get(me).set('X-Api-Key', u.key)).status === 401, 2_000);
+    expect(Date.now() - since).toBeLessThan(500);
+  });
+
+  it('a key revoked by another connection is refused once its notification is in, every time', async () => {
+    for (let i = 0; i < 20; i++) {
+      const u = await t.user();
+      for (let j = 0; j < 3; j++) expect((await t.http.get(me).set('X-Api-Key', u.key)).status).toBe(200);
+      await t.ds.query(`UPDATE api_keys SET revoked_at = now() WHERE key_hash = $1`, [hashSecret(u.key)]);
+      await t.authChanged();
+      expectProblem(await t.http.get(me).set('X-Api-Key', u.key), 401, 'unauthorized');
+    }
+  });
+
+  it('a project role lowered by another connection, or through the API, holds at the next request', async () => {
+    const items = `/api/v2/workspaces/${ten.slug}/projects/${pid}/work-items/`;
+    const u = await t.member(ten.slug, 'member');
+    const add = await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/${pid}/members/`).set('X-Api-Key', ten.owner.key).send({ member_id: u.id, role: 'contributor' });
+    expect(add.status).toBe(201);
+    expect((await t.http.get(items).set('X-Api-Key', u.key)).status).toBe(200);
+    await t.ds.query(`UPDATE project_members SET role = 'guest' WHERE project_id = $1 AND member_id = $2`, [pid, u.id]);
+    await t.authChanged();
+    expectProblem(await t.http.get(items).set('X-Api-Key', u.key), 403, 'forbidden');
+
+    // Back to contributor, then down to guest through the API (this process's own write).
+    await t.ds.query(`UPDATE project_members SET role = 'contributor' WHERE project_id = $1 AND member_id = $2`, [pid, u.id]);
+    await t.authChanged();
+    expect((await t.http.get(items).set('X-Api-Key', u.key)).status).toBe(200);
+    const patch = await t.http.patch(`/api/v2/workspaces/${ten.slug}/projects/${pid}/members/${add.body.id}/`).set('X-Api-Key', ten.owner.key).send({ role: 'guest' });
+    expect(patch.status).toBe(200);
+    expectProblem(await t.http.get(items).set('X-Api-Key', u.key), 403, 'forbidden');
+    // Removed from the workspace through the API: an outsider (404) at once.
+    expect((await t.http.post(`/api/v2/workspaces/${ten.slug}/members/remove/`).set('X-Api-Key', ten.owner.key).send({ email: u.email })).status).toBe(204);
+    expectProblem(await t.http.get(items).set('X-Api-Key', u.key), 404, 'resource_not_found');
+  });
+
+  it('a cached token still expires on time, with nothing notified', async () => {
+    const tok = (await t.admin.createToken(ten.owner.email, ['read'], 1)).access_token;
+    expect((await t.http.get(me).set('Authorization', `Bearer ${tok}`)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 1_100));
+    expectProblem(await t.http.get(me).set('Authorization', `Bearer ${tok}`), 401, 'unauthorized');
+  });
+
+  it('while its listening connection is lost nothing is cached, and it comes back by itself', async () => {
+    await waitFor('the listener', () => cache.active);
+    await t.ds.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'work-tracking-api:auth-cache' AND datname = current_database()`);
+    await waitFor('the loss to be noticed', () => !cache.active);
+    expect(cache.size).toBe(0);
+    const u = await t.user();
+    expect((await t.http.get(me).set('X-Api-Key', u.key)).status).toBe(200);
+    expect(cache.size).toBe(0);
+    await t.ds.query(`UPDATE api_keys SET revoked_at = now() WHERE key_hash = $1`, [hashSecret(u.key)]);
+    await t.authChanged();
+    expectProblem(await t.http.get(me).set('X-Api-Key', u.key), 401, 'unauthorized');
+
+    await waitFor('the listener to reconnect', () => cache.active);
+    const v = await t.user();
+    expect((await t.http.get(me).set('X-Api-Key', v.key)).status).toBe(200);
+    expect(cache.size).toBeGreaterThan(0);
+    await t.ds.query(`UPDATE api_keys SET revoked_at = now() WHERE key_hash = $1`, [hashSecret(v.key)]);
+    await t.authChanged();
+    expectProblem(await t.http.get(me).set('X-Api-Key', v.key), 401, 'unauthorized');
+  });
+});
+
+describe('auth cache off (AUTH_CACHE_TTL_SECONDS=0)', () => {
+  it('keeps nothing', async () => {
+    const t = await createTestApp({ authCacheTtlSeconds: 0 });
+    try {
+      const u = await t.user();
+      expect((await t.http.get('/api/v2/users/me/').set('X-Api-Key', u.key)).status).toBe(200);
+      expect(t.app.get(AuthCache).active).toBe(false);
+      expect(t.app.get(AuthCache).size).toBe(0);
+    } finally {
+      await t.close();
+    }
+  });
+});
