@@ -62,6 +62,12 @@ export interface ListSource {
    * the walk's table, where the joined FROM would leave PostgreSQL's generic plan guessing at its selectivity.
    */
   keyWalk?: { from: string; where: string[]; always?: boolean };
+  /**
+   * The plan never depends on the values bound (no filters: a walk of the ordering's index): the cursor position
+   * is bound as one-row subqueries the planner does not look at, so PostgreSQL keeps the statement's cached
+   * generic plan instead of planning it again for every position.
+   */
+  stablePlan?: boolean;
 }
 
 /** Cast failures of a position that got past positionFits (a backstop: 22009 bad zone offset, 22021 bad byte). */
@@ -162,15 +168,16 @@ export async function runList<R extends Record<string, unknown>>(
     select += `, (${ord.expr})::text AS "__cv"`;
     if (q.cursor) {
       const cmp = q.desc ? '<' : '>';
-      const idRef = `${p.add(q.cursor.id)}::uuid`;
+      const bind = (v: unknown, cast: string) => (src.stablePlan ? `(SELECT ${p.add(v)}::${cast})` : `${p.add(v)}::${cast}`);
+      const idRef = bind(q.cursor.id, 'uuid');
       if (!ord.nullable) {
-        cursorConds.push(`(${ord.expr}, ${id}) ${cmp} (${p.add(q.cursor.value)}::${ord.cast ?? 'text'}, ${idRef})`);
+        cursorConds.push(`(${ord.expr}, ${id}) ${cmp} (${bind(q.cursor.value, ord.cast ?? 'text')}, ${idRef})`);
       } else if (q.cursor.value === null) {
         // Already inside the NULLS LAST tail: only later NULL rows remain.
         cursorConds.push(`(${ord.expr} IS NULL AND ${id} ${cmp} ${idRef})`);
       } else {
         // A row comparison with NULL is never true, so the NULLS LAST tail is added explicitly.
-        cursorConds.push(`((${ord.expr}, ${id}) ${cmp} (${p.add(q.cursor.value)}::${ord.cast ?? 'text'}, ${idRef}) OR ${ord.expr} IS NULL)`);
+        cursorConds.push(`((${ord.expr}, ${id}) ${cmp} (${bind(q.cursor.value, ord.cast ?? 'text')}, ${idRef}) OR ${ord.expr} IS NULL)`);
       }
     }
   }
