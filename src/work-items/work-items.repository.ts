@@ -13,6 +13,8 @@ import { PRIORITIES } from './work-item.entity';
 
 /** Priority by meaning, urgent first. The expression index `ix_work_items_priority` is built on exactly this. */
 export const PRIORITY_RANK = `(CASE w.priority WHEN 'urgent' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 WHEN 'low' THEN 3 ELSE 4 END)`;
+/** The priorities in rank order, as SQL: a priority's rank is its position here, less one. */
+const PRIORITY_ARRAY = `ARRAY[${PRIORITIES.map((p) => `'${p}'`).join(', ')}]::text[]`;
 /** State group by meaning, backlog first: the trigger-kept column behind the index `ix_work_items_state_group`. */
 const STATE_GROUP_RANK = 'w.state_group_rank';
 
@@ -37,7 +39,15 @@ export const WORK_ITEM_LIST: ListSpec = {
       sql: (op, ref) => `w.state_id IN (SELECT s.id FROM states s WHERE s.project_id = $2::uuid AND s.deleted_at IS NULL AND s."group" ${op === 'in' ? `= ANY(${ref})` : `= ${ref}`})`,
       description: 'State group: backlog, unstarted, started, completed, cancelled, triage.',
     },
-    { name: 'priority', type: 'enum', values: PRIORITIES, ops: ['eq', 'in'], column: 'w.priority' },
+    {
+      // On the rank expression, not the column: `ix_work_items_priority` then answers the filter too, so
+      // `order_by=priority&priority=low` is one index range instead of a walk past every more urgent item.
+      name: 'priority', type: 'enum', values: PRIORITIES, ops: ['eq', 'in'],
+      sql: (op, ref) =>
+        op === 'in'
+          ? `${PRIORITY_RANK} = ANY(ARRAY(SELECT array_position(${PRIORITY_ARRAY}, v) - 1 FROM unnest(${ref}) v))`
+          : `${PRIORITY_RANK} = array_position(${PRIORITY_ARRAY}, ${ref}) - 1`,
+    },
     { name: 'assignee_id', type: 'uuid', ops: ['eq', 'in', 'isnull'], sql: linkFilter('work_item_assignees', 'assignee_id'), description: 'assignee_id__isnull=true: items without assignees.' },
     { name: 'label_id', type: 'uuid', ops: ['eq', 'in', 'isnull'], sql: linkFilter('work_item_labels', 'label_id'), description: 'label_id__isnull=true: items without labels.' },
     { name: 'type_id', type: 'uuid', ops: ['eq', 'in'], column: 'w.type_id' },
@@ -89,6 +99,17 @@ const liveItemsAnyProject = () => ['w.workspace_id = (SELECT $1::uuid)', 'w.proj
 const LINK_DRIVERS: Record<string, { table: string; key: string; counts: string }> = {
   assignee_id: { table: 'work_item_assignees', key: 'assignee_id', counts: 'work_item_assignee_counts' },
   label_id: { table: 'work_item_labels', key: 'label_id', counts: 'work_item_label_counts' },
+};
+
+/**
+ * Filters the per-(state, priority) counters (migration WorkItemStatePriorityCounts) answer: each builds its
+ * condition on the counter row `k` from a bound reference (`$n::cast`, or `ANY($n::cast[])` for the `__in`
+ * form). The state group goes through the project's states, as the list's own filter does.
+ */
+const STATE_PRIORITY_COUNTED: Record<string, { cast: string; cond: (ref: string) => string }> = {
+  state_id: { cast: 'uuid', cond: (ref) => `k.state_id = ${ref}` },
+  state_group: { cast: 'text', cond: (ref) => `k.state_id IN (SELECT s.id FROM states s WHERE s.project_id = $2::uuid AND s.deleted_at IS NULL AND s."group" = ${ref})` },
+  priority: { cast: 'text', cond: (ref) => `k.priority = ${ref}` },
 };
 
 /** The work item list with the created_at ordering and the id tiebreak read from the driving link row. */
@@ -257,7 +278,21 @@ export class WorkItemsRepository {
       },
     };
     const driver = q.search ? undefined : q.filters.find((f) => f.op === 'eq' && LINK_DRIVERS[f.def.name]);
-    if (!driver) return runList<WorkItemRow>(this.reader, WORK_ITEM_LIST, q, src);
+    if (!driver) {
+      if (!q.search && q.filters.length && q.filters.every((f) => f.def.name in STATE_PRIORITY_COUNTED)) {
+        // Filtered by state, state group and priority only: the total is a sum of counter rows.
+        const cp = new SqlParams([workspaceId, projectId]);
+        const conds = q.filters.map((f) => {
+          const c = STATE_PRIORITY_COUNTED[f.def.name];
+          return c.cond(f.op === 'in' ? `ANY(${cp.add(f.value)}::${c.cast}[])` : `${cp.add(f.value)}::${c.cast}`);
+        });
+        src.filteredCount = {
+          sql: `SELECT coalesce(sum(k.n), 0)::int AS c FROM work_item_state_priority_counts k WHERE k.workspace_id = $1 AND k.project_id = $2 AND ${conds.join(' AND ')}`,
+          params: cp.values,
+        };
+      }
+      return runList<WorkItemRow>(this.reader, WORK_ITEM_LIST, q, src);
+    }
 
     const link = LINK_DRIVERS[driver.def.name];
     const rest = q.filters.filter((f) => f !== driver);

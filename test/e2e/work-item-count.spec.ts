@@ -1,7 +1,10 @@
 import { createTestApp, Tenant, TestApp } from '../helpers/test-app';
 
-/** The unfiltered work item list sums project_work_item_counts; it must always equal a real COUNT. */
-describe('work item total_count counter', () => {
+/**
+ * The unfiltered work item list sums project_work_item_counts, and a list filtered by state, state group and
+ * priority only sums work_item_state_priority_counts; both must always equal a real COUNT.
+ */
+describe('work item total_count counters', () => {
   let t: TestApp;
   let ten: Tenant;
   let base: string;
@@ -9,17 +12,48 @@ describe('work item total_count counter', () => {
     t = await createTestApp();
     ten = await t.tenant();
     const p = await t.project(ten.slug, ten.owner.key);
+    pid = p.id;
     base = `/api/v2/workspaces/${ten.slug}/projects/${p.id}/work-items/`;
+    const st = await t.http.get(`/api/v2/workspaces/${ten.slug}/projects/${p.id}/states/`).set({ 'X-Api-Key': ten.owner.key });
+    states = Object.fromEntries(st.body.data.map((x: any) => [x.group, x.id]));
   });
   afterAll(() => t.close());
 
   const key = () => ({ 'X-Api-Key': ten.owner.key });
+  let pid = '';
+  let states: Record<string, string> = {};
+  /** The unfiltered total, and a real COUNT of the project's live items. */
   async function totals(): Promise<[number, number]> {
     const plain = await t.http.get(`${base}?per_page=1`).set(key());
-    // A filter that matches every item forces the COUNT(*) path.
-    const counted = await t.http.get(`${base}?per_page=1&priority__in=urgent,high,medium,low,none`).set(key());
     expect(plain.status).toBe(200);
-    return [plain.body.total_count, counted.body.total_count];
+    const [{ c }] = await t.ds.query(`SELECT count(*)::int AS c FROM work_items WHERE project_id = $1 AND deleted_at IS NULL AND archived_at IS NULL`, [pid]);
+    return [plain.body.total_count, c];
+  }
+  /** Filter combinations the state/priority counters answer, each against a real COUNT: the mismatches. */
+  async function filteredMismatches(): Promise<unknown[]> {
+    const out: unknown[] = [];
+    const g = (name: string) => states[name];
+    const cases: Array<[string, string, unknown[]]> = [
+      ['priority=high', `w.priority = 'high'`, []],
+      ['priority__in=urgent,high,medium,low,none', 'true', []],
+      ['priority__in=low,none', `w.priority IN ('low', 'none')`, []],
+      [`state_id=${g('started')}`, 'w.state_id = $2', [g('started')]],
+      [`state_id__in=${g('started')},${g('backlog')}`, 'w.state_id = ANY($2::uuid[])', [[g('started'), g('backlog')]]],
+      ['state_group=started', `w.state_id IN (SELECT id FROM states WHERE "group" = 'started')`, []],
+      ['state_group__in=backlog,completed&priority=high', `w.state_id IN (SELECT id FROM states WHERE "group" IN ('backlog', 'completed')) AND w.priority = 'high'`, []],
+      [`state_id=${g('started')}&priority__in=urgent,high&state_group=started`, `w.state_id = $2 AND w.priority IN ('urgent', 'high')`, [g('started')]],
+      [`state_id=${g('started')}&state_group=backlog`, 'false', []],
+    ];
+    for (const [qs, cond, params] of cases) {
+      const res = await t.http.get(`${base}?per_page=1&${qs}`).set(key());
+      expect(res.status).toBe(200);
+      const [{ c }] = await t.ds.query(
+        `SELECT count(*)::int AS c FROM work_items w WHERE w.project_id = $1 AND w.deleted_at IS NULL AND w.archived_at IS NULL AND ${cond}`,
+        [pid, ...params],
+      );
+      if (res.body.total_count !== c) out.push({ qs, api: res.body.total_count, sql: c });
+    }
+    return out;
   }
 
   it('follows creates, archive, unarchive, delete and bulk inserts', async () => {
@@ -48,6 +82,40 @@ describe('work item total_count counter', () => {
       [proj.workspace_id, proj.project_id, proj.state_id],
     );
     expect(await totals()).toEqual([54, 54]);
+    expect(await filteredMismatches()).toEqual([]);
+  });
+
+  it('filtered by state, state group and priority: exact after state and priority changes, archive, delete, a state group change', async () => {
+    const mk = async (i: number) => {
+      const r = await t.http.post(base).set(key()).send({ name: `sp ${i}`, priority: ['urgent', 'high', 'low'][i % 3], state_id: i % 2 ? states.started : states.backlog });
+      expect(r.status).toBe(201);
+      return r.body.id as string;
+    };
+    const ids = await Promise.all(Array.from({ length: 12 }, (_, i) => mk(i)));
+    expect(await filteredMismatches()).toEqual([]);
+    await Promise.all([
+      t.http.patch(`${base}${ids[0]}/`).set(key()).send({ state_id: states.completed }),
+      t.http.patch(`${base}${ids[1]}/`).set(key()).send({ priority: 'medium' }),
+      t.http.patch(`${base}${ids[2]}/`).set(key()).send({ state_id: states.started, priority: 'none' }),
+      t.http.patch(`${base}${ids[3]}/`).set(key()).send({ name: 'only the name' }),
+      t.http.post(`${base}${ids[4]}/archive/`).set(key()),
+      t.http.delete(`${base}${ids[5]}/`).set(key()),
+    ]);
+    expect(await filteredMismatches()).toEqual([]);
+    expect((await t.http.post(`${base}${ids[4]}/unarchive/`).set(key())).status).toBe(200);
+    expect(await filteredMismatches()).toEqual([]);
+    // A state's group change moves nothing in the counters (they count states), and the group filter follows.
+    const pth = `/api/v2/workspaces/${ten.slug}/projects/${pid}/states/${states.completed}/`;
+    expect((await t.http.patch(pth).set(key()).send({ group: 'cancelled' })).status).toBe(200);
+    expect(await filteredMismatches()).toEqual([]);
+    expect((await t.http.patch(pth).set(key()).send({ group: 'completed' })).status).toBe(200);
+    // The counters equal a recount of the live items.
+    const drift = await t.ds.query(
+      `WITH kept AS (SELECT project_id, state_id, priority, sum(n)::int AS n FROM work_item_state_priority_counts GROUP BY 1, 2, 3),
+            live AS (SELECT project_id, state_id, priority, count(*)::int AS n FROM work_items WHERE deleted_at IS NULL AND archived_at IS NULL GROUP BY 1, 2, 3)
+       SELECT * FROM kept FULL JOIN live USING (project_id, state_id, priority) WHERE coalesce(kept.n, 0) <> coalesce(live.n, 0)`,
+    );
+    expect(drift).toEqual([]);
   });
 
   it('stays exact under concurrent creates, archives and deletes (counts spread over slots)', async () => {

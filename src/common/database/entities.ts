@@ -28,7 +28,7 @@ import { PropertyContextEntity } from '../../work-item-property-contexts/propert
 import { ContextOptionEntity, ContextProjectEntity, ContextTypeEntity } from '../../work-item-property-contexts/context-links.entity';
 import { ModuleWorkItemEntity, WorkItemAssigneeEntity, WorkItemEntity, WorkItemLabelEntity } from '../../work-items/work-item.entity';
 import { ProjectWorkItemCountEntity } from '../../work-items/project-work-item-count.entity';
-import { WorkItemAssigneeCountEntity, WorkItemLabelCountEntity } from '../../work-items/work-item-link-count.entity';
+import { WorkItemAssigneeCountEntity, WorkItemLabelCountEntity, WorkItemStatePriorityCountEntity } from '../../work-items/work-item-counts.entity';
 import { WorkItemCommentEntity } from '../../comments/comment.entity';
 
 export const ENTITIES = [
@@ -65,6 +65,7 @@ export const ENTITIES = [
   ProjectWorkItemCountEntity,
   WorkItemAssigneeCountEntity,
   WorkItemLabelCountEntity,
+  WorkItemStatePriorityCountEntity,
   WorkItemAssigneeEntity,
   WorkItemLabelEntity,
   ModuleWorkItemEntity,

@@ -1,0 +1,44 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+/** A counter row's value and tenant; the key columns are the table's own. */
+abstract class WorkItemCount {
+  @Column('uuid') workspace_id!: string;
+  @Column('integer', { default: 0 }) n!: number;
+}
+
+const pk = (table: string) => ({ primaryKeyConstraintName: `PK_${table}` });
+
+/**
+ * Live links of a project's work items counted per key (assignee or label) and state group rank, spread
+ * over slots like ProjectWorkItemCountEntity; kept exact by statement triggers on the link tables
+ * (migration WorkItemLinkCounts). The `total_count` of `assignee_id=` / `label_id=`, alone or with
+ * `state_group`, is the sum of the matching rows.
+ */
+@Entity('work_item_assignee_counts')
+export class WorkItemAssigneeCountEntity extends WorkItemCount {
+  @PrimaryColumn('uuid', pk('work_item_assignee_counts')) assignee_id!: string;
+  @PrimaryColumn('uuid', pk('work_item_assignee_counts')) project_id!: string;
+  @PrimaryColumn('smallint', pk('work_item_assignee_counts')) state_group_rank!: number;
+  @PrimaryColumn('smallint', pk('work_item_assignee_counts')) slot!: number;
+}
+
+@Entity('work_item_label_counts')
+export class WorkItemLabelCountEntity extends WorkItemCount {
+  @PrimaryColumn('uuid', pk('work_item_label_counts')) label_id!: string;
+  @PrimaryColumn('uuid', pk('work_item_label_counts')) project_id!: string;
+  @PrimaryColumn('smallint', pk('work_item_label_counts')) state_group_rank!: number;
+  @PrimaryColumn('smallint', pk('work_item_label_counts')) slot!: number;
+}
+
+/**
+ * Live work items of a project counted per state and priority, spread over slots; kept exact by statement
+ * triggers on work_items (migration WorkItemStatePriorityCounts). The `total_count` of a list filtered only by
+ * state_id, state_group and priority is the sum of the matching rows.
+ */
+@Entity('work_item_state_priority_counts')
+export class WorkItemStatePriorityCountEntity extends WorkItemCount {
+  @PrimaryColumn('uuid', pk('work_item_state_priority_counts')) project_id!: string;
+  @PrimaryColumn('uuid', pk('work_item_state_priority_counts')) state_id!: string;
+  @PrimaryColumn('varchar', { length: 8, ...pk('work_item_state_priority_counts') }) priority!: string;
+  @PrimaryColumn('smallint', pk('work_item_state_priority_counts')) slot!: number;
+}
