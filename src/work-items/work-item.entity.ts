@@ -11,7 +11,8 @@ const LIVE = '"deleted_at" IS NULL AND "archived_at" IS NULL';
  * (not deleted, not archived): the list never shows the others, so they never cost a list anything.
  * `sequence_id` comes from `projects.last_sequence_id` (never reused); its unique index covers
  * deleted rows too. `custom_values` holds custom property values keyed by property id (types area).
- * Expression indexes (priority by meaning) are created by the migration (synchronize: false).
+ * Expression indexes (priority by meaning) and the trigram index of `?search=` (pg_trgm) are created by the
+ * migrations (synchronize: false).
  */
 @Entity('work_items')
 @Index('uq_work_items_sequence', ['project_id', 'sequence_id'], { unique: true })
@@ -31,6 +32,7 @@ const LIVE = '"deleted_at" IS NULL AND "archived_at" IS NULL';
 @Index('ix_work_items_target', ['project_id', 'target_date'], { where: LIVE })
 @Index('ix_work_items_estimate', ['estimate_point_id'], { where: '"estimate_point_id" IS NOT NULL' })
 @Index('ix_work_items_priority', { synchronize: false })
+@Index('ix_work_items_name_trgm', { synchronize: false })
 /** GIN over custom_values (created by migration CustomValuesIndex, types area): value clean-ups and future custom property filters. */
 @Index('ix_work_items_custom_values', { synchronize: false })
 export class WorkItemEntity {
