@@ -1,12 +1,13 @@
 'use strict';
 /*
- * npm run bench [-- --items 1000000 --duration 10 --connections 32 --audit-entries 1000000]
+ * npm run bench [-- --items 1000000 --duration 10 --connections 32 --warm-up 2 --audit-entries 1000000]
  *
  * Seeds a fresh database (BENCH_DATABASE_URL's server, else the embedded PostgreSQL under .data/bench)
  * with set-based SQL: `--items` work items in one project (default 100k) with assignees and labels,
  * plus noise (10% each) in two other projects and in another workspace. Starts the built service and
  * a bare Fastify + pg server serving the same list SQL (the ceiling), drives both with autocannon on
- * loopback and prints one table: req/s, p50, p99, their ratios to the ceiling, and the service's peak RSS.
+ * loopback (each row after `--warm-up` seconds of the same load, not measured) and prints one table: req/s,
+ * p50, p99, their ratios to the ceiling, and the service's peak RSS.
  * Then the audit export (bench/audit-export.js) over `--audit-entries` entries (0 skips it).
  */
 const { fork } = require('node:child_process');
@@ -83,7 +84,11 @@ async function seedItems(c, ws, project, n, ownerId, members, labels) {
   await c.query(`UPDATE work_items SET deleted_at = now() WHERE project_id = $1 AND sequence_id % 200 = 33`, [project]);
 }
 
+/** Seconds of the same load before each measured row, not measured: JIT of the route, prepared statements and plans on every pooled connection, the row's index pages in cache. */
+const WARM_UP = opt('warm-up', 2);
+
 async function run(name, opts) {
+  if (WARM_UP > 0) await autocannon({ connections: CONNECTIONS, ...opts, duration: WARM_UP });
   const r = await autocannon({ connections: CONNECTIONS, duration: DURATION, ...opts });
   const errors = r.errors + r.timeouts + r.non2xx;
   if (errors) log(`${name}: ${errors} failed requests (non-2xx ${r.non2xx}, errors ${r.errors}, timeouts ${r.timeouts})`);
@@ -184,10 +189,6 @@ async function main() {
     const pick = () => seeded.sample[Math.floor(Math.random() * seeded.sample.length)];
     const cursor = Buffer.from(JSON.stringify(['-created_at', seeded.anchor.v, seeded.anchor.id]), 'utf8').toString('base64url');
 
-    // Warm both servers and the buffer cache.
-    await run('warm-up', { url: `${S}${items}?per_page=50`, headers, duration: 2 });
-    await run('warm-up', { url: `http://127.0.0.1:${BARE_PORT}/list`, duration: 2 });
-
     const results = [];
     results.push(await run('bare Fastify + pg, same list SQL (ceiling)', { url: `http://127.0.0.1:${BARE_PORT}/list` }));
     results.push(await run('list page 1 (per_page 50)', { url: `${S}${items}?per_page=50`, headers }));
@@ -221,7 +222,7 @@ async function main() {
     const pad = (s, n) => String(s).padEnd(n);
     const ratio = (a, b) => (b > 0 ? `${(a / b).toFixed(2)}x` : 'n/a');
     const lines = [];
-    lines.push(`work items: ${ITEMS} in one project (+ noise); ${CONNECTIONS} connections, ${DURATION} s per row; node ${process.version}; ${require('node:os').cpus().length} CPUs`);
+    lines.push(`work items: ${ITEMS} in one project (+ noise); ${CONNECTIONS} connections, ${DURATION} s per row after ${WARM_UP} s of warm-up; node ${process.version}; ${require('node:os').cpus().length} CPUs`);
     lines.push(`| ${pad('scenario', 44)} | ${pad('req/s', 7)} | ${pad('p50 ms', 6)} | ${pad('p99 ms', 6)} | ${pad('req/s vs ceiling', 16)} | ${pad('p50 vs ceiling', 14)} | errors |`);
     lines.push(`|${'-'.repeat(46)}|${'-'.repeat(9)}|${'-'.repeat(8)}|${'-'.repeat(8)}|${'-'.repeat(18)}|${'-'.repeat(16)}|--------|`);
     for (const r of results) {
