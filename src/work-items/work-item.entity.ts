@@ -25,6 +25,7 @@ const LIVE = '"deleted_at" IS NULL AND "archived_at" IS NULL';
 /** (project_id, state_id, created_at, id) INCLUDE (workspace_id), live rows: TypeORM cannot express INCLUDE (migration WorkItemStateIndexCovering). */
 @Index('ix_work_items_state', { synchronize: false })
 @Index('ix_work_items_state_group', ['project_id', 'state_group_rank', 'id'], { where: LIVE })
+@Index('ix_work_items_state_group_created', ['project_id', 'state_group_rank', 'created_at', 'id'], { where: LIVE })
 @Index('ix_work_items_type', ['project_id', 'type_id'], { where: LIVE })
 @Index('ix_work_items_parent', ['parent_id'], { where: '"deleted_at" IS NULL AND "parent_id" IS NOT NULL' })
 @Index('ix_work_items_cycle', ['cycle_id'], { where: '"deleted_at" IS NULL AND "cycle_id" IS NOT NULL' })

@@ -15,6 +15,8 @@ import { PRIORITIES } from './work-item.entity';
 export const PRIORITY_RANK = `(CASE w.priority WHEN 'urgent' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 WHEN 'low' THEN 3 ELSE 4 END)`;
 /** The priorities in rank order, as SQL: a priority's rank is its position here, less one. */
 const PRIORITY_ARRAY = `ARRAY[${PRIORITIES.map((p) => `'${p}'`).join(', ')}]::text[]`;
+/** The state groups in rank order, as SQL: the rank `state_group_rank` stores is the position here, less one. */
+const STATE_GROUP_ARRAY = `ARRAY[${STATE_GROUPS.map((g) => `'${g}'`).join(', ')}]::text[]`;
 /** State group by meaning, backlog first: the trigger-kept column behind the index `ix_work_items_state_group`. */
 const STATE_GROUP_RANK = 'w.state_group_rank';
 
@@ -27,16 +29,17 @@ function linkFilter(table: string, col: string) {
   };
 }
 
-/**
- * The work item list (gap-reference 3.1). Every query of WorkItemsRepository.list binds the
- * workspace as $1 and the project as $2; the state_group filter relies on that.
- */
+/** The work item list (gap-reference 3.1). Every query of WorkItemsRepository.list binds the workspace as $1 and the project as $2. */
 export const WORK_ITEM_LIST: ListSpec = {
   filters: [
     { name: 'state_id', type: 'uuid', ops: ['eq', 'in'], column: 'w.state_id' },
     {
+      // The item's trigger-kept rank (exact copy of its state's group): one range of ix_work_items_state_group_created.
       name: 'state_group', type: 'enum', values: STATE_GROUPS, ops: ['eq', 'in'],
-      sql: (op, ref) => `w.state_id IN (SELECT s.id FROM states s WHERE s.project_id = $2::uuid AND s.deleted_at IS NULL AND s."group" ${op === 'in' ? `= ANY(${ref})` : `= ${ref}`})`,
+      sql: (op, ref) =>
+        op === 'in'
+          ? `w.state_group_rank = ANY(ARRAY(SELECT array_position(${STATE_GROUP_ARRAY}, v) - 1 FROM unnest(${ref}) v))`
+          : `w.state_group_rank = array_position(${STATE_GROUP_ARRAY}, ${ref}) - 1`,
       description: 'State group: backlog, unstarted, started, completed, cancelled, triage.',
     },
     {
@@ -277,7 +280,9 @@ export class WorkItemsRepository {
         params: [workspaceId, projectId],
       },
     };
-    const driver = q.search ? undefined : q.filters.find((f) => f.op === 'eq' && LINK_DRIVERS[f.def.name]);
+    // `assignee_id__in=X` with one id asks what `assignee_id=X` asks, and is answered the same way.
+    const single = (f: (typeof q.filters)[number]) => f.op === 'eq' || (f.op === 'in' && new Set(f.value as string[]).size === 1);
+    const driver = q.search ? undefined : q.filters.find((f) => LINK_DRIVERS[f.def.name] && single(f));
     if (!driver) {
       if (!q.search && q.filters.length && q.filters.every((f) => f.def.name in STATE_PRIORITY_COUNTED)) {
         // Filtered by state, state group and priority only: the total is a sum of counter rows.
@@ -295,11 +300,12 @@ export class WorkItemsRepository {
     }
 
     const link = LINK_DRIVERS[driver.def.name];
+    const key = driver.op === 'in' ? (driver.value as string[])[0] : driver.value;
     const rest = q.filters.filter((f) => f !== driver);
     const stateGroup = rest.find((f) => f.def.name === 'state_group');
     /** The driving key and, if asked, the state group(s), on columns of `alias`; binds the key, then the rank(s). */
     const linkConds = (p: SqlParams, alias: string, rank: string) => {
-      const conds = [`${alias}.workspace_id = $1`, `${alias}.project_id = $2`, `${alias}.${link.key} = ${p.add(driver.value)}::uuid`];
+      const conds = [`${alias}.workspace_id = $1`, `${alias}.project_id = $2`, `${alias}.${link.key} = ${p.add(key)}::uuid`];
       if (stateGroup) {
         const ranks = ([] as string[]).concat(stateGroup.value as string | string[]).map((g) => STATE_GROUPS.indexOf(g as StateGroup));
         // One group is an equality the planner can see in a generic plan too: the group index's range.

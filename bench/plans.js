@@ -1,0 +1,111 @@
+'use strict';
+/*
+ * npm run bench:plans   (after `npm run bench`, on the database it leaves: BENCH_DATABASE_URL's server, database wt_bench)
+ *
+ * The work item list's plans at the benchmark's scale: for every filter and ordering of gap-reference 3.1, the
+ * statements WorkItemsRepository.list sends (captured from the compiled code, not written by hand) are prepared
+ * and run as the service runs them (a named prepared statement, parallel query off), six times so PostgreSQL settles
+ * on its cached plan, then EXPLAIN (ANALYZE, BUFFERS) EXECUTE shows the plan it keeps. Prints a summary table and
+ * every plan as markdown (docs/work-items-plans.md holds the last output).
+ */
+const { resolve } = require('node:path');
+const { Client } = require('pg');
+const { withDb } = require('./lib');
+
+const ROOT = resolve(__dirname, '..');
+const { parseListQuery } = require(resolve(ROOT, 'dist/src/common/pagination/list-query.js'));
+const { WORK_ITEM_LIST, WorkItemsRepository } = require(resolve(ROOT, 'dist/src/work-items/work-items.repository.js'));
+
+async function main() {
+  const admin = process.env.BENCH_DATABASE_URL;
+  if (!admin) throw new Error('set BENCH_DATABASE_URL (the server `npm run bench` used; its database wt_bench is read)');
+  const c = new Client({ connectionString: withDb(admin, 'wt_bench'), options: '-c max_parallel_workers_per_gather=0' });
+  await c.connect();
+  const one = async (sql, params = []) => (await c.query(sql, params)).rows[0];
+  const { ws, project } = await one(`SELECT w.id AS ws, p.id AS project FROM projects p JOIN workspaces w ON w.id = p.workspace_id WHERE p.identifier = 'BENCH'`);
+  const states = Object.fromEntries((await c.query(`SELECT "group", id FROM states WHERE project_id = $1 AND deleted_at IS NULL`, [project])).rows.map((r) => [r.group, r.id]));
+  const member = (await one(`SELECT id FROM users WHERE email = 'member1@example.com'`)).id;
+  const label = (await one(`SELECT id FROM labels WHERE project_id = $1 ORDER BY sort_order LIMIT 1`, [project])).id;
+  const anchor = await one(
+    `SELECT created_at::text AS v, id FROM work_items WHERE project_id = $1 AND deleted_at IS NULL AND archived_at IS NULL ORDER BY created_at DESC, id DESC OFFSET 49999 LIMIT 1`,
+    [project],
+  );
+  const cursor = Buffer.from(JSON.stringify(['-created_at', anchor.v, anchor.id]), 'utf8').toString('base64url');
+
+  const QUERIES = [
+    ['page 1 (default -created_at)', {}],
+    ['cursor page 50,000 deep', { paginate: 'cursor', cursor }],
+    ['offset 10000', { offset: '10000' }],
+    ['state_group + assignee_id', { state_group: 'started', assignee_id: member }],
+    ['assignee_id', { assignee_id: member }],
+    ['assignee_id__in', { assignee_id__in: member }],
+    ['assignee_id__isnull=true', { assignee_id__isnull: 'true' }],
+    ['label_id', { label_id: label }],
+    ['label_id__isnull=true', { label_id__isnull: 'true' }],
+    ['state_id', { state_id: states.started }],
+    ['state_id__in', { state_id__in: `${states.started},${states.backlog}` }],
+    ['state_group', { state_group: 'started' }],
+    ['state_group__in', { state_group__in: 'backlog,completed' }],
+    ['priority', { priority: 'high' }],
+    ['priority__in', { priority__in: 'urgent,high' }],
+    ['type_id__in', { type_id__in: states.started }],
+    ['parent_id__isnull=false', { parent_id__isnull: 'false' }],
+    ['cycle_id__isnull=false', { cycle_id__isnull: 'false' }],
+    ['module_id__isnull=false', { module_id__isnull: 'false' }],
+    ['sequence_id', { sequence_id: '500000' }],
+    ['external_source + external_id', { external_source: 'jira', external_id: 'X-1' }],
+    ['created_at range', { created_at__gte: '2020-01-01T00:00:00Z', created_at__lte: '2030-01-01T00:00:00Z' }],
+    ['target_date range', { target_date__gte: '2025-03-01', target_date__lte: '2025-03-31' }],
+    ['search (3+ characters)', { search: 'number 12345' }],
+    ['order_by=priority', { order_by: 'priority' }],
+    ['order_by=priority&priority=low', { order_by: 'priority', priority: 'low' }],
+    ['order_by=-state_group', { order_by: '-state_group' }],
+    ['order_by=-updated_at', { order_by: '-updated_at' }],
+    ['order_by=sequence_id', { order_by: 'sequence_id' }],
+    ['order_by=sort_order', { order_by: 'sort_order' }],
+  ];
+
+  const statements = [];
+  const repo = new WorkItemsRepository({ driver: {} });
+  let current;
+  // The repository's reader records each statement and answers with one blank row (a page that is not empty,
+  // so a counter read by the page statement is not read again on its own).
+  const blank = { id: '00000000-0000-0000-0000-000000000000', c: 0, __total: 0, __cv: null };
+  repo.reader = { query: async (sql, params) => (statements.push({ name: current, sql, params: params ?? [] }), [{ ...blank }]) };
+  for (const [name, raw] of QUERIES) {
+    current = name;
+    await repo.list(ws, project, parseListQuery({ per_page: '50', ...raw }, WORK_ITEM_LIST));
+  }
+
+  const rows = [];
+  const details = [];
+  for (let i = 0; i < statements.length; i++) {
+    const s = statements[i];
+    const stmt = `plan_${i}`;
+    for (let k = 0; k < 6; k++) await c.query({ name: stmt, text: s.sql, values: s.params });
+    const { generic_plans: g } = await one(`SELECT generic_plans FROM pg_prepared_statements WHERE name = $1`, [stmt]);
+    const literals = s.params.map((v) => (v === null ? 'NULL' : Array.isArray(v) ? `'{${v.join(',')}}'` : `'${String(v).replace(/'/g, "''")}'`));
+    await c.query(`PREPARE x_${i} AS ${s.sql}`);
+    for (let k = 0; k < 6; k++) await c.query(`EXECUTE x_${i}(${literals.join(', ')})`);
+    const plan = (await c.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) EXECUTE x_${i}(${literals.join(', ')})`)).rows.map((r) => r['QUERY PLAN']);
+    const exec = plan.find((l) => l.startsWith('Execution Time'))?.replace(/[^\d.]/g, '') ?? '';
+    const planning = plan.find((l) => l.startsWith('Planning Time'))?.replace(/[^\d.]/g, '') ?? '';
+    const kind = /count\(\*\)|sum\(k\.n\)/.test(s.sql) && !/SELECT page\.\*/.test(s.sql) ? 'count' : 'page';
+    rows.push(`| ${s.name} | ${kind} | ${Number(g) > 0 ? 'generic' : 'per execution'} | ${planning} | ${exec} |`);
+    details.push(`### ${s.name}: ${kind}\n\n\`\`\`sql\n${s.sql.replace(/\s+/g, ' ').trim()}\n\`\`\`\n\n\`\`\`\n${plan.join('\n')}\n\`\`\`\n`);
+  }
+  const out = [
+    '| query | statement | plan | planning ms | execution ms |',
+    '| --- | --- | --- | --- | --- |',
+    ...rows,
+    '',
+    ...details,
+  ];
+  process.stdout.write(out.join('\n') + '\n');
+  await c.end();
+}
+
+main().catch((e) => {
+  process.stderr.write(`${e.stack || e}\n`);
+  process.exit(1);
+});
