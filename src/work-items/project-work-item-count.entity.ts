@@ -11,4 +11,6 @@ export class ProjectWorkItemCountEntity {
   @PrimaryColumn('smallint', { primaryKeyConstraintName: 'PK_project_work_item_counts' }) slot!: number;
   @Column('uuid') workspace_id!: string;
   @Column('integer', { default: 0 }) n!: number;
+  /** Live-set changes (items in, out, or a live created_at rewritten) counted here; the project's sum only grows (OffsetAnchors). */
+  @Column('bigint', { default: 0 }) changes!: string;
 }

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { Viewer, WORK_ITEM_READER_ROLES } from '../common/auth/roles';
 import { ListQuery } from '../common/pagination/list-query';
 import { FilterOp, ListSpec } from '../common/pagination/list-spec';
+import { OffsetAnchors } from '../common/pagination/offset-anchors';
 import { applyFilters, ListSource, runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
 import { poolReader } from '../common/database/prepared';
@@ -68,10 +69,10 @@ export const WORK_ITEM_LIST: ListSpec = {
   ],
   search: ['w.name'],
   orderings: {
-    created_at: { expr: 'w.created_at', cursor: true, cast: 'timestamptz' },
+    created_at: { expr: 'w.created_at', cursor: true, cast: 'timestamptz', immutable: true },
     updated_at: { expr: 'w.updated_at', cursor: true, cast: 'timestamptz' },
-    sequence_id: { expr: 'w.sequence_id', cursor: true, cast: 'int' },
-    id: { expr: 'w.id', cursor: true, cast: 'uuid' },
+    sequence_id: { expr: 'w.sequence_id', cursor: true, cast: 'int', immutable: true },
+    id: { expr: 'w.id', cursor: true, cast: 'uuid', immutable: true },
     sort_order: { expr: 'w.sort_order', cursor: false },
     priority: { expr: PRIORITY_RANK, cursor: false },
     state_group: { expr: STATE_GROUP_RANK, cursor: false },
@@ -253,6 +254,8 @@ export type Archived = 'live' | 'any' | 'archived';
 export class WorkItemsRepository {
   /** Hot reads outside transactions (list pages, detail reads) go straight to the pool. */
   private readonly reader: Queryable;
+  /** Where deep offset pages of unfiltered lists start (runList, OffsetAnchors): per process, validated per request. */
+  private readonly anchors = new OffsetAnchors();
 
   constructor(private readonly ds: DataSource) {
     this.reader = poolReader(ds);
@@ -278,6 +281,13 @@ export class WorkItemsRepository {
       unfilteredCount: {
         sql: `SELECT coalesce(sum(n), 0)::int AS c FROM project_work_item_counts WHERE project_id = $2 AND workspace_id = $1`,
         params: [workspaceId, projectId],
+      },
+      // Unfiltered offset pages in created_at, sequence_id or id order start from remembered positions while the
+      // project's live set is unchanged (migration WorkItemLiveSetChanges).
+      offsetAnchors: {
+        cache: this.anchors,
+        scope: `${workspaceId}:${projectId}`,
+        generation: `SELECT coalesce(sum(changes), 0) AS g FROM project_work_item_counts WHERE project_id = $2 AND workspace_id = $1`,
       },
     };
     // `assignee_id__in=X` with one id asks what `assignee_id=X` asks, and is answered the same way.
@@ -346,6 +356,8 @@ export class WorkItemsRepository {
     return runList<WorkItemRow>(this.reader, LINK_DRIVEN_LIST, { ...q, filters: itemFilters }, {
       ...src,
       unfilteredCount: undefined,
+      // The project's live-set counter says nothing about one assignee's or label's items.
+      offsetAnchors: undefined,
       // With nothing asked of the item itself, the page is one range of the link index: its keys are walked
       // first and only they are joined to their items (still scoped by liveItems()), which keeps the plan
       // PostgreSQL caches for the statement as cheap as a planned one.

@@ -30,6 +30,11 @@ export interface OrderDef {
   /** SQL type to cast the cursor value back to. */
   cast?: string;
   nullable?: boolean;
+  /**
+   * A live row's key in this ordering never changes (created_at, sequence_id, id): only rows entering or leaving the
+   * list move positions, which a source's live-set change counter sees (ListSource.offsetAnchors).
+   */
+  immutable?: boolean;
 }
 
 export interface ListSpec {

@@ -5,6 +5,7 @@ import { unstorable } from '../http/request-sanity';
 import { isUuid } from '../http/validation';
 import { atOrBefore, isValidDate, ListQuery, OFFSET_MAX } from './list-query';
 import { ListSpec, SQL_CAST } from './list-spec';
+import { OffsetAnchor, OffsetAnchors } from './offset-anchors';
 import { Queryable, SqlParams } from './sql-params';
 
 export interface OffsetEnvelope<T> {
@@ -68,6 +69,12 @@ export interface ListSource {
    * generic plan instead of planning it again for every position.
    */
   stablePlan?: boolean;
+  /**
+   * Offset pages translated to keyset pages (OffsetAnchors) for orderings whose keys never change, when the request
+   * has no filter and no search: `generation` is SQL returning the list's live-set change counter as `g` (binding
+   * the same leading params as `where`, like `unfilteredCount`); `scope` names the list in the cache (tenant ids).
+   */
+  offsetAnchors?: { cache: OffsetAnchors; scope: string; generation: string };
 }
 
 /** Cast failures of a position that got past positionFits (a backstop: 22009 bad zone offset, 22021 bad byte). */
@@ -163,45 +170,42 @@ export async function runList<R extends Record<string, unknown>>(
   // hand-made (the row comparison with NULL would silently match nothing).
   if (q.cursor && q.cursor.value === null && !ord.nullable) throw badCursor();
   if (q.cursor && q.cursor.value !== null && !positionFits(q.cursor.value, ord.cast)) throw badCursor();
-  const cursorConds: string[] = [];
-  if (q.mode === 'cursor') {
-    select += `, (${ord.expr})::text AS "__cv"`;
-    if (q.cursor) {
-      const cmp = q.desc ? '<' : '>';
-      const bind = (v: unknown, cast: string) => (src.stablePlan ? `(SELECT ${p.add(v)}::${cast})` : `${p.add(v)}::${cast}`);
-      const idRef = bind(q.cursor.id, 'uuid');
-      if (!ord.nullable) {
-        cursorConds.push(`(${ord.expr}, ${id}) ${cmp} (${bind(q.cursor.value, ord.cast ?? 'text')}, ${idRef})`);
-      } else if (q.cursor.value === null) {
-        // Already inside the NULLS LAST tail: only later NULL rows remain.
-        cursorConds.push(`(${ord.expr} IS NULL AND ${id} ${cmp} ${idRef})`);
-      } else {
-        // A row comparison with NULL is never true, so the NULLS LAST tail is added explicitly.
-        cursorConds.push(`((${ord.expr}, ${id}) ${cmp} (${bind(q.cursor.value, ord.cast ?? 'text')}, ${idRef}) OR ${ord.expr} IS NULL)`);
-      }
-    }
-  }
-  where.push(...cursorConds);
+  const cmp = q.desc ? '<' : '>';
+  const bind = (v: unknown, cast: string) => (src.stablePlan ? `(SELECT ${p.add(v)}::${cast})` : `${p.add(v)}::${cast}`);
+  /** Rows after the position (value, id) in the ordering, as next_cursor and offset anchors carry it. */
+  const after = (value: string | null, rowId: string): string => {
+    const idRef = bind(rowId, 'uuid');
+    // Already inside the NULLS LAST tail: only later NULL rows remain.
+    if (value === null) return `(${ord.expr} IS NULL AND ${id} ${cmp} ${idRef})`;
+    const cond = `(${ord.expr}, ${id}) ${cmp} (${bind(value, ord.cast ?? 'text')}, ${idRef})`;
+    // A row comparison with NULL is never true, so the NULLS LAST tail is added explicitly.
+    return ord.nullable ? `(${cond} OR ${ord.expr} IS NULL)` : cond;
+  };
+  if (q.mode === 'cursor') select += `, (${ord.expr})::text AS "__cv"`;
+  const cursorConds = q.mode === 'cursor' && q.cursor ? [after(q.cursor.value, q.cursor.id)] : [];
   const orderBy = ord.expr === id ? `${id} ${dir}` : `${ord.expr} ${dir}${nulls}, ${id} ${dir}`;
   const whereOf = (conds: string[]) => (conds.length ? `WHERE ${conds.join(' AND ')}` : '');
-  // The offset is bound, not inlined: a client paging by offset would otherwise make a statement text (and a
-  // prepared statement) of every page. The page size stays inlined: it is what lets a plan be generic.
-  const limit = () => `LIMIT ${q.perPage + 1}${q.offset ? ` OFFSET ${p.add(q.offset)}::int` : ''}`;
-  const walk = src.keyWalk && (q.offset || src.keyWalk.always) ? src.keyWalk : null;
-  let keys = '';
-  if (walk) {
-    keys = `SELECT ${id} AS "__key" FROM ${walk.from} ${whereOf([...walk.where, ...filters, ...cursorConds])} ORDER BY ${orderBy}`;
+
+  /**
+   * The page statement: `take` rows after `conds` (cursor or anchor position) and `offset` skipped rows. The offset is
+   * bound, not inlined: a client paging by offset would otherwise make a statement text (and a prepared statement)
+   * of every page. The page size stays inlined: it is what lets a plan be generic.
+   */
+  const pageSql = (conds: string[], offset: number, take: number): string => {
+    const walk = src.keyWalk && (offset || src.keyWalk.always) ? src.keyWalk : null;
+    if (!walk) {
+      return `SELECT ${select} FROM ${src.from} ${whereOf([...where, ...conds])} ORDER BY ${orderBy} LIMIT ${take}${offset ? ` OFFSET ${p.add(offset)}::int` : ''}`;
+    }
+    let keys = `SELECT ${id} AS "__key" FROM ${walk.from} ${whereOf([...walk.where, ...filters, ...conds])} ORDER BY ${orderBy}`;
     // A bound OFFSET is a guess to the planner (a tenth of the rows), so the cached generic plan looked dearer
     // than one planned per offset and PostgreSQL planned every execution (0.3 ms, more than the page). Under a
     // constant LIMIT at the offset cap the guess is bounded and the generic plan is kept; the walk still stops
     // after offset + page entries.
-    keys = q.offset
-      ? `SELECT "__key" FROM (${keys} LIMIT ${OFFSET_MAX + q.perPage + 1}) "__walk" OFFSET ${p.add(q.offset)}::int LIMIT ${q.perPage + 1}`
-      : `${keys} ${limit()}`;
-  }
-  let sql = walk
-    ? `SELECT ${select} FROM ${src.from} JOIN (${keys}) "__keys" ON ${id} = "__keys"."__key" ${whereOf(src.where)} ORDER BY ${orderBy}`
-    : `SELECT ${select} FROM ${src.from} ${whereOf(where)} ORDER BY ${orderBy} ${limit()}`;
+    keys = offset
+      ? `SELECT "__key" FROM (${keys} LIMIT ${OFFSET_MAX + q.perPage + 1}) "__walk" OFFSET ${p.add(offset)}::int LIMIT ${take}`
+      : `${keys} LIMIT ${take}`;
+    return `SELECT ${select} FROM ${src.from} JOIN (${keys}) "__keys" ON ${id} = "__keys"."__key" ${whereOf(src.where)} ORDER BY ${orderBy}`;
+  };
 
   const wantCount = q.mode === 'offset' && q.count;
   // A maintained counter is read by the page statement itself (an uncorrelated scalar subquery, run once),
@@ -213,24 +217,40 @@ export async function runList<R extends Record<string, unknown>>(
       : src.filteredCount?.inPage
         ? src.filteredCount
         : null;
-  const extra = [src.pageSelect, counter ? `(SELECT c FROM (${counter.sql}) total) AS "__total"` : null].filter(Boolean);
-  // A plain scan of the ordered, limited subquery keeps its order.
-  if (extra.length) sql = `SELECT page.*, ${extra.join(', ')} FROM (${sql}) page`;
-
-  const [rows, countRows] = await Promise.all([
-    db.query<R[]>(sql, p.values).catch((e: { code?: string; driverError?: { code?: string } }) => {
+  const anchors = src.offsetAnchors && q.mode === 'offset' && q.offset > 0 && ord.immutable && !q.filters.length && !q.search ? src.offsetAnchors : null;
+  /** Wraps a page statement with the per-page columns, the counter and (anchored offsets) the live-set generation. */
+  const withExtras = (sql: string): string => {
+    const extra = [
+      src.pageSelect,
+      counter ? `(SELECT c FROM (${counter.sql}) total) AS "__total"` : null,
+      anchors ? `(SELECT g FROM (${anchors.generation}) generation)::text AS "__gen"` : null,
+    ].filter(Boolean);
+    // A plain scan of the ordered, limited subquery keeps its order.
+    return extra.length ? `SELECT page.*, ${extra.join(', ')} FROM (${sql}) page` : sql;
+  };
+  const queryPage = (sql: string) =>
+    db.query<R[]>(withExtras(sql), p.values).catch((e: { code?: string; driverError?: { code?: string } }) => {
       // A cursor whose position does not cast to the ordering's type was tampered with.
       if (q.cursor && CAST_ERRORS.has(e?.driverError?.code ?? e?.code ?? '')) throw badCursor();
       throw e;
-    }),
+    });
+
+  let pageRows: Promise<R[]>;
+  if (anchors) {
+    // The ordering key comes back with every row, to anchor the pages after this one.
+    select += `, (${ord.expr})::text AS "__cv"`;
+    pageRows = offsetPage(anchors, q, p, (anchor) => (anchor ? pageSql([after(anchor.value, anchor.id)], 0, q.perPage + 1) : pageSql([], q.offset - 1, q.perPage + 2)), queryPage);
+  } else {
+    pageRows = queryPage(pageSql(cursorConds, q.offset, q.perPage + 1));
+  }
+  const countWhereSql = countWhere.length ? `WHERE ${countWhere.join(' AND ')}` : '';
+  const [rows, countRows] = await Promise.all([
+    pageRows,
     !wantCount || counter
       ? Promise.resolve(null)
       : src.filteredCount
         ? db.query<Array<{ c: number }>>(src.filteredCount.sql, src.filteredCount.params)
-        : db.query<Array<{ c: number }>>(
-            `SELECT count(*)::int AS c FROM ${src.from} ${countWhere.length ? `WHERE ${countWhere.join(' AND ')}` : ''}`,
-            countParams,
-          ),
+        : db.query<Array<{ c: number }>>(`SELECT count(*)::int AS c FROM ${src.from} ${countWhereSql}`, countParams),
   ]);
   let total: number | null = countRows ? (countRows[0]?.c ?? 0) : null;
   if (counter) {
@@ -247,8 +267,8 @@ export async function runList<R extends Record<string, unknown>>(
     if (hasMore && last) {
       nextCursor = encodeCursor({ order: `${q.desc ? '-' : ''}${q.orderKey}`, value: last.__cv as string | null, id: String(last.id) });
     }
-    for (const r of rows) delete (r as Record<string, unknown>).__cv;
   }
+  if (q.mode === 'cursor' || anchors) for (const r of rows) delete (r as Record<string, unknown>).__cv;
 
   const envelope = <T>(data: T[]): ListEnvelope<T> => {
     if (q.mode === 'cursor') return { data, next_cursor: nextCursor, has_more: hasMore, pagination: { style: 'cursor' } };
@@ -265,4 +285,51 @@ export async function runList<R extends Record<string, unknown>>(
     return env;
   };
   return { rows, envelope };
+}
+
+/**
+ * An offset page through OffsetAnchors. With an anchor for this offset: the keyset page after it, kept if the
+ * live-set generation read by the same statement is the anchor's (otherwise the anchor is dropped and the offset
+ * skipped). Without one: the offset is skipped from the row before the page, which becomes this offset's anchor.
+ * Either way the page's last row anchors the next offset. Rows keep `__cv` (the ordering key) and lose `__gen`.
+ */
+async function offsetPage<R extends Record<string, unknown>>(
+  anchors: NonNullable<ListSource['offsetAnchors']>,
+  q: ListQuery,
+  p: SqlParams,
+  build: (anchor: OffsetAnchor | null) => string,
+  run: (sql: string) => Promise<R[]>,
+): Promise<R[]> {
+  const keyOf = (offset: number) => `${anchors.scope}:${q.desc ? '-' : ''}${q.orderKey}:${offset}`;
+  const remember = (offset: number, row: R | undefined, generation: string | undefined) => {
+    if (row && generation !== undefined && offset <= OFFSET_MAX) {
+      anchors.cache.set(keyOf(offset), { generation, value: row.__cv as string, id: String(row.id) });
+    }
+  };
+  const mark = p.values.length;
+  const cached = anchors.cache.get(keyOf(q.offset));
+  let rows: R[] | null = null;
+  let generation: string | undefined;
+  if (cached) {
+    const got = await run(build(cached));
+    // No row to read the generation from (the list ended before the anchor): skip the offset to be sure.
+    if (got.length && got[0].__gen === cached.generation) {
+      rows = got;
+      generation = cached.generation;
+    } else {
+      anchors.cache.delete(keyOf(q.offset));
+      p.truncate(mark);
+    }
+  }
+  if (!rows) {
+    const got = await run(build(null));
+    generation = got[0]?.__gen as string | undefined;
+    // The first row is the one before the page (position offset - 1), unless the list is shorter than that.
+    const before = got.shift();
+    remember(q.offset, before, generation);
+    rows = got;
+  }
+  if (rows.length > q.perPage) remember(q.offset + q.perPage, rows[q.perPage - 1], generation);
+  for (const r of rows) delete r.__gen;
+  return rows;
 }

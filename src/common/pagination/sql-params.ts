@@ -8,6 +8,10 @@ export class SqlParams {
     this.values.push(value);
     return `$${this.values.length}`;
   }
+  /** Forgets the values added after the first `length` (a statement built and then not sent). */
+  truncate(length: number): void {
+    this.values.length = length;
+  }
 }
 
 /** Anything that runs SQL: the DataSource or a transaction's EntityManager. */
