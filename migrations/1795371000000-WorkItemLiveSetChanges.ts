@@ -15,22 +15,17 @@ export class WorkItemLiveSetChanges1795371000000 implements MigrationInterface {
 
   public async up(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE "project_work_item_counts" ADD "changes" bigint NOT NULL DEFAULT '0'`);
-    await q.query(`CREATE OR REPLACE FUNCTION wt_work_items_count_ins() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        INSERT INTO project_work_item_counts AS c (project_id, slot, workspace_id, n, changes)
-        SELECT project_id, pg_backend_pid() % 16, workspace_id, count(*)::int, count(*) FROM new_rows
-         WHERE ${LIVE('new_rows')} GROUP BY project_id, workspace_id ORDER BY project_id
-        ON CONFLICT (project_id, slot) DO UPDATE SET n = c.n + EXCLUDED.n, changes = c.changes + EXCLUDED.changes;
-        RETURN NULL;
-      END $$`);
-    await q.query(`CREATE OR REPLACE FUNCTION wt_work_items_count_del() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        INSERT INTO project_work_item_counts AS c (project_id, slot, workspace_id, n, changes)
-        SELECT project_id, pg_backend_pid() % 16, workspace_id, -count(*)::int, count(*) FROM old_rows
-         WHERE ${LIVE('old_rows')} GROUP BY project_id, workspace_id ORDER BY project_id
-        ON CONFLICT (project_id, slot) DO UPDATE SET n = c.n + EXCLUDED.n, changes = c.changes + EXCLUDED.changes;
-        RETURN NULL;
-      END $$`);
+    // Inserted live rows count +1 each, deleted live rows -1; both are changes.
+    for (const [fn, rows, sign] of [['wt_work_items_count_ins', 'new_rows', ''], ['wt_work_items_count_del', 'old_rows', '-']]) {
+      await q.query(`CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          INSERT INTO project_work_item_counts AS c (project_id, slot, workspace_id, n, changes)
+          SELECT project_id, pg_backend_pid() % 16, workspace_id, ${sign}count(*)::int, count(*) FROM ${rows}
+           WHERE ${LIVE(rows)} GROUP BY project_id, workspace_id ORDER BY project_id
+          ON CONFLICT (project_id, slot) DO UPDATE SET n = c.n + EXCLUDED.n, changes = c.changes + EXCLUDED.changes;
+          RETURN NULL;
+        END $$`);
+    }
     // An update moves a live item in or out (archive, unarchive, soft delete), or rewrites a live item's created_at;
     // every such row counts as a change of both projects when an item changes project.
     await q.query(`CREATE OR REPLACE FUNCTION wt_work_items_count() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -63,22 +58,16 @@ export class WorkItemLiveSetChanges1795371000000 implements MigrationInterface {
         ON CONFLICT (project_id, slot) DO UPDATE SET n = c.n + EXCLUDED.n;
         RETURN NULL;
       END $$`);
-    await q.query(`CREATE OR REPLACE FUNCTION wt_work_items_count_ins() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        INSERT INTO project_work_item_counts AS c (project_id, slot, workspace_id, n)
-        SELECT project_id, pg_backend_pid() % 16, workspace_id, count(*)::int FROM new_rows
-         WHERE deleted_at IS NULL AND archived_at IS NULL GROUP BY project_id, workspace_id
-        ON CONFLICT (project_id, slot) DO UPDATE SET n = c.n + EXCLUDED.n;
-        RETURN NULL;
-      END $$`);
-    await q.query(`CREATE OR REPLACE FUNCTION wt_work_items_count_del() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        INSERT INTO project_work_item_counts AS c (project_id, slot, workspace_id, n)
-        SELECT project_id, pg_backend_pid() % 16, workspace_id, -count(*)::int FROM old_rows
-         WHERE deleted_at IS NULL AND archived_at IS NULL GROUP BY project_id, workspace_id
-        ON CONFLICT (project_id, slot) DO UPDATE SET n = c.n + EXCLUDED.n;
-        RETURN NULL;
-      END $$`);
+    for (const [fn, rows, sign] of [['wt_work_items_count_ins', 'new_rows', ''], ['wt_work_items_count_del', 'old_rows', '-']]) {
+      await q.query(`CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          INSERT INTO project_work_item_counts AS c (project_id, slot, workspace_id, n)
+          SELECT project_id, pg_backend_pid() % 16, workspace_id, ${sign}count(*)::int FROM ${rows}
+           WHERE deleted_at IS NULL AND archived_at IS NULL GROUP BY project_id, workspace_id
+          ON CONFLICT (project_id, slot) DO UPDATE SET n = c.n + EXCLUDED.n;
+          RETURN NULL;
+        END $$`);
+    }
     await q.query(`ALTER TABLE "project_work_item_counts" DROP COLUMN "changes"`);
   }
 }
