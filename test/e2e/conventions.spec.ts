@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { Client } from 'pg';
 import { adminUrl } from '../helpers/database';
-import { createTestApp, expectProblem, Tenant, TestApp } from '../helpers/test-app';
+import { createTestApp, expectProblem, Tenant, TestApp, waitForLockWait } from '../helpers/test-app';
 
 describe('spec conventions (central mechanisms)', () => {
   let t: TestApp;
@@ -300,6 +300,38 @@ describe('spec conventions (central mechanisms)', () => {
     const holder = (await t.http.get(`${stateUrl}?external_source=jira&external_id=EXT-2`).set(key())).body.data[0];
     expect((await t.http.delete(`${stateUrl}${holder.id}/`).set(key())).status).toBe(204);
     expect((await post(stateUrl, body(stateUrl, 'Reborn', { external_source: 'jira', external_id: 'EXT-2' }))).status).toBe(201);
+  });
+  it('a statement the database cancels (statement_timeout, lock_timeout, an administrator) is 503 with Retry-After and changes nothing, never a 500', async () => {
+    const items = `/api/v2/workspaces/${ten.slug}/projects/${projectId}/work-items/`;
+    const item = (await t.http.post(items).set(key()).send({ name: 'Before the cancel' })).body;
+    expect(item.id).toBeDefined();
+    const locker = new Client({ connectionString: t.dbUrl });
+    await locker.connect();
+    // The cancel of the waiting statement: what statement_timeout or lock_timeout does to a slow one. Only the
+    // request can wait here (the locker holds the lock). A prepared statement blocked while binding still shows
+    // its connection's previous query text, so the waiter is found by its wait, not its text.
+    const cancelWaiter = async () => {
+      await waitForLockWait(t.ds, '%');
+      await locker.query(`SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`);
+    };
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE work_items IN ACCESS EXCLUSIVE MODE');
+      const [read] = await Promise.all([t.http.get(items).set(key()), cancelWaiter()]);
+      expectProblem(read, 503, 'service_unavailable');
+      expect(read.headers['retry-after']).toBe('5');
+      expect(read.body.detail).toMatch(/did not complete/);
+      const [write] = await Promise.all([t.http.patch(`${items}${item.id}/`).set(key()).send({ name: 'After the cancel' }), cancelWaiter()]);
+      expectProblem(write, 503, 'service_unavailable');
+      await locker.query('ROLLBACK');
+      // The canceled PATCH wrote nothing, and the service answers normally again.
+      const after = await t.http.get(`${items}${item.id}/`).set(key());
+      expect(after.status).toBe(200);
+      expect(after.body.name).toBe('Before the cancel');
+    } finally {
+      await locker.query('ROLLBACK').catch(() => undefined);
+      await locker.end();
+    }
   });
   it('a database that cannot be reached is 503 service_unavailable with Retry-After (temporary), never a 500; /readyz says so', async () => {
     const app = await createTestApp();

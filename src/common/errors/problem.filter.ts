@@ -33,6 +33,13 @@ export function sendProblem(reply: FastifyReply, baseUrl: string, problem: Probl
     .send(problemBody(baseUrl, problem.code, problem.detail, problem.errors));
 }
 
+/** The SQLSTATE of a database error, wrapped by TypeORM or not. */
+function sqlState(e: unknown): string | undefined {
+  const err = e as { code?: unknown; driverError?: { code?: unknown } } | null;
+  const code = err?.driverError?.code ?? err?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
 /** Connection-level failures of the pool: the database is down, restarting, full or unreachable. */
 const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', '57P01', '57P02', '57P03', '53300', '3D000']);
 
@@ -41,13 +48,31 @@ const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'E
  * balancers treat as temporary, not a 500.
  */
 function databaseUnavailable(e: unknown): boolean {
-  const err = e as { code?: string; message?: string; driverError?: { code?: string } } | null;
-  const code = err?.driverError?.code ?? err?.code;
+  const err = e as { message?: string } | null;
+  const code = sqlState(e);
   if (code && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) return true;
   return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|does not allow connections|is not currently accepting connections/.test(err?.message ?? '');
 }
 
 const unavailable = () => new ProblemException(ErrorCode.ServiceUnavailable, 'The database is unavailable; retry shortly.', undefined, { 'Retry-After': '5' });
+
+/**
+ * A statement the database gave up on: canceled (57014: a `statement_timeout` the operator set, or an
+ * administrator's pg_cancel_backend), a lock not granted in time (55P03: `lock_timeout`), or out of resources
+ * (53xxx other than too many connections, which is unavailable above). The statement's transaction rolled back and
+ * the request can be retried, so it is a 503 with Retry-After, not a 500.
+ */
+function statementAbandoned(code: string | undefined): boolean {
+  return code === '57014' || code === '55P03' || (code !== undefined && code.startsWith('53'));
+}
+
+const abandoned = () =>
+  new ProblemException(
+    ErrorCode.ServiceUnavailable,
+    'The database did not complete the request in time and rolled it back; retry shortly. For large lists, count=false or paginate=cursor is cheaper.',
+    undefined,
+    { 'Retry-After': '5' },
+  );
 
 interface PgDriverError {
   code?: string;
@@ -89,7 +114,7 @@ export class ProblemFilter implements ExceptionFilter {
       const err = exception as Error;
       this.logger.error({ msg: 'unhandled exception', reqId: req?.id, err: err?.message, stack: err?.stack });
     } else if (problem.code === ErrorCode.ServiceUnavailable) {
-      this.logger.warn({ msg: 'database unavailable', reqId: req?.id, err: (exception as Error)?.message });
+      this.logger.warn({ msg: statementAbandoned(sqlState(exception)) ? 'statement canceled by the database' : 'database unavailable', reqId: req?.id, err: (exception as Error)?.message });
     } else if (exception instanceof QueryFailedError && (exception.driverError as PgDriverError)?.code === '22001') {
       // A 400 for the client, but a length check is missing somewhere: worth a line (no stack trace).
       this.logger.warn({ msg: 'value too long for its column', reqId: req?.id, err: exception.message });
@@ -103,6 +128,7 @@ export class ProblemFilter implements ExceptionFilter {
       return new ProblemException(ErrorCode.RateLimited, 'Request was throttled. Retry after the time in Retry-After.');
     }
     if (databaseUnavailable(exception)) return unavailable();
+    if (statementAbandoned(sqlState(exception))) return abandoned();
     if (exception instanceof QueryFailedError) return this.fromPg(exception.driverError as PgDriverError);
     if (exception instanceof HttpException) return this.fromHttp(exception, req);
     const fst = exception as { statusCode?: number; code?: string; message?: string };
