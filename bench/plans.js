@@ -59,7 +59,10 @@ async function main() {
     ['search (3+ characters)', { search: 'number 12345' }],
     ['order_by=priority', { order_by: 'priority' }],
     ['order_by=priority&priority=low', { order_by: 'priority', priority: 'low' }],
+    ['order_by=-priority&priority__in=low,high', { order_by: '-priority', priority__in: 'low,high' }],
+    ['order_by=-priority&priority__in=low,high offset 5000', { order_by: '-priority', priority__in: 'low,high', offset: '5000' }],
     ['order_by=-state_group', { order_by: '-state_group' }],
+    ['order_by=state_group&state_group__in=backlog,completed', { order_by: 'state_group', state_group__in: 'backlog,completed' }],
     ['order_by=-updated_at', { order_by: '-updated_at' }],
     ['order_by=sequence_id', { order_by: 'sequence_id' }],
     ['order_by=sort_order', { order_by: 'sort_order' }],
@@ -90,7 +93,7 @@ async function main() {
     const plan = (await c.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) EXECUTE x_${i}(${literals.join(', ')})`)).rows.map((r) => r['QUERY PLAN']);
     const exec = plan.find((l) => l.startsWith('Execution Time'))?.replace(/[^\d.]/g, '') ?? '';
     const planning = plan.find((l) => l.startsWith('Planning Time'))?.replace(/[^\d.]/g, '') ?? '';
-    const kind = /count\(\*\)|sum\(k\.n\)/.test(s.sql) && !/SELECT page\.\*/.test(s.sql) ? 'count' : 'page';
+    const kind = /count\(\*\)|sum\(k\.n\)|sum\(n\)/.test(s.sql) && !/SELECT page\.\*/.test(s.sql) ? 'count' : 'page';
     rows.push(`| ${s.name} | ${kind} | ${Number(g) > 0 ? 'generic' : 'per execution'} | ${planning} | ${exec} |`);
     details.push(`### ${s.name}: ${kind}\n\n\`\`\`sql\n${s.sql.replace(/\s+/g, ' ').trim()}\n\`\`\`\n\n\`\`\`\n${plan.join('\n')}\n\`\`\`\n`);
   }

@@ -74,8 +74,9 @@ export const WORK_ITEM_LIST: ListSpec = {
     sequence_id: { expr: 'w.sequence_id', cursor: true, cast: 'int', immutable: true },
     id: { expr: 'w.id', cursor: true, cast: 'uuid', immutable: true },
     sort_order: { expr: 'w.sort_order', cursor: false },
-    priority: { expr: PRIORITY_RANK, cursor: false },
-    state_group: { expr: STATE_GROUP_RANK, cursor: false },
+    // `priority__in` / `state_group__in` read one range of ix_work_items_priority / ix_work_items_state_group per value.
+    priority: { expr: PRIORITY_RANK, cursor: false, pinnedBy: 'priority' },
+    state_group: { expr: STATE_GROUP_RANK, cursor: false, pinnedBy: 'state_group' },
   },
   defaultOrder: '-created_at',
   idExpr: 'w.id',

@@ -35,6 +35,12 @@ export interface OrderDef {
    * list move positions, which a source's live-set change counter sees (ListSource.offsetAnchors).
    */
   immutable?: boolean;
+  /**
+   * The filter whose `eq` form pins this ordering's expression to one value (an index range ordered by the rest
+   * of the ordering). With its `in` form the page is merged from one such range per value: PostgreSQL 15 cannot
+   * read several ranges of one index in order, and sorted every matching row instead.
+   */
+  pinnedBy?: string;
 }
 
 export interface ListSpec {

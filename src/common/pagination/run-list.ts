@@ -109,10 +109,28 @@ function escapeLike(s: string): string {
   return s.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
-/** Adds the filter and search conditions of `q` to `where`. */
-export function applyFilters(spec: ListSpec, q: ListQuery, where: string[], p: SqlParams): void {
+type ListFilter = ListQuery['filters'][number];
+
+/** The condition of an `eq` or `in` filter on `ref`, a bound value (an array for `in`) already cast. */
+function filterCondition(f: ListFilter, op: 'eq' | 'in', ref: string): string {
+  if (f.def.sql) return f.def.sql(op, ref, f.value);
+  const col = f.def.column ?? f.def.name;
+  return op === 'in' ? `${col} = ANY(${ref})` : `${col} = ${ref}`;
+}
+
+/**
+ * Adds the filter and search conditions of `q` to `where`. The filter `pin` (an `in` filter on the ordering's
+ * expression, OrderDef.pinnedBy) only binds its values: the array's reference is returned, for the caller to
+ * read the page one value at a time.
+ */
+export function applyFilters(spec: ListSpec, q: ListQuery, where: string[], p: SqlParams, pin?: ListFilter): string | undefined {
+  let pinRef: string | undefined;
   for (const f of q.filters) {
     const cast = SQL_CAST[f.def.type];
+    if (f === pin) {
+      pinRef = `${p.add(f.value)}::${cast}[]`;
+      continue;
+    }
     if (f.def.sql) {
       const ref = f.op === 'isnull' ? null : f.op === 'in' ? `${p.add(f.value)}::${cast}[]` : `${p.add(f.value)}::${cast}`;
       where.push(f.def.sql(f.op, ref, f.value));
@@ -121,10 +139,8 @@ export function applyFilters(spec: ListSpec, q: ListQuery, where: string[], p: S
     const col = f.def.column ?? f.def.name;
     switch (f.op) {
       case 'eq':
-        where.push(`${col} = ${p.add(f.value)}::${cast}`);
-        break;
       case 'in':
-        where.push(`${col} = ANY(${p.add(f.value)}::${cast}[])`);
+        where.push(filterCondition(f, f.op, f.op === 'in' ? `${p.add(f.value)}::${cast}[]` : `${p.add(f.value)}::${cast}`));
         break;
       case 'isnull':
         where.push(`${col} IS ${f.value ? '' : 'NOT '}NULL`);
@@ -141,6 +157,7 @@ export function applyFilters(spec: ListSpec, q: ListQuery, where: string[], p: S
     const ref = p.add(`%${escapeLike(q.search)}%`);
     where.push(`(${spec.search.map((e) => `${e} ILIKE ${ref}`).join(' OR ')})`);
   }
+  return pinRef;
 }
 
 /**
@@ -155,13 +172,14 @@ export async function runList<R extends Record<string, unknown>>(
   src: ListSource,
 ): Promise<{ rows: R[]; envelope: <T>(data: T[]) => ListEnvelope<T> }> {
   const p = src.params;
+  const ord = spec.orderings[q.orderKey];
   const filters: string[] = [];
-  applyFilters(spec, q, filters, p);
+  const pin = ord.pinnedBy ? q.filters.find((f) => f.def.name === ord.pinnedBy && f.op === 'in') : undefined;
+  const pinRef = applyFilters(spec, q, filters, p, pin);
   const where = [...src.where, ...filters];
-  const countWhere = [...where];
+  const countWhere = pin && pinRef ? [...where, filterCondition(pin, 'in', pinRef)] : [...where];
   const countParams = [...p.values];
 
-  const ord = spec.orderings[q.orderKey];
   const dir = q.desc ? 'DESC' : 'ASC';
   const nulls = ord.nullable ? ' NULLS LAST' : '';
   const id = spec.idExpr;
@@ -187,23 +205,38 @@ export async function runList<R extends Record<string, unknown>>(
   const whereOf = (conds: string[]) => (conds.length ? `WHERE ${conds.join(' AND ')}` : '');
 
   /**
+   * `cols` of the first `limit` rows of `from` / `conds` in the ordering, then `offset` (bound) of them skipped. With a
+   * pinning filter (OrderDef.pinnedBy) one ordered index range per distinct value is read, each as far as the page
+   * can reach, and the few rows read are merged; the extra columns "__pk" and "__pid" carry the ordering key.
+   */
+  const ordered = (cols: string, from: string, conds: string[], limit: string, offsetRef?: string): string => {
+    const skip = offsetRef ? ` OFFSET ${offsetRef}` : '';
+    if (!pin || !pinRef) return `SELECT ${cols} FROM ${from} ${whereOf(conds)} ORDER BY ${orderBy} LIMIT ${limit}${skip}`;
+    const one = `SELECT ${cols}, ${ord.expr} AS "__pk", ${id} AS "__pid" FROM ${from} ${whereOf([...conds, filterCondition(pin, 'eq', '"__pv"."v"')])}
+      ORDER BY ${orderBy} LIMIT ${offsetRef ? `${limit} + ${offsetRef}` : limit}`;
+    return `SELECT "__pr".* FROM (SELECT DISTINCT "v" FROM unnest(${pinRef}) AS "__u"("v")) "__pv" CROSS JOIN LATERAL (${one}) "__pr"
+      ORDER BY "__pr"."__pk" ${dir}, "__pr"."__pid" ${dir} LIMIT ${limit}${skip}`;
+  };
+
+  /**
    * The page statement: `take` rows after `conds` (cursor or anchor position) and `offset` skipped rows. The offset is
    * bound, not inlined: a client paging by offset would otherwise make a statement text (and a prepared statement)
    * of every page. The page size stays inlined: it is what lets a plan be generic.
    */
   const pageSql = (conds: string[], offset: number, take: number): string => {
     const walk = src.keyWalk && (offset || src.keyWalk.always) ? src.keyWalk : null;
-    if (!walk) {
-      return `SELECT ${select} FROM ${src.from} ${whereOf([...where, ...conds])} ORDER BY ${orderBy} LIMIT ${take}${offset ? ` OFFSET ${p.add(offset)}::int` : ''}`;
-    }
-    let keys = `SELECT ${id} AS "__key" FROM ${walk.from} ${whereOf([...walk.where, ...filters, ...conds])} ORDER BY ${orderBy}`;
+    if (!walk) return ordered(select, src.from, [...where, ...conds], String(take), offset ? `${p.add(offset)}::int` : undefined);
+    const walkConds = [...walk.where, ...filters, ...conds];
     // A bound OFFSET is a guess to the planner (a tenth of the rows), so the cached generic plan looked dearer
     // than one planned per offset and PostgreSQL planned every execution (0.3 ms, more than the page). Under a
     // constant LIMIT at the offset cap the guess is bounded and the generic plan is kept; the walk still stops
     // after offset + page entries.
-    keys = offset
-      ? `SELECT "__key" FROM (${keys} LIMIT ${OFFSET_MAX + q.perPage + 1}) "__walk" OFFSET ${p.add(offset)}::int LIMIT ${take}`
-      : `${keys} LIMIT ${take}`;
+    // Pinned pages are planned for their values anyway: each range reads only as far as offset + page.
+    const keys = !offset
+      ? ordered(`${id} AS "__key"`, walk.from, walkConds, String(take))
+      : pin
+        ? ordered(`${id} AS "__key"`, walk.from, walkConds, String(take), `${p.add(offset)}::int`)
+        : `SELECT "__key" FROM (${ordered(`${id} AS "__key"`, walk.from, walkConds, String(OFFSET_MAX + q.perPage + 1))}) "__walk" OFFSET ${p.add(offset)}::int LIMIT ${take}`;
     return `SELECT ${select} FROM ${src.from} JOIN (${keys}) "__keys" ON ${id} = "__keys"."__key" ${whereOf(src.where)} ORDER BY ${orderBy}`;
   };
 
@@ -269,6 +302,12 @@ export async function runList<R extends Record<string, unknown>>(
     }
   }
   if (q.mode === 'cursor' || anchors) for (const r of rows) delete (r as Record<string, unknown>).__cv;
+  if (pin) {
+    for (const r of rows as Record<string, unknown>[]) {
+      delete r.__pk;
+      delete r.__pid;
+    }
+  }
 
   const envelope = <T>(data: T[]): ListEnvelope<T> => {
     if (q.mode === 'cursor') return { data, next_cursor: nextCursor, has_more: hasMore, pagination: { style: 'cursor' } };
