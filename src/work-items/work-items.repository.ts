@@ -22,6 +22,15 @@ const STATE_GROUP_ARRAY = `ARRAY[${STATE_GROUPS.map((g) => `'${g}'`).join(', ')}
 const STATE_GROUP_RANK = 'w.state_group_rank';
 
 /** Relation filters on link tables: eq / in / isnull as EXISTS semi-joins driven by the link's primary key. */
+/**
+ * A filter on an enum by its rank expression (`rank`, over the enum's values in rank order `values`, an SQL
+ * array): the value is turned into its rank, so the index on the rank answers the filter.
+ */
+function rankFilter(rank: string, values: string) {
+  return (op: FilterOp, ref: string | null): string =>
+    op === 'in' ? `${rank} = ANY(ARRAY(SELECT array_position(${values}, v) - 1 FROM unnest(${ref}) v))` : `${rank} = array_position(${values}, ${ref}) - 1`;
+}
+
 function linkFilter(table: string, col: string) {
   return (op: FilterOp, ref: string | null, value: unknown): string => {
     const base = `SELECT 1 FROM ${table} x WHERE x.work_item_id = w.id`;
@@ -37,20 +46,14 @@ export const WORK_ITEM_LIST: ListSpec = {
     {
       // The item's trigger-kept rank (exact copy of its state's group): one range of ix_work_items_state_group_created.
       name: 'state_group', type: 'enum', values: STATE_GROUPS, ops: ['eq', 'in'],
-      sql: (op, ref) =>
-        op === 'in'
-          ? `w.state_group_rank = ANY(ARRAY(SELECT array_position(${STATE_GROUP_ARRAY}, v) - 1 FROM unnest(${ref}) v))`
-          : `w.state_group_rank = array_position(${STATE_GROUP_ARRAY}, ${ref}) - 1`,
+      sql: rankFilter(STATE_GROUP_RANK, STATE_GROUP_ARRAY),
       description: 'State group: backlog, unstarted, started, completed, cancelled, triage.',
     },
     {
       // On the rank expression, not the column: `ix_work_items_priority` then answers the filter too, so
       // `order_by=priority&priority=low` is one index range instead of a walk past every more urgent item.
       name: 'priority', type: 'enum', values: PRIORITIES, ops: ['eq', 'in'],
-      sql: (op, ref) =>
-        op === 'in'
-          ? `${PRIORITY_RANK} = ANY(ARRAY(SELECT array_position(${PRIORITY_ARRAY}, v) - 1 FROM unnest(${ref}) v))`
-          : `${PRIORITY_RANK} = array_position(${PRIORITY_ARRAY}, ${ref}) - 1`,
+      sql: rankFilter(PRIORITY_RANK, PRIORITY_ARRAY),
     },
     { name: 'assignee_id', type: 'uuid', ops: ['eq', 'in', 'isnull'], sql: linkFilter('work_item_assignees', 'assignee_id'), description: 'assignee_id__isnull=true: items without assignees.' },
     { name: 'label_id', type: 'uuid', ops: ['eq', 'in', 'isnull'], sql: linkFilter('work_item_labels', 'label_id'), description: 'label_id__isnull=true: items without labels.' },

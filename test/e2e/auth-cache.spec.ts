@@ -30,6 +30,9 @@ describe('auth cache', () => {
   });
   afterAll(() => t.close());
 
+  /** Revokes a key with plain SQL, as another instance, the CLI or psql would. */
+  const revokeElsewhere = (key: string) => t.ds.query(`UPDATE api_keys SET revoked_at = now() WHERE key_hash = $1`, [hashSecret(key)]);
+
   it('keeps a resolved credential once listening', async () => {
     await waitFor('the listener', () => cache.active);
     const u = await t.user();
@@ -40,7 +43,7 @@ describe('auth cache', () => {
   it('a change committed by another connection arrives within milliseconds, without waiting for the TTL', async () => {
     const u = await t.user();
     expect((await t.http.get(me).set('X-Api-Key', u.key)).status).toBe(200);
-    await t.ds.query(`UPDATE api_keys SET revoked_at = now() WHERE key_hash = $1`, [hashSecret(u.key)]);
+    await revokeElsewhere(u.key);
     const since = Date.now();
     await waitFor('the revocation', async () => (await t.http.get(me).set('X-Api-Key', u.key)).status === 401, 2_000);
     expect(Date.now() - since).toBeLessThan(500);
@@ -50,7 +53,7 @@ describe('auth cache', () => {
     for (let i = 0; i < 20; i++) {
       const u = await t.user();
       for (let j = 0; j < 3; j++) expect((await t.http.get(me).set('X-Api-Key', u.key)).status).toBe(200);
-      await t.ds.query(`UPDATE api_keys SET revoked_at = now() WHERE key_hash = $1`, [hashSecret(u.key)]);
+      await revokeElsewhere(u.key);
       await t.authChanged();
       expectProblem(await t.http.get(me).set('X-Api-Key', u.key), 401, 'unauthorized');
     }
@@ -93,7 +96,7 @@ describe('auth cache', () => {
     const u = await t.user();
     expect((await t.http.get(me).set('X-Api-Key', u.key)).status).toBe(200);
     expect(cache.size).toBe(0);
-    await t.ds.query(`UPDATE api_keys SET revoked_at = now() WHERE key_hash = $1`, [hashSecret(u.key)]);
+    await revokeElsewhere(u.key);
     await t.authChanged();
     expectProblem(await t.http.get(me).set('X-Api-Key', u.key), 401, 'unauthorized');
 
@@ -101,7 +104,7 @@ describe('auth cache', () => {
     const v = await t.user();
     expect((await t.http.get(me).set('X-Api-Key', v.key)).status).toBe(200);
     expect(cache.size).toBeGreaterThan(0);
-    await t.ds.query(`UPDATE api_keys SET revoked_at = now() WHERE key_hash = $1`, [hashSecret(v.key)]);
+    await revokeElsewhere(v.key);
     await t.authChanged();
     expectProblem(await t.http.get(me).set('X-Api-Key', v.key), 401, 'unauthorized');
   });
