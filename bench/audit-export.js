@@ -126,10 +126,19 @@ async function runAuditExport({ entries = 1_000_000, perPage = 200, port = 3995,
     const export_ = { paginate: 'cursor', per_page: String(perPage), order_by: 'created_at' };
 
     await exportAll(base, key, export_, 50); // warm-up: JIT, pool, the first index pages
-    const lines = [`audit export: ${entries} entries in the workspace (+10% elsewhere), per_page ${perPage}; node ${process.version}; ${require('node:os').cpus().length} CPUs`];
+    const lines = [
+      `audit export: ${entries} entries in the workspace (+10% elsewhere), per_page ${perPage}; node ${process.version}; ${require('node:os').cpus().length} CPUs`,
+    ];
     lines.push(summary('full export (order_by=created_at)', await exportAll(base, key, export_)));
-    lines.push(summary('filtered export (category=auth)', await exportAll(base, key, { ...export_, category: 'auth' })));
-    lines.push(summary('descending walk (order_by=-created_at, 10% of pages)', await exportAll(base, key, { ...export_, order_by: '-created_at', created_after: await tenthFromEnd(dbUrl) })));
+    lines.push(
+      summary('filtered export (category=auth)', await exportAll(base, key, { ...export_, category: 'auth' })),
+    );
+    lines.push(
+      summary(
+        'descending walk (order_by=-created_at, 10% of pages)',
+        await exportAll(base, key, { ...export_, order_by: '-created_at', created_after: await tenthFromEnd(dbUrl) }),
+      ),
+    );
     return lines.join('\n');
   } finally {
     if (service) {
@@ -162,8 +171,11 @@ if (require.main === module) {
     const i = args.indexOf(`--${name}`);
     return i >= 0 ? Number(args[i + 1]) : dflt;
   };
-  runAuditExport({ entries: opt('entries', 1_000_000), perPage: opt('per-page', 200), port: opt('port', 3995) }).then((table) => process.stdout.write(`${table}\n`), (e) => {
-    process.stderr.write(`${e.stack || e}\n`);
-    process.exit(1);
-  });
+  runAuditExport({ entries: opt('entries', 1_000_000), perPage: opt('per-page', 200), port: opt('port', 3995) }).then(
+    (table) => process.stdout.write(`${table}\n`),
+    (e) => {
+      process.stderr.write(`${e.stack || e}\n`);
+      process.exit(1);
+    },
+  );
 }

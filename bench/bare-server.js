@@ -7,7 +7,11 @@ const Fastify = require('fastify');
 const { Pool } = require('pg');
 
 // The service's session settings too (src/common/database/data-source.ts): no parallel query.
-const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DB_POOL_SIZE || 10), options: '-c max_parallel_workers_per_gather=0' });
+const pool = new Pool({
+  connectionString: process.env.DATABASE_URL,
+  max: Number(process.env.DB_POOL_SIZE || 10),
+  options: '-c max_parallel_workers_per_gather=0',
+});
 const WS = process.env.BENCH_WORKSPACE_ID;
 const PROJECT = process.env.BENCH_PROJECT_ID;
 const IDENT = process.env.BENCH_IDENTIFIER;
@@ -30,12 +34,32 @@ const app = Fastify({ logger: false });
 app.get('/list', async () => {
   const { rows } = await pool.query({ name: 'bare_list', text: LIST_SQL, values: [WS, PROJECT] });
   const data = rows.slice(0, 50).map((r) => ({
-    id: r.id, name: r.name, identifier: `${IDENT}-${r.sequence_id}`, sequence_id: r.sequence_id, priority: r.priority,
-    state_id: r.state_id, type_id: r.type_id, assignee_ids: r.assignee_ids, label_ids: r.label_ids, parent_id: r.parent_id,
-    start_date: r.start_date, target_date: r.target_date, is_draft: r.is_draft,
-    archived_at: r.archived_at ? r.archived_at.toISOString() : null, created_at: r.created_at.toISOString(),
-    created_by_id: r.created_by_id, custom_fields: null,
+    id: r.id,
+    name: r.name,
+    identifier: `${IDENT}-${r.sequence_id}`,
+    sequence_id: r.sequence_id,
+    priority: r.priority,
+    state_id: r.state_id,
+    type_id: r.type_id,
+    assignee_ids: r.assignee_ids,
+    label_ids: r.label_ids,
+    parent_id: r.parent_id,
+    start_date: r.start_date,
+    target_date: r.target_date,
+    is_draft: r.is_draft,
+    archived_at: r.archived_at ? r.archived_at.toISOString() : null,
+    created_at: r.created_at.toISOString(),
+    created_by_id: r.created_by_id,
+    custom_fields: null,
   }));
-  return { data, next: rows.length > 50 ? 50 : null, previous: null, total_count: rows.length ? rows[0].__total : 0, pagination: { style: 'offset' } };
+  return {
+    data,
+    next: rows.length > 50 ? 50 : null,
+    previous: null,
+    total_count: rows.length ? rows[0].__total : 0,
+    pagination: { style: 'offset' },
+  };
 });
-app.listen({ port: Number(process.env.PORT || 3998), host: '127.0.0.1' }).then(() => process.send && process.send('ready'));
+app
+  .listen({ port: Number(process.env.PORT || 3998), host: '127.0.0.1' })
+  .then(() => process.send && process.send('ready'));

@@ -42,7 +42,10 @@ async function freshDatabase(admin, name) {
 
 /** The admin CLI against `dbUrl`; its one JSON object. */
 function cli(dbUrl, ...argv) {
-  const out = execFileSync('node', [resolve(ROOT, 'dist/src/cli.js'), ...argv], { env: { ...process.env, DATABASE_URL: dbUrl }, encoding: 'utf8' });
+  const out = execFileSync('node', [resolve(ROOT, 'dist/src/cli.js'), ...argv], {
+    env: { ...process.env, DATABASE_URL: dbUrl },
+    encoding: 'utf8',
+  });
   return JSON.parse(out);
 }
 
@@ -65,11 +68,23 @@ async function waitFor(url) {
  */
 function spawnService(env, stdio = ['ignore', 'ignore', 'inherit']) {
   const [cmd, ...args] = require('../package.json').scripts['start:prod'].split(/\s+/);
-  return spawn(cmd, args.map((a) => (a.startsWith('-') ? a : resolve(ROOT, a))), { env, stdio });
+  return spawn(
+    cmd,
+    args.map((a) => (a.startsWith('-') ? a : resolve(ROOT, a))),
+    { env, stdio },
+  );
 }
 
 function serviceEnv(dbUrl, port) {
-  return { ...process.env, DATABASE_URL: dbUrl, PORT: String(port), HOST: '127.0.0.1', RATE_LIMIT_MAX: '1000000000', LOG_LEVEL: 'error', SEED_ON_EMPTY: 'false' };
+  return {
+    ...process.env,
+    DATABASE_URL: dbUrl,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    RATE_LIMIT_MAX: '1000000000',
+    LOG_LEVEL: 'error',
+    SEED_ON_EMPTY: 'false',
+  };
 }
 
 /**

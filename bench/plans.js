@@ -18,12 +18,22 @@ const { WORK_ITEM_LIST, WorkItemsRepository } = require(resolve(ROOT, 'dist/src/
 
 async function main() {
   const admin = process.env.BENCH_DATABASE_URL;
-  if (!admin) throw new Error('set BENCH_DATABASE_URL (the server `npm run bench` used; its database wt_bench is read)');
-  const c = new Client({ connectionString: withDb(admin, 'wt_bench'), options: '-c max_parallel_workers_per_gather=0' });
+  if (!admin)
+    throw new Error('set BENCH_DATABASE_URL (the server `npm run bench` used; its database wt_bench is read)');
+  const c = new Client({
+    connectionString: withDb(admin, 'wt_bench'),
+    options: '-c max_parallel_workers_per_gather=0',
+  });
   await c.connect();
   const one = async (sql, params = []) => (await c.query(sql, params)).rows[0];
-  const { ws, project } = await one(`SELECT w.id AS ws, p.id AS project FROM projects p JOIN workspaces w ON w.id = p.workspace_id WHERE p.identifier = 'BENCH'`);
-  const states = Object.fromEntries((await c.query(`SELECT "group", id FROM states WHERE project_id = $1 AND deleted_at IS NULL`, [project])).rows.map((r) => [r.group, r.id]));
+  const { ws, project } = await one(
+    `SELECT w.id AS ws, p.id AS project FROM projects p JOIN workspaces w ON w.id = p.workspace_id WHERE p.identifier = 'BENCH'`,
+  );
+  const states = Object.fromEntries(
+    (await c.query(`SELECT "group", id FROM states WHERE project_id = $1 AND deleted_at IS NULL`, [project])).rows.map(
+      (r) => [r.group, r.id],
+    ),
+  );
   const member = (await one(`SELECT id FROM users WHERE email = 'member1@example.com'`)).id;
   const label = (await one(`SELECT id FROM labels WHERE project_id = $1 ORDER BY sort_order LIMIT 1`, [project])).id;
   const anchor = await one(
@@ -60,9 +70,15 @@ async function main() {
     ['order_by=priority', { order_by: 'priority' }],
     ['order_by=priority&priority=low', { order_by: 'priority', priority: 'low' }],
     ['order_by=-priority&priority__in=low,high', { order_by: '-priority', priority__in: 'low,high' }],
-    ['order_by=-priority&priority__in=low,high offset 5000', { order_by: '-priority', priority__in: 'low,high', offset: '5000' }],
+    [
+      'order_by=-priority&priority__in=low,high offset 5000',
+      { order_by: '-priority', priority__in: 'low,high', offset: '5000' },
+    ],
     ['order_by=-state_group', { order_by: '-state_group' }],
-    ['order_by=state_group&state_group__in=backlog,completed', { order_by: 'state_group', state_group__in: 'backlog,completed' }],
+    [
+      'order_by=state_group&state_group__in=backlog,completed',
+      { order_by: 'state_group', state_group__in: 'backlog,completed' },
+    ],
     ['order_by=-updated_at', { order_by: '-updated_at' }],
     ['order_by=sequence_id', { order_by: 'sequence_id' }],
     ['order_by=sort_order', { order_by: 'sort_order' }],
@@ -74,7 +90,9 @@ async function main() {
   // The repository's reader records each statement and answers with one blank row (a page that is not empty,
   // so a counter read by the page statement is not read again on its own).
   const blank = { id: '00000000-0000-0000-0000-000000000000', c: 0, __total: 0, __cv: null };
-  repo.reader = { query: async (sql, params) => (statements.push({ name: current, sql, params: params ?? [] }), [{ ...blank }]) };
+  repo.reader = {
+    query: async (sql, params) => (statements.push({ name: current, sql, params: params ?? [] }), [{ ...blank }]),
+  };
   for (const [name, raw] of QUERIES) {
     current = name;
     await repo.list(ws, project, parseListQuery({ per_page: '50', ...raw }, WORK_ITEM_LIST));
@@ -87,15 +105,21 @@ async function main() {
     const stmt = `plan_${i}`;
     for (let k = 0; k < 6; k++) await c.query({ name: stmt, text: s.sql, values: s.params });
     const { generic_plans: g } = await one(`SELECT generic_plans FROM pg_prepared_statements WHERE name = $1`, [stmt]);
-    const literals = s.params.map((v) => (v === null ? 'NULL' : Array.isArray(v) ? `'{${v.join(',')}}'` : `'${String(v).replace(/'/g, "''")}'`));
+    const literals = s.params.map((v) =>
+      v === null ? 'NULL' : Array.isArray(v) ? `'{${v.join(',')}}'` : `'${String(v).replace(/'/g, "''")}'`,
+    );
     await c.query(`PREPARE x_${i} AS ${s.sql}`);
     for (let k = 0; k < 6; k++) await c.query(`EXECUTE x_${i}(${literals.join(', ')})`);
-    const plan = (await c.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) EXECUTE x_${i}(${literals.join(', ')})`)).rows.map((r) => r['QUERY PLAN']);
+    const plan = (
+      await c.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) EXECUTE x_${i}(${literals.join(', ')})`)
+    ).rows.map((r) => r['QUERY PLAN']);
     const exec = plan.find((l) => l.startsWith('Execution Time'))?.replace(/[^\d.]/g, '') ?? '';
     const planning = plan.find((l) => l.startsWith('Planning Time'))?.replace(/[^\d.]/g, '') ?? '';
     const kind = /count\(\*\)|sum\(k\.n\)|sum\(n\)/.test(s.sql) && !/SELECT page\.\*/.test(s.sql) ? 'count' : 'page';
     rows.push(`| ${s.name} | ${kind} | ${Number(g) > 0 ? 'generic' : 'per execution'} | ${planning} | ${exec} |`);
-    details.push(`### ${s.name}: ${kind}\n\n\`\`\`sql\n${s.sql.replace(/\s+/g, ' ').trim()}\n\`\`\`\n\n\`\`\`\n${plan.join('\n')}\n\`\`\`\n`);
+    details.push(
+      `### ${s.name}: ${kind}\n\n\`\`\`sql\n${s.sql.replace(/\s+/g, ' ').trim()}\n\`\`\`\n\n\`\`\`\n${plan.join('\n')}\n\`\`\`\n`,
+    );
   }
   const out = [
     '| query | statement | plan | planning ms | execution ms |',

@@ -46,7 +46,9 @@ async function api(method, path, key, body) {
 
 /** Set-based seed of one project: n items, assignees from `members`, labels from `labels`. */
 async function seedItems(c, ws, project, n, ownerId, members, labels) {
-  const states = (await c.query(`SELECT id FROM states WHERE project_id = $1 AND deleted_at IS NULL ORDER BY sequence`, [project])).rows.map((r) => r.id);
+  const states = (
+    await c.query(`SELECT id FROM states WHERE project_id = $1 AND deleted_at IS NULL ORDER BY sequence`, [project])
+  ).rows.map((r) => r.id);
   await c.query(
     `INSERT INTO work_items (workspace_id, project_id, sequence_id, name, description_html, description_stripped, priority, state_id,
                              sort_order, start_date, target_date, created_at, updated_at, created_by_id, updated_by_id)
@@ -80,7 +82,9 @@ async function seedItems(c, ws, project, n, ownerId, members, labels) {
   }
   // 1% archived, 0.5% deleted: the live-row partial indexes have something to leave out (the links'
   // copies follow by trigger).
-  await c.query(`UPDATE work_items SET archived_at = now() WHERE project_id = $1 AND sequence_id % 100 = 17`, [project]);
+  await c.query(`UPDATE work_items SET archived_at = now() WHERE project_id = $1 AND sequence_id % 100 = 17`, [
+    project,
+  ]);
   await c.query(`UPDATE work_items SET deleted_at = now() WHERE project_id = $1 AND sequence_id % 200 = 33`, [project]);
 }
 
@@ -91,7 +95,8 @@ async function run(name, opts) {
   if (WARM_UP > 0) await autocannon({ connections: CONNECTIONS, ...opts, duration: WARM_UP });
   const r = await autocannon({ connections: CONNECTIONS, duration: DURATION, ...opts });
   const errors = r.errors + r.timeouts + r.non2xx;
-  if (errors) log(`${name}: ${errors} failed requests (non-2xx ${r.non2xx}, errors ${r.errors}, timeouts ${r.timeouts})`);
+  if (errors)
+    log(`${name}: ${errors} failed requests (non-2xx ${r.non2xx}, errors ${r.errors}, timeouts ${r.timeouts})`);
   return { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors };
 }
 
@@ -125,9 +130,18 @@ async function main() {
     children.push(service);
     await waitFor(`http://127.0.0.1:${SERVICE_PORT}/healthz`);
     const main = await api('POST', '/api/v2/workspaces/bench/projects/', key, { name: 'Bench', identifier: 'BENCH' });
-    const noise1 = await api('POST', '/api/v2/workspaces/bench/projects/', key, { name: 'Noise one', identifier: 'NA' });
-    const noise2 = await api('POST', '/api/v2/workspaces/bench/projects/', key, { name: 'Noise two', identifier: 'NB' });
-    const noise3 = await api('POST', '/api/v2/workspaces/noise/projects/', key, { name: 'Other workspace', identifier: 'NC' });
+    const noise1 = await api('POST', '/api/v2/workspaces/bench/projects/', key, {
+      name: 'Noise one',
+      identifier: 'NA',
+    });
+    const noise2 = await api('POST', '/api/v2/workspaces/bench/projects/', key, {
+      name: 'Noise two',
+      identifier: 'NB',
+    });
+    const noise3 = await api('POST', '/api/v2/workspaces/noise/projects/', key, {
+      name: 'Other workspace',
+      identifier: 'NC',
+    });
 
     const seeded = await sql(dbUrl, async (c) => {
       const ws = (await c.query(`SELECT id, slug FROM workspaces`)).rows;
@@ -154,16 +168,28 @@ async function main() {
       await seedItems(c, bench, noise2.id, Math.round(ITEMS / 10), owner.id, [], []);
       await seedItems(c, wsId('noise'), noise3.id, Math.round(ITEMS / 10), owner.id, [], []);
       await settle(c, log);
-      const sample = (await c.query(`SELECT id, sequence_id FROM work_items WHERE project_id = $1 AND deleted_at IS NULL AND archived_at IS NULL ORDER BY random() LIMIT 1000`, [main.id])).rows;
+      const sample = (
+        await c.query(
+          `SELECT id, sequence_id FROM work_items WHERE project_id = $1 AND deleted_at IS NULL AND archived_at IS NULL ORDER BY random() LIMIT 1000`,
+          [main.id],
+        )
+      ).rows;
       const deep = Math.min(50000, Math.floor(ITEMS * 0.9));
-      const anchor = (await c.query(
-        `SELECT (created_at)::text AS v, id FROM work_items WHERE workspace_id = $1 AND project_id = $2 AND deleted_at IS NULL AND archived_at IS NULL
+      const anchor = (
+        await c.query(
+          `SELECT (created_at)::text AS v, id FROM work_items WHERE workspace_id = $1 AND project_id = $2 AND deleted_at IS NULL AND archived_at IS NULL
           ORDER BY created_at DESC, id DESC OFFSET $3 LIMIT 1`,
-        [bench, main.id, deep - 1],
-      )).rows[0];
-      const started = (await c.query(`SELECT count(*)::int AS c FROM work_items w JOIN states s ON s.id = w.state_id
+          [bench, main.id, deep - 1],
+        )
+      ).rows[0];
+      const started = (
+        await c.query(
+          `SELECT count(*)::int AS c FROM work_items w JOIN states s ON s.id = w.state_id
           JOIN work_item_assignees a ON a.work_item_id = w.id AND a.assignee_id = $2
-         WHERE w.project_id = $1 AND s."group" = 'started' AND w.deleted_at IS NULL AND w.archived_at IS NULL`, [main.id, members[0]])).rows[0].c;
+         WHERE w.project_id = $1 AND s."group" = 'started' AND w.deleted_at IS NULL AND w.archived_at IS NULL`,
+          [main.id, members[0]],
+        )
+      ).rows[0].c;
       return { bench, members, sample, anchor, deep, started };
     });
     const seedSeconds = (Date.now() - t0) / 1000;
@@ -177,7 +203,14 @@ async function main() {
     await waitFor(`http://127.0.0.1:${SERVICE_PORT}/healthz`);
 
     const bare = fork(resolve(__dirname, 'bare-server.js'), [], {
-      env: { ...process.env, DATABASE_URL: dbUrl, PORT: String(BARE_PORT), BENCH_WORKSPACE_ID: seeded.bench, BENCH_PROJECT_ID: main.id, BENCH_IDENTIFIER: 'BENCH' },
+      env: {
+        ...process.env,
+        DATABASE_URL: dbUrl,
+        PORT: String(BARE_PORT),
+        BENCH_WORKSPACE_ID: seeded.bench,
+        BENCH_PROJECT_ID: main.id,
+        BENCH_IDENTIFIER: 'BENCH',
+      },
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
     children.push(bare);
@@ -187,31 +220,83 @@ async function main() {
     const items = `/api/v2/workspaces/bench/projects/${main.id}/work-items/`;
     const headers = { 'X-Api-Key': key, 'content-type': 'application/json' };
     const pick = () => seeded.sample[Math.floor(Math.random() * seeded.sample.length)];
-    const cursor = Buffer.from(JSON.stringify(['-created_at', seeded.anchor.v, seeded.anchor.id]), 'utf8').toString('base64url');
+    const cursor = Buffer.from(JSON.stringify(['-created_at', seeded.anchor.v, seeded.anchor.id]), 'utf8').toString(
+      'base64url',
+    );
 
     const results = [];
-    results.push(await run('bare Fastify + pg, same list SQL (ceiling)', { url: `http://127.0.0.1:${BARE_PORT}/list` }));
+    results.push(
+      await run('bare Fastify + pg, same list SQL (ceiling)', { url: `http://127.0.0.1:${BARE_PORT}/list` }),
+    );
     results.push(await run('list page 1 (per_page 50)', { url: `${S}${items}?per_page=50`, headers }));
-    results.push(await run(`cursor page ${seeded.deep} rows deep`, { url: `${S}${items}?per_page=50&order_by=-created_at&cursor=${cursor}`, headers }));
+    results.push(
+      await run(`cursor page ${seeded.deep} rows deep`, {
+        url: `${S}${items}?per_page=50&order_by=-created_at&cursor=${cursor}`,
+        headers,
+      }),
+    );
     results.push(await run('offset 10000', { url: `${S}${items}?per_page=50&offset=10000`, headers }));
-    results.push(await run('filtered (state_group + assignee_id)', { url: `${S}${items}?per_page=50&state_group=started&assignee_id=${seeded.members[0]}`, headers }));
-    results.push(await run('get by id ?expand=state,labels,assignees', {
-      url: S, headers,
-      requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `${items}${pick().id}/?expand=state,labels,assignees` }) }],
-    }));
-    results.push(await run('get by identifier', {
-      url: S, headers,
-      requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/api/v2/workspaces/bench/work-items/BENCH-${pick().sequence_id}/` }) }],
-    }));
-    results.push(await run('create', { url: `${S}${items}`, headers, method: 'POST', body: JSON.stringify({ name: 'Created by the benchmark', priority: 'high' }) }));
+    results.push(
+      await run('filtered (state_group + assignee_id)', {
+        url: `${S}${items}?per_page=50&state_group=started&assignee_id=${seeded.members[0]}`,
+        headers,
+      }),
+    );
+    results.push(
+      await run('get by id ?expand=state,labels,assignees', {
+        url: S,
+        headers,
+        requests: [
+          {
+            method: 'GET',
+            setupRequest: (req) => ({ ...req, path: `${items}${pick().id}/?expand=state,labels,assignees` }),
+          },
+        ],
+      }),
+    );
+    results.push(
+      await run('get by identifier', {
+        url: S,
+        headers,
+        requests: [
+          {
+            method: 'GET',
+            setupRequest: (req) => ({
+              ...req,
+              path: `/api/v2/workspaces/bench/work-items/BENCH-${pick().sequence_id}/`,
+            }),
+          },
+        ],
+      }),
+    );
+    results.push(
+      await run('create', {
+        url: `${S}${items}`,
+        headers,
+        method: 'POST',
+        body: JSON.stringify({ name: 'Created by the benchmark', priority: 'high' }),
+      }),
+    );
     const priorities = ['urgent', 'high', 'medium', 'low', 'none'];
-    results.push(await run('patch', {
-      url: S, headers,
-      requests: [{
-        method: 'PATCH',
-        setupRequest: (req) => ({ ...req, path: `${items}${pick().id}/`, body: JSON.stringify({ priority: priorities[Math.floor(Math.random() * 5)], name: `Patched ${Date.now()}` }) }),
-      }],
-    }));
+    results.push(
+      await run('patch', {
+        url: S,
+        headers,
+        requests: [
+          {
+            method: 'PATCH',
+            setupRequest: (req) => ({
+              ...req,
+              path: `${items}${pick().id}/`,
+              body: JSON.stringify({
+                priority: priorities[Math.floor(Math.random() * 5)],
+                name: `Patched ${Date.now()}`,
+              }),
+            }),
+          },
+        ],
+      }),
+    );
     const rss = rssPeakMb(service.pid);
 
     // The service is stopped before the audit export, which starts its own on another database.
@@ -222,17 +307,27 @@ async function main() {
     const pad = (s, n) => String(s).padEnd(n);
     const ratio = (a, b) => (b > 0 ? `${(a / b).toFixed(2)}x` : 'n/a');
     const lines = [];
-    lines.push(`work items: ${ITEMS} in one project (+ noise); ${CONNECTIONS} connections, ${DURATION} s per row after ${WARM_UP} s of warm-up; node ${process.version}; ${require('node:os').cpus().length} CPUs`);
-    lines.push(`| ${pad('scenario', 44)} | ${pad('req/s', 7)} | ${pad('p50 ms', 6)} | ${pad('p99 ms', 6)} | ${pad('req/s vs ceiling', 16)} | ${pad('p50 vs ceiling', 14)} | errors |`);
-    lines.push(`|${'-'.repeat(46)}|${'-'.repeat(9)}|${'-'.repeat(8)}|${'-'.repeat(8)}|${'-'.repeat(18)}|${'-'.repeat(16)}|--------|`);
+    lines.push(
+      `work items: ${ITEMS} in one project (+ noise); ${CONNECTIONS} connections, ${DURATION} s per row after ${WARM_UP} s of warm-up; node ${process.version}; ${require('node:os').cpus().length} CPUs`,
+    );
+    lines.push(
+      `| ${pad('scenario', 44)} | ${pad('req/s', 7)} | ${pad('p50 ms', 6)} | ${pad('p99 ms', 6)} | ${pad('req/s vs ceiling', 16)} | ${pad('p50 vs ceiling', 14)} | errors |`,
+    );
+    lines.push(
+      `|${'-'.repeat(46)}|${'-'.repeat(9)}|${'-'.repeat(8)}|${'-'.repeat(8)}|${'-'.repeat(18)}|${'-'.repeat(16)}|--------|`,
+    );
     for (const r of results) {
-      lines.push(`| ${pad(r.name, 44)} | ${pad(r.rps.toFixed(0), 7)} | ${pad(r.p50, 6)} | ${pad(r.p99, 6)} | ${pad(`${(r.rps / ceiling.rps * 100).toFixed(0)}%`, 16)} | ${pad(ratio(r.p50, ceiling.p50), 14)} | ${pad(r.errors, 6)} |`);
+      lines.push(
+        `| ${pad(r.name, 44)} | ${pad(r.rps.toFixed(0), 7)} | ${pad(r.p50, 6)} | ${pad(r.p99, 6)} | ${pad(`${((r.rps / ceiling.rps) * 100).toFixed(0)}%`, 16)} | ${pad(ratio(r.p50, ceiling.p50), 14)} | ${pad(r.errors, 6)} |`,
+      );
     }
     lines.push(`service peak RSS (VmHWM): ${rss.toFixed(0)} MB; seeding ${seedSeconds.toFixed(0)} s`);
     process.stdout.write(lines.join('\n') + '\n');
     if (AUDIT_ENTRIES > 0) {
       log(`audit export over ${AUDIT_ENTRIES} entries`);
-      process.stdout.write(`\n${await runAuditExport({ entries: AUDIT_ENTRIES, admin: admin.url, port: SERVICE_PORT + 2 })}\n`);
+      process.stdout.write(
+        `\n${await runAuditExport({ entries: AUDIT_ENTRIES, admin: admin.url, port: SERVICE_PORT + 2 })}\n`,
+      );
     }
   } finally {
     await cleanup();

@@ -17,7 +17,9 @@ export class WorkItemCountSlots1795362000000 implements MigrationInterface {
   name = 'WorkItemCountSlots1795362000000';
 
   public async up(q: QueryRunner): Promise<void> {
-    await q.query(`CREATE TABLE "project_work_item_counts" ("project_id" uuid NOT NULL, "slot" smallint NOT NULL, "workspace_id" uuid NOT NULL, "n" integer NOT NULL DEFAULT '0', CONSTRAINT "PK_project_work_item_counts" PRIMARY KEY ("project_id", "slot"))`);
+    await q.query(
+      `CREATE TABLE "project_work_item_counts" ("project_id" uuid NOT NULL, "slot" smallint NOT NULL, "workspace_id" uuid NOT NULL, "n" integer NOT NULL DEFAULT '0', CONSTRAINT "PK_project_work_item_counts" PRIMARY KEY ("project_id", "slot"))`,
+    );
     await q.query(`INSERT INTO project_work_item_counts (project_id, slot, workspace_id, n)
       SELECT id, 0, workspace_id, live_work_items FROM projects`);
     // UPDATE (archive, unarchive, soft delete): the change of live rows per project, if any. The slot is
@@ -70,7 +72,9 @@ export class WorkItemCountSlots1795362000000 implements MigrationInterface {
   public async down(q: QueryRunner): Promise<void> {
     await q.query(`DROP FUNCTION wt_next_work_item_sequence(uuid)`);
     await q.query(`ALTER TABLE "projects" ADD "live_work_items" integer NOT NULL DEFAULT '0'`);
-    await q.query(`UPDATE projects p SET live_work_items = c.n FROM (SELECT project_id, sum(n)::int AS n FROM project_work_item_counts GROUP BY project_id) c WHERE p.id = c.project_id`);
+    await q.query(
+      `UPDATE projects p SET live_work_items = c.n FROM (SELECT project_id, sum(n)::int AS n FROM project_work_item_counts GROUP BY project_id) c WHERE p.id = c.project_id`,
+    );
     await q.query(`DROP TRIGGER trg_work_items_count_ins ON work_items`);
     await q.query(`DROP TRIGGER trg_work_items_count_del ON work_items`);
     await q.query(`DROP FUNCTION wt_work_items_count_ins()`);

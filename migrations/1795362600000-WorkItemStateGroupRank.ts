@@ -15,7 +15,9 @@ export class WorkItemStateGroupRank1795362600000 implements MigrationInterface {
   public async up(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE "work_items" ADD "state_group_rank" smallint NOT NULL DEFAULT '0'`);
     await q.query(`UPDATE work_items w SET state_group_rank = ${RANK} FROM states s WHERE s.id = w.state_id`);
-    await q.query(`CREATE INDEX "ix_work_items_state_group" ON "work_items" ("project_id", "state_group_rank", "id") WHERE "deleted_at" IS NULL AND "archived_at" IS NULL`);
+    await q.query(
+      `CREATE INDEX "ix_work_items_state_group" ON "work_items" ("project_id", "state_group_rank", "id") WHERE "deleted_at" IS NULL AND "archived_at" IS NULL`,
+    );
     await q.query(`CREATE FUNCTION wt_work_items_state_rank() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         SELECT ${RANK} INTO NEW.state_group_rank FROM states s WHERE s.id = NEW.state_id;

@@ -11,11 +11,15 @@ export class WorkItemStateIndexCovering1795363200000 implements MigrationInterfa
 
   public async up(q: QueryRunner): Promise<void> {
     await q.query(`DROP INDEX "public"."ix_work_items_state"`);
-    await q.query(`CREATE INDEX "ix_work_items_state" ON "work_items" ("project_id", "state_id", "created_at", "id") INCLUDE ("workspace_id") WHERE "deleted_at" IS NULL AND "archived_at" IS NULL`);
+    await q.query(
+      `CREATE INDEX "ix_work_items_state" ON "work_items" ("project_id", "state_id", "created_at", "id") INCLUDE ("workspace_id") WHERE "deleted_at" IS NULL AND "archived_at" IS NULL`,
+    );
   }
 
   public async down(q: QueryRunner): Promise<void> {
     await q.query(`DROP INDEX "public"."ix_work_items_state"`);
-    await q.query(`CREATE INDEX "ix_work_items_state" ON "work_items" ("project_id", "state_id", "created_at", "id") WHERE "deleted_at" IS NULL AND "archived_at" IS NULL`);
+    await q.query(
+      `CREATE INDEX "ix_work_items_state" ON "work_items" ("project_id", "state_id", "created_at", "id") WHERE "deleted_at" IS NULL AND "archived_at" IS NULL`,
+    );
   }
 }

@@ -24,12 +24,16 @@ export class WorkItemLinkListColumns1795364000000 implements MigrationInterface 
 
   public async up(q: QueryRunner): Promise<void> {
     for (const t of LINKS) {
-      await q.query(`ALTER TABLE "${t}" ADD "item_created_at" TIMESTAMP WITH TIME ZONE, ADD "item_state_group_rank" smallint, ADD "item_live" boolean`);
+      await q.query(
+        `ALTER TABLE "${t}" ADD "item_created_at" TIMESTAMP WITH TIME ZONE, ADD "item_state_group_rank" smallint, ADD "item_live" boolean`,
+      );
       await q.query(
         `UPDATE ${t} x SET item_created_at = w.created_at, item_state_group_rank = w.state_group_rank, item_live = ${ITEM_LIVE('w')}
            FROM work_items w WHERE w.id = x.work_item_id`,
       );
-      await q.query(`ALTER TABLE "${t}" ALTER "item_created_at" SET NOT NULL, ALTER "item_state_group_rank" SET NOT NULL, ALTER "item_live" SET NOT NULL`);
+      await q.query(
+        `ALTER TABLE "${t}" ALTER "item_created_at" SET NOT NULL, ALTER "item_state_group_rank" SET NOT NULL, ALTER "item_live" SET NOT NULL`,
+      );
       await q.query(
         `CREATE INDEX "ix_${t}_list" ON "${t}" ("${KEY[t]}", "project_id", "item_created_at", "work_item_id", "item_state_group_rank", "workspace_id") WHERE "item_live"`,
       );
@@ -47,12 +51,16 @@ export class WorkItemLinkListColumns1795364000000 implements MigrationInterface 
         RETURN NEW;
       END $$`);
     for (const t of LINKS) {
-      await q.query(`CREATE TRIGGER trg_${t}_copy BEFORE INSERT ON ${t} FOR EACH ROW EXECUTE FUNCTION wt_work_item_link_copy()`);
+      await q.query(
+        `CREATE TRIGGER trg_${t}_copy BEFORE INSERT ON ${t} FOR EACH ROW EXECUTE FUNCTION wt_work_item_link_copy()`,
+      );
     }
     await q.query(`CREATE FUNCTION wt_work_items_link_sync() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         ${LINKS.map(
-          (t) => `UPDATE ${t} SET item_created_at = NEW.created_at, item_state_group_rank = NEW.state_group_rank, item_live = ${ITEM_LIVE('NEW')}
+          (
+            t,
+          ) => `UPDATE ${t} SET item_created_at = NEW.created_at, item_state_group_rank = NEW.state_group_rank, item_live = ${ITEM_LIVE('NEW')}
                    WHERE work_item_id = NEW.id;`,
         ).join('\n        ')}
         RETURN NULL;
@@ -74,7 +82,9 @@ export class WorkItemLinkListColumns1795364000000 implements MigrationInterface 
     for (const t of LINKS) {
       await q.query(`DROP INDEX "public"."ix_${t}_group"`);
       await q.query(`DROP INDEX "public"."ix_${t}_list"`);
-      await q.query(`ALTER TABLE "${t}" DROP COLUMN "item_live", DROP COLUMN "item_state_group_rank", DROP COLUMN "item_created_at"`);
+      await q.query(
+        `ALTER TABLE "${t}" DROP COLUMN "item_live", DROP COLUMN "item_state_group_rank", DROP COLUMN "item_created_at"`,
+      );
     }
   }
 }

@@ -35,7 +35,8 @@ export class WorkItemLinkCounts1795365000000 implements MigrationInterface {
          GROUP BY ${key}, project_id, item_state_group_rank, workspace_id HAVING sum(n) <> 0
          ORDER BY ${key}, project_id, item_state_group_rank
         ON CONFLICT (${key}, project_id, state_group_rank, slot) DO UPDATE SET n = c.n + EXCLUDED.n;`;
-      const live = (rows: string, sign: string) => `SELECT ${key}, project_id, item_state_group_rank, workspace_id, ${sign}1 AS n FROM ${rows} WHERE item_live`;
+      const live = (rows: string, sign: string) =>
+        `SELECT ${key}, project_id, item_state_group_rank, workspace_id, ${sign}1 AS n FROM ${rows} WHERE item_live`;
       // INSERT and DELETE triggers see one transition table each, so each kind gets its own function.
       await q.query(`CREATE FUNCTION wt_${counts}_ins() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN ${upsert(live('new_rows', '+'))} RETURN NULL; END $$`);

@@ -13,7 +13,10 @@ const TABLES: Array<{ table: string; on: string }> = [
   { table: 'users', on: 'INSERT OR UPDATE OR DELETE' },
   { table: 'workspaces', on: 'INSERT OR UPDATE OR DELETE' },
   { table: 'workspace_members', on: 'INSERT OR UPDATE OR DELETE' },
-  { table: 'projects', on: 'INSERT OR UPDATE OF workspace_id, identifier, name, default_assignee_id, deleted_at OR DELETE' },
+  {
+    table: 'projects',
+    on: 'INSERT OR UPDATE OF workspace_id, identifier, name, default_assignee_id, deleted_at OR DELETE',
+  },
   { table: 'project_members', on: 'INSERT OR UPDATE OR DELETE' },
 ];
 
@@ -27,8 +30,12 @@ export class AuthChangeNotify1795366000000 implements MigrationInterface {
         RETURN NULL;
       END $$`);
     for (const { table, on } of TABLES) {
-      await q.query(`CREATE TRIGGER trg_${table}_auth_changed AFTER ${on} ON ${table} FOR EACH STATEMENT EXECUTE FUNCTION wt_notify_auth_changed()`);
-      await q.query(`CREATE TRIGGER trg_${table}_auth_truncated AFTER TRUNCATE ON ${table} FOR EACH STATEMENT EXECUTE FUNCTION wt_notify_auth_changed()`);
+      await q.query(
+        `CREATE TRIGGER trg_${table}_auth_changed AFTER ${on} ON ${table} FOR EACH STATEMENT EXECUTE FUNCTION wt_notify_auth_changed()`,
+      );
+      await q.query(
+        `CREATE TRIGGER trg_${table}_auth_truncated AFTER TRUNCATE ON ${table} FOR EACH STATEMENT EXECUTE FUNCTION wt_notify_auth_changed()`,
+      );
     }
   }
 

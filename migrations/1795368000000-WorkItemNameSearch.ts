@@ -11,7 +11,9 @@ export class WorkItemNameSearch1795368000000 implements MigrationInterface {
 
   public async up(q: QueryRunner): Promise<void> {
     await q.query(`CREATE EXTENSION IF NOT EXISTS pg_trgm`);
-    await q.query(`CREATE INDEX "ix_work_items_name_trgm" ON "work_items" USING gin ("name" gin_trgm_ops) WHERE "deleted_at" IS NULL AND "archived_at" IS NULL`);
+    await q.query(
+      `CREATE INDEX "ix_work_items_name_trgm" ON "work_items" USING gin ("name" gin_trgm_ops) WHERE "deleted_at" IS NULL AND "archived_at" IS NULL`,
+    );
   }
 
   public async down(q: QueryRunner): Promise<void> {

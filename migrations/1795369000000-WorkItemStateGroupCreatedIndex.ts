@@ -10,7 +10,9 @@ export class WorkItemStateGroupCreatedIndex1795369000000 implements MigrationInt
   name = 'WorkItemStateGroupCreatedIndex1795369000000';
 
   public async up(q: QueryRunner): Promise<void> {
-    await q.query(`CREATE INDEX "ix_work_items_state_group_created" ON "work_items" ("project_id", "state_group_rank", "created_at", "id") WHERE "deleted_at" IS NULL AND "archived_at" IS NULL`);
+    await q.query(
+      `CREATE INDEX "ix_work_items_state_group_created" ON "work_items" ("project_id", "state_group_rank", "created_at", "id") WHERE "deleted_at" IS NULL AND "archived_at" IS NULL`,
+    );
   }
 
   public async down(q: QueryRunner): Promise<void> {

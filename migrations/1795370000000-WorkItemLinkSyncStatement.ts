@@ -24,7 +24,9 @@ export class WorkItemLinkSyncStatement1795370000000 implements MigrationInterfac
       BEGIN
         IF EXISTS (SELECT 1 FROM new_rows n JOIN old_rows o ON o.id = n.id WHERE ${CHANGED}) THEN
           ${LINKS.map(
-            (t) => `UPDATE ${t} x SET item_created_at = n.created_at, item_state_group_rank = n.state_group_rank, item_live = ${LIVE('n')}
+            (
+              t,
+            ) => `UPDATE ${t} x SET item_created_at = n.created_at, item_state_group_rank = n.state_group_rank, item_live = ${LIVE('n')}
                       FROM new_rows n JOIN old_rows o ON o.id = n.id
                      WHERE x.work_item_id = n.id AND ${CHANGED};`,
           ).join('\n          ')}
@@ -41,7 +43,9 @@ export class WorkItemLinkSyncStatement1795370000000 implements MigrationInterfac
     await q.query(`CREATE FUNCTION wt_work_items_link_sync() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         ${LINKS.map(
-          (t) => `UPDATE ${t} SET item_created_at = NEW.created_at, item_state_group_rank = NEW.state_group_rank, item_live = ${LIVE('NEW')}
+          (
+            t,
+          ) => `UPDATE ${t} SET item_created_at = NEW.created_at, item_state_group_rank = NEW.state_group_rank, item_live = ${LIVE('NEW')}
                    WHERE work_item_id = NEW.id;`,
         ).join('\n        ')}
         RETURN NULL;

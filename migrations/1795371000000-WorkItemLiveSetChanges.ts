@@ -16,7 +16,10 @@ export class WorkItemLiveSetChanges1795371000000 implements MigrationInterface {
   public async up(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE "project_work_item_counts" ADD "changes" bigint NOT NULL DEFAULT '0'`);
     // Inserted live rows count +1 each, deleted live rows -1; both are changes.
-    for (const [fn, rows, sign] of [['wt_work_items_count_ins', 'new_rows', ''], ['wt_work_items_count_del', 'old_rows', '-']]) {
+    for (const [fn, rows, sign] of [
+      ['wt_work_items_count_ins', 'new_rows', ''],
+      ['wt_work_items_count_del', 'old_rows', '-'],
+    ]) {
       await q.query(`CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
           INSERT INTO project_work_item_counts AS c (project_id, slot, workspace_id, n, changes)
@@ -58,7 +61,10 @@ export class WorkItemLiveSetChanges1795371000000 implements MigrationInterface {
         ON CONFLICT (project_id, slot) DO UPDATE SET n = c.n + EXCLUDED.n;
         RETURN NULL;
       END $$`);
-    for (const [fn, rows, sign] of [['wt_work_items_count_ins', 'new_rows', ''], ['wt_work_items_count_del', 'old_rows', '-']]) {
+    for (const [fn, rows, sign] of [
+      ['wt_work_items_count_ins', 'new_rows', ''],
+      ['wt_work_items_count_del', 'old_rows', '-'],
+    ]) {
       await q.query(`CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
           INSERT INTO project_work_item_counts AS c (project_id, slot, workspace_id, n)

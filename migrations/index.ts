@@ -22,4 +22,26 @@ import { WorkItemStateGroupCreatedIndex1795369000000 } from './1795369000000-Wor
 import { WorkItemLinkSyncStatement1795370000000 } from './1795370000000-WorkItemLinkSyncStatement';
 import { WorkItemLiveSetChanges1795371000000 } from './1795371000000-WorkItemLiveSetChanges';
 
-export const MIGRATIONS: Function[] = [Foundation1795323810286, FeaturesAndAudit1795335339762, StatesLabelsEstimatesWorkflows1795335771762, CyclesModules1795335773611, WorkItemTypesAndProperties1795335818299, WorkItemsComments1795337132188, CustomValuesIndex1795337181511, AuditTrail1795337423235, ProjectWorkItemCount1795340000000, AuditInstanceTrail1795360231759, WorkItemCountSlots1795362000000, WorkItemStateGroupRank1795362600000, WorkItemStateIndexCovering1795363200000, WorkItemLinkListColumns1795364000000, WorkItemLinkCounts1795365000000, AuthChangeNotify1795366000000, WorkItemStatePriorityCounts1795367000000, WorkItemNameSearch1795368000000, WorkItemStateGroupCreatedIndex1795369000000, WorkItemLinkSyncStatement1795370000000, WorkItemLiveSetChanges1795371000000];
+export const MIGRATIONS: Function[] = [
+  Foundation1795323810286,
+  FeaturesAndAudit1795335339762,
+  StatesLabelsEstimatesWorkflows1795335771762,
+  CyclesModules1795335773611,
+  WorkItemTypesAndProperties1795335818299,
+  WorkItemsComments1795337132188,
+  CustomValuesIndex1795337181511,
+  AuditTrail1795337423235,
+  ProjectWorkItemCount1795340000000,
+  AuditInstanceTrail1795360231759,
+  WorkItemCountSlots1795362000000,
+  WorkItemStateGroupRank1795362600000,
+  WorkItemStateIndexCovering1795363200000,
+  WorkItemLinkListColumns1795364000000,
+  WorkItemLinkCounts1795365000000,
+  AuthChangeNotify1795366000000,
+  WorkItemStatePriorityCounts1795367000000,
+  WorkItemNameSearch1795368000000,
+  WorkItemStateGroupCreatedIndex1795369000000,
+  WorkItemLinkSyncStatement1795370000000,
+  WorkItemLiveSetChanges1795371000000,
+];

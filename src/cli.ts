@@ -20,7 +20,10 @@ import { INT32_MAX } from './common/database/columns';
 @Module({})
 class CliModule {
   static forRoot(url: string): DynamicModule {
-    return { module: CliModule, imports: [TypeOrmModule.forRoot(dataSourceOptions(url, 2)), AuditCoreModule, AdminModule] };
+    return {
+      module: CliModule,
+      imports: [TypeOrmModule.forRoot(dataSourceOptions(url, 2)), AuditCoreModule, AdminModule],
+    };
   }
 }
 
@@ -139,14 +142,19 @@ async function run(argv: string[]): Promise<unknown> {
         case 'api-key revoke':
           return await admin.revokeApiKey(need(flags, 'id'));
         case 'token create': {
-          const scopes = need(flags, 'scopes').split(',').map((s) => s.trim()).filter(Boolean);
+          const scopes = need(flags, 'scopes')
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean);
           const ttl = flags.ttl === undefined ? undefined : Number(flags.ttl);
-          if (ttl !== undefined && (!/^\d+$/.test(flags.ttl) || ttl <= 0 || ttl > INT32_MAX)) throw new UsageError(`--ttl must be a whole number of seconds, 1 to ${INT32_MAX}`);
+          if (ttl !== undefined && (!/^\d+$/.test(flags.ttl) || ttl <= 0 || ttl > INT32_MAX))
+            throw new UsageError(`--ttl must be a whole number of seconds, 1 to ${INT32_MAX}`);
           return await admin.createToken(need(flags, 'email'), scopes, ttl);
         }
         case 'audit list': {
           const { workspace, instance, ...rest } = flags;
-          if ((workspace === undefined) === (instance === undefined)) throw new UsageError('give exactly one of --workspace S and --instance');
+          if ((workspace === undefined) === (instance === undefined))
+            throw new UsageError('give exactly one of --workspace S and --instance');
           return await admin.auditList(instance ? null : workspace, auditListQuery(rest));
         }
       }

@@ -21,7 +21,9 @@ async function main() {
   const migrator = new DataSource(dataSourceOptions(db.url, 1));
   await migrator.initialize().catch((err: Error) => {
     const u = new URL(db.url);
-    throw new Error(`could not reach the database at ${u.hostname}:${u.port || 5432}${u.pathname}: ${err?.message ?? err}`);
+    throw new Error(
+      `could not reach the database at ${u.hostname}:${u.port || 5432}${u.pathname}: ${err?.message ?? err}`,
+    );
   });
   const applied = await runMigrations(migrator, db.url);
   await migrator.destroy();
@@ -48,7 +50,11 @@ async function main() {
     }
   }
   await app.listen({ port: cfg.port, host: cfg.host });
-  log('listening', { port: cfg.port, docs: `${cfg.publicBaseUrl}/api/v2/docs/`, schema: `${cfg.publicBaseUrl}/api/v2/schema/` });
+  log('listening', {
+    port: cfg.port,
+    docs: `${cfg.publicBaseUrl}/api/v2/docs/`,
+    schema: `${cfg.publicBaseUrl}/api/v2/schema/`,
+  });
 
   // Graceful shutdown: stop taking requests, finish in-flight ones, close the pool, then the database.
   let stopping = false;

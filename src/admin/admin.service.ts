@@ -45,27 +45,33 @@ export class AdminService {
 
   /** Creates a workspace and records `workspace.created` (category instance) as the first entry of its trail. */
   async createWorkspace(slug: string, name: string) {
-    return this.changesAuth(this.ds.transaction(async (m) => {
-      const w = await this.workspaces.create(slug, name, null, m);
-      await this.audit.record(m, ADMIN_ACTOR, {
-        event_name: 'workspace.created',
-        category: 'instance',
-        workspace_id: w.id,
-        target_type: 'workspace',
-        target_id: w.id,
-        target_display_name: w.name,
-        new_value: { slug: w.slug, name: w.name },
-      });
-      return { id: w.id, slug: w.slug, name: w.name };
-    }));
+    return this.changesAuth(
+      this.ds.transaction(async (m) => {
+        const w = await this.workspaces.create(slug, name, null, m);
+        await this.audit.record(m, ADMIN_ACTOR, {
+          event_name: 'workspace.created',
+          category: 'instance',
+          workspace_id: w.id,
+          target_type: 'workspace',
+          target_id: w.id,
+          target_display_name: w.name,
+          new_value: { slug: w.slug, name: w.name },
+        });
+        return { id: w.id, slug: w.slug, name: w.name };
+      }),
+    );
   }
 
   /** Creates a user and records `user.created` in the instance trail (a user belongs to no workspace yet). */
   async createUser(email: string, displayName: string) {
     const e = email.trim().toLowerCase();
-    if (!EMAIL_RE.test(e) || exceedsVarchar(e)) throw ProblemException.validation('email', `Not a valid email address (at most ${VARCHAR_MAX} characters).`);
+    if (!EMAIL_RE.test(e) || exceedsVarchar(e))
+      throw ProblemException.validation('email', `Not a valid email address (at most ${VARCHAR_MAX} characters).`);
     if (!displayName.trim() || exceedsVarchar(displayName.trim())) {
-      throw ProblemException.validation('display_name', `Display name is required (at most ${VARCHAR_MAX} characters).`);
+      throw ProblemException.validation(
+        'display_name',
+        `Display name is required (at most ${VARCHAR_MAX} characters).`,
+      );
     }
     return this.ds.transaction(async (m) => {
       if (await this.users.findByEmail(e, m)) throw ProblemException.conflict(`A user with email ${e} already exists.`);
@@ -85,20 +91,35 @@ export class AdminService {
   }
 
   async addMember(slug: string, email: string, role: string) {
-    if (!WORKSPACE_ROLES.includes(role as WorkspaceRole)) throw ProblemException.validation('role', `Must be one of ${WORKSPACE_ROLES.join(', ')}.`);
+    if (!WORKSPACE_ROLES.includes(role as WorkspaceRole))
+      throw ProblemException.validation('role', `Must be one of ${WORKSPACE_ROLES.join(', ')}.`);
     const ws = await this.workspaceBySlug(slug);
     const user = await this.requireUser(email);
-    return this.changesAuth(this.ds.transaction(async (m) => {
-      const existing = await this.members.workspaceMemberByUser(ws.id, user.id, m);
-      if (existing) {
-        if (existing.role !== role) await this.membersService.applyWorkspaceRole(m, ADMIN_ACTOR, ws.id, existing, role);
-        return { id: existing.id, member_id: user.id, role };
-      }
-      const id = await this.members.insertWorkspaceMember(ws.id, user.id, role, m);
-      if (role === WorkspaceRole.Owner && !ws.owner_id) await m.query(`UPDATE workspaces SET owner_id = $2 WHERE id = $1`, [ws.id, user.id]);
-      await this.audit.record(m, ADMIN_ACTOR, this.membersService.workspaceMemberEvent(ws.id, 'member.added', { id, member_id: user.id, u_display_name: user.display_name }, undefined, { role }));
-      return { id, member_id: user.id, role };
-    }));
+    return this.changesAuth(
+      this.ds.transaction(async (m) => {
+        const existing = await this.members.workspaceMemberByUser(ws.id, user.id, m);
+        if (existing) {
+          if (existing.role !== role)
+            await this.membersService.applyWorkspaceRole(m, ADMIN_ACTOR, ws.id, existing, role);
+          return { id: existing.id, member_id: user.id, role };
+        }
+        const id = await this.members.insertWorkspaceMember(ws.id, user.id, role, m);
+        if (role === WorkspaceRole.Owner && !ws.owner_id)
+          await m.query(`UPDATE workspaces SET owner_id = $2 WHERE id = $1`, [ws.id, user.id]);
+        await this.audit.record(
+          m,
+          ADMIN_ACTOR,
+          this.membersService.workspaceMemberEvent(
+            ws.id,
+            'member.added',
+            { id, member_id: user.id, u_display_name: user.display_name },
+            undefined,
+            { role },
+          ),
+        );
+        return { id, member_id: user.id, role };
+      }),
+    );
   }
 
   /**
@@ -108,12 +129,15 @@ export class AdminService {
   async removeMember(slug: string, email: string) {
     const ws = await this.workspaceBySlug(slug);
     const user = await this.requireUser(email);
-    return this.changesAuth(this.ds.transaction(async (m) => {
-      const target = await this.members.workspaceMemberByUser(ws.id, user.id, m);
-      const removed = target ? await this.membersService.removeFromWorkspace(m, ADMIN_ACTOR, ws.id, target) : null;
-      if (!target || !removed) throw ProblemException.notFound(`Membership of ${user.email} in workspace "${ws.slug}"`);
-      return { id: target.id, member_id: user.id, role: target.role, project_memberships_removed: removed.length };
-    }));
+    return this.changesAuth(
+      this.ds.transaction(async (m) => {
+        const target = await this.members.workspaceMemberByUser(ws.id, user.id, m);
+        const removed = target ? await this.membersService.removeFromWorkspace(m, ADMIN_ACTOR, ws.id, target) : null;
+        if (!target || !removed)
+          throw ProblemException.notFound(`Membership of ${user.email} in workspace "${ws.slug}"`);
+        return { id: target.id, member_id: user.id, role: target.role, project_memberships_removed: removed.length };
+      }),
+    );
   }
 
   async createApiKey(email: string, label = '') {
@@ -160,8 +184,10 @@ export class AdminService {
   async bootstrapIfEmpty(): Promise<null | { email: string; workspace: string; api_key: string }> {
     const email = (process.env.BOOTSTRAP_EMAIL || 'admin@example.com').trim().toLowerCase();
     const slug = (process.env.BOOTSTRAP_WORKSPACE || 'default').trim().toLowerCase();
-    if (!EMAIL_RE.test(email) || exceedsVarchar(email)) throw new Error(`BOOTSTRAP_EMAIL must be an email address, got "${email}"`);
-    if (!SLUG_RE.test(slug)) throw new Error(`BOOTSTRAP_WORKSPACE must be 1-48 lower-case letters, digits and inner hyphens, got "${slug}"`);
+    if (!EMAIL_RE.test(email) || exceedsVarchar(email))
+      throw new Error(`BOOTSTRAP_EMAIL must be an email address, got "${email}"`);
+    if (!SLUG_RE.test(slug))
+      throw new Error(`BOOTSTRAP_WORKSPACE must be 1-48 lower-case letters, digits and inner hyphens, got "${slug}"`);
     const lock = this.ds.createQueryRunner();
     await lock.connect();
     try {

@@ -19,7 +19,12 @@ export class ApiKeysService {
     private readonly audit: AuditService,
   ) {}
 
-  async create(userId: string, label = '', db?: Queryable, actor: AuditActor | RequestContext = ADMIN_ACTOR): Promise<{ id: string; key: string }> {
+  async create(
+    userId: string,
+    label = '',
+    db?: Queryable,
+    actor: AuditActor | RequestContext = ADMIN_ACTOR,
+  ): Promise<{ id: string; key: string }> {
     const run = async (tx: Queryable) => {
       const key = newApiKey();
       const rows = await tx.query(
@@ -33,14 +38,24 @@ export class ApiKeysService {
         target_type: 'api_key',
         target_id: k.id,
         target_display_name: k.label || k.key_prefix,
-        new_value: { id: k.id, user_id: userId, label: k.label, key_prefix: k.key_prefix, expires_at: k.expires_at ? new Date(k.expires_at).toISOString() : null },
+        new_value: {
+          id: k.id,
+          user_id: userId,
+          label: k.label,
+          key_prefix: k.key_prefix,
+          expires_at: k.expires_at ? new Date(k.expires_at).toISOString() : null,
+        },
       });
       return { id: k.id as string, key };
     };
     return db ? run(db) : this.ds.transaction(run);
   }
 
-  async revoke(id: string, db?: Queryable, actor: AuditActor | RequestContext = ADMIN_ACTOR): Promise<{ id: string; user_id: string; revoked_at: string }> {
+  async revoke(
+    id: string,
+    db?: Queryable,
+    actor: AuditActor | RequestContext = ADMIN_ACTOR,
+  ): Promise<{ id: string; user_id: string; revoked_at: string }> {
     if (!isUuid(id)) throw ProblemException.validation('id', 'Must be a valid UUID.');
     const run = async (tx: Queryable) => {
       // TypeORM answers UPDATE ... RETURNING with [rows, rowCount].

@@ -47,7 +47,12 @@ export class AuditFailuresInterceptor implements NestInterceptor {
         target_display_name: route,
         reason: err.code,
         fingerprint: err.detail,
-        metadata: { ...requestMetadata(req), detail: err.detail, workspace_role: ctx.workspaceRole, project_role: ctx.projectRole },
+        metadata: {
+          ...requestMetadata(req),
+          detail: err.detail,
+          workspace_role: ctx.workspaceRole,
+          project_role: ctx.projectRole,
+        },
       });
     } catch (e) {
       this.logger.error({ msg: 'could not record a permission denial in the audit trail', err: (e as Error)?.message });

@@ -36,7 +36,11 @@ export class AuditLogsController {
 
   @Get(':pk')
   @Authenticated({ scope: 'workspaces.audit_logs:read', workspace: WorkspaceRole.Admin })
-  @ApiOperation({ operationId: 'audit_logs_get', summary: 'Get one audit log entry', description: 'By entry id; an event_id is not an entry id (404).' })
+  @ApiOperation({
+    operationId: 'audit_logs_get',
+    summary: 'Get one audit log entry',
+    description: 'By entry id; an event_id is not an entry id (404).',
+  })
   @ApiOkResponse({ type: AuditLogDto })
   @ApiProblemResponses(400, 404)
   get(@Ctx() ctx: WorkspaceContext, @UuidParam('pk') pk: string) {

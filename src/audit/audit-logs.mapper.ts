@@ -31,8 +31,16 @@ export interface AuditLogRow extends Record<string, unknown> {
 
 export function mapAuditLog(r: AuditLogRow): AuditLogDto {
   const metadata = { ...(r.metadata ?? {}) };
-  if (r.agg_occurrences !== null && r.agg_occurrences !== undefined && typeof metadata.aggregation === 'object' && metadata.aggregation) {
-    metadata.aggregation = { ...(metadata.aggregation as Record<string, unknown>), occurrences: Number(r.agg_occurrences) };
+  if (
+    r.agg_occurrences !== null &&
+    r.agg_occurrences !== undefined &&
+    typeof metadata.aggregation === 'object' &&
+    metadata.aggregation
+  ) {
+    metadata.aggregation = {
+      ...(metadata.aggregation as Record<string, unknown>),
+      occurrences: Number(r.agg_occurrences),
+    };
   }
   return {
     id: r.id,

@@ -28,15 +28,61 @@ export const AUDIT_LOG_LIST: ListSpec = {
       type: 'datetime',
       ops: ['eq'],
       sql: (_op, ref, value) => atOrBefore('a.created_at', ref!, value as string),
-      description: 'Entries created at or before this instant (ISO 8601; send UTC), at its precision: a value in milliseconds, as the API renders created_at, includes that whole millisecond.',
+      description:
+        'Entries created at or before this instant (ISO 8601; send UTC), at its precision: a value in milliseconds, as the API renders created_at, includes that whole millisecond.',
     },
-    { name: 'actor_id', type: 'uuid', ops: ['eq'], column: 'a.actor_id', description: "One user's actions; entries without an actor are excluded." },
-    { name: 'event_name', type: 'string', ops: ['eq'], column: 'a.event_name', description: `One event name (exact). The catalogue (each event's category, outcome, target and values is in the description of the entry's event_name): ${catalogueNames()}.` },
-    { name: 'category', type: 'enum', values: AUDIT_CATEGORIES, ops: ['eq'], column: 'a.category', description: 'Validated: an unknown value is 400.' },
-    { name: 'outcome', type: 'enum', values: AUDIT_OUTCOMES, ops: ['eq'], column: 'a.outcome', description: 'Validated: an unknown value is 400.' },
-    { name: 'target_type', type: 'string', ops: ['eq'], column: 'a.target_type', description: 'Kind of object acted on (exact).' },
-    { name: 'target_id', type: 'string', ops: ['eq'], column: 'a.target_id', description: 'Specific object acted on (exact).' },
-    { name: 'ip_address', type: 'string', ops: ['eq'], column: 'a.ip_address', description: 'Client address (exact, after normalisation: an IPv4-mapped IPv6 address such as ::ffff:10.0.0.1 matches 10.0.0.1; IPv6 in any spelling matches its canonical form).' },
+    {
+      name: 'actor_id',
+      type: 'uuid',
+      ops: ['eq'],
+      column: 'a.actor_id',
+      description: "One user's actions; entries without an actor are excluded.",
+    },
+    {
+      name: 'event_name',
+      type: 'string',
+      ops: ['eq'],
+      column: 'a.event_name',
+      description: `One event name (exact). The catalogue (each event's category, outcome, target and values is in the description of the entry's event_name): ${catalogueNames()}.`,
+    },
+    {
+      name: 'category',
+      type: 'enum',
+      values: AUDIT_CATEGORIES,
+      ops: ['eq'],
+      column: 'a.category',
+      description: 'Validated: an unknown value is 400.',
+    },
+    {
+      name: 'outcome',
+      type: 'enum',
+      values: AUDIT_OUTCOMES,
+      ops: ['eq'],
+      column: 'a.outcome',
+      description: 'Validated: an unknown value is 400.',
+    },
+    {
+      name: 'target_type',
+      type: 'string',
+      ops: ['eq'],
+      column: 'a.target_type',
+      description: 'Kind of object acted on (exact).',
+    },
+    {
+      name: 'target_id',
+      type: 'string',
+      ops: ['eq'],
+      column: 'a.target_id',
+      description: 'Specific object acted on (exact).',
+    },
+    {
+      name: 'ip_address',
+      type: 'string',
+      ops: ['eq'],
+      column: 'a.ip_address',
+      description:
+        'Client address (exact, after normalisation: an IPv4-mapped IPv6 address such as ::ffff:10.0.0.1 matches 10.0.0.1; IPv6 in any spelling matches its canonical form).',
+    },
   ],
   search: ['a.event_name', 'a.actor_display_name', 'a.actor_email', 'a.target_display_name'],
   orderings: {
@@ -75,7 +121,10 @@ export class AuditLogsRepository {
   }
 
   async get(workspaceId: string, id: string): Promise<AuditLogRow | null> {
-    const rows: AuditLogRow[] = await this.ds.query(`SELECT ${COLS} FROM ${FROM} WHERE a.workspace_id = $1 AND a.id = $2`, [workspaceId, id]);
+    const rows: AuditLogRow[] = await this.ds.query(
+      `SELECT ${COLS} FROM ${FROM} WHERE a.workspace_id = $1 AND a.id = $2`,
+      [workspaceId, id],
+    );
     return rows[0] ?? null;
   }
 }

@@ -38,6 +38,8 @@ export class AuditLogsService {
 function normalizeFilters(q: ListQuery): ListQuery {
   return {
     ...q,
-    filters: q.filters.map((f) => (f.def.name === 'ip_address' && typeof f.value === 'string' ? { ...f, value: normalizeIp(f.value) ?? f.value } : f)),
+    filters: q.filters.map((f) =>
+      f.def.name === 'ip_address' && typeof f.value === 'string' ? { ...f, value: normalizeIp(f.value) ?? f.value } : f,
+    ),
   };
 }

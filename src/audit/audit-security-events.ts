@@ -61,7 +61,9 @@ export async function auditSafely(logger: Logger, fn: () => Promise<void>): Prom
 export function credentialKind(req: FastifyRequest): 'api_key' | 'oauth' | 'none' {
   const key = req.headers['x-api-key'];
   if (typeof key === 'string' && key) return 'api_key';
-  return typeof req.headers.authorization === 'string' && /^Bearer\s+\S+/i.test(req.headers.authorization) ? 'oauth' : 'none';
+  return typeof req.headers.authorization === 'string' && /^Bearer\s+\S+/i.test(req.headers.authorization)
+    ? 'oauth'
+    : 'none';
 }
 
 /**
@@ -77,7 +79,10 @@ export class AuditSecurityEvents extends SecurityEvents {
   /** slug -> workspace (or null for an unknown slug), so a flood of bad requests costs no lookup each. */
   private readonly workspaces = new Map<string, { at: number; hit: WorkspaceHit | null }>();
   /** rate-limit tracker -> the credential's user (or null), for the same reason. */
-  private readonly principals = new Map<string, { at: number; hit: Pick<AuditActor, 'actor_type' | 'actor_id' | 'actor_display_name' | 'actor_email'> | null }>();
+  private readonly principals = new Map<
+    string,
+    { at: number; hit: Pick<AuditActor, 'actor_type' | 'actor_id' | 'actor_display_name' | 'actor_email'> | null }
+  >();
 
   constructor(
     private readonly audit: AuditService,
@@ -105,7 +110,12 @@ export class AuditSecurityEvents extends SecurityEvents {
     });
   }
 
-  override async permissionDenied(ctx: RequestContext, req: FastifyRequest, reason: string, required: string): Promise<void> {
+  override async permissionDenied(
+    ctx: RequestContext,
+    req: FastifyRequest,
+    reason: string,
+    required: string,
+  ): Promise<void> {
     await this.safely(async () => {
       if (!ctx.workspace) return;
       const route = requestRoute(req);
@@ -166,10 +176,20 @@ export class AuditSecurityEvents extends SecurityEvents {
     const now = Date.now();
     let cached = this.principals.get(tracker);
     if (!cached || now - cached.at >= CACHE_TTL_MS) {
-      const secret = kind === 'api_key' ? String(req.headers['x-api-key']) : String(req.headers.authorization).replace(/^Bearer\s+/i, '').trim();
+      const secret =
+        kind === 'api_key'
+          ? String(req.headers['x-api-key'])
+          : String(req.headers.authorization)
+              .replace(/^Bearer\s+/i, '')
+              .trim();
       const row = await this.auth.resolve(kind, hashSecret(secret), null, null);
       const hit = row
-        ? { actor_type: kind === 'api_key' ? ('api_token' as const) : ('user' as const), actor_id: row.user_id, actor_display_name: row.display_name, actor_email: row.email }
+        ? {
+            actor_type: kind === 'api_key' ? ('api_token' as const) : ('user' as const),
+            actor_id: row.user_id,
+            actor_display_name: row.display_name,
+            actor_email: row.email,
+          }
         : null;
       if (this.principals.size >= CACHE_MAX) this.principals.clear();
       cached = { at: now, hit };
@@ -182,7 +202,10 @@ export class AuditSecurityEvents extends SecurityEvents {
     const now = Date.now();
     const cached = this.workspaces.get(slug);
     if (cached && now - cached.at < CACHE_TTL_MS) return cached.hit;
-    const rows: WorkspaceHit[] = await this.ds.query(`SELECT id, name FROM workspaces WHERE slug = $1 AND deleted_at IS NULL`, [slug]);
+    const rows: WorkspaceHit[] = await this.ds.query(
+      `SELECT id, name FROM workspaces WHERE slug = $1 AND deleted_at IS NULL`,
+      [slug],
+    );
     const hit = rows[0] ?? null;
     // Only found workspaces are remembered: a slug unknown now may be created (admin CLI) a moment later, and
     // its failures must be recorded from then on. Unknown slugs cost one indexed lookup each (rate-limited).

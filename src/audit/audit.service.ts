@@ -7,8 +7,18 @@ import { fitVarchar } from '../common/database/columns';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
 import { FailureAggregator, failureWindowSeconds } from './failure-aggregator';
 
-export type AuditCategory = 'auth' | 'member' | 'role' | 'settings' | 'integration' | 'webhook' | 'security' | 'instance';
-export const AUDIT_CATEGORIES: AuditCategory[] = ['auth', 'member', 'role', 'settings', 'integration', 'webhook', 'security', 'instance'];
+export type AuditCategory =
+  'auth' | 'member' | 'role' | 'settings' | 'integration' | 'webhook' | 'security' | 'instance';
+export const AUDIT_CATEGORIES: AuditCategory[] = [
+  'auth',
+  'member',
+  'role',
+  'settings',
+  'integration',
+  'webhook',
+  'security',
+  'instance',
+];
 export const AUDIT_OUTCOMES = ['success', 'failure'] as const;
 
 export interface AuditEvent {
@@ -107,7 +117,15 @@ export const ADMIN_ACTOR: AuditActor = {
 };
 
 /** Casts of the inserted columns, by position (event_id, …, actor_id, …, the three jsonb, …, workspace_id, project_id). */
-const COLUMN_CASTS: Record<number, string> = { 0: '::uuid', 6: '::uuid', 12: '::jsonb', 13: '::jsonb', 15: '::jsonb', 18: '::uuid', 19: '::uuid' };
+const COLUMN_CASTS: Record<number, string> = {
+  0: '::uuid',
+  6: '::uuid',
+  12: '::jsonb',
+  13: '::jsonb',
+  15: '::jsonb',
+  18: '::uuid',
+  19: '::uuid',
+};
 
 /**
  * The one way to write the audit trail. Call `record` with the transaction (`db`) of the change it records,
@@ -150,8 +168,16 @@ export class AuditService implements OnModuleDestroy {
    * workspace gets the entry in the instance trail (workspace_id NULL, docs/audit.md), so a credential is never
    * issued or revoked without its entry. Returns the number of entries written (at least one).
    */
-  async recordForUser(db: Queryable, actor: AuditActor | RequestContext, userId: string, e: UserAuditEvent): Promise<number> {
-    const users: Array<{ email: string; display_name: string }> = await db.query(`SELECT email, display_name FROM users WHERE id = $1`, [userId]);
+  async recordForUser(
+    db: Queryable,
+    actor: AuditActor | RequestContext,
+    userId: string,
+    e: UserAuditEvent,
+  ): Promise<number> {
+    const users: Array<{ email: string; display_name: string }> = await db.query(
+      `SELECT email, display_name FROM users WHERE id = $1`,
+      [userId],
+    );
     const workspaces: Array<{ workspace_id: string }> = await db.query(
       `SELECT wm.workspace_id
          FROM workspace_members wm
@@ -160,9 +186,19 @@ export class AuditService implements OnModuleDestroy {
         ORDER BY wm.workspace_id`,
       [userId],
     );
-    const metadata = { ...(e.metadata ?? {}), user_id: userId, user_email: users[0]?.email ?? '', user_display_name: users[0]?.display_name ?? '', scope: 'user' };
+    const metadata = {
+      ...(e.metadata ?? {}),
+      user_id: userId,
+      user_email: users[0]?.email ?? '',
+      user_display_name: users[0]?.display_name ?? '',
+      scope: 'user',
+    };
     const trails: Array<string | null> = workspaces.length ? workspaces.map((r) => r.workspace_id) : [null];
-    await this.insert(db, actor, trails.map((workspaceId) => ({ ...e, workspace_id: workspaceId, metadata })));
+    await this.insert(
+      db,
+      actor,
+      trails.map((workspaceId) => ({ ...e, workspace_id: workspaceId, metadata })),
+    );
     return trails.length;
   }
 
@@ -197,11 +233,26 @@ export class AuditService implements OnModuleDestroy {
     const params = new SqlParams();
     const rows = events.map((e) => {
       const values = [
-        e.event_id ?? randomUUID(), e.event_name, e.category, e.outcome ?? 'success', a.source, a.actor_type, a.actor_id,
-        fitVarchar(a.actor_display_name ?? ''), fitVarchar(a.actor_email ?? '', 320),
-        fitVarchar(e.target_type ?? '', 64), fitVarchar(e.target_id ?? ''), fitVarchar(e.target_display_name ?? ''),
-        e.old_value === undefined ? null : JSON.stringify(e.old_value), e.new_value === undefined ? null : JSON.stringify(e.new_value),
-        e.reason ?? '', JSON.stringify(e.metadata ?? {}), normalizeIp(a.ip_address), a.user_agent ?? '', e.workspace_id, e.project_id ?? null,
+        e.event_id ?? randomUUID(),
+        e.event_name,
+        e.category,
+        e.outcome ?? 'success',
+        a.source,
+        a.actor_type,
+        a.actor_id,
+        fitVarchar(a.actor_display_name ?? ''),
+        fitVarchar(a.actor_email ?? '', 320),
+        fitVarchar(e.target_type ?? '', 64),
+        fitVarchar(e.target_id ?? ''),
+        fitVarchar(e.target_display_name ?? ''),
+        e.old_value === undefined ? null : JSON.stringify(e.old_value),
+        e.new_value === undefined ? null : JSON.stringify(e.new_value),
+        e.reason ?? '',
+        JSON.stringify(e.metadata ?? {}),
+        normalizeIp(a.ip_address),
+        a.user_agent ?? '',
+        e.workspace_id,
+        e.project_id ?? null,
       ];
       // Typed placeholders: in a multi-row VALUES list PostgreSQL does not take the types from the columns.
       return `(${values.map((v, i) => `${params.add(v)}${COLUMN_CASTS[i] ?? ''}`).join(', ')})`;

@@ -130,7 +130,9 @@ export class FailureAggregator {
   async close(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    await this.flush().catch((err: Error) => this.logger.warn({ msg: 'final flush of failure counts failed', err: err.message }));
+    await this.flush().catch((err: Error) =>
+      this.logger.warn({ msg: 'final flush of failure counts failed', err: err.message }),
+    );
   }
 
   private async doFlush(): Promise<void> {

@@ -1,5 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext } from '../common/auth/request-context';
 import { ProjectRole, WORK_ITEM_READER } from '../common/auth/roles';
@@ -24,22 +31,38 @@ export class CommentsController {
   @ApiOperation({ operationId: 'work_item_comments_list', summary: 'List the comments of a work item' })
   @ApiListQuery(COMMENT_LIST)
   @ApiListResponse(CommentDto)
-  list(@Ctx() ctx: ProjectContext, @WorkItemIdParam('work_item_id') workItemId: string, @ListParams(COMMENT_LIST) q: ListQuery) {
+  list(
+    @Ctx() ctx: ProjectContext,
+    @WorkItemIdParam('work_item_id') workItemId: string,
+    @ListParams(COMMENT_LIST) q: ListQuery,
+  ) {
     return this.comments.list(ctx, workItemId, q);
   }
 
   @Post()
   @Authenticated({ scope: 'projects.work_items.comments:write', project: ProjectRole.Commenter })
-  @ApiOperation({ operationId: 'work_item_comments_create', summary: 'Comment on a work item', description: 'The author (actor_id) is the caller. No deduplication.' })
+  @ApiOperation({
+    operationId: 'work_item_comments_create',
+    summary: 'Comment on a work item',
+    description: 'The author (actor_id) is the caller. No deduplication.',
+  })
   @ApiCreatedResponse({ type: CommentDto })
   @ApiProblemResponses(400, 404)
-  create(@Ctx() ctx: ProjectContext, @WorkItemIdParam('work_item_id') workItemId: string, @Body() body: CreateCommentDto) {
+  create(
+    @Ctx() ctx: ProjectContext,
+    @WorkItemIdParam('work_item_id') workItemId: string,
+    @Body() body: CreateCommentDto,
+  ) {
     return this.comments.create(ctx, workItemId, body);
   }
 
   @Get(':pk')
   @Authenticated({ scope: 'projects.work_items.comments:read', project: WORK_ITEM_READER })
-  @ApiOperation({ operationId: 'work_item_comments_get', summary: 'Get a comment', description: 'A comment of another work item is 404.' })
+  @ApiOperation({
+    operationId: 'work_item_comments_get',
+    summary: 'Get a comment',
+    description: 'A comment of another work item is 404.',
+  })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiOkResponse({ type: CommentDto })
   @ApiProblemResponses(400, 404)
@@ -49,22 +72,40 @@ export class CommentsController {
 
   @Patch(':pk')
   @Authenticated({ scope: 'projects.work_items.comments:write', project: ProjectRole.Commenter })
-  @ApiOperation({ operationId: 'work_item_comments_update', summary: 'Edit a comment (partial)', description: 'Project contributors and admins may edit any comment; a commenter only their own (else 403). edited_at is stamped.' })
+  @ApiOperation({
+    operationId: 'work_item_comments_update',
+    summary: 'Edit a comment (partial)',
+    description:
+      'Project contributors and admins may edit any comment; a commenter only their own (else 403). edited_at is stamped.',
+  })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiOkResponse({ type: CommentDto })
   @ApiProblemResponses(400, 404)
-  update(@Ctx() ctx: ProjectContext, @WorkItemIdParam('work_item_id') workItemId: string, @UuidParam('pk') pk: string, @Body() body: UpdateCommentDto) {
+  update(
+    @Ctx() ctx: ProjectContext,
+    @WorkItemIdParam('work_item_id') workItemId: string,
+    @UuidParam('pk') pk: string,
+    @Body() body: UpdateCommentDto,
+  ) {
     return this.comments.update(ctx, workItemId, pk, body);
   }
 
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated({ scope: 'projects.work_items.comments:write', project: ProjectRole.Commenter })
-  @ApiOperation({ operationId: 'work_item_comments_delete', summary: 'Delete a comment (soft)', description: 'The author or a project admin; repeating is 404.' })
+  @ApiOperation({
+    operationId: 'work_item_comments_delete',
+    summary: 'Delete a comment (soft)',
+    description: 'The author or a project admin; repeating is 404.',
+  })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(400, 404)
-  async remove(@Ctx() ctx: ProjectContext, @WorkItemIdParam('work_item_id') workItemId: string, @UuidParam('pk') pk: string): Promise<void> {
+  async remove(
+    @Ctx() ctx: ProjectContext,
+    @WorkItemIdParam('work_item_id') workItemId: string,
+    @UuidParam('pk') pk: string,
+  ): Promise<void> {
     await this.comments.remove(ctx, workItemId, pk);
   }
 }

@@ -8,7 +8,14 @@ import { COMMENT_ACCESS } from './comment.entity';
 
 export const COMMENT_LIST: ListSpec = {
   filters: [
-    { name: 'access', type: 'enum', values: COMMENT_ACCESS, ops: ['eq'], column: 'c.access', description: 'INTERNAL or EXTERNAL.' },
+    {
+      name: 'access',
+      type: 'enum',
+      values: COMMENT_ACCESS,
+      ops: ['eq'],
+      column: 'c.access',
+      description: 'INTERNAL or EXTERNAL.',
+    },
     { name: 'external_id', type: 'string', ops: ['eq'], column: 'c.external_id' },
     { name: 'external_source', type: 'string', ops: ['eq'], column: 'c.external_source' },
   ],
@@ -54,11 +61,21 @@ export class CommentsRepository {
   list(workspaceId: string, projectId: string, workItemId: string, q: ListQuery) {
     const p = new SqlParams([workspaceId, projectId, workItemId]);
     const where = ['c.workspace_id = $1', 'c.project_id = $2', 'c.work_item_id = $3', 'c.deleted_at IS NULL'];
-    return runList<CommentRow>(this.ds, COMMENT_LIST, q, { select: COLS, from: 'work_item_comments c', where, params: p });
+    return runList<CommentRow>(this.ds, COMMENT_LIST, q, {
+      select: COLS,
+      from: 'work_item_comments c',
+      where,
+      params: p,
+    });
   }
 
   /** The work item the comments hang off: live and not archived (archived items are 404 like on plain reads). */
-  async workItemExists(workspaceId: string, projectId: string, workItemId: string, db: Queryable = this.ds): Promise<boolean> {
+  async workItemExists(
+    workspaceId: string,
+    projectId: string,
+    workItemId: string,
+    db: Queryable = this.ds,
+  ): Promise<boolean> {
     const rows = await db.query(
       `SELECT 1 FROM work_items WHERE workspace_id = $1 AND project_id = $2 AND id = $3 AND deleted_at IS NULL AND archived_at IS NULL`,
       [workspaceId, projectId, workItemId],
@@ -66,7 +83,14 @@ export class CommentsRepository {
     return rows.length > 0;
   }
 
-  async get(workspaceId: string, projectId: string, workItemId: string, id: string, db: Queryable = this.ds, lock = false): Promise<CommentRow | null> {
+  async get(
+    workspaceId: string,
+    projectId: string,
+    workItemId: string,
+    id: string,
+    db: Queryable = this.ds,
+    lock = false,
+  ): Promise<CommentRow | null> {
     const rows = await db.query(
       `SELECT ${COLS} FROM work_item_comments c
         WHERE c.workspace_id = $1 AND c.project_id = $2 AND c.work_item_id = $3 AND c.id = $4 AND c.deleted_at IS NULL${lock ? ' FOR UPDATE' : ''}`,
@@ -75,13 +99,30 @@ export class CommentsRepository {
     return rows[0] ?? null;
   }
 
-  async insert(workspaceId: string, projectId: string, workItemId: string, v: Required<Pick<CommentWrite, 'comment_html' | 'comment_stripped' | 'access'>> & CommentWrite, userId: string, db: Queryable): Promise<CommentRow> {
+  async insert(
+    workspaceId: string,
+    projectId: string,
+    workItemId: string,
+    v: Required<Pick<CommentWrite, 'comment_html' | 'comment_stripped' | 'access'>> & CommentWrite,
+    userId: string,
+    db: Queryable,
+  ): Promise<CommentRow> {
     const rows = await db.query(
       `INSERT INTO work_item_comments (workspace_id, project_id, work_item_id, comment_html, comment_stripped, access, actor_id,
                                        external_id, external_source, created_by_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $7)
        RETURNING ${COLS.replace(/c\./g, '')}`,
-      [workspaceId, projectId, workItemId, v.comment_html, v.comment_stripped, v.access, userId, v.external_id ?? null, v.external_source ?? null],
+      [
+        workspaceId,
+        projectId,
+        workItemId,
+        v.comment_html,
+        v.comment_stripped,
+        v.access,
+        userId,
+        v.external_id ?? null,
+        v.external_source ?? null,
+      ],
     );
     return rows[0];
   }
@@ -93,7 +134,10 @@ export class CommentsRepository {
     for (const k of ['comment_html', 'comment_stripped', 'access', 'external_id', 'external_source'] as const) {
       if (v[k] !== undefined) sets.push(`${k} = ${p.add(v[k])}`);
     }
-    await db.query(`UPDATE work_item_comments SET ${[...sets, 'edited_at = now()', 'updated_at = now()'].join(', ')} WHERE id = $1`, p.values);
+    await db.query(
+      `UPDATE work_item_comments SET ${[...sets, 'edited_at = now()', 'updated_at = now()'].join(', ')} WHERE id = $1`,
+      p.values,
+    );
   }
 
   async softDelete(id: string, db: Queryable): Promise<void> {

@@ -23,7 +23,8 @@ export class CommentsService {
   ) {}
 
   private async mustHaveWorkItem(ctx: ProjectContext, workItemId: string): Promise<void> {
-    if (!(await this.repo.workItemExists(ctx.workspace.id, ctx.project.id, workItemId))) throw ProblemException.notFound('Work item');
+    if (!(await this.repo.workItemExists(ctx.workspace.id, ctx.project.id, workItemId)))
+      throw ProblemException.notFound('Work item');
   }
 
   async list(ctx: ProjectContext, workItemId: string, q: ListQuery) {
@@ -42,10 +43,19 @@ export class CommentsService {
   async create(ctx: ProjectContext, workItemId: string, dto: CreateCommentDto): Promise<CommentDto> {
     const clean = cleanRichText('comment_html', dto.comment_html, { required: true });
     return this.ds.transaction(async (tx) => {
-      if (!(await this.repo.workItemExists(ctx.workspace.id, ctx.project.id, workItemId, tx))) throw ProblemException.notFound('Work item');
+      if (!(await this.repo.workItemExists(ctx.workspace.id, ctx.project.id, workItemId, tx)))
+        throw ProblemException.notFound('Work item');
       const row = await this.repo.insert(
-        ctx.workspace.id, ctx.project.id, workItemId,
-        { comment_html: clean.html, comment_stripped: clean.stripped, access: dto.access ?? 'INTERNAL', external_id: dto.external_id, external_source: dto.external_source },
+        ctx.workspace.id,
+        ctx.project.id,
+        workItemId,
+        {
+          comment_html: clean.html,
+          comment_stripped: clean.stripped,
+          access: dto.access ?? 'INTERNAL',
+          external_id: dto.external_id,
+          external_source: dto.external_source,
+        },
         ctx.principal.userId,
         tx,
       );
@@ -54,13 +64,21 @@ export class CommentsService {
   }
 
   async update(ctx: ProjectContext, workItemId: string, id: string, dto: UpdateCommentDto): Promise<CommentDto> {
-    const clean = dto.comment_html !== undefined ? cleanRichText('comment_html', dto.comment_html, { required: true }) : null;
+    const clean =
+      dto.comment_html !== undefined ? cleanRichText('comment_html', dto.comment_html, { required: true }) : null;
     return this.ds.transaction(async (tx) => {
       await this.lockComment(ctx, workItemId, id, tx);
-      await this.repo.update(id, {
-        comment_html: clean?.html, comment_stripped: clean?.stripped, access: dto.access,
-        external_id: dto.external_id, external_source: dto.external_source,
-      }, tx);
+      await this.repo.update(
+        id,
+        {
+          comment_html: clean?.html,
+          comment_stripped: clean?.stripped,
+          access: dto.access,
+          external_id: dto.external_id,
+          external_source: dto.external_source,
+        },
+        tx,
+      );
       return mapComment((await this.repo.get(ctx.workspace.id, ctx.project.id, workItemId, id, tx))!);
     });
   }
@@ -68,16 +86,25 @@ export class CommentsService {
   async remove(ctx: ProjectContext, workItemId: string, id: string): Promise<void> {
     await this.ds.transaction(async (tx) => {
       const row = await this.lockComment(ctx, workItemId, id, tx);
-      if (projectLevel(ctx.projectRole) < PROJECT_ROLE_LEVEL[ProjectRole.Admin] && row.actor_id !== ctx.principal.userId) {
-        throw ProblemException.forbidden('Only the comment\'s author or a project admin may delete it.');
+      if (
+        projectLevel(ctx.projectRole) < PROJECT_ROLE_LEVEL[ProjectRole.Admin] &&
+        row.actor_id !== ctx.principal.userId
+      ) {
+        throw ProblemException.forbidden("Only the comment's author or a project admin may delete it.");
       }
       await this.repo.softDelete(id, tx);
     });
   }
 
   /** The comment of a live work item of the project, locked for the write; else 404. */
-  private async lockComment(ctx: ProjectContext, workItemId: string, id: string, tx: Parameters<CommentsRepository['get']>[4]) {
-    if (!(await this.repo.workItemExists(ctx.workspace.id, ctx.project.id, workItemId, tx))) throw ProblemException.notFound('Work item');
+  private async lockComment(
+    ctx: ProjectContext,
+    workItemId: string,
+    id: string,
+    tx: Parameters<CommentsRepository['get']>[4],
+  ) {
+    if (!(await this.repo.workItemExists(ctx.workspace.id, ctx.project.id, workItemId, tx)))
+      throw ProblemException.notFound('Work item');
     const row = await this.repo.get(ctx.workspace.id, ctx.project.id, workItemId, id, tx, true);
     if (!row) throw ProblemException.notFound('Comment');
     return row;

@@ -4,7 +4,14 @@ import { FieldError, ProblemException } from '../common/errors/problem.exception
 import { isUuid } from '../common/http/validation';
 import { Queryable } from '../common/pagination/sql-params';
 import { FeaturesRepository } from '../features/features.repository';
-import { coerceValue, defaultAsInput, StoredValue, ValueConfig, ValueError, ValueRefs } from '../work-item-properties/property-rules';
+import {
+  coerceValue,
+  defaultAsInput,
+  StoredValue,
+  ValueConfig,
+  ValueError,
+  ValueRefs,
+} from '../work-item-properties/property-rules';
 import { CustomValuesRepository } from './custom-values.repository';
 import { EffectivePropertiesRepository, EffectiveProperty, pairKey } from './effective-properties.repository';
 import { Viewer } from '../common/auth/roles';
@@ -79,7 +86,10 @@ export class CustomFieldsService {
   async assertEnabled(workspaceId: string, input: unknown, db: Queryable = this.ds): Promise<boolean> {
     const enabled = await this.features.isCustomPropertiesEnabled(workspaceId, db);
     if (!enabled && input !== undefined) {
-      throw ProblemException.validation('custom_fields', 'Custom properties are not enabled for this workspace (workspace feature is_custom_properties_enabled).');
+      throw ProblemException.validation(
+        'custom_fields',
+        'Custom properties are not enabled for this workspace (workspace feature is_custom_properties_enabled).',
+      );
     }
     return enabled;
   }
@@ -90,7 +100,14 @@ export class CustomFieldsService {
    * validates (an option or a related work item gone since) is skipped, never an error on a key the
    * client did not send. With custom properties off nothing is applied or checked: `{}`.
    */
-  async forCreate(db: Queryable, workspaceId: string, projectId: string, typeId: string | null, input: unknown, viewer: Viewer): Promise<CustomValues> {
+  async forCreate(
+    db: Queryable,
+    workspaceId: string,
+    projectId: string,
+    typeId: string | null,
+    input: unknown,
+    viewer: Viewer,
+  ): Promise<CustomValues> {
     // An untyped item has no properties, and nothing was sent to refuse: `{}` whether the feature is on or off,
     // without reading it (one statement of the four of a plain create).
     if (typeId === null && input === undefined) return {};
@@ -98,7 +115,9 @@ export class CustomFieldsService {
     const sent = this.inputObject(input);
     // Inside the caller's transaction (see CustomValuesRepository.holdForWrite).
     if (typeId) await this.values.holdForWrite(workspaceId, db);
-    const props = typeId ? (await this.effective.forType(workspaceId, projectId, typeId, db)).filter((p) => p.is_active) : [];
+    const props = typeId
+      ? (await this.effective.forType(workspaceId, projectId, typeId, db)).filter((p) => p.is_active)
+      : [];
     const errors: FieldError[] = [];
     this.unknownKeys(sent, props, typeId, errors);
     const out: CustomValues = {};
@@ -174,14 +193,18 @@ export class CustomFieldsService {
         continue;
       }
       if (value === null) {
-        if (isSent && p.is_required) errors.push({ field, message: `${p.display_name} is required and cannot be cleared.` });
+        if (isSent && p.is_required)
+          errors.push({ field, message: `${p.display_name} is required and cannot be cleared.` });
         delete out[p.id];
         continue;
       }
       out[p.id] = value;
       refsByProp.set(p.id, refs);
     }
-    await this.checkRefs(workspaceId, active, refsByProp, defaulted, out, errors, false, db, { viewer, stored: item.custom_values });
+    await this.checkRefs(workspaceId, active, refsByProp, defaulted, out, errors, false, db, {
+      viewer,
+      stored: item.custom_values,
+    });
     if (errors.length) throw ProblemException.validationMany(errors);
     return out;
   }
@@ -191,7 +214,13 @@ export class CustomFieldsService {
    * The value to store for `p`: the one sent, coerced (a ValueError says what is wrong with it), or,
    * when nothing was sent, its usable default (noted in `defaulted`), or null.
    */
-  private valueFor(p: EffectiveProperty, sent: Record<string, unknown>, isSent: boolean, refs: ValueRefs, defaulted: Set<string>): StoredValue | null {
+  private valueFor(
+    p: EffectiveProperty,
+    sent: Record<string, unknown>,
+    isSent: boolean,
+    refs: ValueRefs,
+    defaulted: Set<string>,
+  ): StoredValue | null {
     if (isSent) return coerceValue(valueConfig(p), sent[p.name], refs);
     const value = this.defaultValue(p, refs);
     if (value !== null) defaulted.add(p.id);
@@ -216,14 +245,22 @@ export class CustomFieldsService {
    * off; values follow the current multiplicity (shapeValue). One query resolves the
    * definitions of the whole batch, plus at most one per kind of related record.
    */
-  async render(workspaceId: string, items: CustomFieldsItem[], db: Queryable = this.ds): Promise<Map<string, CustomFieldsRead>> {
+  async render(
+    workspaceId: string,
+    items: CustomFieldsItem[],
+    db: Queryable = this.ds,
+  ): Promise<Map<string, CustomFieldsRead>> {
     const out = new Map<string, CustomFieldsRead>();
     const typed = items.filter((i) => i.type_id && i.custom_values && Object.keys(i.custom_values).length);
     for (const i of items) out.set(i.id, {});
     if (!typed.length) return out;
     // Custom properties off: `{}` (stored values are kept and show again once re-enabled).
     if (!(await this.features.isCustomPropertiesEnabled(workspaceId, db))) return out;
-    const defs = await this.effective.forPairs(workspaceId, typed.map((i) => ({ projectId: i.project_id, typeId: i.type_id! })), db);
+    const defs = await this.effective.forPairs(
+      workspaceId,
+      typed.map((i) => ({ projectId: i.project_id, typeId: i.type_id! })),
+      db,
+    );
     const issueIds = new Set<string>();
     const userIds = new Set<string>();
     for (const i of typed) {
@@ -280,7 +317,12 @@ export class CustomFieldsService {
     return input as Record<string, unknown>;
   }
 
-  private unknownKeys(sent: Record<string, unknown>, props: EffectiveProperty[], typeId: string | null, errors: FieldError[]): void {
+  private unknownKeys(
+    sent: Record<string, unknown>,
+    props: EffectiveProperty[],
+    typeId: string | null,
+    errors: FieldError[],
+  ): void {
     const names = new Set(props.map((p) => p.name));
     for (const k of Object.keys(sent)) {
       if (names.has(k)) continue;
@@ -317,11 +359,15 @@ export class CustomFieldsService {
       all.users.push(...r.users);
       if (defaulted.has(propertyId)) continue;
       const before = writer.stored?.[propertyId];
-      const kept = new Set((Array.isArray(before) ? before : before === undefined || before === null ? [] : [before]).map(String));
+      const kept = new Set(
+        (Array.isArray(before) ? before : before === undefined || before === null ? [] : [before]).map(String),
+      );
       for (const id of r.issues) if (!kept.has(id)) chosen.add(id);
     }
     if (!all.issues.length && !all.users.length) return;
-    const missing = new Set(await this.values.missingRefs(workspaceId, all, db, { viewer: writer.viewer, issues: chosen }));
+    const missing = new Set(
+      await this.values.missingRefs(workspaceId, all, db, { viewer: writer.viewer, issues: chosen }),
+    );
     if (!missing.size) return;
     for (const p of props) {
       const r = refsByProp.get(p.id);
@@ -330,10 +376,14 @@ export class CustomFieldsService {
       if (!bad.length) continue;
       if (defaulted.has(p.id)) {
         delete out[p.id];
-        if (requiredCheck && p.is_required) errors.push({ field: `custom_fields.${p.name}`, message: requiredMessage(p) });
+        if (requiredCheck && p.is_required)
+          errors.push({ field: `custom_fields.${p.name}`, message: requiredMessage(p) });
         continue;
       }
-      const what = p.relation_type === 'USER' ? 'members of this workspace' : 'work items of this workspace in projects you can read';
+      const what =
+        p.relation_type === 'USER'
+          ? 'members of this workspace'
+          : 'work items of this workspace in projects you can read';
       errors.push({ field: `custom_fields.${p.name}`, message: `Not ${what}: ${bad.join(', ')}.` });
     }
   }
@@ -348,7 +398,10 @@ function requiredMessage(p: EffectiveProperty): string {
  * is_multi changes, so a single-valued property reads the first element of a stored list and a
  * multi property reads a stored scalar as a one-element list. Undefined when there is nothing.
  */
-export function shapeValue(p: Pick<EffectiveProperty, 'is_multi'>, v: StoredValue | undefined): StoredValue | undefined {
+export function shapeValue(
+  p: Pick<EffectiveProperty, 'is_multi'>,
+  v: StoredValue | undefined,
+): StoredValue | undefined {
   if (v === undefined || v === null) return undefined;
   if (p.is_multi) return Array.isArray(v) ? v : [v];
   if (!Array.isArray(v)) return v;

@@ -47,11 +47,13 @@ export class CustomValuesRepository {
   /** Removes a property's values: everywhere, or only on work items of one type (detach). */
   async stripProperty(workspaceId: string, propertyId: string, db: Queryable, typeId?: string): Promise<number> {
     await this.lockForPrune(workspaceId, db);
-    const rows = writtenRows(await db.query(
-      `UPDATE work_items SET custom_values = custom_values - $2::text
+    const rows = writtenRows(
+      await db.query(
+        `UPDATE work_items SET custom_values = custom_values - $2::text
         WHERE workspace_id = $1 AND custom_values ? $2::text ${typeId ? 'AND type_id = $3' : ''} RETURNING 1`,
-      typeId ? [workspaceId, propertyId, typeId] : [workspaceId, propertyId],
-    ));
+        typeId ? [workspaceId, propertyId, typeId] : [workspaceId, propertyId],
+      ),
+    );
     return rows.length;
   }
 
@@ -59,8 +61,9 @@ export class CustomValuesRepository {
   async stripOptions(workspaceId: string, propertyId: string, optionIds: string[], db: Queryable): Promise<number> {
     if (!optionIds.length) return 0;
     await this.lockForPrune(workspaceId, db);
-    const rows = writtenRows(await db.query(
-      `WITH hit AS (
+    const rows = writtenRows(
+      await db.query(
+        `WITH hit AS (
          SELECT w.id, w.custom_values -> $2::text AS v FROM work_items w
           WHERE w.workspace_id = $1 AND w.custom_values ? $2::text
             AND (w.custom_values ->> $2::text = ANY($3::text[])
@@ -75,8 +78,9 @@ export class CustomValuesRepository {
        UPDATE work_items w SET custom_values = CASE WHEN next.v IS NULL THEN w.custom_values - $2::text
                                                     ELSE jsonb_set(w.custom_values, ARRAY[$2::text], next.v) END
          FROM next WHERE w.workspace_id = $1 AND w.id = next.id RETURNING 1`,
-      [workspaceId, propertyId, optionIds],
-    ));
+        [workspaceId, propertyId, optionIds],
+      ),
+    );
     return rows.length;
   }
 
@@ -85,10 +89,16 @@ export class CustomValuesRepository {
    * contexts changed: a value whose work item no longer falls in any context is removed, and for
    * OPTION properties the option ids the winning context does not offer are removed.
    */
-  async reconcileWorkspaceProperty(workspaceId: string, propertyId: string, isOption: boolean, db: Queryable): Promise<number> {
+  async reconcileWorkspaceProperty(
+    workspaceId: string,
+    propertyId: string,
+    isOption: boolean,
+    db: Queryable,
+  ): Promise<number> {
     await this.lockForPrune(workspaceId, db);
-    const rows = writtenRows(await db.query(
-      `WITH held AS (
+    const rows = writtenRows(
+      await db.query(
+        `WITH held AS (
          SELECT w.id, w.project_id, w.type_id, w.custom_values -> $2::text AS v FROM work_items w
           WHERE w.workspace_id = $1 AND w.custom_values ? $2::text
        ), won AS (
@@ -112,8 +122,9 @@ export class CustomValuesRepository {
        UPDATE work_items w SET custom_values = CASE WHEN next.v IS NULL THEN w.custom_values - $2::text
                                                     ELSE jsonb_set(w.custom_values, ARRAY[$2::text], next.v) END
          FROM next WHERE w.workspace_id = $1 AND w.id = next.id AND next.v IS DISTINCT FROM next.old_v RETURNING 1`,
-      [workspaceId, propertyId, isOption],
-    ));
+        [workspaceId, propertyId, isOption],
+      ),
+    );
     return rows.length;
   }
 
@@ -122,7 +133,12 @@ export class CustomValuesRepository {
    * `viewer`, the work items among `viewer.issues` must also be in projects the viewer can read: a value a
    * member picks may not point into a project hidden from them (nor tell whether such an item exists).
    */
-  async missingRefs(workspaceId: string, refs: ValueRefs, db: Queryable = this.ds, viewer?: { viewer: Viewer; issues: Set<string> }): Promise<string[]> {
+  async missingRefs(
+    workspaceId: string,
+    refs: ValueRefs,
+    db: Queryable = this.ds,
+    viewer?: { viewer: Viewer; issues: Set<string> },
+  ): Promise<string[]> {
     const missing: string[] = [];
     if (refs.issues.length) {
       const rows: Array<{ id: string; readable: boolean }> = await db.query(

@@ -46,7 +46,11 @@ export class EffectivePropertiesRepository {
    * Resolves the properties of every (project, type) pair in one statement (a page of work items
    * costs one query, whatever its size). Inactive properties are included with is_active false.
    */
-  async forPairs(workspaceId: string, pairs: Array<{ projectId: string; typeId: string }>, db: Queryable = this.ds): Promise<Map<string, EffectiveProperty[]>> {
+  async forPairs(
+    workspaceId: string,
+    pairs: Array<{ projectId: string; typeId: string }>,
+    db: Queryable = this.ds,
+  ): Promise<Map<string, EffectiveProperty[]>> {
     const out = new Map<string, EffectiveProperty[]>();
     const unique = [...new Map(pairs.map((p) => [pairKey(p.projectId, p.typeId), p])).values()];
     if (!unique.length) return out;
@@ -90,7 +94,12 @@ export class EffectivePropertiesRepository {
     return out;
   }
 
-  async forType(workspaceId: string, projectId: string, typeId: string, db: Queryable = this.ds): Promise<EffectiveProperty[]> {
+  async forType(
+    workspaceId: string,
+    projectId: string,
+    typeId: string,
+    db: Queryable = this.ds,
+  ): Promise<EffectiveProperty[]> {
     return (await this.forPairs(workspaceId, [{ projectId, typeId }], db)).get(pairKey(projectId, typeId)) ?? [];
   }
 
@@ -110,7 +119,12 @@ export class EffectivePropertiesRepository {
         `SELECT id, display_name, avatar_url FROM users WHERE id = ANY($1::uuid[])`,
         [userIds],
       );
-      for (const r of rows) users.set(r.id, { id: r.id, name: r.display_name, logo_props: r.avatar_url ? { avatar_url: r.avatar_url } : {} });
+      for (const r of rows)
+        users.set(r.id, {
+          id: r.id,
+          name: r.display_name,
+          logo_props: r.avatar_url ? { avatar_url: r.avatar_url } : {},
+        });
     }
     return { issues, users };
   }

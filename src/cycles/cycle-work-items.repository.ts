@@ -34,7 +34,13 @@ export class CycleWorkItemsRepository {
   }
 
   /** Takes the work items out of the cycle; returns those that were in it. */
-  async remove(workspaceId: string, projectId: string, cycleId: string, ids: string[], db: Queryable): Promise<string[]> {
+  async remove(
+    workspaceId: string,
+    projectId: string,
+    cycleId: string,
+    ids: string[],
+    db: Queryable,
+  ): Promise<string[]> {
     if (!ids.length) return [];
     const [rows] = await db.query(
       `UPDATE work_items SET cycle_id = NULL, updated_at = now()
@@ -46,7 +52,13 @@ export class CycleWorkItemsRepository {
   }
 
   /** Moves the cycle's unfinished work items (state group neither completed nor cancelled, not archived). */
-  async transferUnfinished(workspaceId: string, projectId: string, fromId: string, toId: string, db: Queryable): Promise<string[]> {
+  async transferUnfinished(
+    workspaceId: string,
+    projectId: string,
+    fromId: string,
+    toId: string,
+    db: Queryable,
+  ): Promise<string[]> {
     const [rows] = await db.query(
       `UPDATE work_items w SET cycle_id = $4, updated_at = now()
          FROM states s
@@ -60,7 +72,10 @@ export class CycleWorkItemsRepository {
 
   /** Deleting a cycle: its work items stay and lose the assignment. */
   async detachAll(workspaceId: string, cycleId: string, db: Queryable): Promise<void> {
-    await db.query(`UPDATE work_items SET cycle_id = NULL, updated_at = now() WHERE workspace_id = $1 AND cycle_id = $2`, [workspaceId, cycleId]);
+    await db.query(
+      `UPDATE work_items SET cycle_id = NULL, updated_at = now() WHERE workspace_id = $1 AND cycle_id = $2`,
+      [workspaceId, cycleId],
+    );
   }
 
   /** Work items of the cycle per state group (deleted, archived and draft work items excluded). */
@@ -72,7 +87,15 @@ export class CycleWorkItemsRepository {
         GROUP BY s."group"`,
       [workspaceId, cycleId],
     );
-    const p: CycleProgressDto = { total: 0, backlog: 0, unstarted: 0, started: 0, completed: 0, cancelled: 0, triage: 0 };
+    const p: CycleProgressDto = {
+      total: 0,
+      backlog: 0,
+      unstarted: 0,
+      started: 0,
+      completed: 0,
+      cancelled: 0,
+      triage: 0,
+    };
     for (const r of rows) {
       if (r.grp in p) (p as unknown as Record<string, number>)[r.grp] = r.c;
       p.total += r.c;

@@ -1,5 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext } from '../common/auth/request-context';
 import { ProjectRole } from '../common/auth/roles';
@@ -7,11 +14,20 @@ import { UuidParam } from '../common/http/params';
 import { ApiProblemResponses } from '../common/openapi/problem-responses';
 import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
 import { ListParams, ListQuery } from '../common/pagination/list-query';
-import { CreateCycleDto, CycleDto, TransferCycleDto, TransferResultDto, UpdateCycleDto, WorkItemsChangeDto, WorkItemsMembershipDto } from './cycles.dto';
+import {
+  CreateCycleDto,
+  CycleDto,
+  TransferCycleDto,
+  TransferResultDto,
+  UpdateCycleDto,
+  WorkItemsChangeDto,
+  WorkItemsMembershipDto,
+} from './cycles.dto';
 import { CYCLE_LIST } from './cycles.repository';
 import { CyclesService } from './cycles.service';
 
-const DISABLED_400 = '`validation_error`: invalid field, or cycles are disabled for the project (`is_cycles_enabled` false)';
+const DISABLED_400 =
+  '`validation_error`: invalid field, or cycles are disabled for the project (`is_cycles_enabled` false)';
 
 @ApiTags('cycles')
 @ApiParam({ name: 'slug', description: 'Workspace slug' })
@@ -22,7 +38,11 @@ export class CyclesController {
 
   @Get()
   @Authenticated({ scope: 'projects.cycles:read', project: ProjectRole.Guest })
-  @ApiOperation({ operationId: 'cycles_list', summary: 'List cycles', description: 'Default order created_at. Works while the cycles feature is off.' })
+  @ApiOperation({
+    operationId: 'cycles_list',
+    summary: 'List cycles',
+    description: 'Default order created_at. Works while the cycles feature is off.',
+  })
   @ApiListQuery(CYCLE_LIST)
   @ApiListResponse(CycleDto)
   list(@Ctx() ctx: ProjectContext, @ListParams(CYCLE_LIST) q: ListQuery) {
@@ -44,7 +64,11 @@ export class CyclesController {
 
   @Get(':pk')
   @Authenticated({ scope: 'projects.cycles:read', project: ProjectRole.Guest })
-  @ApiOperation({ operationId: 'cycles_get', summary: 'Get a cycle', description: 'Carries `progress`: the count of its work items per state group.' })
+  @ApiOperation({
+    operationId: 'cycles_get',
+    summary: 'Get a cycle',
+    description: 'Carries `progress`: the count of its work items per state group.',
+  })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiOkResponse({ type: CycleDto })
   @ApiProblemResponses(400, 404)
@@ -54,7 +78,11 @@ export class CyclesController {
 
   @Patch(':pk')
   @Authenticated({ scope: 'projects.cycles:write', project: ProjectRole.Contributor })
-  @ApiOperation({ operationId: 'cycles_update', summary: 'Update a cycle', description: 'Partial; null clears dates; owned_by_id and audit fields are ignored.' })
+  @ApiOperation({
+    operationId: 'cycles_update',
+    summary: 'Update a cycle',
+    description: 'Partial; null clears dates; owned_by_id and audit fields are ignored.',
+  })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiOkResponse({ type: CycleDto })
   @ApiProblemResponses([400, DISABLED_400], 404, [409, '`conflict`: name in use in this project'])

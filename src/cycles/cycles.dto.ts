@@ -1,5 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsNotEmpty, IsNumber, IsString, IsUUID, ValidateBy, ValidationOptions } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsNotEmpty,
+  IsNumber,
+  IsString,
+  IsUUID,
+  ValidateBy,
+  ValidationOptions,
+} from 'class-validator';
 import { ExternalField, LogoPropsField } from '../common/http/dto-fields';
 import { MaxChars, Nullable, OptionalNotNull } from '../common/http/validation';
 import { isValidDate, isValidDateTime } from '../common/pagination/list-query';
@@ -62,28 +71,40 @@ export function IsDateTimeString(options?: ValidationOptions): PropertyDecorator
 }
 
 export class CreateCycleDto {
-  @ApiProperty({ maxLength: 255, description: 'Unique among the project\'s cycles.' })
-  @IsString() @IsNotEmpty() @MaxChars(255)
+  @ApiProperty({ maxLength: 255, description: "Unique among the project's cycles." })
+  @IsString()
+  @IsNotEmpty()
+  @MaxChars(255)
   name!: string;
 
   @ApiPropertyOptional({ type: String, nullable: true })
-  @Nullable() @IsString()
+  @Nullable()
+  @IsString()
   description?: string | null;
 
-  @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true, description: 'Sent without an offset it is taken as UTC.' })
-  @Nullable() @IsDateTimeString()
+  @ApiPropertyOptional({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'Sent without an offset it is taken as UTC.',
+  })
+  @Nullable()
+  @IsDateTimeString()
   start_date?: string | null;
 
   @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true, description: 'Not before start_date.' })
-  @Nullable() @IsDateTimeString()
+  @Nullable()
+  @IsDateTimeString()
   end_date?: string | null;
 
   @ApiPropertyOptional({ example: 'Europe/Berlin', default: 'UTC', description: 'IANA time zone name.' })
-  @OptionalNotNull() @IsTimeZone()
+  @OptionalNotNull()
+  @IsTimeZone()
   timezone?: string;
 
-  @ApiPropertyOptional({ type: Number, description: 'Lower first; defaults to after the project\'s existing cycles.' })
-  @OptionalNotNull() @IsNumber({ allowNaN: false, allowInfinity: false })
+  @ApiPropertyOptional({ type: Number, description: "Lower first; defaults to after the project's existing cycles." })
+  @OptionalNotNull()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
   sort_order?: number;
 
   @LogoPropsField() logo_props?: Record<string, unknown> | null;
@@ -93,27 +114,40 @@ export class CreateCycleDto {
 
 export class UpdateCycleDto {
   @ApiPropertyOptional({ maxLength: 255 })
-  @OptionalNotNull() @IsString() @IsNotEmpty() @MaxChars(255)
+  @OptionalNotNull()
+  @IsString()
+  @IsNotEmpty()
+  @MaxChars(255)
   name?: string;
 
   @ApiPropertyOptional({ type: String, nullable: true })
-  @Nullable() @IsString()
+  @Nullable()
+  @IsString()
   description?: string | null;
 
   @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true, description: 'null clears.' })
-  @Nullable() @IsDateTimeString()
+  @Nullable()
+  @IsDateTimeString()
   start_date?: string | null;
 
-  @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true, description: 'null clears; checked against the stored start_date.' })
-  @Nullable() @IsDateTimeString()
+  @ApiPropertyOptional({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'null clears; checked against the stored start_date.',
+  })
+  @Nullable()
+  @IsDateTimeString()
   end_date?: string | null;
 
   @ApiPropertyOptional({ example: 'Europe/Berlin' })
-  @OptionalNotNull() @IsTimeZone()
+  @OptionalNotNull()
+  @IsTimeZone()
   timezone?: string;
 
   @ApiPropertyOptional({ type: Number })
-  @OptionalNotNull() @IsNumber({ allowNaN: false, allowInfinity: false })
+  @OptionalNotNull()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
   sort_order?: number;
 
   @LogoPropsField() logo_props?: Record<string, unknown> | null;
@@ -139,14 +173,19 @@ export class CycleDto {
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) start_date!: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) end_date!: string | null;
   @ApiProperty({ example: 'UTC' }) timezone!: string;
-  @ApiProperty({ format: 'uuid', readOnly: true, description: 'Read-only: the user who created the cycle.' }) owned_by_id!: string;
+  @ApiProperty({ format: 'uuid', readOnly: true, description: 'Read-only: the user who created the cycle.' })
+  owned_by_id!: string;
   @ApiProperty() sort_order!: number;
   @ApiProperty({ type: 'object', additionalProperties: true }) logo_props!: Record<string, unknown>;
   @ApiProperty({ type: String, nullable: true, maxLength: 255 }) external_id!: string | null;
   @ApiProperty({ type: String, nullable: true, maxLength: 255 }) external_source!: string | null;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
   @ApiProperty({ type: String, format: 'uuid', nullable: true }) created_by_id!: string | null;
-  @ApiPropertyOptional({ type: CycleProgressDto, readOnly: true, description: 'Read-only, on single-cycle responses (get, create, update); not in list items.' })
+  @ApiPropertyOptional({
+    type: CycleProgressDto,
+    readOnly: true,
+    description: 'Read-only, on single-cycle responses (get, create, update); not in list items.',
+  })
   progress?: CycleProgressDto;
 }
 
@@ -154,18 +193,31 @@ const MAX_IDS = 500;
 
 /** Membership change: ids of work items of this project. */
 export class WorkItemsMembershipDto {
-  @ApiPropertyOptional({ type: [String], format: 'uuid', description: 'Work items to add. A work item is in at most one cycle: adding it to a cycle moves it out of its previous one. Modules have no such limit.' })
-  @OptionalNotNull() @IsArray() @ArrayMaxSize(MAX_IDS) @IsUUID('all', { each: true })
+  @ApiPropertyOptional({
+    type: [String],
+    format: 'uuid',
+    description:
+      'Work items to add. A work item is in at most one cycle: adding it to a cycle moves it out of its previous one. Modules have no such limit.',
+  })
+  @OptionalNotNull()
+  @IsArray()
+  @ArrayMaxSize(MAX_IDS)
+  @IsUUID('all', { each: true })
   add?: string[];
 
   @ApiPropertyOptional({ type: [String], format: 'uuid', description: 'Work items to take out.' })
-  @OptionalNotNull() @IsArray() @ArrayMaxSize(MAX_IDS) @IsUUID('all', { each: true })
+  @OptionalNotNull()
+  @IsArray()
+  @ArrayMaxSize(MAX_IDS)
+  @IsUUID('all', { each: true })
   remove?: string[];
 }
 
 export class WorkItemsChangeDto {
-  @ApiProperty({ type: [String], format: 'uuid', description: 'Ids newly placed in the grouping by this request.' }) added!: string[];
-  @ApiProperty({ type: [String], format: 'uuid', description: 'Ids taken out of the grouping by this request.' }) removed!: string[];
+  @ApiProperty({ type: [String], format: 'uuid', description: 'Ids newly placed in the grouping by this request.' })
+  added!: string[];
+  @ApiProperty({ type: [String], format: 'uuid', description: 'Ids taken out of the grouping by this request.' })
+  removed!: string[];
 }
 
 export class TransferCycleDto {
@@ -176,5 +228,6 @@ export class TransferCycleDto {
 
 export class TransferResultDto {
   @ApiProperty({ format: 'uuid' }) new_cycle_id!: string;
-  @ApiProperty({ type: [String], format: 'uuid', description: 'The unfinished work items moved.' }) transferred!: string[];
+  @ApiProperty({ type: [String], format: 'uuid', description: 'The unfinished work items moved.' })
+  transferred!: string[];
 }

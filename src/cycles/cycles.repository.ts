@@ -54,7 +54,15 @@ export interface CycleWrite {
 }
 
 const WRITABLE: ReadonlyArray<keyof CycleWrite> = [
-  'name', 'description', 'start_date', 'end_date', 'timezone', 'sort_order', 'logo_props', 'external_id', 'external_source',
+  'name',
+  'description',
+  'start_date',
+  'end_date',
+  'timezone',
+  'sort_order',
+  'logo_props',
+  'external_id',
+  'external_source',
 ];
 
 @Injectable()
@@ -71,7 +79,13 @@ export class CyclesRepository {
     });
   }
 
-  async get(workspaceId: string, projectId: string, id: string, db: Queryable = this.ds, forUpdate = false): Promise<CycleRow | null> {
+  async get(
+    workspaceId: string,
+    projectId: string,
+    id: string,
+    db: Queryable = this.ds,
+    forUpdate = false,
+  ): Promise<CycleRow | null> {
     const rows = await db.query(
       `SELECT ${COLS} FROM cycles c WHERE c.workspace_id = $1 AND c.project_id = $2 AND c.id = $3 AND c.deleted_at IS NULL${forUpdate ? ' FOR UPDATE' : ''}`,
       [workspaceId, projectId, id],
@@ -79,7 +93,13 @@ export class CyclesRepository {
     return rows[0] ?? null;
   }
 
-  async nameTaken(workspaceId: string, projectId: string, name: string, exceptId: string | null, db: Queryable): Promise<boolean> {
+  async nameTaken(
+    workspaceId: string,
+    projectId: string,
+    name: string,
+    exceptId: string | null,
+    db: Queryable,
+  ): Promise<boolean> {
     const rows = await db.query(
       `SELECT 1 FROM cycles WHERE workspace_id = $1 AND project_id = $2 AND name = $3 AND deleted_at IS NULL AND ($4::uuid IS NULL OR id <> $4)`,
       [workspaceId, projectId, name, exceptId],
@@ -89,7 +109,10 @@ export class CyclesRepository {
 
   /** Default position of a new cycle: after the project's existing ones. */
   async nextSortOrder(workspaceId: string, projectId: string, db: Queryable): Promise<number> {
-    const rows = await db.query(`SELECT max(sort_order) AS m FROM cycles WHERE workspace_id = $1 AND project_id = $2 AND deleted_at IS NULL`, [workspaceId, projectId]);
+    const rows = await db.query(
+      `SELECT max(sort_order) AS m FROM cycles WHERE workspace_id = $1 AND project_id = $2 AND deleted_at IS NULL`,
+      [workspaceId, projectId],
+    );
     return rows[0]?.m === null || rows[0]?.m === undefined ? 65535 : Number(rows[0].m) + 1000;
   }
 
@@ -105,8 +128,20 @@ export class CyclesRepository {
                            logo_props, external_id, external_source, created_by_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $8)
        RETURNING ${COLS.replace(/c\./g, '')}`,
-      [workspaceId, projectId, v.name, v.description ?? '', v.start_date ?? null, v.end_date ?? null, v.timezone ?? 'UTC', userId,
-        v.sort_order, v.logo_props ?? {}, v.external_id ?? null, v.external_source ?? null],
+      [
+        workspaceId,
+        projectId,
+        v.name,
+        v.description ?? '',
+        v.start_date ?? null,
+        v.end_date ?? null,
+        v.timezone ?? 'UTC',
+        userId,
+        v.sort_order,
+        v.logo_props ?? {},
+        v.external_id ?? null,
+        v.external_source ?? null,
+      ],
     );
     return rows[0];
   }
@@ -121,7 +156,10 @@ export class CyclesRepository {
       sets.push(`${k} = ${p.add(stored)}`);
     }
     if (!sets.length) return;
-    await db.query(`UPDATE cycles SET ${sets.join(', ')}, updated_at = now() WHERE workspace_id = $1 AND id = $2`, p.values);
+    await db.query(
+      `UPDATE cycles SET ${sets.join(', ')}, updated_at = now() WHERE workspace_id = $1 AND id = $2`,
+      p.values,
+    );
   }
 
   async softDelete(workspaceId: string, id: string, db: Queryable): Promise<void> {

@@ -34,7 +34,10 @@ export async function checkMembershipIds(
   if (both.length) throw ProblemException.validation('remove', `Ids in both add and remove: ${both.join(', ')}.`);
   const found = await existing([...add, ...remove]);
   const errors: FieldError[] = [];
-  for (const [field, ids] of [['add', add], ['remove', remove]] as const) {
+  for (const [field, ids] of [
+    ['add', add],
+    ['remove', remove],
+  ] as const) {
     const foreign = ids.filter((id) => !found.has(id));
     if (foreign.length) errors.push({ field, message: `Not work items of this project: ${foreign.join(', ')}.` });
   }
@@ -69,10 +72,22 @@ export class CyclesService {
       const v = this.writable(dto);
       const name = this.cleanName(dto.name);
       if (await this.repo.nameTaken(ctx.workspace.id, ctx.project.id, name, null, tx)) throw this.nameConflict(name);
-      await assertExternalPairFree(tx, 'cycles', { workspaceId: ctx.workspace.id, projectId: ctx.project.id }, dto, null);
+      await assertExternalPairFree(
+        tx,
+        'cycles',
+        { workspaceId: ctx.workspace.id, projectId: ctx.project.id },
+        dto,
+        null,
+      );
       this.assertDateOrder(v.start_date ?? null, v.end_date ?? null);
       const sortOrder = dto.sort_order ?? (await this.repo.nextSortOrder(ctx.workspace.id, ctx.project.id, tx));
-      const row = await this.repo.insert(ctx.workspace.id, ctx.project.id, { ...v, name, sort_order: sortOrder }, ctx.principal.userId, tx);
+      const row = await this.repo.insert(
+        ctx.workspace.id,
+        ctx.project.id,
+        { ...v, name, sort_order: sortOrder },
+        ctx.principal.userId,
+        tx,
+      );
       return mapCycle(row, emptyProgress());
     });
   }
@@ -82,13 +97,21 @@ export class CyclesService {
       await this.assertEnabled(ctx, tx);
       const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx, true);
       if (!row) throw ProblemException.notFound('Cycle');
-      await assertExternalPairFree(tx, 'cycles', { workspaceId: ctx.workspace.id, projectId: ctx.project.id }, dto, row);
+      await assertExternalPairFree(
+        tx,
+        'cycles',
+        { workspaceId: ctx.workspace.id, projectId: ctx.project.id },
+        dto,
+        row,
+      );
       const v = this.writable(dto);
       if (dto.name !== undefined) {
         v.name = this.cleanName(dto.name);
-        if (await this.repo.nameTaken(ctx.workspace.id, ctx.project.id, v.name, id, tx)) throw this.nameConflict(v.name);
+        if (await this.repo.nameTaken(ctx.workspace.id, ctx.project.id, v.name, id, tx))
+          throw this.nameConflict(v.name);
       }
-      const start = v.start_date !== undefined ? v.start_date : row.start_date && new Date(row.start_date).toISOString();
+      const start =
+        v.start_date !== undefined ? v.start_date : row.start_date && new Date(row.start_date).toISOString();
       const end = v.end_date !== undefined ? v.end_date : row.end_date && new Date(row.end_date).toISOString();
       this.assertDateOrder(start, end);
       await this.repo.update(ctx.workspace.id, id, v, tx);
@@ -116,7 +139,9 @@ export class CyclesService {
       await this.assertEnabled(ctx, tx);
       const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx, true);
       if (!row) throw ProblemException.notFound('Cycle');
-      const { add, remove } = await checkMembershipIds(dto, (ids) => this.items.existing(ctx.workspace.id, ctx.project.id, ids, tx));
+      const { add, remove } = await checkMembershipIds(dto, (ids) =>
+        this.items.existing(ctx.workspace.id, ctx.project.id, ids, tx),
+      );
       const added = new Set(await this.items.add(ctx.workspace.id, ctx.project.id, id, add, tx));
       const removed = new Set(await this.items.remove(ctx.workspace.id, ctx.project.id, id, remove, tx));
       return { added: add.filter((x) => added.has(x)), removed: remove.filter((x) => removed.has(x)) };
@@ -130,11 +155,15 @@ export class CyclesService {
       const source = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx, true);
       if (!source) throw ProblemException.notFound('Cycle');
       const targetId = dto.new_cycle_id.toLowerCase();
-      if (targetId === id) throw ProblemException.validation('new_cycle_id', 'Must be a different cycle than the one transferred from.');
+      if (targetId === id)
+        throw ProblemException.validation('new_cycle_id', 'Must be a different cycle than the one transferred from.');
       const target = await this.repo.get(ctx.workspace.id, ctx.project.id, targetId, tx, true);
       if (!target) throw ProblemException.validation('new_cycle_id', 'Must be a cycle of this project.');
       if (target.end_date && new Date(target.end_date).getTime() < Date.now()) {
-        throw ProblemException.validation('new_cycle_id', 'The target cycle has already ended; transfer to a current or upcoming cycle.');
+        throw ProblemException.validation(
+          'new_cycle_id',
+          'The target cycle has already ended; transfer to a current or upcoming cycle.',
+        );
       }
       const transferred = await this.items.transferUnfinished(ctx.workspace.id, ctx.project.id, id, targetId, tx);
       return { new_cycle_id: targetId, transferred };

@@ -1,5 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext } from '../common/auth/request-context';
 import { ProjectRole } from '../common/auth/roles';
@@ -20,7 +27,10 @@ import { ESTIMATE_EXPANDS } from './estimates.mapper';
 import { ESTIMATE_LIST, POINT_LIST } from './estimates.repository';
 import { EstimatesService } from './estimates.service';
 
-const GATED: [number, string] = [400, '`validation_error` (also: estimates disabled for the project, field `is_estimates_enabled`)'];
+const GATED: [number, string] = [
+  400,
+  '`validation_error` (also: estimates disabled for the project, field `is_estimates_enabled`)',
+];
 
 @ApiTags('estimates')
 @ApiParam({ name: 'slug', description: 'Workspace slug' })
@@ -41,7 +51,12 @@ export class EstimatesController {
 
   @Post()
   @Authenticated({ scope: 'projects.estimates:write', project: ProjectRole.Admin })
-  @ApiOperation({ operationId: 'estimates_create', summary: 'Create an estimate', description: 'Active when `is_active` is true (the previous active estimate is deactivated) or when omitted and the project has no active estimate.' })
+  @ApiOperation({
+    operationId: 'estimates_create',
+    summary: 'Create an estimate',
+    description:
+      'Active when `is_active` is true (the previous active estimate is deactivated) or when omitted and the project has no active estimate.',
+  })
   @Expandable(ESTIMATE_EXPANDS)
   @ApiCreatedResponse({ type: EstimateDto })
   @ApiProblemResponses(GATED, 404, [409, '`conflict`: the name is already used in the project'])
@@ -67,14 +82,23 @@ export class EstimatesController {
   @Expandable(ESTIMATE_EXPANDS)
   @ApiOkResponse({ type: EstimateDto })
   @ApiProblemResponses(GATED, 404, [409, '`conflict`: the name is already used in the project'])
-  update(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string, @Body() body: UpdateEstimateDto, @ExpandParam() expand: Set<string>) {
+  update(
+    @Ctx() ctx: ProjectContext,
+    @UuidParam('pk') pk: string,
+    @Body() body: UpdateEstimateDto,
+    @ExpandParam() expand: Set<string>,
+  ) {
     return this.estimates.update(ctx, pk, body, expand);
   }
 
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated({ scope: 'projects.estimates:write', project: ProjectRole.Admin })
-  @ApiOperation({ operationId: 'estimates_delete', summary: 'Delete an estimate and its points (soft)', description: 'Work items lose their point of this estimate.' })
+  @ApiOperation({
+    operationId: 'estimates_delete',
+    summary: 'Delete an estimate and its points (soft)',
+    description: 'Work items lose their point of this estimate.',
+  })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(GATED, 404)
@@ -105,7 +129,11 @@ export class EstimatePointsController {
   @ApiOperation({ operationId: 'estimate_points_create', summary: 'Add a point to an estimate' })
   @ApiCreatedResponse({ type: EstimatePointDto })
   @ApiProblemResponses(GATED, 404, [409, '`conflict`: the value is already used in the estimate'])
-  create(@Ctx() ctx: ProjectContext, @UuidParam('estimate_id') estimateId: string, @Body() body: CreateEstimatePointDto) {
+  create(
+    @Ctx() ctx: ProjectContext,
+    @UuidParam('estimate_id') estimateId: string,
+    @Body() body: CreateEstimatePointDto,
+  ) {
     return this.estimates.createPoint(ctx, estimateId, body);
   }
 
@@ -125,18 +153,31 @@ export class EstimatePointsController {
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiOkResponse({ type: EstimatePointDto })
   @ApiProblemResponses(GATED, 404, [409, '`conflict`: the value is already used in the estimate'])
-  update(@Ctx() ctx: ProjectContext, @UuidParam('estimate_id') estimateId: string, @UuidParam('pk') pk: string, @Body() body: UpdateEstimatePointDto) {
+  update(
+    @Ctx() ctx: ProjectContext,
+    @UuidParam('estimate_id') estimateId: string,
+    @UuidParam('pk') pk: string,
+    @Body() body: UpdateEstimatePointDto,
+  ) {
     return this.estimates.updatePoint(ctx, estimateId, pk, body);
   }
 
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated({ scope: 'projects.estimates:write', project: ProjectRole.Admin })
-  @ApiOperation({ operationId: 'estimate_points_delete', summary: 'Delete an estimate point (soft)', description: 'Work items carrying the point lose it.' })
+  @ApiOperation({
+    operationId: 'estimate_points_delete',
+    summary: 'Delete an estimate point (soft)',
+    description: 'Work items carrying the point lose it.',
+  })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(GATED, 404)
-  async remove(@Ctx() ctx: ProjectContext, @UuidParam('estimate_id') estimateId: string, @UuidParam('pk') pk: string): Promise<void> {
+  async remove(
+    @Ctx() ctx: ProjectContext,
+    @UuidParam('estimate_id') estimateId: string,
+    @UuidParam('pk') pk: string,
+  ): Promise<void> {
     await this.estimates.removePoint(ctx, estimateId, pk);
   }
 }

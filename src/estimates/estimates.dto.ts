@@ -6,19 +6,32 @@ import { ESTIMATE_TYPES, EstimateType } from './estimate.entity';
 
 export class CreateEstimateDto {
   @ApiProperty({ maxLength: 255, description: 'Unique within the project.' })
-  @IsString() @IsNotEmpty() @MaxChars(255)
+  @IsString()
+  @IsNotEmpty()
+  @MaxChars(255)
   name!: string;
 
   @ApiPropertyOptional({ type: String, nullable: true })
-  @Nullable() @IsString()
+  @Nullable()
+  @IsString()
   description?: string | null;
 
-  @ApiPropertyOptional({ enum: ESTIMATE_TYPES, default: 'categories', description: '`points` and `time` need numeric point values.' })
-  @OptionalNotNull() @IsIn(ESTIMATE_TYPES as unknown as string[])
+  @ApiPropertyOptional({
+    enum: ESTIMATE_TYPES,
+    default: 'categories',
+    description: '`points` and `time` need numeric point values.',
+  })
+  @OptionalNotNull()
+  @IsIn(ESTIMATE_TYPES as unknown as string[])
   type?: EstimateType;
 
-  @ApiPropertyOptional({ type: Boolean, description: 'true makes it the active estimate (the previous one is deactivated). Omitted: active when the project has no active estimate.' })
-  @OptionalNotNull() @IsBoolean()
+  @ApiPropertyOptional({
+    type: Boolean,
+    description:
+      'true makes it the active estimate (the previous one is deactivated). Omitted: active when the project has no active estimate.',
+  })
+  @OptionalNotNull()
+  @IsBoolean()
   is_active?: boolean;
 
   @ExternalField('Id in an external system') external_id?: string | null;
@@ -27,19 +40,29 @@ export class CreateEstimateDto {
 
 export class UpdateEstimateDto {
   @ApiPropertyOptional({ maxLength: 255 })
-  @OptionalNotNull() @IsString() @IsNotEmpty() @MaxChars(255)
+  @OptionalNotNull()
+  @IsString()
+  @IsNotEmpty()
+  @MaxChars(255)
   name?: string;
 
   @ApiPropertyOptional({ type: String, nullable: true })
-  @Nullable() @IsString()
+  @Nullable()
+  @IsString()
   description?: string | null;
 
   @ApiPropertyOptional({ enum: ESTIMATE_TYPES })
-  @OptionalNotNull() @IsIn(ESTIMATE_TYPES as unknown as string[])
+  @OptionalNotNull()
+  @IsIn(ESTIMATE_TYPES as unknown as string[])
   type?: EstimateType;
 
-  @ApiPropertyOptional({ type: Boolean, description: 'true activates this estimate and deactivates the previous one; false leaves the project without an active estimate.' })
-  @OptionalNotNull() @IsBoolean()
+  @ApiPropertyOptional({
+    type: Boolean,
+    description:
+      'true activates this estimate and deactivates the previous one; false leaves the project without an active estimate.',
+  })
+  @OptionalNotNull()
+  @IsBoolean()
   is_active?: boolean;
 
   @ExternalField('Id in an external system') external_id?: string | null;
@@ -53,15 +76,25 @@ export class UpdateEstimateDto {
 export const POINT_KEY_MAX = 1000000;
 
 export class CreateEstimatePointDto {
-  @Int32Field({ minimum: 0, maximum: POINT_KEY_MAX, description: 'Position of the point (lower first). Omitted: after the last point.' })
+  @Int32Field({
+    minimum: 0,
+    maximum: POINT_KEY_MAX,
+    description: 'Position of the point (lower first). Omitted: after the last point.',
+  })
   key?: number;
 
-  @ApiProperty({ maxLength: 255, description: 'Unique within the estimate; numeric for `points` and `time` estimates.' })
-  @IsString() @IsNotEmpty() @MaxChars(255)
+  @ApiProperty({
+    maxLength: 255,
+    description: 'Unique within the estimate; numeric for `points` and `time` estimates.',
+  })
+  @IsString()
+  @IsNotEmpty()
+  @MaxChars(255)
   value!: string;
 
   @ApiPropertyOptional({ type: String, nullable: true })
-  @Nullable() @IsString()
+  @Nullable()
+  @IsString()
   description?: string | null;
 
   @ExternalField('Id in an external system') external_id?: string | null;
@@ -73,11 +106,15 @@ export class UpdateEstimatePointDto {
   key?: number;
 
   @ApiPropertyOptional({ maxLength: 255 })
-  @OptionalNotNull() @IsString() @IsNotEmpty() @MaxChars(255)
+  @OptionalNotNull()
+  @IsString()
+  @IsNotEmpty()
+  @MaxChars(255)
   value?: string;
 
   @ApiPropertyOptional({ type: String, nullable: true })
-  @Nullable() @IsString()
+  @Nullable()
+  @IsString()
   description?: string | null;
 
   @ExternalField('Id in an external system') external_id?: string | null;
@@ -101,11 +138,14 @@ export class EstimateDto {
   @ApiProperty({ maxLength: 255 }) name!: string;
   @ApiProperty() description!: string;
   @ApiProperty({ enum: ESTIMATE_TYPES }) type!: string;
-  @ApiProperty({ description: 'The project\'s active estimate: work item estimates resolve against it.' }) is_active!: boolean;
-  @ApiProperty({ readOnly: true, description: 'Read-only: true on the estimate activated most recently.' }) last_used!: boolean;
+  @ApiProperty({ description: "The project's active estimate: work item estimates resolve against it." })
+  is_active!: boolean;
+  @ApiProperty({ readOnly: true, description: 'Read-only: true on the estimate activated most recently.' })
+  last_used!: boolean;
   @ApiProperty({ type: String, nullable: true, maxLength: 255 }) external_id!: string | null;
   @ApiProperty({ type: String, nullable: true, maxLength: 255 }) external_source!: string | null;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
   @ApiProperty({ type: String, format: 'uuid', nullable: true }) created_by_id!: string | null;
-  @ApiPropertyOptional({ type: [EstimatePointDto], description: 'With ?expand=points: the points, ordered by key.' }) points?: EstimatePointDto[];
+  @ApiPropertyOptional({ type: [EstimatePointDto], description: 'With ?expand=points: the points, ordered by key.' })
+  points?: EstimatePointDto[];
 }

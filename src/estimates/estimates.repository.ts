@@ -81,7 +81,13 @@ export class EstimatesRepository {
     });
   }
 
-  async get(workspaceId: string, projectId: string, id: string, db: Queryable = this.ds, forUpdate = false): Promise<EstimateRow | null> {
+  async get(
+    workspaceId: string,
+    projectId: string,
+    id: string,
+    db: Queryable = this.ds,
+    forUpdate = false,
+  ): Promise<EstimateRow | null> {
     const rows = await db.query(
       `SELECT ${E_COLS} FROM estimates e WHERE e.workspace_id = $1 AND e.project_id = $2 AND e.id = $3 AND e.deleted_at IS NULL${forUpdate ? ' FOR UPDATE' : ''}`,
       [workspaceId, projectId, id],
@@ -103,7 +109,9 @@ export class EstimatesRepository {
   }
 
   async hasActive(projectId: string, db: Queryable): Promise<boolean> {
-    const rows = await db.query(`SELECT 1 FROM estimates WHERE project_id = $1 AND is_active AND deleted_at IS NULL`, [projectId]);
+    const rows = await db.query(`SELECT 1 FROM estimates WHERE project_id = $1 AND is_active AND deleted_at IS NULL`, [
+      projectId,
+    ]);
     return rows.length > 0;
   }
 
@@ -121,11 +129,26 @@ export class EstimatesRepository {
     await db.query(`UPDATE estimates SET is_active = false, updated_at = now() WHERE id = $1`, [id]);
   }
 
-  async insert(workspaceId: string, projectId: string, v: EstimateWrite & { name: string; type: string }, createdBy: string, db: Queryable): Promise<EstimateRow> {
+  async insert(
+    workspaceId: string,
+    projectId: string,
+    v: EstimateWrite & { name: string; type: string },
+    createdBy: string,
+    db: Queryable,
+  ): Promise<EstimateRow> {
     const rows = await db.query(
       `INSERT INTO estimates AS e (workspace_id, project_id, name, description, type, external_id, external_source, created_by_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${E_COLS}`,
-      [workspaceId, projectId, v.name, v.description ?? '', v.type, v.external_id ?? null, v.external_source ?? null, createdBy],
+      [
+        workspaceId,
+        projectId,
+        v.name,
+        v.description ?? '',
+        v.type,
+        v.external_id ?? null,
+        v.external_source ?? null,
+        createdBy,
+      ],
     );
     return rows[0];
   }
@@ -133,7 +156,8 @@ export class EstimatesRepository {
   async update(id: string, v: EstimateWrite, db: Queryable): Promise<void> {
     const p = new SqlParams([id]);
     const sets = setClause({ ...v }, p);
-    if (sets.length) await db.query(`UPDATE estimates SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`, p.values);
+    if (sets.length)
+      await db.query(`UPDATE estimates SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`, p.values);
   }
 
   async softDelete(id: string, db: Queryable): Promise<void> {
@@ -161,7 +185,12 @@ export class EstimatesRepository {
     );
   }
 
-  async getPoint(workspaceId: string, estimateId: string, id: string, db: Queryable = this.ds): Promise<EstimatePointRow | null> {
+  async getPoint(
+    workspaceId: string,
+    estimateId: string,
+    id: string,
+    db: Queryable = this.ds,
+  ): Promise<EstimatePointRow | null> {
     const rows = await db.query(
       `SELECT ${P_COLS} FROM estimate_points p WHERE p.workspace_id = $1 AND p.estimate_id = $2 AND p.id = $3 AND p.deleted_at IS NULL`,
       [workspaceId, estimateId, id],
@@ -178,21 +207,44 @@ export class EstimatesRepository {
   }
 
   async nextKey(estimateId: string, db: Queryable): Promise<number> {
-    const rows = await db.query(`SELECT COALESCE(max(key), 0) + 1 AS k FROM estimate_points WHERE estimate_id = $1 AND deleted_at IS NULL`, [estimateId]);
+    const rows = await db.query(
+      `SELECT COALESCE(max(key), 0) + 1 AS k FROM estimate_points WHERE estimate_id = $1 AND deleted_at IS NULL`,
+      [estimateId],
+    );
     return Number(rows[0].k);
   }
 
   /** Values of the estimate's live points (checked when the estimate's type becomes numeric). */
   async pointValues(estimateId: string, db: Queryable): Promise<string[]> {
-    const rows: Array<{ value: string }> = await db.query(`SELECT value FROM estimate_points WHERE estimate_id = $1 AND deleted_at IS NULL`, [estimateId]);
+    const rows: Array<{ value: string }> = await db.query(
+      `SELECT value FROM estimate_points WHERE estimate_id = $1 AND deleted_at IS NULL`,
+      [estimateId],
+    );
     return rows.map((r) => r.value);
   }
 
-  async insertPoint(workspaceId: string, projectId: string, estimateId: string, v: PointWrite & { key: number; value: string }, createdBy: string, db: Queryable): Promise<EstimatePointRow> {
+  async insertPoint(
+    workspaceId: string,
+    projectId: string,
+    estimateId: string,
+    v: PointWrite & { key: number; value: string },
+    createdBy: string,
+    db: Queryable,
+  ): Promise<EstimatePointRow> {
     const rows = await db.query(
       `INSERT INTO estimate_points AS p (workspace_id, project_id, estimate_id, key, value, description, external_id, external_source, created_by_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${P_COLS}`,
-      [workspaceId, projectId, estimateId, v.key, v.value, v.description ?? '', v.external_id ?? null, v.external_source ?? null, createdBy],
+      [
+        workspaceId,
+        projectId,
+        estimateId,
+        v.key,
+        v.value,
+        v.description ?? '',
+        v.external_id ?? null,
+        v.external_source ?? null,
+        createdBy,
+      ],
     );
     return rows[0];
   }
@@ -200,7 +252,8 @@ export class EstimatesRepository {
   async updatePoint(id: string, v: PointWrite, db: Queryable): Promise<void> {
     const p = new SqlParams([id]);
     const sets = setClause({ ...v }, p);
-    if (sets.length) await db.query(`UPDATE estimate_points SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`, p.values);
+    if (sets.length)
+      await db.query(`UPDATE estimate_points SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`, p.values);
   }
 
   async softDeletePoint(id: string, db: Queryable): Promise<void> {
@@ -213,7 +266,10 @@ export class EstimatesRepository {
    * after the items were cleared. False when it was deleted meanwhile.
    */
   async lockPoint(id: string, db: Queryable): Promise<boolean> {
-    return (await db.query(`SELECT id FROM estimate_points WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`, [id])).length > 0;
+    return (
+      (await db.query(`SELECT id FROM estimate_points WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`, [id])).length >
+      0
+    );
   }
 
   /**
@@ -229,7 +285,10 @@ export class EstimatesRepository {
   }
 
   async livePointIds(estimateId: string, db: Queryable): Promise<string[]> {
-    const rows: Array<{ id: string }> = await db.query(`SELECT id FROM estimate_points WHERE estimate_id = $1 AND deleted_at IS NULL`, [estimateId]);
+    const rows: Array<{ id: string }> = await db.query(
+      `SELECT id FROM estimate_points WHERE estimate_id = $1 AND deleted_at IS NULL`,
+      [estimateId],
+    );
     return rows.map((r) => r.id);
   }
 
@@ -239,7 +298,11 @@ export class EstimatesRepository {
    * Live points of the project's active estimate matching the id, or the value case-insensitively
    * (at most two rows: enough to tell "one" from "several"), plus whether estimates are enabled.
    */
-  async activePointsMatching(projectId: string, by: { id: string } | { value: string }, db: Queryable): Promise<Array<{ id: string }>> {
+  async activePointsMatching(
+    projectId: string,
+    by: { id: string } | { value: string },
+    db: Queryable,
+  ): Promise<Array<{ id: string }>> {
     const cond = 'id' in by ? 'p.id = $2::uuid' : 'lower(p.value) = lower($2)';
     return db.query(
       `SELECT p.id FROM estimate_points p

@@ -58,7 +58,13 @@ export class EstimatesService {
       const row = await this.repo.insert(
         ctx.workspace.id,
         projectId,
-        { name, description: dto.description, type: dto.type ?? 'categories', external_id: dto.external_id, external_source: dto.external_source },
+        {
+          name,
+          description: dto.description,
+          type: dto.type ?? 'categories',
+          external_id: dto.external_id,
+          external_source: dto.external_source,
+        },
         ctx.principal.userId,
         tx,
       );
@@ -83,10 +89,23 @@ export class EstimatesService {
       if (dto.type !== undefined && NUMERIC_TYPES.has(dto.type) && dto.type !== current.type) {
         const bad = (await this.repo.pointValues(id, tx)).filter((v) => !NUMERIC_RE.test(v));
         if (bad.length) {
-          throw ProblemException.validation('type', `A ${dto.type} estimate needs numeric point values; change these first: ${bad.map((v) => `"${v}"`).join(', ')}.`);
+          throw ProblemException.validation(
+            'type',
+            `A ${dto.type} estimate needs numeric point values; change these first: ${bad.map((v) => `"${v}"`).join(', ')}.`,
+          );
         }
       }
-      await this.repo.update(id, { name, description: dto.description, type: dto.type, external_id: dto.external_id, external_source: dto.external_source }, tx);
+      await this.repo.update(
+        id,
+        {
+          name,
+          description: dto.description,
+          type: dto.type,
+          external_id: dto.external_id,
+          external_source: dto.external_source,
+        },
+        tx,
+      );
       if (dto.is_active === true && !current.is_active) await this.repo.activate(projectId, id, tx);
       if (dto.is_active === false && current.is_active) await this.repo.deactivate(id, tx);
       return this.get(ctx, id, expand, tx);
@@ -128,7 +147,13 @@ export class EstimatesService {
         ctx.workspace.id,
         ctx.project.id,
         estimateId,
-        { value, key: dto.key ?? (await this.repo.nextKey(estimateId, tx)), description: dto.description, external_id: dto.external_id, external_source: dto.external_source },
+        {
+          value,
+          key: dto.key ?? (await this.repo.nextKey(estimateId, tx)),
+          description: dto.description,
+          external_id: dto.external_id,
+          external_source: dto.external_source,
+        },
         ctx.principal.userId,
         tx,
       );
@@ -136,7 +161,12 @@ export class EstimatesService {
     });
   }
 
-  async updatePoint(ctx: ProjectContext, estimateId: string, id: string, dto: UpdateEstimatePointDto): Promise<EstimatePointDto> {
+  async updatePoint(
+    ctx: ProjectContext,
+    estimateId: string,
+    id: string,
+    dto: UpdateEstimatePointDto,
+  ): Promise<EstimatePointDto> {
     return this.ds.transaction(async (tx) => {
       await this.assertEnabled(ctx, tx);
       const estimate = await this.estimateOr404(ctx, estimateId, tx, true);
@@ -146,7 +176,17 @@ export class EstimatesService {
         value = this.cleanValue(estimate, dto.value);
         if (await this.repo.valueTaken(estimateId, value, id, tx)) throw this.valueConflict(value);
       }
-      await this.repo.updatePoint(id, { value, key: dto.key, description: dto.description, external_id: dto.external_id, external_source: dto.external_source }, tx);
+      await this.repo.updatePoint(
+        id,
+        {
+          value,
+          key: dto.key,
+          description: dto.description,
+          external_id: dto.external_id,
+          external_source: dto.external_source,
+        },
+        tx,
+      );
       return mapPoint((await this.repo.getPoint(ctx.workspace.id, estimateId, id, tx))!);
     });
   }
@@ -176,23 +216,34 @@ export class EstimatesService {
   async resolvePoint(db: Queryable, projectId: string, by: { id?: string; value?: string }): Promise<string> {
     const hasId = by.id !== undefined && by.id !== null;
     const hasValue = by.value !== undefined && by.value !== null;
-    if (hasId && hasValue) throw ProblemException.validation('estimate', 'Send either estimate_point_id or estimate, not both.');
-    if (!hasId && !hasValue) throw ProblemException.validation('estimate_point_id', 'An estimate point id or an estimate value is required.');
+    if (hasId && hasValue)
+      throw ProblemException.validation('estimate', 'Send either estimate_point_id or estimate, not both.');
+    if (!hasId && !hasValue)
+      throw ProblemException.validation('estimate_point_id', 'An estimate point id or an estimate value is required.');
     const field = hasId ? 'estimate_point_id' : 'estimate';
     const { enabled, active } = await this.repo.resolutionContext(projectId, db);
-    if (!enabled) throw ProblemException.validation(field, 'Estimates are disabled for this project (is_estimates_enabled is false).');
+    if (!enabled)
+      throw ProblemException.validation(
+        field,
+        'Estimates are disabled for this project (is_estimates_enabled is false).',
+      );
     if (!active) throw ProblemException.validation(field, 'This project has no active estimate.');
     if (hasId) {
       const id = by.id!;
       const rows = isUuid(id) ? await this.repo.activePointsMatching(projectId, { id: id.toLowerCase() }, db) : [];
-      if (!rows.length) throw ProblemException.validation(field, `"${id}" is not a point of the project's active estimate.`);
+      if (!rows.length)
+        throw ProblemException.validation(field, `"${id}" is not a point of the project's active estimate.`);
       return rows[0].id;
     }
     const value = by.value!.trim();
     const rows = await this.repo.activePointsMatching(projectId, { value }, db);
-    if (!rows.length) throw ProblemException.validation(field, `No point of the project's active estimate has the value "${value}".`);
+    if (!rows.length)
+      throw ProblemException.validation(field, `No point of the project's active estimate has the value "${value}".`);
     if (rows.length > 1) {
-      throw ProblemException.validation(field, `Several points of the active estimate match "${value}"; send estimate_point_id instead.`);
+      throw ProblemException.validation(
+        field,
+        `Several points of the active estimate match "${value}"; send estimate_point_id instead.`,
+      );
     }
     return rows[0].id;
   }
@@ -203,21 +254,40 @@ export class EstimatesService {
     await assertProjectFeatureEnabled(this.features, ctx.workspace.id, ctx.project.id, 'is_estimates_enabled', db);
   }
 
-  private async withPoints(ctx: ProjectContext, rows: EstimateRow[], expand: Set<string>, db: Queryable = this.ds): Promise<EstimateDto[]> {
+  private async withPoints(
+    ctx: ProjectContext,
+    rows: EstimateRow[],
+    expand: Set<string>,
+    db: Queryable = this.ds,
+  ): Promise<EstimateDto[]> {
     if (!expand.has('points')) return rows.map((r) => mapEstimate(r));
-    const points = await this.repo.pointsOf(ctx.workspace.id, rows.map((r) => r.id), db);
+    const points = await this.repo.pointsOf(
+      ctx.workspace.id,
+      rows.map((r) => r.id),
+      db,
+    );
     const byEstimate = new Map<string, EstimatePointRow[]>();
     for (const p of points) byEstimate.set(p.estimate_id, [...(byEstimate.get(p.estimate_id) ?? []), p]);
     return rows.map((r) => mapEstimate(r, byEstimate.get(r.id) ?? []));
   }
 
-  private async estimateOr404(ctx: ProjectContext, id: string, db: Queryable = this.ds, forUpdate = false): Promise<EstimateRow> {
+  private async estimateOr404(
+    ctx: ProjectContext,
+    id: string,
+    db: Queryable = this.ds,
+    forUpdate = false,
+  ): Promise<EstimateRow> {
     const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id, db, forUpdate);
     if (!row) throw ProblemException.notFound('Estimate');
     return row;
   }
 
-  private async pointOr404(ctx: ProjectContext, estimateId: string, id: string, db: Queryable = this.ds): Promise<EstimatePointRow> {
+  private async pointOr404(
+    ctx: ProjectContext,
+    estimateId: string,
+    id: string,
+    db: Queryable = this.ds,
+  ): Promise<EstimatePointRow> {
     const row = await this.repo.getPoint(ctx.workspace.id, estimateId, id, db);
     if (!row) throw ProblemException.notFound('Estimate point');
     return row;
@@ -233,7 +303,10 @@ export class EstimatesService {
     const value = raw.trim();
     if (!value) throw ProblemException.validation('value', 'value should not be empty');
     if (NUMERIC_TYPES.has(estimate.type) && !NUMERIC_RE.test(value)) {
-      throw ProblemException.validation('value', `The points of a ${estimate.type} estimate are numbers (e.g. "3" or "0.5").`);
+      throw ProblemException.validation(
+        'value',
+        `The points of a ${estimate.type} estimate are numbers (e.g. "3" or "0.5").`,
+      );
     }
     return value;
   }

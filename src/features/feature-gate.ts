@@ -2,7 +2,8 @@ import { ProblemException } from '../common/errors/problem.exception';
 import { Queryable } from '../common/pagination/sql-params';
 import { FeaturesRepository } from './features.repository';
 
-export type GatedProjectFeature = 'is_cycles_enabled' | 'is_modules_enabled' | 'is_estimates_enabled' | 'is_workflow_enabled';
+export type GatedProjectFeature =
+  'is_cycles_enabled' | 'is_modules_enabled' | 'is_estimates_enabled' | 'is_workflow_enabled';
 
 const LABELS: Record<GatedProjectFeature, string> = {
   is_cycles_enabled: 'Cycles',

@@ -4,7 +4,12 @@ import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext, WorkspaceContext } from '../common/auth/request-context';
 import { ProjectRole, WorkspaceRole } from '../common/auth/roles';
 import { ApiProblemResponses } from '../common/openapi/problem-responses';
-import { ProjectFeaturesDto, UpdateProjectFeaturesDto, UpdateWorkspaceFeaturesDto, WorkspaceFeaturesDto } from './features.dto';
+import {
+  ProjectFeaturesDto,
+  UpdateProjectFeaturesDto,
+  UpdateWorkspaceFeaturesDto,
+  WorkspaceFeaturesDto,
+} from './features.dto';
 import { FeaturesService } from './features.service';
 
 @ApiTags('features')
@@ -18,7 +23,8 @@ export class WorkspaceFeaturesController {
   @ApiOperation({
     operationId: 'workspace_features_get',
     summary: 'Get workspace features',
-    description: 'One object per workspace. `is_work_item_types_enabled` is the work item type mode: true is workspace mode, false project mode.',
+    description:
+      'One object per workspace. `is_work_item_types_enabled` is the work item type mode: true is workspace mode, false project mode.',
   })
   @ApiOkResponse({ type: WorkspaceFeaturesDto })
   @ApiProblemResponses(404)

@@ -35,7 +35,6 @@ export const PROJECT_FLAGS = [
 ] as const;
 export type ProjectFeatureField = (typeof PROJECT_FLAGS)[number];
 
-
 /** A PATCHable boolean flag: optional, never null, strictly boolean (no "true" strings, no 0/1). */
 function Flag(description?: string): PropertyDecorator {
   return (target, key) => {
@@ -47,7 +46,10 @@ function Flag(description?: string): PropertyDecorator {
 
 export class WorkspaceFeaturesDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
-  @ApiProperty({ description: 'Work item type mode: true is workspace mode (types and properties managed at the workspace level), false is project mode.' })
+  @ApiProperty({
+    description:
+      'Work item type mode: true is workspace mode (types and properties managed at the workspace level), false is project mode.',
+  })
   is_work_item_types_enabled!: boolean;
   @ApiProperty({ type: 'integer' }) work_item_type_default_level!: number;
   @ApiProperty({ description: 'Spelled `workitem`.' }) is_workitem_hierarchy_enabled!: boolean;
@@ -59,7 +61,8 @@ export class WorkspaceFeaturesDto {
   @ApiProperty() is_release_enabled!: boolean;
   @ApiProperty() is_state_duration_enabled!: boolean;
   @ApiProperty() is_pi_enabled!: boolean;
-  @ApiProperty({ description: 'When false, sending custom_fields on work items is 400.' }) is_custom_properties_enabled!: boolean;
+  @ApiProperty({ description: 'When false, sending custom_fields on work items is 400.' })
+  is_custom_properties_enabled!: boolean;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
 }
 
@@ -87,8 +90,10 @@ export class ProjectFeaturesDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty({ format: 'uuid' }) project_id!: string;
   @ApiProperty({ description: 'Default false.' }) is_workflow_enabled!: boolean;
-  @ApiProperty({ description: 'Default true; when false, cycle writes are 400 (reads keep working).' }) is_cycles_enabled!: boolean;
-  @ApiProperty({ description: 'Default true; when false, module writes are 400 (reads keep working).' }) is_modules_enabled!: boolean;
+  @ApiProperty({ description: 'Default true; when false, cycle writes are 400 (reads keep working).' })
+  is_cycles_enabled!: boolean;
+  @ApiProperty({ description: 'Default true; when false, module writes are 400 (reads keep working).' })
+  is_modules_enabled!: boolean;
   @ApiProperty({ description: 'Default true.' }) is_estimates_enabled!: boolean;
   @ApiProperty() is_automated_cycle_enabled!: boolean;
   @ApiProperty() is_epic_enabled!: boolean;

@@ -2,7 +2,10 @@ import { ProjectFeaturesRow, WorkspaceFeaturesRow } from './features.repository'
 import { PROJECT_FLAGS, ProjectFeaturesDto, WORKSPACE_FLAGS, WorkspaceFeaturesDto } from './features.dto';
 
 export function mapWorkspaceFeatures(r: WorkspaceFeaturesRow): WorkspaceFeaturesDto {
-  const dto = { id: r.id, work_item_type_default_level: Number(r.work_item_type_default_level ?? 0) } as WorkspaceFeaturesDto;
+  const dto = {
+    id: r.id,
+    work_item_type_default_level: Number(r.work_item_type_default_level ?? 0),
+  } as WorkspaceFeaturesDto;
   for (const f of WORKSPACE_FLAGS) dto[f] = Boolean(r[f]);
   dto.created_at = new Date(r.created_at).toISOString();
   return dto;

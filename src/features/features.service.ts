@@ -11,7 +11,12 @@ import {
   WorkspaceFeaturesDto,
 } from './features.dto';
 import { mapProjectFeatures, mapWorkspaceFeatures, typeMode } from './features.mapper';
-import { FeaturesRepository, FeaturesWriteRepository, ProjectFeaturesRow, WorkspaceFeaturesRow } from './features.repository';
+import {
+  FeaturesRepository,
+  FeaturesWriteRepository,
+  ProjectFeaturesRow,
+  WorkspaceFeaturesRow,
+} from './features.repository';
 
 /** The fields of `dto` whose value differs from `row`: [changes, old values, new values]. */
 function diff(row: Record<string, unknown>, dto: object, fields: readonly string[]) {
@@ -66,8 +71,14 @@ export class FeaturesService {
           category: 'settings',
           workspace_id: ws,
           ...target,
-          old_value: { mode: typeMode(row.is_work_item_types_enabled), is_work_item_types_enabled: row.is_work_item_types_enabled },
-          new_value: { mode: typeMode(updated.is_work_item_types_enabled), is_work_item_types_enabled: updated.is_work_item_types_enabled },
+          old_value: {
+            mode: typeMode(row.is_work_item_types_enabled),
+            is_work_item_types_enabled: row.is_work_item_types_enabled,
+          },
+          new_value: {
+            mode: typeMode(updated.is_work_item_types_enabled),
+            is_work_item_types_enabled: updated.is_work_item_types_enabled,
+          },
         });
       }
       return mapWorkspaceFeatures(updated);
@@ -83,7 +94,13 @@ export class FeaturesService {
       const row = await this.features.project(ctx.workspace.id, ctx.project.id, tx, true);
       const { changes, oldValue, changed } = diff(row, dto, PROJECT_FLAGS);
       if (!changed) return mapProjectFeatures(row);
-      const updated = (await this.writes.update('project_features', ctx.workspace.id, row.id, changes, tx)) as ProjectFeaturesRow;
+      const updated = (await this.writes.update(
+        'project_features',
+        ctx.workspace.id,
+        row.id,
+        changes,
+        tx,
+      )) as ProjectFeaturesRow;
       await this.audit.record(tx, ctx, {
         event_name: 'project.features_updated',
         category: 'settings',

@@ -7,8 +7,14 @@ import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn } from '..
  * workspace-level labels of a workspace (a name may exist at both levels).
  */
 @Entity('labels')
-@Index('uq_labels_project_name', ['project_id', 'name'], { unique: true, where: '"deleted_at" IS NULL AND "project_id" IS NOT NULL' })
-@Index('uq_labels_workspace_name', ['workspace_id', 'name'], { unique: true, where: '"deleted_at" IS NULL AND "project_id" IS NULL' })
+@Index('uq_labels_project_name', ['project_id', 'name'], {
+  unique: true,
+  where: '"deleted_at" IS NULL AND "project_id" IS NOT NULL',
+})
+@Index('uq_labels_workspace_name', ['workspace_id', 'name'], {
+  unique: true,
+  where: '"deleted_at" IS NULL AND "project_id" IS NULL',
+})
 @Index('ix_labels_list', ['workspace_id', 'project_id', 'sort_order', 'id'])
 @Index('ix_labels_created', ['workspace_id', 'project_id', 'created_at', 'id'])
 @Index('ix_labels_parent', ['parent_id'])

@@ -1,5 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext, WorkspaceContext } from '../common/auth/request-context';
 import { ProjectRole, WorkspaceRole } from '../common/auth/roles';
@@ -11,7 +18,10 @@ import { CreateLabelDto, LabelDto, UpdateLabelDto } from './labels.dto';
 import { LABEL_LIST, LabelScope } from './labels.repository';
 import { LabelsService } from './labels.service';
 
-const projectScope = (ctx: ProjectContext): LabelScope => ({ workspaceId: ctx.workspace.id, projectId: ctx.project.id });
+const projectScope = (ctx: ProjectContext): LabelScope => ({
+  workspaceId: ctx.workspace.id,
+  projectId: ctx.project.id,
+});
 const workspaceScope = (ctx: WorkspaceContext): LabelScope => ({ workspaceId: ctx.workspace.id, projectId: null });
 const CONFLICT: [number, string] = [409, '`conflict`: the name is already used'];
 
@@ -24,7 +34,12 @@ export class ProjectLabelsController {
 
   @Get()
   @Authenticated({ scope: 'projects.labels:read', project: ProjectRole.Guest })
-  @ApiOperation({ operationId: 'labels_list', summary: 'List the labels of a project', description: 'Project labels only (workspace-level labels are listed under /workspaces/{slug}/labels/). Default order `sort_order` is not cursor-eligible.' })
+  @ApiOperation({
+    operationId: 'labels_list',
+    summary: 'List the labels of a project',
+    description:
+      'Project labels only (workspace-level labels are listed under /workspaces/{slug}/labels/). Default order `sort_order` is not cursor-eligible.',
+  })
   @ApiListQuery(LABEL_LIST)
   @ApiListResponse(LabelDto)
   list(@Ctx() ctx: ProjectContext, @ListParams(LABEL_LIST) q: ListQuery) {
@@ -63,7 +78,11 @@ export class ProjectLabelsController {
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated({ scope: 'projects.labels:write', project: ProjectRole.Admin })
-  @ApiOperation({ operationId: 'labels_delete', summary: 'Delete a project label (soft)', description: 'The label is removed from every work item carrying it; child labels move to the top level.' })
+  @ApiOperation({
+    operationId: 'labels_delete',
+    summary: 'Delete a project label (soft)',
+    description: 'The label is removed from every work item carrying it; child labels move to the top level.',
+  })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(400, 404)
@@ -80,7 +99,12 @@ export class WorkspaceLabelsController {
 
   @Get()
   @Authenticated({ scope: 'workspaces.labels:read', workspace: WorkspaceRole.Guest })
-  @ApiOperation({ operationId: 'workspace_labels_list', summary: 'List workspace-level labels', description: 'Labels usable on the work items of every project of the workspace. Default order `sort_order` is not cursor-eligible.' })
+  @ApiOperation({
+    operationId: 'workspace_labels_list',
+    summary: 'List workspace-level labels',
+    description:
+      'Labels usable on the work items of every project of the workspace. Default order `sort_order` is not cursor-eligible.',
+  })
   @ApiListQuery(LABEL_LIST)
   @ApiListResponse(LabelDto)
   list(@Ctx() ctx: WorkspaceContext, @ListParams(LABEL_LIST) q: ListQuery) {
@@ -119,7 +143,11 @@ export class WorkspaceLabelsController {
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated({ scope: 'workspaces.labels:write', workspace: WorkspaceRole.Admin })
-  @ApiOperation({ operationId: 'workspace_labels_delete', summary: 'Delete a workspace-level label (soft)', description: 'The label is removed from every work item of every project carrying it.' })
+  @ApiOperation({
+    operationId: 'workspace_labels_delete',
+    summary: 'Delete a workspace-level label (soft)',
+    description: 'The label is removed from every work item of every project carrying it.',
+  })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(400, 404)

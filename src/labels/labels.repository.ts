@@ -17,7 +17,13 @@ export interface LabelScope {
 
 export const LABEL_LIST: ListSpec = {
   filters: [
-    { name: 'parent_id', type: 'uuid', ops: ['eq', 'isnull'], column: 'l.parent_id', description: 'parent_id__isnull=true lists top-level labels only.' },
+    {
+      name: 'parent_id',
+      type: 'uuid',
+      ops: ['eq', 'isnull'],
+      column: 'l.parent_id',
+      description: 'parent_id__isnull=true lists top-level labels only.',
+    },
     { name: 'external_id', type: 'string', ops: ['eq'], column: 'l.external_id' },
     { name: 'external_source', type: 'string', ops: ['eq'], column: 'l.external_source' },
   ],
@@ -51,7 +57,9 @@ export interface LabelWrite {
 function scopeWhere(s: LabelScope, alias = 'l'): { where: string[]; params: SqlParams } {
   const params = new SqlParams([s.workspaceId]);
   const where = [`${alias}.workspace_id = $1`, `${alias}.deleted_at IS NULL`];
-  where.push(s.projectId === null ? `${alias}.project_id IS NULL` : `${alias}.project_id = ${params.add(s.projectId)}::uuid`);
+  where.push(
+    s.projectId === null ? `${alias}.project_id IS NULL` : `${alias}.project_id = ${params.add(s.projectId)}::uuid`,
+  );
   return { where, params };
 }
 
@@ -100,17 +108,35 @@ export class LabelsRepository {
 
   async nextSortOrder(s: LabelScope, db: Queryable): Promise<number> {
     const { where, params } = scopeWhere(s);
-    const rows = await db.query(`SELECT COALESCE(max(l.sort_order), 0) + ${SORT_STEP} AS v FROM labels l WHERE ${where.join(' AND ')}`, params.values);
+    const rows = await db.query(
+      `SELECT COALESCE(max(l.sort_order), 0) + ${SORT_STEP} AS v FROM labels l WHERE ${where.join(' AND ')}`,
+      params.values,
+    );
     return Number(rows[0].v);
   }
 
-  async insert(s: LabelScope, v: LabelWrite & { name: string; sort_order: number }, createdBy: string, db: Queryable): Promise<LabelRow> {
+  async insert(
+    s: LabelScope,
+    v: LabelWrite & { name: string; sort_order: number },
+    createdBy: string,
+    db: Queryable,
+  ): Promise<LabelRow> {
     const rows = await db.query(
       `INSERT INTO labels AS l (workspace_id, project_id, name, color, description, parent_id, sort_order, external_id, external_source, created_by_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
        RETURNING ${COLS}`,
-      [s.workspaceId, s.projectId, v.name, v.color ?? null, v.description ?? '', v.parent_id ?? null, v.sort_order,
-        v.external_id ?? null, v.external_source ?? null, createdBy],
+      [
+        s.workspaceId,
+        s.projectId,
+        v.name,
+        v.color ?? null,
+        v.description ?? '',
+        v.parent_id ?? null,
+        v.sort_order,
+        v.external_id ?? null,
+        v.external_source ?? null,
+        createdBy,
+      ],
     );
     return rows[0];
   }
@@ -133,7 +159,10 @@ export class LabelsRepository {
 
   /** Soft-deletes a label; its children move to the top level. */
   async softDelete(s: LabelScope, id: string, db: Queryable): Promise<void> {
-    await db.query(`UPDATE labels SET parent_id = NULL, updated_at = now() WHERE workspace_id = $1 AND parent_id = $2 AND deleted_at IS NULL`, [s.workspaceId, id]);
+    await db.query(
+      `UPDATE labels SET parent_id = NULL, updated_at = now() WHERE workspace_id = $1 AND parent_id = $2 AND deleted_at IS NULL`,
+      [s.workspaceId, id],
+    );
     await db.query(`UPDATE labels SET deleted_at = now() WHERE workspace_id = $1 AND id = $2`, [s.workspaceId, id]);
   }
 }

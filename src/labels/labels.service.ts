@@ -38,7 +38,12 @@ export class LabelsService {
       const parentId = dto.parent_id ? await this.checkParent(s, dto.parent_id.toLowerCase(), null, tx) : null;
       const row = await this.repo.insert(
         s,
-        { ...this.writable(dto), name, parent_id: parentId, sort_order: dto.sort_order ?? (await this.repo.nextSortOrder(s, tx)) },
+        {
+          ...this.writable(dto),
+          name,
+          parent_id: parentId,
+          sort_order: dto.sort_order ?? (await this.repo.nextSortOrder(s, tx)),
+        },
         userId,
         tx,
       );
@@ -56,7 +61,8 @@ export class LabelsService {
         v.name = this.cleanName(dto.name);
         if (await this.repo.nameTaken(s, v.name, id, tx)) throw this.nameConflict(s, v.name);
       }
-      if (dto.parent_id !== undefined) v.parent_id = dto.parent_id === null ? null : await this.checkParent(s, dto.parent_id.toLowerCase(), id, tx);
+      if (dto.parent_id !== undefined)
+        v.parent_id = dto.parent_id === null ? null : await this.checkParent(s, dto.parent_id.toLowerCase(), id, tx);
       await this.repo.update(id, v, tx);
       return mapLabel((await this.repo.get(s, id, tx))!);
     });
@@ -73,11 +79,19 @@ export class LabelsService {
   }
 
   /** A parent is a live label of the same scope that is neither the label itself nor one of its descendants. */
-  private async checkParent(s: LabelScope, parentId: string, selfId: string | null, tx: EntityManager): Promise<string> {
+  private async checkParent(
+    s: LabelScope,
+    parentId: string,
+    selfId: string | null,
+    tx: EntityManager,
+  ): Promise<string> {
     const where = s.projectId === null ? 'a workspace-level label of this workspace' : 'a label of this project';
     if (!(await this.repo.get(s, parentId, tx))) throw ProblemException.validation('parent_id', `Must be ${where}.`);
     if (selfId !== null && (await this.repo.ancestry(s, parentId, tx)).includes(selfId)) {
-      throw ProblemException.validation('parent_id', 'A label cannot be its own parent or the parent of one of its ancestors.');
+      throw ProblemException.validation(
+        'parent_id',
+        'A label cannot be its own parent or the parent of one of its ancestors.',
+      );
     }
     return parentId;
   }
@@ -90,11 +104,18 @@ export class LabelsService {
 
   private nameConflict(s: LabelScope, name: string): ProblemException {
     return ProblemException.conflict(
-      s.projectId === null ? `A workspace label named "${name}" already exists.` : `A label named "${name}" already exists in this project.`,
+      s.projectId === null
+        ? `A workspace label named "${name}" already exists.`
+        : `A label named "${name}" already exists in this project.`,
     );
   }
 
   private writable(dto: CreateLabelDto | UpdateLabelDto): LabelWrite {
-    return { color: dto.color, description: dto.description, external_id: dto.external_id, external_source: dto.external_source };
+    return {
+      color: dto.color,
+      description: dto.description,
+      external_id: dto.external_id,
+      external_source: dto.external_source,
+    };
   }
 }

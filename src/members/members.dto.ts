@@ -13,8 +13,10 @@ export class MemberUserDto {
 /** A membership row: `id` is the membership, `member_id` the user. */
 export class MemberDto {
   @ApiProperty({ format: 'uuid', description: 'Membership id (differs per roster).' }) id!: string;
-  @ApiProperty({ format: 'uuid', description: 'The user id (users/me id, created_by_id, audit actor_id).' }) member_id!: string;
-  @ApiProperty({ type: String, nullable: true, description: 'Role slug; an open set: tolerate unknown values.' }) role!: string | null;
+  @ApiProperty({ format: 'uuid', description: 'The user id (users/me id, created_by_id, audit actor_id).' })
+  member_id!: string;
+  @ApiProperty({ type: String, nullable: true, description: 'Role slug; an open set: tolerate unknown values.' })
+  role!: string | null;
   @ApiPropertyOptional({ type: MemberUserDto, description: 'With ?expand=member.' }) member?: MemberUserDto;
 }
 
@@ -32,7 +34,10 @@ export class RemoveWorkspaceMemberDto {
   @MaxChars(320)
   email!: string;
 
-  @ApiPropertyOptional({ type: Boolean, description: 'Accepted for compatibility and ignored: this service has no seats.' })
+  @ApiPropertyOptional({
+    type: Boolean,
+    description: 'Accepted for compatibility and ignored: this service has no seats.',
+  })
   @IsOptional()
   @IsBoolean()
   remove_seat?: boolean;

@@ -14,7 +14,12 @@ export const MEMBER_EXPANDS = ['member'] as const;
 export function mapMember(row: MemberRow, expand: Set<string>): MemberDto {
   const dto: MemberDto = { id: row.id, member_id: row.member_id, role: row.role };
   if (expand.has('member')) {
-    dto.member = { id: row.member_id, display_name: row.u_display_name, avatar_url: row.u_avatar_url, email: row.u_email };
+    dto.member = {
+      id: row.member_id,
+      display_name: row.u_display_name,
+      avatar_url: row.u_avatar_url,
+      email: row.u_email,
+    };
   }
   return dto;
 }

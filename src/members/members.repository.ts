@@ -67,7 +67,12 @@ export class MembersRepository {
    * from its workspace role cannot interleave with a change of that role (a demotion to guest waits, then
    * caps what was written; or the write waits and sees guest).
    */
-  async workspaceMemberByUser(workspaceId: string, userId: string, db: Queryable = this.ds, share = false): Promise<MemberRow | null> {
+  async workspaceMemberByUser(
+    workspaceId: string,
+    userId: string,
+    db: Queryable = this.ds,
+    share = false,
+  ): Promise<MemberRow | null> {
     const rows = await db.query(
       `SELECT ${COLS} FROM workspace_members m JOIN users u ON u.id = m.member_id
         WHERE m.workspace_id = $1 AND m.member_id = $2 AND m.deleted_at IS NULL AND m.is_active${share ? ' FOR SHARE OF m' : ''}`,
@@ -77,7 +82,13 @@ export class MembersRepository {
   }
 
   /** `lock`: FOR UPDATE, re-checked after a wait, so a write or DELETE racing a DELETE finds nothing (404). */
-  async getProjectMember(workspaceId: string, projectId: string, id: string, db: Queryable = this.ds, lock = false): Promise<MemberRow | null> {
+  async getProjectMember(
+    workspaceId: string,
+    projectId: string,
+    id: string,
+    db: Queryable = this.ds,
+    lock = false,
+  ): Promise<MemberRow | null> {
     const rows = await db.query(
       `SELECT ${COLS} FROM project_members m JOIN users u ON u.id = m.member_id
         WHERE m.workspace_id = $1 AND m.project_id = $2 AND m.id = $3 AND m.deleted_at IS NULL${lock ? ' FOR UPDATE OF m' : ''}`,
@@ -86,7 +97,12 @@ export class MembersRepository {
     return rows[0] ?? null;
   }
 
-  async projectMemberByUser(workspaceId: string, projectId: string, userId: string, db: Queryable = this.ds): Promise<MemberRow | null> {
+  async projectMemberByUser(
+    workspaceId: string,
+    projectId: string,
+    userId: string,
+    db: Queryable = this.ds,
+  ): Promise<MemberRow | null> {
     const rows = await db.query(
       `SELECT ${COLS} FROM project_members m JOIN users u ON u.id = m.member_id
         WHERE m.workspace_id = $1 AND m.project_id = $2 AND m.member_id = $3 AND m.deleted_at IS NULL`,
@@ -103,7 +119,12 @@ export class MembersRepository {
     return rows[0].c;
   }
 
-  async countProjectRole(workspaceId: string, projectId: string, role: string, db: Queryable = this.ds): Promise<number> {
+  async countProjectRole(
+    workspaceId: string,
+    projectId: string,
+    role: string,
+    db: Queryable = this.ds,
+  ): Promise<number> {
     const rows = await db.query(
       `SELECT count(*)::int AS c FROM project_members WHERE workspace_id = $1 AND project_id = $2 AND role = $3 AND deleted_at IS NULL`,
       [workspaceId, projectId, role],
@@ -111,7 +132,12 @@ export class MembersRepository {
     return rows[0].c;
   }
 
-  async insertWorkspaceMember(workspaceId: string, userId: string, role: string, db: Queryable = this.ds): Promise<string> {
+  async insertWorkspaceMember(
+    workspaceId: string,
+    userId: string,
+    role: string,
+    db: Queryable = this.ds,
+  ): Promise<string> {
     const rows = await db.query(
       `INSERT INTO workspace_members (workspace_id, member_id, role) VALUES ($1, $2, $3) RETURNING id`,
       [workspaceId, userId, role],
@@ -120,14 +146,22 @@ export class MembersRepository {
   }
 
   async setWorkspaceRole(workspaceId: string, id: string, role: string, db: Queryable = this.ds): Promise<void> {
-    await db.query(`UPDATE workspace_members SET role = $3, updated_at = now() WHERE workspace_id = $1 AND id = $2`, [workspaceId, id, role]);
+    await db.query(`UPDATE workspace_members SET role = $3, updated_at = now() WHERE workspace_id = $1 AND id = $2`, [
+      workspaceId,
+      id,
+      role,
+    ]);
   }
 
   /**
    * Guests may hold at most the commenter role in projects. Returns each membership whose role was lowered,
    * with its role before (for the audit trail).
    */
-  async capGuestProjectRoles(workspaceId: string, userId: string, db: Queryable = this.ds): Promise<ChangedProjectMembership[]> {
+  async capGuestProjectRoles(
+    workspaceId: string,
+    userId: string,
+    db: Queryable = this.ds,
+  ): Promise<ChangedProjectMembership[]> {
     // TypeORM answers UPDATE ... RETURNING with [rows, rowCount].
     const [rows] = await db.query(
       `WITH old AS (
@@ -153,7 +187,11 @@ export class MembersRepository {
   }
 
   /** Soft-deletes every live project membership of a user in the workspace; returns them with their role. */
-  async softDeleteProjectMembershipsOf(workspaceId: string, userId: string, db: Queryable = this.ds): Promise<ChangedProjectMembership[]> {
+  async softDeleteProjectMembershipsOf(
+    workspaceId: string,
+    userId: string,
+    db: Queryable = this.ds,
+  ): Promise<ChangedProjectMembership[]> {
     const [rows] = await db.query(
       `UPDATE project_members SET deleted_at = now(), updated_at = now()
         WHERE workspace_id = $1 AND member_id = $2 AND deleted_at IS NULL
@@ -175,10 +213,20 @@ export class MembersRepository {
 
   /** Locks the live owner memberships of a workspace (last-owner checks). */
   async lockOwners(workspaceId: string, db: Queryable): Promise<void> {
-    await db.query(`SELECT id FROM workspace_members WHERE workspace_id = $1 AND role = 'owner' AND deleted_at IS NULL FOR UPDATE`, [workspaceId]);
+    await db.query(
+      `SELECT id FROM workspace_members WHERE workspace_id = $1 AND role = 'owner' AND deleted_at IS NULL FOR UPDATE`,
+      [workspaceId],
+    );
   }
 
-  async insertProjectMember(workspaceId: string, projectId: string, userId: string, role: string, createdBy: string | null, db: Queryable = this.ds): Promise<string> {
+  async insertProjectMember(
+    workspaceId: string,
+    projectId: string,
+    userId: string,
+    role: string,
+    createdBy: string | null,
+    db: Queryable = this.ds,
+  ): Promise<string> {
     const rows = await db.query(
       `INSERT INTO project_members (workspace_id, project_id, member_id, role, created_by_id) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
       [workspaceId, projectId, userId, role, createdBy],
@@ -187,10 +235,17 @@ export class MembersRepository {
   }
 
   async setProjectRole(workspaceId: string, id: string, role: string, db: Queryable = this.ds): Promise<void> {
-    await db.query(`UPDATE project_members SET role = $3, updated_at = now() WHERE workspace_id = $1 AND id = $2`, [workspaceId, id, role]);
+    await db.query(`UPDATE project_members SET role = $3, updated_at = now() WHERE workspace_id = $1 AND id = $2`, [
+      workspaceId,
+      id,
+      role,
+    ]);
   }
 
   async softDeleteProjectMember(workspaceId: string, id: string, db: Queryable = this.ds): Promise<void> {
-    await db.query(`UPDATE project_members SET deleted_at = now() WHERE workspace_id = $1 AND id = $2`, [workspaceId, id]);
+    await db.query(`UPDATE project_members SET deleted_at = now() WHERE workspace_id = $1 AND id = $2`, [
+      workspaceId,
+      id,
+    ]);
   }
 }

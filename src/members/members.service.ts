@@ -2,7 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AuditActor, AuditEvent, AuditService } from '../audit/audit.service';
 import { ProjectContext, RequestContext, WorkspaceContext } from '../common/auth/request-context';
-import { effectiveProjectRole, projectLevel, ProjectRole, WORKSPACE_ROLE_LEVEL, WorkspaceRole, workspaceLevel } from '../common/auth/roles';
+import {
+  effectiveProjectRole,
+  projectLevel,
+  ProjectRole,
+  WORKSPACE_ROLE_LEVEL,
+  WorkspaceRole,
+  workspaceLevel,
+} from '../common/auth/roles';
 import { ProblemException } from '../common/errors/problem.exception';
 import { ListQuery } from '../common/pagination/list-query';
 import { MemberDto } from './members.dto';
@@ -54,7 +61,8 @@ export class MembersService {
         if (workspaceLevel(target.role) >= actorLevel) {
           throw ProblemException.forbidden('You can only change the role of members below your own role.');
         }
-        if (WORKSPACE_ROLE_LEVEL[role] >= actorLevel) throw ProblemException.forbidden('You cannot grant a role equal to or above your own.');
+        if (WORKSPACE_ROLE_LEVEL[role] >= actorLevel)
+          throw ProblemException.forbidden('You cannot grant a role equal to or above your own.');
       }
       if (target.role === role) return mapMember(target, expand);
       await this.applyWorkspaceRole(m, ctx, ctx.workspace.id, target, role);
@@ -68,20 +76,51 @@ export class MembersService {
    * each lowered membership gets its own `project_member.role_updated` (old and new role). Nobody (the CLI
    * included) demotes the last owner: 409.
    */
-  async applyWorkspaceRole(m: EntityManager, actor: Actor, workspaceId: string, target: MemberRow, role: string): Promise<void> {
+  async applyWorkspaceRole(
+    m: EntityManager,
+    actor: Actor,
+    workspaceId: string,
+    target: MemberRow,
+    role: string,
+  ): Promise<void> {
     if (target.role === WorkspaceRole.Owner && role !== WorkspaceRole.Owner) {
       await this.repo.lockOwners(workspaceId, m);
       if ((await this.repo.countWorkspaceRole(workspaceId, WorkspaceRole.Owner, m)) <= 1) {
-        throw ProblemException.conflict('The last owner of a workspace cannot be demoted. Promote another owner first.');
+        throw ProblemException.conflict(
+          'The last owner of a workspace cannot be demoted. Promote another owner first.',
+        );
       }
     }
     await this.repo.setWorkspaceRole(workspaceId, target.id, role, m);
-    const capped = role === WorkspaceRole.Guest ? await this.repo.capGuestProjectRoles(workspaceId, target.member_id, m) : [];
-    await this.audit.record(m, actor, this.workspaceMemberEvent(workspaceId, 'member.role_updated', target, { role: target.role }, { role },
-      capped.length ? { project_roles_capped_in: capped.map((c) => c.project_id) } : {}));
-    await this.audit.recordMany(m, actor, capped.map((c) =>
-      this.projectMemberEvent(workspaceId, c.project_id, 'project_member.role_updated', { ...target, id: c.id }, { role: c.old_role }, { role: ProjectRole.Commenter }, 'workspace_demoted_to_guest'),
-    ));
+    const capped =
+      role === WorkspaceRole.Guest ? await this.repo.capGuestProjectRoles(workspaceId, target.member_id, m) : [];
+    await this.audit.record(
+      m,
+      actor,
+      this.workspaceMemberEvent(
+        workspaceId,
+        'member.role_updated',
+        target,
+        { role: target.role },
+        { role },
+        capped.length ? { project_roles_capped_in: capped.map((c) => c.project_id) } : {},
+      ),
+    );
+    await this.audit.recordMany(
+      m,
+      actor,
+      capped.map((c) =>
+        this.projectMemberEvent(
+          workspaceId,
+          c.project_id,
+          'project_member.role_updated',
+          { ...target, id: c.id },
+          { role: c.old_role },
+          { role: ProjectRole.Commenter },
+          'workspace_demoted_to_guest',
+        ),
+      ),
+    );
   }
 
   /**
@@ -92,12 +131,17 @@ export class MembersService {
   async removeWorkspaceMember(ctx: WorkspaceContext, email: string): Promise<void> {
     await this.ds.transaction(async (m) => {
       const target = await this.repo.workspaceMemberByEmail(ctx.workspace.id, email, m);
-      if (!target) throw ProblemException.validation('email', 'Must be the email of an active member of this workspace.');
-      if (ctx.workspaceRole !== WorkspaceRole.Owner && workspaceLevel(target.role) >= workspaceLevel(ctx.workspaceRole)) {
+      if (!target)
+        throw ProblemException.validation('email', 'Must be the email of an active member of this workspace.');
+      if (
+        ctx.workspaceRole !== WorkspaceRole.Owner &&
+        workspaceLevel(target.role) >= workspaceLevel(ctx.workspaceRole)
+      ) {
         throw ProblemException.forbidden('Only owners remove owners and admins; admins remove members and guests.');
       }
       const removed = await this.removeFromWorkspace(m, ctx, ctx.workspace.id, target);
-      if (!removed) throw ProblemException.validation('email', 'Must be the email of an active member of this workspace.');
+      if (!removed)
+        throw ProblemException.validation('email', 'Must be the email of an active member of this workspace.');
     });
   }
 
@@ -107,18 +151,43 @@ export class MembersService {
    * `project_member.removed` per project membership. Refuses to remove the last owner (409). Returns the
    * project memberships removed, or null when the membership was removed concurrently.
    */
-  async removeFromWorkspace(m: EntityManager, actor: Actor, workspaceId: string, target: MemberRow): Promise<ChangedProjectMembership[] | null> {
+  async removeFromWorkspace(
+    m: EntityManager,
+    actor: Actor,
+    workspaceId: string,
+    target: MemberRow,
+  ): Promise<ChangedProjectMembership[] | null> {
     if (target.role === WorkspaceRole.Owner) await this.repo.lockOwners(workspaceId, m);
     if (!(await this.repo.softDeleteWorkspaceMember(workspaceId, target.id, m))) return null;
-    if (target.role === WorkspaceRole.Owner && (await this.repo.countWorkspaceRole(workspaceId, WorkspaceRole.Owner, m)) === 0) {
+    if (
+      target.role === WorkspaceRole.Owner &&
+      (await this.repo.countWorkspaceRole(workspaceId, WorkspaceRole.Owner, m)) === 0
+    ) {
       throw ProblemException.conflict('The last owner of a workspace cannot be removed. Promote another owner first.');
     }
     const projects = await this.repo.softDeleteProjectMembershipsOf(workspaceId, target.member_id, m);
-    await this.audit.record(m, actor, this.workspaceMemberEvent(workspaceId, 'member.removed', target, { role: target.role }, undefined,
-      { project_memberships_removed_in: projects.map((p) => p.project_id) }));
-    await this.audit.recordMany(m, actor, projects.map((p) =>
-      this.projectMemberEvent(workspaceId, p.project_id, 'project_member.removed', { ...target, id: p.id }, { role: p.old_role }, undefined, 'workspace_member_removed'),
-    ));
+    await this.audit.record(
+      m,
+      actor,
+      this.workspaceMemberEvent(workspaceId, 'member.removed', target, { role: target.role }, undefined, {
+        project_memberships_removed_in: projects.map((p) => p.project_id),
+      }),
+    );
+    await this.audit.recordMany(
+      m,
+      actor,
+      projects.map((p) =>
+        this.projectMemberEvent(
+          workspaceId,
+          p.project_id,
+          'project_member.removed',
+          { ...target, id: p.id },
+          { role: p.old_role },
+          undefined,
+          'workspace_member_removed',
+        ),
+      ),
+    );
     return projects;
   }
 
@@ -135,15 +204,32 @@ export class MembersService {
   async addProjectMember(ctx: ProjectContext, userId: string, role: string, expand: Set<string>): Promise<MemberDto> {
     return this.ds.transaction(async (m) => {
       const wm = await this.repo.workspaceMemberByUser(ctx.workspace.id, userId.toLowerCase(), m, true);
-      if (!wm) throw ProblemException.validation('member_id', 'Must be the user id of an active member of this workspace.');
+      if (!wm)
+        throw ProblemException.validation('member_id', 'Must be the user id of an active member of this workspace.');
       this.assertCanManage(ctx, wm.role, null, role);
       this.assertRoleFits(wm.role, role);
       if (await this.repo.projectMemberByUser(ctx.workspace.id, ctx.project.id, wm.member_id, m)) {
         throw ProblemException.conflict('This user is already a member of the project.');
       }
-      const id = await this.repo.insertProjectMember(ctx.workspace.id, ctx.project.id, wm.member_id, role, ctx.principal.userId, m);
+      const id = await this.repo.insertProjectMember(
+        ctx.workspace.id,
+        ctx.project.id,
+        wm.member_id,
+        role,
+        ctx.principal.userId,
+        m,
+      );
       const row = await this.repo.getProjectMember(ctx.workspace.id, ctx.project.id, id, m);
-      await this.recordProjectMember(m, ctx, ctx.workspace.id, ctx.project.id, 'project_member.added', row!, undefined, { role });
+      await this.recordProjectMember(
+        m,
+        ctx,
+        ctx.workspace.id,
+        ctx.project.id,
+        'project_member.added',
+        row!,
+        undefined,
+        { role },
+      );
       return mapMember(row!, expand);
     });
   }
@@ -156,7 +242,16 @@ export class MembersService {
       if (target.role === ProjectRole.Admin && role !== ProjectRole.Admin) await this.assertNotLastAdmin(ctx, m);
       if (target.role === role) return mapMember(target, expand);
       await this.repo.setProjectRole(ctx.workspace.id, id, role, m);
-      await this.recordProjectMember(m, ctx, ctx.workspace.id, ctx.project.id, 'project_member.role_updated', target, { role: target.role }, { role });
+      await this.recordProjectMember(
+        m,
+        ctx,
+        ctx.workspace.id,
+        ctx.project.id,
+        'project_member.role_updated',
+        target,
+        { role: target.role },
+        { role },
+      );
       return mapMember({ ...target, role }, expand);
     });
   }
@@ -167,7 +262,16 @@ export class MembersService {
       this.assertCanManage(ctx, wm?.role ?? null, target.role, null);
       if (target.role === ProjectRole.Admin) await this.assertNotLastAdmin(ctx, m);
       await this.repo.softDeleteProjectMember(ctx.workspace.id, id, m);
-      await this.recordProjectMember(m, ctx, ctx.workspace.id, ctx.project.id, 'project_member.removed', target, { role: target.role }, undefined);
+      await this.recordProjectMember(
+        m,
+        ctx,
+        ctx.workspace.id,
+        ctx.project.id,
+        'project_member.removed',
+        target,
+        { role: target.role },
+        undefined,
+      );
     });
   }
 
@@ -176,7 +280,11 @@ export class MembersService {
    * order a workspace role change takes them: membership, then project rows), then the project row FOR UPDATE
    * and re-read: a concurrent removal makes it 404, a concurrent demotion is waited for.
    */
-  private async lockProjectMember(ctx: ProjectContext, id: string, m: EntityManager): Promise<{ target: MemberRow; wm: MemberRow | null }> {
+  private async lockProjectMember(
+    ctx: ProjectContext,
+    id: string,
+    m: EntityManager,
+  ): Promise<{ target: MemberRow; wm: MemberRow | null }> {
     const found = await this.repo.getProjectMember(ctx.workspace.id, ctx.project.id, id, m);
     if (!found) throw ProblemException.notFound('Member');
     const wm = await this.repo.workspaceMemberByUser(ctx.workspace.id, found.member_id, m, true);
@@ -251,7 +359,12 @@ export class MembersService {
    * project role above the target's current effective role (a workspace owner or admin counts as a
    * project admin even before being listed) and above the role granted: 403 otherwise.
    */
-  private assertCanManage(ctx: ProjectContext, targetWorkspaceRole: string | null, currentRole: string | null, newRole: string | null): void {
+  private assertCanManage(
+    ctx: ProjectContext,
+    targetWorkspaceRole: string | null,
+    currentRole: string | null,
+    newRole: string | null,
+  ): void {
     if (ctx.workspaceRole === WorkspaceRole.Owner) return;
     if (targetWorkspaceRole === WorkspaceRole.Owner) {
       throw ProblemException.forbidden('Only workspace owners manage the project memberships of workspace owners.');
@@ -271,19 +384,28 @@ export class MembersService {
    * commenters; workspace owners and admins administer every project, so their membership is admin.
    */
   private assertRoleFits(workspaceRole: string | null, projectRole: string): void {
-    if (workspaceRole === WorkspaceRole.Guest && ![ProjectRole.Guest, ProjectRole.Commenter].includes(projectRole as ProjectRole)) {
+    if (
+      workspaceRole === WorkspaceRole.Guest &&
+      ![ProjectRole.Guest, ProjectRole.Commenter].includes(projectRole as ProjectRole)
+    ) {
       throw ProblemException.validation('role', 'Workspace guests can only be project guests or commenters.');
     }
-    if (workspaceLevel(workspaceRole) >= WORKSPACE_ROLE_LEVEL[WorkspaceRole.Admin] && projectRole !== ProjectRole.Admin) {
-      throw ProblemException.validation('role', 'Workspace owners and admins administer every project of the workspace: their project role can only be admin.');
+    if (
+      workspaceLevel(workspaceRole) >= WORKSPACE_ROLE_LEVEL[WorkspaceRole.Admin] &&
+      projectRole !== ProjectRole.Admin
+    ) {
+      throw ProblemException.validation(
+        'role',
+        'Workspace owners and admins administer every project of the workspace: their project role can only be admin.',
+      );
     }
   }
 
   private async assertNotLastAdmin(ctx: ProjectContext, m: EntityManager): Promise<void> {
-    await m.query(`SELECT id FROM project_members WHERE workspace_id = $1 AND project_id = $2 AND role = 'admin' AND deleted_at IS NULL FOR UPDATE`, [
-      ctx.workspace.id,
-      ctx.project.id,
-    ]);
+    await m.query(
+      `SELECT id FROM project_members WHERE workspace_id = $1 AND project_id = $2 AND role = 'admin' AND deleted_at IS NULL FOR UPDATE`,
+      [ctx.workspace.id, ctx.project.id],
+    );
     if ((await this.repo.countProjectRole(ctx.workspace.id, ctx.project.id, ProjectRole.Admin, m)) <= 1) {
       throw ProblemException.conflict('The last admin of a project cannot be removed or demoted.');
     }

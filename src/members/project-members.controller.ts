@@ -1,5 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext } from '../common/auth/request-context';
 import { ProjectRole } from '../common/auth/roles';
@@ -29,7 +36,11 @@ export class ProjectMembersController {
 
   @Get()
   @Authenticated({ scope: 'projects.members:read', project: ProjectRole.Guest })
-  @ApiOperation({ operationId: 'project_members_list', summary: 'List project members', description: 'Scope projects.members:read, also granted by workspaces.members:read.' })
+  @ApiOperation({
+    operationId: 'project_members_list',
+    summary: 'List project members',
+    description: 'Scope projects.members:read, also granted by workspaces.members:read.',
+  })
   @Expandable(MEMBER_EXPANDS)
   @ApiListQuery(MEMBER_LIST)
   @ApiListResponse(MemberDto)
@@ -39,7 +50,11 @@ export class ProjectMembersController {
 
   @Post()
   @Authenticated({ scope: 'projects.members:write', project: ProjectRole.Admin })
-  @ApiOperation({ operationId: 'project_members_create', summary: 'Add a workspace member to the project', description: HIERARCHY })
+  @ApiOperation({
+    operationId: 'project_members_create',
+    summary: 'Add a workspace member to the project',
+    description: HIERARCHY,
+  })
   @Expandable(MEMBER_EXPANDS)
   @ApiCreatedResponse({ type: MemberDto })
   @ApiProblemResponses(400, 404, 409)
@@ -59,18 +74,31 @@ export class ProjectMembersController {
 
   @Patch(':pk')
   @Authenticated({ scope: 'projects.members:write', project: ProjectRole.Admin })
-  @ApiOperation({ operationId: 'project_members_update', summary: 'Change a project role', description: `${HIERARCHY} The last listed project admin cannot be demoted (409).` })
+  @ApiOperation({
+    operationId: 'project_members_update',
+    summary: 'Change a project role',
+    description: `${HIERARCHY} The last listed project admin cannot be demoted (409).`,
+  })
   @Expandable(MEMBER_EXPANDS)
   @ApiOkResponse({ type: MemberDto })
   @ApiProblemResponses(400, 404, 409)
-  update(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string, @Body() body: UpdateProjectMemberDto, @ExpandParam() expand: Set<string>) {
+  update(
+    @Ctx() ctx: ProjectContext,
+    @UuidParam('pk') pk: string,
+    @Body() body: UpdateProjectMemberDto,
+    @ExpandParam() expand: Set<string>,
+  ) {
     return this.members.updateProjectRole(ctx, pk, body.role, expand);
   }
 
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated({ scope: 'projects.members:write', project: ProjectRole.Admin })
-  @ApiOperation({ operationId: 'project_members_delete', summary: 'Remove a member from the project', description: `${HIERARCHY} The last listed project admin cannot be removed (409).` })
+  @ApiOperation({
+    operationId: 'project_members_delete',
+    summary: 'Remove a member from the project',
+    description: `${HIERARCHY} The last listed project admin cannot be removed (409).`,
+  })
   @ApiNoContentResponse({ description: 'Removed' })
   @ApiProblemResponses(400, 404, 409)
   async remove(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string): Promise<void> {

@@ -46,12 +46,18 @@ export class WorkspaceMembersController {
   @ApiOperation({
     operationId: 'workspace_members_update',
     summary: 'Change a workspace role',
-    description: 'Owners and admins only. Admins change members and guests and cannot grant admin or owner; the last owner cannot be demoted (409).',
+    description:
+      'Owners and admins only. Admins change members and guests and cannot grant admin or owner; the last owner cannot be demoted (409).',
   })
   @Expandable(MEMBER_EXPANDS)
   @ApiOkResponse({ type: MemberDto })
   @ApiProblemResponses(400, 404, 409)
-  update(@Ctx() ctx: WorkspaceContext, @UuidParam('pk') pk: string, @Body() body: UpdateWorkspaceMemberDto, @ExpandParam() expand: Set<string>) {
+  update(
+    @Ctx() ctx: WorkspaceContext,
+    @UuidParam('pk') pk: string,
+    @Body() body: UpdateWorkspaceMemberDto,
+    @ExpandParam() expand: Set<string>,
+  ) {
     return this.members.updateWorkspaceRole(ctx, pk, body.role, expand);
   }
 

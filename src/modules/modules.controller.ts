@@ -1,5 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext } from '../common/auth/request-context';
 import { ProjectRole } from '../common/auth/roles';
@@ -12,7 +19,8 @@ import { CreateModuleDto, ModuleDto, UpdateModuleDto } from './modules.dto';
 import { MODULE_LIST } from './modules.repository';
 import { ModulesService } from './modules.service';
 
-const DISABLED_400 = '`validation_error`: invalid field, or modules are disabled for the project (`is_modules_enabled` false)';
+const DISABLED_400 =
+  '`validation_error`: invalid field, or modules are disabled for the project (`is_modules_enabled` false)';
 
 @ApiTags('modules')
 @ApiParam({ name: 'slug', description: 'Workspace slug' })
@@ -26,7 +34,8 @@ export class ModulesController {
   @ApiOperation({
     operationId: 'modules_list',
     summary: 'List modules',
-    description: 'Default order sort_order, which cannot anchor a cursor: with paginate=cursor send order_by=created_at or id. Works while the modules feature is off.',
+    description:
+      'Default order sort_order, which cannot anchor a cursor: with paginate=cursor send order_by=created_at or id. Works while the modules feature is off.',
   })
   @ApiListQuery(MODULE_LIST)
   @ApiListResponse(ModuleDto)
@@ -39,7 +48,8 @@ export class ModulesController {
   @ApiOperation({
     operationId: 'modules_create',
     summary: 'Create a module',
-    description: 'status defaults to planned; lead_id must be a project member; target_date not before start_date; placed ahead of the existing modules; member_ids empty.',
+    description:
+      'status defaults to planned; lead_id must be a project member; target_date not before start_date; placed ahead of the existing modules; member_ids empty.',
   })
   @ApiCreatedResponse({ type: ModuleDto })
   @ApiProblemResponses([400, DISABLED_400], 404, [409, '`conflict`: name in use in this project'])
@@ -62,7 +72,8 @@ export class ModulesController {
   @ApiOperation({
     operationId: 'modules_update',
     summary: 'Update a module',
-    description: 'Partial; any status may follow any other; target_date is checked against the stored start_date too; member_ids, archived_at and audit fields are ignored.',
+    description:
+      'Partial; any status may follow any other; target_date is checked against the stored start_date too; member_ids, archived_at and audit fields are ignored.',
   })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiOkResponse({ type: ModuleDto })

@@ -22,35 +22,49 @@ export function IsDateOnly(options?: ValidationOptions): PropertyDecorator {
 const STATUS_MESSAGE = `$property must be one of: ${MODULE_STATUSES.join(', ')}`;
 
 export class CreateModuleDto {
-  @ApiProperty({ maxLength: 255, description: 'Unique among the project\'s modules.' })
-  @IsString() @IsNotEmpty() @MaxChars(255)
+  @ApiProperty({ maxLength: 255, description: "Unique among the project's modules." })
+  @IsString()
+  @IsNotEmpty()
+  @MaxChars(255)
   name!: string;
 
   @ApiPropertyOptional({ type: String, nullable: true, description: 'Plain text.' })
-  @Nullable() @IsString()
+  @Nullable()
+  @IsString()
   description?: string | null;
 
   @ApiPropertyOptional({ enum: MODULE_STATUSES, default: 'planned' })
-  @OptionalNotNull() @IsIn(MODULE_STATUSES, { message: STATUS_MESSAGE })
+  @OptionalNotNull()
+  @IsIn(MODULE_STATUSES, { message: STATUS_MESSAGE })
   status?: string;
 
   @ApiPropertyOptional({ type: String, format: 'date', nullable: true })
-  @Nullable() @IsDateOnly()
+  @Nullable()
+  @IsDateOnly()
   start_date?: string | null;
 
   @ApiPropertyOptional({ type: String, format: 'date', nullable: true, description: 'Not earlier than start_date.' })
-  @Nullable() @IsDateOnly()
+  @Nullable()
+  @IsDateOnly()
   target_date?: string | null;
 
-  @ApiPropertyOptional({ type: String, format: 'uuid', nullable: true, description: 'User id of a member of this project.' })
-  @Nullable() @IsUUID('all')
+  @ApiPropertyOptional({
+    type: String,
+    format: 'uuid',
+    nullable: true,
+    description: 'User id of a member of this project.',
+  })
+  @Nullable()
+  @IsUUID('all')
   lead_id?: string | null;
 
   @ApiPropertyOptional({
     type: Number,
-    description: 'Lower first. A new module is placed ahead of the existing ones: a value that is not below the current minimum is replaced; PATCH afterwards to set a specific slot.',
+    description:
+      'Lower first. A new module is placed ahead of the existing ones: a value that is not below the current minimum is replaced; PATCH afterwards to set a specific slot.',
   })
-  @OptionalNotNull() @IsNumber({ allowNaN: false, allowInfinity: false })
+  @OptionalNotNull()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
   sort_order?: number;
 
   @LogoPropsField() logo_props?: Record<string, unknown> | null;
@@ -60,31 +74,45 @@ export class CreateModuleDto {
 
 export class UpdateModuleDto {
   @ApiPropertyOptional({ maxLength: 255 })
-  @OptionalNotNull() @IsString() @IsNotEmpty() @MaxChars(255)
+  @OptionalNotNull()
+  @IsString()
+  @IsNotEmpty()
+  @MaxChars(255)
   name?: string;
 
   @ApiPropertyOptional({ type: String, nullable: true })
-  @Nullable() @IsString()
+  @Nullable()
+  @IsString()
   description?: string | null;
 
   @ApiPropertyOptional({ enum: MODULE_STATUSES, description: 'Any status may follow any other.' })
-  @OptionalNotNull() @IsIn(MODULE_STATUSES, { message: STATUS_MESSAGE })
+  @OptionalNotNull()
+  @IsIn(MODULE_STATUSES, { message: STATUS_MESSAGE })
   status?: string;
 
   @ApiPropertyOptional({ type: String, format: 'date', nullable: true })
-  @Nullable() @IsDateOnly()
+  @Nullable()
+  @IsDateOnly()
   start_date?: string | null;
 
-  @ApiPropertyOptional({ type: String, format: 'date', nullable: true, description: 'Checked against the stored start_date too.' })
-  @Nullable() @IsDateOnly()
+  @ApiPropertyOptional({
+    type: String,
+    format: 'date',
+    nullable: true,
+    description: 'Checked against the stored start_date too.',
+  })
+  @Nullable()
+  @IsDateOnly()
   target_date?: string | null;
 
   @ApiPropertyOptional({ type: String, format: 'uuid', nullable: true })
-  @Nullable() @IsUUID('all')
+  @Nullable()
+  @IsUUID('all')
   lead_id?: string | null;
 
   @ApiPropertyOptional({ type: Number })
-  @OptionalNotNull() @IsNumber({ allowNaN: false, allowInfinity: false })
+  @OptionalNotNull()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
   sort_order?: number;
 
   @LogoPropsField() logo_props?: Record<string, unknown> | null;
@@ -103,14 +131,17 @@ export class ModuleDto {
   @ApiProperty({
     type: [String],
     format: 'uuid',
-    readOnly: true, description: 'Read-only, derived: the distinct assignees of the module\'s work items (not deleted, not archived), ordered by id. Empty on create.',
+    readOnly: true,
+    description:
+      "Read-only, derived: the distinct assignees of the module's work items (not deleted, not archived), ordered by id. Empty on create.",
   })
   member_ids!: string[];
   @ApiProperty() sort_order!: number;
   @ApiProperty({ type: 'object', additionalProperties: true }) logo_props!: Record<string, unknown>;
   @ApiProperty({ type: String, nullable: true, maxLength: 255 }) external_id!: string | null;
   @ApiProperty({ type: String, nullable: true, maxLength: 255 }) external_source!: string | null;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true, readOnly: true, description: 'Read-only.' }) archived_at!: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, readOnly: true, description: 'Read-only.' })
+  archived_at!: string | null;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
   @ApiProperty({ type: String, format: 'uuid', nullable: true }) created_by_id!: string | null;
 }

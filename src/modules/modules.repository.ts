@@ -60,7 +60,16 @@ export interface ModuleWrite {
 }
 
 const WRITABLE: ReadonlyArray<keyof ModuleWrite> = [
-  'name', 'description', 'status', 'start_date', 'target_date', 'lead_id', 'sort_order', 'logo_props', 'external_id', 'external_source',
+  'name',
+  'description',
+  'status',
+  'start_date',
+  'target_date',
+  'lead_id',
+  'sort_order',
+  'logo_props',
+  'external_id',
+  'external_source',
 ];
 
 @Injectable()
@@ -77,7 +86,13 @@ export class ModulesRepository {
     });
   }
 
-  async get(workspaceId: string, projectId: string, id: string, db: Queryable = this.ds, forUpdate = false): Promise<ModuleRow | null> {
+  async get(
+    workspaceId: string,
+    projectId: string,
+    id: string,
+    db: Queryable = this.ds,
+    forUpdate = false,
+  ): Promise<ModuleRow | null> {
     const rows = await db.query(
       `SELECT ${COLS} FROM modules m WHERE m.workspace_id = $1 AND m.project_id = $2 AND m.id = $3 AND m.deleted_at IS NULL${forUpdate ? ' FOR UPDATE' : ''}`,
       [workspaceId, projectId, id],
@@ -85,7 +100,13 @@ export class ModulesRepository {
     return rows[0] ?? null;
   }
 
-  async nameTaken(workspaceId: string, projectId: string, name: string, exceptId: string | null, db: Queryable): Promise<boolean> {
+  async nameTaken(
+    workspaceId: string,
+    projectId: string,
+    name: string,
+    exceptId: string | null,
+    db: Queryable,
+  ): Promise<boolean> {
     const rows = await db.query(
       `SELECT 1 FROM modules WHERE workspace_id = $1 AND project_id = $2 AND name = $3 AND deleted_at IS NULL AND ($4::uuid IS NULL OR id <> $4)`,
       [workspaceId, projectId, name, exceptId],
@@ -95,7 +116,10 @@ export class ModulesRepository {
 
   /** Lowest sort_order among the project's modules, or null when it has none. */
   async minSortOrder(workspaceId: string, projectId: string, db: Queryable): Promise<number | null> {
-    const rows = await db.query(`SELECT min(sort_order) AS m FROM modules WHERE workspace_id = $1 AND project_id = $2 AND deleted_at IS NULL`, [workspaceId, projectId]);
+    const rows = await db.query(
+      `SELECT min(sort_order) AS m FROM modules WHERE workspace_id = $1 AND project_id = $2 AND deleted_at IS NULL`,
+      [workspaceId, projectId],
+    );
     return rows[0]?.m === null || rows[0]?.m === undefined ? null : Number(rows[0].m);
   }
 
@@ -122,8 +146,21 @@ export class ModulesRepository {
                             logo_props, external_id, external_source, created_by_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
        RETURNING id`,
-      [workspaceId, projectId, v.name, v.description ?? '', v.status ?? 'planned', v.start_date ?? null, v.target_date ?? null,
-        v.lead_id ?? null, v.sort_order, v.logo_props ?? {}, v.external_id ?? null, v.external_source ?? null, userId],
+      [
+        workspaceId,
+        projectId,
+        v.name,
+        v.description ?? '',
+        v.status ?? 'planned',
+        v.start_date ?? null,
+        v.target_date ?? null,
+        v.lead_id ?? null,
+        v.sort_order,
+        v.logo_props ?? {},
+        v.external_id ?? null,
+        v.external_source ?? null,
+        userId,
+      ],
     );
     return rows[0].id;
   }
@@ -138,7 +175,10 @@ export class ModulesRepository {
       sets.push(`${k} = ${p.add(stored)}`);
     }
     if (!sets.length) return;
-    await db.query(`UPDATE modules SET ${sets.join(', ')}, updated_at = now() WHERE workspace_id = $1 AND id = $2`, p.values);
+    await db.query(
+      `UPDATE modules SET ${sets.join(', ')}, updated_at = now() WHERE workspace_id = $1 AND id = $2`,
+      p.values,
+    );
   }
 
   async softDelete(workspaceId: string, id: string, db: Queryable): Promise<void> {

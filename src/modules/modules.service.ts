@@ -45,14 +45,31 @@ export class ModulesService {
       const v = this.writable(dto);
       const name = this.cleanName(dto.name);
       if (await this.repo.nameTaken(ctx.workspace.id, ctx.project.id, name, null, tx)) throw this.nameConflict(name);
-      await assertExternalPairFree(tx, 'modules', { workspaceId: ctx.workspace.id, projectId: ctx.project.id }, dto, null);
+      await assertExternalPairFree(
+        tx,
+        'modules',
+        { workspaceId: ctx.workspace.id, projectId: ctx.project.id },
+        dto,
+        null,
+      );
       this.assertDateOrder(v.start_date ?? null, v.target_date ?? null);
       await this.assertLead(ctx, v.lead_id, tx);
       // Serialise creates per project so two new modules cannot both take the same "ahead" slot.
       await tx.query(`SELECT pg_advisory_xact_lock(hashtext('modules_sort:' || $1::text))`, [ctx.project.id]);
       const min = await this.repo.minSortOrder(ctx.workspace.id, ctx.project.id, tx);
-      const sortOrder = min === null ? (dto.sort_order ?? FIRST_SORT_ORDER) : dto.sort_order !== undefined && dto.sort_order < min ? dto.sort_order : min - SORT_STEP;
-      const id = await this.repo.insert(ctx.workspace.id, ctx.project.id, { ...v, name, sort_order: sortOrder }, ctx.principal.userId, tx);
+      const sortOrder =
+        min === null
+          ? (dto.sort_order ?? FIRST_SORT_ORDER)
+          : dto.sort_order !== undefined && dto.sort_order < min
+            ? dto.sort_order
+            : min - SORT_STEP;
+      const id = await this.repo.insert(
+        ctx.workspace.id,
+        ctx.project.id,
+        { ...v, name, sort_order: sortOrder },
+        ctx.principal.userId,
+        tx,
+      );
       const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx);
       return (await this.mapMany(ctx, [row!], tx))[0];
     });
@@ -63,11 +80,18 @@ export class ModulesService {
       await this.assertEnabled(ctx, tx);
       const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx, true);
       if (!row) throw ProblemException.notFound('Module');
-      await assertExternalPairFree(tx, 'modules', { workspaceId: ctx.workspace.id, projectId: ctx.project.id }, dto, row);
+      await assertExternalPairFree(
+        tx,
+        'modules',
+        { workspaceId: ctx.workspace.id, projectId: ctx.project.id },
+        dto,
+        row,
+      );
       const v = this.writable(dto);
       if (dto.name !== undefined) {
         v.name = this.cleanName(dto.name);
-        if (await this.repo.nameTaken(ctx.workspace.id, ctx.project.id, v.name, id, tx)) throw this.nameConflict(v.name);
+        if (await this.repo.nameTaken(ctx.workspace.id, ctx.project.id, v.name, id, tx))
+          throw this.nameConflict(v.name);
       }
       const start = v.start_date !== undefined ? v.start_date : row.start_date;
       const target = v.target_date !== undefined ? v.target_date : row.target_date;
@@ -96,7 +120,9 @@ export class ModulesService {
       await this.assertEnabled(ctx, tx);
       const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx, true);
       if (!row) throw ProblemException.notFound('Module');
-      const { add, remove } = await checkMembershipIds(dto, (ids) => this.items.existing(ctx.workspace.id, ctx.project.id, ids, tx));
+      const { add, remove } = await checkMembershipIds(dto, (ids) =>
+        this.items.existing(ctx.workspace.id, ctx.project.id, ids, tx),
+      );
       const added = new Set(await this.items.add(ctx.workspace.id, ctx.project.id, id, add, tx));
       const removed = new Set(await this.items.remove(ctx.workspace.id, id, remove, tx));
       return { added: add.filter((x) => added.has(x)), removed: remove.filter((x) => removed.has(x)) };
@@ -105,7 +131,11 @@ export class ModulesService {
 
   /** Maps rows with their derived member_ids, loaded in one query for the whole page. */
   private async mapMany(ctx: ProjectContext, rows: ModuleRow[], db?: Queryable): Promise<ModuleDto[]> {
-    const members = await this.items.memberIds(ctx.workspace.id, rows.map((r) => r.id), db);
+    const members = await this.items.memberIds(
+      ctx.workspace.id,
+      rows.map((r) => r.id),
+      db,
+    );
     return rows.map((r) => mapModule(r, members.get(r.id) ?? []));
   }
 
@@ -142,7 +172,7 @@ export class ModulesService {
       status: dto.status,
       start_date: dto.start_date,
       target_date: dto.target_date,
-      lead_id: dto.lead_id === undefined ? undefined : dto.lead_id?.toLowerCase() ?? null,
+      lead_id: dto.lead_id === undefined ? undefined : (dto.lead_id?.toLowerCase() ?? null),
       sort_order: dto.sort_order,
       logo_props: dto.logo_props,
       external_id: dto.external_id,

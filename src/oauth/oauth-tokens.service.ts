@@ -20,7 +20,13 @@ export class OAuthTokensService {
     private readonly audit: AuditService,
   ) {}
 
-  async issue(userId: string, scopes: string[], ttlSeconds = ACCESS_TOKEN_TTL_SECONDS, db?: Queryable, actor: AuditActor | RequestContext = ADMIN_ACTOR) {
+  async issue(
+    userId: string,
+    scopes: string[],
+    ttlSeconds = ACCESS_TOKEN_TTL_SECONDS,
+    db?: Queryable,
+    actor: AuditActor | RequestContext = ADMIN_ACTOR,
+  ) {
     const unknown = scopes.filter((s) => !isKnownScope(s));
     if (!scopes.length) throw ProblemException.validation('scopes', 'Give at least one scope.');
     if (unknown.length) throw ProblemException.validation('scopes', `Unknown scope(s): ${unknown.join(', ')}.`);
@@ -38,7 +44,13 @@ export class OAuthTokensService {
         target_type: 'oauth_token',
         target_id: r.id,
         target_display_name: r.client_name || 'OAuth access token',
-        new_value: { id: r.id, user_id: userId, scopes: granted, expires_at: new Date(r.expires_at).toISOString(), client_name: r.client_name },
+        new_value: {
+          id: r.id,
+          user_id: userId,
+          scopes: granted,
+          expires_at: new Date(r.expires_at).toISOString(),
+          client_name: r.client_name,
+        },
       });
       return { id: r.id as string, access_token: token, token_type: 'Bearer', expires_in: ttlSeconds, scopes: granted };
     };

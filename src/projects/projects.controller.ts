@@ -1,5 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext, WorkspaceContext } from '../common/auth/request-context';
 import { ProjectRole, WorkspaceRole } from '../common/auth/roles';
@@ -20,7 +27,11 @@ export class ProjectsController {
 
   @Get()
   @Authenticated({ scope: 'projects:read', workspace: WorkspaceRole.Guest })
-  @ApiOperation({ operationId: 'projects_list', summary: 'List projects', description: 'Workspace owners and admins see every project; others see the projects they are members of.' })
+  @ApiOperation({
+    operationId: 'projects_list',
+    summary: 'List projects',
+    description: 'Workspace owners and admins see every project; others see the projects they are members of.',
+  })
   @ApiListQuery(PROJECT_LIST)
   @ApiListResponse(ProjectDto)
   list(@Ctx() ctx: WorkspaceContext, @ListParams(PROJECT_LIST) q: ListQuery) {
@@ -29,7 +40,11 @@ export class ProjectsController {
 
   @Post()
   @Authenticated({ scope: 'projects:write', workspace: WorkspaceRole.Member })
-  @ApiOperation({ operationId: 'projects_create', summary: 'Create a project', description: 'The creator becomes a project admin; one state per group is seeded (Backlog the default).' })
+  @ApiOperation({
+    operationId: 'projects_create',
+    summary: 'Create a project',
+    description: 'The creator becomes a project admin; one state per group is seeded (Backlog the default).',
+  })
   @ApiCreatedResponse({ type: ProjectDto })
   @ApiProblemResponses(400, 404, 409)
   create(@Ctx() ctx: WorkspaceContext, @Body() body: CreateProjectDto) {

@@ -7,23 +7,44 @@ const IDENTIFIER_RE = /^[A-Za-z][A-Za-z0-9]{0,11}$/;
 
 export class CreateProjectDto {
   @ApiProperty({ maxLength: 255 })
-  @IsString() @IsNotEmpty() @MaxChars(255)
+  @IsString()
+  @IsNotEmpty()
+  @MaxChars(255)
   name!: string;
 
-  @ApiPropertyOptional({ maxLength: 12, pattern: '^[A-Za-z][A-Za-z0-9]{0,11}$', description: 'Stored upper-case; unique in the workspace. Derived from the name when omitted.' })
-  @OptionalNotNull() @IsString() @Matches(IDENTIFIER_RE, { message: 'identifier must start with a letter and hold 1-12 letters or digits' })
+  @ApiPropertyOptional({
+    maxLength: 12,
+    pattern: '^[A-Za-z][A-Za-z0-9]{0,11}$',
+    description: 'Stored upper-case; unique in the workspace. Derived from the name when omitted.',
+  })
+  @OptionalNotNull()
+  @IsString()
+  @Matches(IDENTIFIER_RE, { message: 'identifier must start with a letter and hold 1-12 letters or digits' })
   identifier?: string;
 
   @ApiPropertyOptional({ type: String })
-  @Nullable() @IsString()
+  @Nullable()
+  @IsString()
   description?: string | null;
 
-  @ApiPropertyOptional({ type: String, format: 'uuid', nullable: true, description: 'A workspace member; assigned to new work items when assignees are omitted.' })
-  @Nullable() @IsUUID('all')
+  @ApiPropertyOptional({
+    type: String,
+    format: 'uuid',
+    nullable: true,
+    description: 'A workspace member; assigned to new work items when assignees are omitted.',
+  })
+  @Nullable()
+  @IsUUID('all')
   default_assignee_id?: string | null;
 
-  @ApiPropertyOptional({ type: String, format: 'uuid', nullable: true, description: 'A workspace member; becomes a project admin.' })
-  @Nullable() @IsUUID('all')
+  @ApiPropertyOptional({
+    type: String,
+    format: 'uuid',
+    nullable: true,
+    description: 'A workspace member; becomes a project admin.',
+  })
+  @Nullable()
+  @IsUUID('all')
   project_lead_id?: string | null;
 
   @LogoPropsField() logo_props?: Record<string, unknown> | null;
@@ -33,23 +54,31 @@ export class CreateProjectDto {
 
 export class UpdateProjectDto {
   @ApiPropertyOptional({ maxLength: 255 })
-  @OptionalNotNull() @IsString() @IsNotEmpty() @MaxChars(255)
+  @OptionalNotNull()
+  @IsString()
+  @IsNotEmpty()
+  @MaxChars(255)
   name?: string;
 
   @ApiPropertyOptional({ maxLength: 12, pattern: '^[A-Za-z][A-Za-z0-9]{0,11}$' })
-  @OptionalNotNull() @IsString() @Matches(IDENTIFIER_RE, { message: 'identifier must start with a letter and hold 1-12 letters or digits' })
+  @OptionalNotNull()
+  @IsString()
+  @Matches(IDENTIFIER_RE, { message: 'identifier must start with a letter and hold 1-12 letters or digits' })
   identifier?: string;
 
   @ApiPropertyOptional({ type: String, nullable: true })
-  @Nullable() @IsString()
+  @Nullable()
+  @IsString()
   description?: string | null;
 
   @ApiPropertyOptional({ type: String, format: 'uuid', nullable: true })
-  @Nullable() @IsUUID('all')
+  @Nullable()
+  @IsUUID('all')
   default_assignee_id?: string | null;
 
   @ApiPropertyOptional({ type: String, format: 'uuid', nullable: true })
-  @Nullable() @IsUUID('all')
+  @Nullable()
+  @IsUUID('all')
   project_lead_id?: string | null;
 
   @LogoPropsField() logo_props?: Record<string, unknown> | null;

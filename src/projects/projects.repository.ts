@@ -60,13 +60,18 @@ export class ProjectsRepository {
     const p = new SqlParams([workspaceId]);
     const where = ['p.workspace_id = $1', 'p.deleted_at IS NULL'];
     if (!seesAll) {
-      where.push(`EXISTS (SELECT 1 FROM project_members pm WHERE pm.project_id = p.id AND pm.member_id = ${p.add(userId)} AND pm.deleted_at IS NULL)`);
+      where.push(
+        `EXISTS (SELECT 1 FROM project_members pm WHERE pm.project_id = p.id AND pm.member_id = ${p.add(userId)} AND pm.deleted_at IS NULL)`,
+      );
     }
     return runList<ProjectRow>(this.ds, PROJECT_LIST, q, { select: COLS, from: 'projects p', where, params: p });
   }
 
   async get(workspaceId: string, id: string, db: Queryable = this.ds): Promise<ProjectRow | null> {
-    const rows = await db.query(`SELECT ${COLS} FROM projects p WHERE p.workspace_id = $1 AND p.id = $2 AND p.deleted_at IS NULL`, [workspaceId, id]);
+    const rows = await db.query(
+      `SELECT ${COLS} FROM projects p WHERE p.workspace_id = $1 AND p.id = $2 AND p.deleted_at IS NULL`,
+      [workspaceId, id],
+    );
     return rows[0] ?? null;
   }
 
@@ -79,7 +84,12 @@ export class ProjectsRepository {
     await db.query(`SELECT pg_advisory_xact_lock(hashtext('project_identifiers:' || $1::text))`, [workspaceId]);
   }
 
-  async identifierTaken(workspaceId: string, identifier: string, exceptId: string | null, db: Queryable = this.ds): Promise<boolean> {
+  async identifierTaken(
+    workspaceId: string,
+    identifier: string,
+    exceptId: string | null,
+    db: Queryable = this.ds,
+  ): Promise<boolean> {
     const rows = await db.query(
       `SELECT 1 FROM projects WHERE workspace_id = $1 AND identifier = $2 AND deleted_at IS NULL AND ($3::uuid IS NULL OR id <> $3)`,
       [workspaceId, identifier, exceptId],
@@ -87,7 +97,12 @@ export class ProjectsRepository {
     return rows.length > 0;
   }
 
-  async nameTaken(workspaceId: string, name: string, exceptId: string | null, db: Queryable = this.ds): Promise<boolean> {
+  async nameTaken(
+    workspaceId: string,
+    name: string,
+    exceptId: string | null,
+    db: Queryable = this.ds,
+  ): Promise<boolean> {
     const rows = await db.query(
       `SELECT 1 FROM projects WHERE workspace_id = $1 AND name = $2 AND deleted_at IS NULL AND ($3::uuid IS NULL OR id <> $3)`,
       [workspaceId, name, exceptId],
@@ -95,15 +110,30 @@ export class ProjectsRepository {
     return rows.length > 0;
   }
 
-  async insert(workspaceId: string, v: ProjectWrite & { name: string; identifier: string }, createdBy: string, db: Queryable): Promise<ProjectRow> {
+  async insert(
+    workspaceId: string,
+    v: ProjectWrite & { name: string; identifier: string },
+    createdBy: string,
+    db: Queryable,
+  ): Promise<ProjectRow> {
     const rows = await db.query(
       `INSERT INTO projects (workspace_id, name, identifier, description, default_assignee_id, project_lead_id, logo_props,
                              external_id, external_source, created_by_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
        RETURNING id, workspace_id, name, identifier, description, default_assignee_id, project_lead_id, logo_props,
                  external_id, external_source, archived_at, created_at, created_by_id`,
-      [workspaceId, v.name, v.identifier, v.description ?? '', v.default_assignee_id ?? null, v.project_lead_id ?? null,
-        v.logo_props ?? {}, v.external_id ?? null, v.external_source ?? null, createdBy],
+      [
+        workspaceId,
+        v.name,
+        v.identifier,
+        v.description ?? '',
+        v.default_assignee_id ?? null,
+        v.project_lead_id ?? null,
+        v.logo_props ?? {},
+        v.external_id ?? null,
+        v.external_source ?? null,
+        createdBy,
+      ],
     );
     return rows[0];
   }
@@ -113,10 +143,15 @@ export class ProjectsRepository {
     const p = new SqlParams([workspaceId, id]);
     for (const [k, val] of Object.entries(v)) {
       if (val === undefined) continue;
-      sets.push(`${k} = ${p.add(k === 'description' && val === null ? '' : k === 'logo_props' && val === null ? {} : val)}`);
+      sets.push(
+        `${k} = ${p.add(k === 'description' && val === null ? '' : k === 'logo_props' && val === null ? {} : val)}`,
+      );
     }
     if (!sets.length) return;
-    await db.query(`UPDATE projects SET ${sets.join(', ')}, updated_at = now() WHERE workspace_id = $1 AND id = $2`, p.values);
+    await db.query(
+      `UPDATE projects SET ${sets.join(', ')}, updated_at = now() WHERE workspace_id = $1 AND id = $2`,
+      p.values,
+    );
   }
 
   /**
@@ -142,8 +177,16 @@ export class ProjectsRepository {
    * Locks the project row while it is live: false when it was deleted meanwhile (the request's guard saw it
    * live), so a write or a second DELETE racing a delete is a 404 rather than a write to a deleted project.
    */
-  async lockLive(workspaceId: string, id: string, mode: 'FOR UPDATE' | 'FOR NO KEY UPDATE', db: Queryable): Promise<boolean> {
-    const rows = await db.query(`SELECT id FROM projects WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL ${mode}`, [workspaceId, id]);
+  async lockLive(
+    workspaceId: string,
+    id: string,
+    mode: 'FOR UPDATE' | 'FOR NO KEY UPDATE',
+    db: Queryable,
+  ): Promise<boolean> {
+    const rows = await db.query(
+      `SELECT id FROM projects WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL ${mode}`,
+      [workspaceId, id],
+    );
     return rows.length > 0;
   }
 

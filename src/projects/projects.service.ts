@@ -2,7 +2,15 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 import { AuditService } from '../audit/audit.service';
 import { ProjectContext, WorkspaceContext } from '../common/auth/request-context';
-import { effectiveProjectRole, projectLevel, PROJECT_ROLE_LEVEL, ProjectRole, WorkspaceRole, workspaceLevel, WORKSPACE_ROLE_LEVEL } from '../common/auth/roles';
+import {
+  effectiveProjectRole,
+  projectLevel,
+  PROJECT_ROLE_LEVEL,
+  ProjectRole,
+  WorkspaceRole,
+  workspaceLevel,
+  WORKSPACE_ROLE_LEVEL,
+} from '../common/auth/roles';
 import { ProblemException } from '../common/errors/problem.exception';
 import { ListQuery } from '../common/pagination/list-query';
 import { MembersRepository } from '../members/members.repository';
@@ -14,7 +22,11 @@ import { ProjectRow, ProjectsRepository, ProjectWrite } from './projects.reposit
 
 /** Derives a project identifier from its name: initials, or the first letters of a single word. */
 export function deriveIdentifier(name: string): string {
-  const words = name.toUpperCase().replace(/[^A-Z0-9 ]/g, ' ').split(/\s+/).filter(Boolean);
+  const words = name
+    .toUpperCase()
+    .replace(/[^A-Z0-9 ]/g, ' ')
+    .split(/\s+/)
+    .filter(Boolean);
   let id = words.length > 1 ? words.map((w) => w[0]).join('') : (words[0] ?? '');
   id = id.replace(/^[0-9]+/, '').slice(0, 5);
   return id || 'PROJ';
@@ -54,13 +66,17 @@ export class ProjectsService {
       const ws = ctx.workspace.id;
       const name = this.nonBlankName(dto.name);
       let identifier = (dto.identifier ?? deriveIdentifier(name)).toUpperCase();
-      if (await this.repo.nameTaken(ws, name, null, tx)) throw ProblemException.conflict(`A project named "${name}" already exists in this workspace.`);
+      if (await this.repo.nameTaken(ws, name, null, tx))
+        throw ProblemException.conflict(`A project named "${name}" already exists in this workspace.`);
       if (dto.identifier === undefined) {
         await this.repo.lockIdentifierDerivation(ws, tx);
         const base = identifier;
-        for (let n = 2; await this.repo.identifierTaken(ws, identifier, null, tx); n++) identifier = `${base.slice(0, 10)}${n}`;
+        for (let n = 2; await this.repo.identifierTaken(ws, identifier, null, tx); n++)
+          identifier = `${base.slice(0, 10)}${n}`;
       } else if (await this.repo.identifierTaken(ws, identifier, null, tx)) {
-        throw ProblemException.conflict(`The identifier "${identifier}" is already used by another project in this workspace.`);
+        throw ProblemException.conflict(
+          `The identifier "${identifier}" is already used by another project in this workspace.`,
+        );
       }
       const wsRoles = await this.assertWorkspaceMembers(ws, dto, tx);
       const row = await this.repo.insert(ws, { ...this.writable(dto), name, identifier }, ctx.principal.userId, tx);
@@ -69,10 +85,16 @@ export class ProjectsService {
       const assignee = dto.default_assignee_id?.toLowerCase();
       if (assignee && !roles.has(assignee)) {
         // Workspace owners and admins are project admins everywhere: their listed role is never below admin.
-        roles.set(assignee, workspaceLevel(wsRoles.get(assignee)) >= WORKSPACE_ROLE_LEVEL[WorkspaceRole.Admin] ? ProjectRole.Admin : ProjectRole.Contributor);
+        roles.set(
+          assignee,
+          workspaceLevel(wsRoles.get(assignee)) >= WORKSPACE_ROLE_LEVEL[WorkspaceRole.Admin]
+            ? ProjectRole.Admin
+            : ProjectRole.Contributor,
+        );
       }
       const memberships: string[] = [];
-      for (const [userId, role] of roles) memberships.push(await this.members.insertProjectMember(ws, row.id, userId, role, ctx.principal.userId, tx));
+      for (const [userId, role] of roles)
+        memberships.push(await this.members.insertProjectMember(ws, row.id, userId, role, ctx.principal.userId, tx));
       await this.states.seedDefaults(tx, ws, row.id, ctx.principal.userId);
       await this.audit.record(tx, ctx, {
         ...this.target(ws, row),
@@ -83,7 +105,17 @@ export class ProjectsService {
       const added = [];
       for (const id of memberships) {
         const member = (await this.members.getProjectMember(ws, row.id, id, tx))!;
-        added.push(this.membersService.projectMemberEvent(ws, row.id, 'project_member.added', member, undefined, { role: member.role }, 'project_created'));
+        added.push(
+          this.membersService.projectMemberEvent(
+            ws,
+            row.id,
+            'project_member.added',
+            member,
+            undefined,
+            { role: member.role },
+            'project_created',
+          ),
+        );
       }
       await this.audit.recordMany(tx, ctx, added);
       return mapProject(row);
@@ -102,43 +134,50 @@ export class ProjectsService {
   }
 
   async update(ctx: ProjectContext, dto: UpdateProjectDto): Promise<ProjectDto> {
-    return this.ds.transaction(async (tx) => {
-      const ws = ctx.workspace.id;
-      if (!(await this.repo.lockLive(ws, ctx.project.id, 'FOR NO KEY UPDATE', tx))) throw ProblemException.notFound('Project');
-      const v = this.writable(dto);
-      if (dto.name !== undefined) {
-        v.name = this.nonBlankName(dto.name);
-        if (await this.repo.nameTaken(ws, v.name, ctx.project.id, tx)) throw ProblemException.conflict(`A project named "${v.name}" already exists in this workspace.`);
-      }
-      if (dto.identifier !== undefined) {
-        v.identifier = dto.identifier.toUpperCase();
-        if (await this.repo.identifierTaken(ws, v.identifier, ctx.project.id, tx)) {
-          throw ProblemException.conflict(`The identifier "${v.identifier}" is already used by another project in this workspace.`);
+    return this.ds
+      .transaction(async (tx) => {
+        const ws = ctx.workspace.id;
+        if (!(await this.repo.lockLive(ws, ctx.project.id, 'FOR NO KEY UPDATE', tx)))
+          throw ProblemException.notFound('Project');
+        const v = this.writable(dto);
+        if (dto.name !== undefined) {
+          v.name = this.nonBlankName(dto.name);
+          if (await this.repo.nameTaken(ws, v.name, ctx.project.id, tx))
+            throw ProblemException.conflict(`A project named "${v.name}" already exists in this workspace.`);
         }
-      }
-      await this.assertProjectMembers(ctx, dto, tx);
-      const before = await this.repo.get(ws, ctx.project.id, tx);
-      await this.repo.update(ctx.workspace.id, ctx.project.id, v, tx);
-      const row = await this.repo.get(ws, ctx.project.id, tx);
-      const changed = (Object.keys(v) as Array<keyof ProjectWrite>).filter(
-        (k) => v[k] !== undefined && JSON.stringify(before![k]) !== JSON.stringify(row![k]),
-      );
-      if (changed.length) {
-        await this.audit.record(tx, ctx, {
-          ...this.target(ws, row!),
-          event_name: 'project.updated',
-          old_value: Object.fromEntries(changed.map((k) => [k, before![k]])),
-          new_value: Object.fromEntries(changed.map((k) => [k, row![k]])),
-          metadata: { changed_fields: changed },
-        });
-      }
-      return mapProject(row!);
-    }).catch((e: unknown) => this.uniqueConflict(e));
+        if (dto.identifier !== undefined) {
+          v.identifier = dto.identifier.toUpperCase();
+          if (await this.repo.identifierTaken(ws, v.identifier, ctx.project.id, tx)) {
+            throw ProblemException.conflict(
+              `The identifier "${v.identifier}" is already used by another project in this workspace.`,
+            );
+          }
+        }
+        await this.assertProjectMembers(ctx, dto, tx);
+        const before = await this.repo.get(ws, ctx.project.id, tx);
+        await this.repo.update(ctx.workspace.id, ctx.project.id, v, tx);
+        const row = await this.repo.get(ws, ctx.project.id, tx);
+        const changed = (Object.keys(v) as Array<keyof ProjectWrite>).filter(
+          (k) => v[k] !== undefined && JSON.stringify(before![k]) !== JSON.stringify(row![k]),
+        );
+        if (changed.length) {
+          await this.audit.record(tx, ctx, {
+            ...this.target(ws, row!),
+            event_name: 'project.updated',
+            old_value: Object.fromEntries(changed.map((k) => [k, before![k]])),
+            new_value: Object.fromEntries(changed.map((k) => [k, row![k]])),
+            metadata: { changed_fields: changed },
+          });
+        }
+        return mapProject(row!);
+      })
+      .catch((e: unknown) => this.uniqueConflict(e));
   }
 
   async remove(ctx: ProjectContext): Promise<void> {
     await this.ds.transaction(async (tx) => {
-      if (!(await this.repo.softDelete(ctx.workspace.id, ctx.project.id, ctx.principal.userId, tx))) throw ProblemException.notFound('Project');
+      if (!(await this.repo.softDelete(ctx.workspace.id, ctx.project.id, ctx.principal.userId, tx)))
+        throw ProblemException.notFound('Project');
       await this.audit.record(tx, ctx, {
         event_name: 'project.deleted',
         category: 'settings',
@@ -166,8 +205,9 @@ export class ProjectsService {
   private writable(dto: CreateProjectDto | UpdateProjectDto): ProjectWrite {
     return {
       description: dto.description,
-      default_assignee_id: dto.default_assignee_id === undefined ? undefined : dto.default_assignee_id?.toLowerCase() ?? null,
-      project_lead_id: dto.project_lead_id === undefined ? undefined : dto.project_lead_id?.toLowerCase() ?? null,
+      default_assignee_id:
+        dto.default_assignee_id === undefined ? undefined : (dto.default_assignee_id?.toLowerCase() ?? null),
+      project_lead_id: dto.project_lead_id === undefined ? undefined : (dto.project_lead_id?.toLowerCase() ?? null),
       logo_props: dto.logo_props,
       external_id: dto.external_id,
       external_source: dto.external_source,
@@ -201,10 +241,18 @@ export class ProjectsService {
    * field). Neither may be a workspace guest: guests can only be project guests or commenters, so they
    * can neither administer the project nor be assigned its work items. Returns their workspace roles.
    */
-  private async assertWorkspaceMembers(ws: string, dto: CreateProjectDto, tx: EntityManager): Promise<Map<string, string>> {
+  private async assertWorkspaceMembers(
+    ws: string,
+    dto: CreateProjectDto,
+    tx: EntityManager,
+  ): Promise<Map<string, string>> {
     const fields = (['project_lead_id', 'default_assignee_id'] as const).filter((f) => dto[f]);
     if (!fields.length) return new Map();
-    const found = await this.repo.activeWorkspaceMembers(ws, fields.map((f) => dto[f]!.toLowerCase()), tx);
+    const found = await this.repo.activeWorkspaceMembers(
+      ws,
+      fields.map((f) => dto[f]!.toLowerCase()),
+      tx,
+    );
     for (const f of fields) {
       const role = found.get(dto[f]!.toLowerCase());
       if (!role) throw ProblemException.validation(f, 'Must be the user id of an active member of this workspace.');
@@ -221,11 +269,17 @@ export class ProjectsService {
   private async assertProjectMembers(ctx: ProjectContext, dto: UpdateProjectDto, tx: EntityManager): Promise<void> {
     const fields = (['project_lead_id', 'default_assignee_id'] as const).filter((f) => dto[f]);
     if (!fields.length) return;
-    const wsRoles = await this.repo.activeWorkspaceMembers(ctx.workspace.id, fields.map((f) => dto[f]!.toLowerCase()), tx);
+    const wsRoles = await this.repo.activeWorkspaceMembers(
+      ctx.workspace.id,
+      fields.map((f) => dto[f]!.toLowerCase()),
+      tx,
+    );
     for (const f of fields) {
       const userId = dto[f]!.toLowerCase();
       const wsRole = wsRoles.get(userId);
-      const membership = wsRole ? await this.members.projectMemberByUser(ctx.workspace.id, ctx.project.id, userId, tx) : null;
+      const membership = wsRole
+        ? await this.members.projectMemberByUser(ctx.workspace.id, ctx.project.id, userId, tx)
+        : null;
       if (f === 'project_lead_id') {
         if (!membership) throw ProblemException.validation(f, 'Must be the user id of a member of this project.');
         if (wsRole === WorkspaceRole.Guest) throw ProblemException.validation(f, GUEST_REFUSED[f]);
@@ -235,7 +289,10 @@ export class ProjectsService {
       if (wsRole === WorkspaceRole.Guest) throw ProblemException.validation(f, GUEST_REFUSED[f]);
       const role = effectiveProjectRole(wsRole, membership?.role ?? null);
       if (projectLevel(role) < PROJECT_ROLE_LEVEL[ProjectRole.Contributor]) {
-        throw ProblemException.validation(f, 'Must be the user id of an assignable member of this project: a project admin or contributor, or a workspace owner or admin.');
+        throw ProblemException.validation(
+          f,
+          'Must be the user id of an assignable member of this project: a project admin or contributor, or a workspace owner or admin.',
+        );
       }
     }
   }
@@ -249,5 +306,6 @@ function uniqueViolation(e: unknown): string | null {
 
 const GUEST_REFUSED = {
   project_lead_id: 'A workspace guest cannot lead a project.',
-  default_assignee_id: 'A workspace guest cannot be the default assignee: guests can only be project guests or commenters, who cannot be assigned work items.',
+  default_assignee_id:
+    'A workspace guest cannot be the default assignee: guests can only be project guests or commenters, who cannot be assigned work items.',
 } as const;

@@ -15,10 +15,20 @@ export function RequiredColorField(): PropertyDecorator {
 
 /** A hex colour that may be omitted but not cleared (PATCH of a state). */
 export function OptionalColorField(): PropertyDecorator {
-  return applyDecorators(ApiPropertyOptional(DOC), OptionalNotNull(), IsString(), Matches(HEX_COLOR_RE, { message: MESSAGE }));
+  return applyDecorators(
+    ApiPropertyOptional(DOC),
+    OptionalNotNull(),
+    IsString(),
+    Matches(HEX_COLOR_RE, { message: MESSAGE }),
+  );
 }
 
 /** A hex colour that may be omitted or cleared with null (labels). */
 export function NullableColorField(): PropertyDecorator {
-  return applyDecorators(ApiPropertyOptional({ ...DOC, nullable: true }), Nullable(), IsString(), Matches(HEX_COLOR_RE, { message: MESSAGE }));
+  return applyDecorators(
+    ApiPropertyOptional({ ...DOC, nullable: true }),
+    Nullable(),
+    IsString(),
+    Matches(HEX_COLOR_RE, { message: MESSAGE }),
+  );
 }

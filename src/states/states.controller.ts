@@ -1,5 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext } from '../common/auth/request-context';
 import { ProjectRole } from '../common/auth/roles';
@@ -20,7 +27,11 @@ export class StatesController {
 
   @Get()
   @Authenticated({ scope: 'projects.states:read', project: ProjectRole.Guest })
-  @ApiOperation({ operationId: 'states_list', summary: 'List the states of a project', description: 'Default order `sequence` (not cursor-eligible: use order_by=created_at or id with paginate=cursor).' })
+  @ApiOperation({
+    operationId: 'states_list',
+    summary: 'List the states of a project',
+    description: 'Default order `sequence` (not cursor-eligible: use order_by=created_at or id with paginate=cursor).',
+  })
   @ApiListQuery(STATE_LIST)
   @ApiListResponse(StateDto)
   list(@Ctx() ctx: ProjectContext, @ListParams(STATE_LIST) q: ListQuery) {
@@ -29,7 +40,11 @@ export class StatesController {
 
   @Post()
   @Authenticated({ scope: 'projects.states:write', project: ProjectRole.Admin })
-  @ApiOperation({ operationId: 'states_create', summary: 'Create a state', description: '`is_default: true` demotes the previous default in the same transaction.' })
+  @ApiOperation({
+    operationId: 'states_create',
+    summary: 'Create a state',
+    description: '`is_default: true` demotes the previous default in the same transaction.',
+  })
   @ApiCreatedResponse({ type: StateDto })
   @ApiProblemResponses(400, 404, [409, '`conflict`: the name is already used in the project'])
   create(@Ctx() ctx: ProjectContext, @Body() body: CreateStateDto) {
@@ -48,7 +63,11 @@ export class StatesController {
 
   @Patch(':pk')
   @Authenticated({ scope: 'projects.states:write', project: ProjectRole.Admin })
-  @ApiOperation({ operationId: 'states_update', summary: 'Update a state (partial)', description: '`is_triage` is read-only. `is_default: true` demotes the previous default.' })
+  @ApiOperation({
+    operationId: 'states_update',
+    summary: 'Update a state (partial)',
+    description: '`is_triage` is read-only. `is_default: true` demotes the previous default.',
+  })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiOkResponse({ type: StateDto })
   @ApiProblemResponses(400, 404, [409, '`conflict`: the name is already used in the project'])
@@ -59,10 +78,18 @@ export class StatesController {
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated({ scope: 'projects.states:write', project: ProjectRole.Admin })
-  @ApiOperation({ operationId: 'states_delete', summary: 'Delete a state (soft)', description: 'Refused for the default state and for a state that still holds work items; work items are never moved.' })
+  @ApiOperation({
+    operationId: 'states_delete',
+    summary: 'Delete a state (soft)',
+    description:
+      'Refused for the default state and for a state that still holds work items; work items are never moved.',
+  })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Deleted' })
-  @ApiProblemResponses(400, 404, [409, '`conflict`: "The default state cannot be deleted." or "This state still has work items in it."'])
+  @ApiProblemResponses(400, 404, [
+    409,
+    '`conflict`: "The default state cannot be deleted." or "This state still has work items in it."',
+  ])
   async remove(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string): Promise<void> {
     await this.states.remove(ctx, pk);
   }

@@ -7,26 +7,38 @@ import { STATE_GROUPS, StateGroup } from './state.entity';
 
 export class CreateStateDto {
   @ApiProperty({ maxLength: 255, description: 'Unique within the project.' })
-  @IsString() @IsNotEmpty() @MaxChars(255)
+  @IsString()
+  @IsNotEmpty()
+  @MaxChars(255)
   name!: string;
 
   @RequiredColorField()
   color!: string;
 
   @ApiPropertyOptional({ enum: STATE_GROUPS, default: 'backlog' })
-  @OptionalNotNull() @IsIn(STATE_GROUPS as unknown as string[])
+  @OptionalNotNull()
+  @IsIn(STATE_GROUPS as unknown as string[])
   group?: StateGroup;
 
   @ApiPropertyOptional({ type: String, nullable: true })
-  @Nullable() @IsString()
+  @Nullable()
+  @IsString()
   description?: string | null;
 
-  @ApiPropertyOptional({ type: Number, description: 'Ordering weight, lower first. Omitted: placed after the last state.' })
-  @OptionalNotNull() @IsNumber({ allowNaN: false, allowInfinity: false })
+  @ApiPropertyOptional({
+    type: Number,
+    description: 'Ordering weight, lower first. Omitted: placed after the last state.',
+  })
+  @OptionalNotNull()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
   sequence?: number;
 
-  @ApiPropertyOptional({ type: Boolean, description: 'true makes this the default state and clears the previous default.' })
-  @OptionalNotNull() @IsBoolean()
+  @ApiPropertyOptional({
+    type: Boolean,
+    description: 'true makes this the default state and clears the previous default.',
+  })
+  @OptionalNotNull()
+  @IsBoolean()
   is_default?: boolean;
 
   @ExternalField('Id in an external system') external_id?: string | null;
@@ -35,26 +47,36 @@ export class CreateStateDto {
 
 export class UpdateStateDto {
   @ApiPropertyOptional({ maxLength: 255 })
-  @OptionalNotNull() @IsString() @IsNotEmpty() @MaxChars(255)
+  @OptionalNotNull()
+  @IsString()
+  @IsNotEmpty()
+  @MaxChars(255)
   name?: string;
 
   @OptionalColorField()
   color?: string;
 
   @ApiPropertyOptional({ enum: STATE_GROUPS, description: 'Changes how the work items in this state are counted.' })
-  @OptionalNotNull() @IsIn(STATE_GROUPS as unknown as string[])
+  @OptionalNotNull()
+  @IsIn(STATE_GROUPS as unknown as string[])
   group?: StateGroup;
 
   @ApiPropertyOptional({ type: String, nullable: true })
-  @Nullable() @IsString()
+  @Nullable()
+  @IsString()
   description?: string | null;
 
   @ApiPropertyOptional({ type: Number })
-  @OptionalNotNull() @IsNumber({ allowNaN: false, allowInfinity: false })
+  @OptionalNotNull()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
   sequence?: number;
 
-  @ApiPropertyOptional({ type: Boolean, description: 'true demotes the previous default. false on the default state is 400: promote another state instead.' })
-  @OptionalNotNull() @IsBoolean()
+  @ApiPropertyOptional({
+    type: Boolean,
+    description: 'true demotes the previous default. false on the default state is 400: promote another state instead.',
+  })
+  @OptionalNotNull()
+  @IsBoolean()
   is_default?: boolean;
 
   @ExternalField('Id in an external system') external_id?: string | null;

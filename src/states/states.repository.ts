@@ -25,7 +25,12 @@ export class StatesSeedRepository {
       `INSERT INTO states (workspace_id, project_id, name, color, "group", sequence, is_default, is_triage, created_by_id)
        SELECT $1, $2, s.name, s.color, s.grp, s.seq, s.is_default, s.is_triage, $3
          FROM jsonb_to_recordset($4::jsonb) AS s(name text, color text, grp text, seq float8, is_default boolean, is_triage boolean)`,
-      [workspaceId, projectId, userId, JSON.stringify(DEFAULT_STATES.map((s) => ({ ...s, grp: s.group, seq: s.sequence })))],
+      [
+        workspaceId,
+        projectId,
+        userId,
+        JSON.stringify(DEFAULT_STATES.map((s) => ({ ...s, grp: s.group, seq: s.sequence }))),
+      ],
     );
   }
 }
@@ -79,7 +84,13 @@ export class StatesRepository {
     });
   }
 
-  async get(workspaceId: string, projectId: string, id: string, db: Queryable = this.ds, forUpdate = false): Promise<StateRow | null> {
+  async get(
+    workspaceId: string,
+    projectId: string,
+    id: string,
+    db: Queryable = this.ds,
+    forUpdate = false,
+  ): Promise<StateRow | null> {
     const rows = await db.query(
       `SELECT ${COLS} FROM states s WHERE s.workspace_id = $1 AND s.project_id = $2 AND s.id = $3 AND s.deleted_at IS NULL${forUpdate ? ' FOR UPDATE' : ''}`,
       [workspaceId, projectId, id],
@@ -104,20 +115,44 @@ export class StatesRepository {
   }
 
   async nextSequence(projectId: string, db: Queryable): Promise<number> {
-    const rows = await db.query(`SELECT COALESCE(max(sequence), 0) + ${SEQUENCE_STEP} AS seq FROM states WHERE project_id = $1 AND deleted_at IS NULL`, [projectId]);
+    const rows = await db.query(
+      `SELECT COALESCE(max(sequence), 0) + ${SEQUENCE_STEP} AS seq FROM states WHERE project_id = $1 AND deleted_at IS NULL`,
+      [projectId],
+    );
     return Number(rows[0].seq);
   }
 
   async clearDefault(projectId: string, db: Queryable): Promise<void> {
-    await db.query(`UPDATE states SET is_default = false, updated_at = now() WHERE project_id = $1 AND is_default AND deleted_at IS NULL`, [projectId]);
+    await db.query(
+      `UPDATE states SET is_default = false, updated_at = now() WHERE project_id = $1 AND is_default AND deleted_at IS NULL`,
+      [projectId],
+    );
   }
 
-  async insert(workspaceId: string, projectId: string, v: Required<Pick<StateWrite, 'name' | 'color' | 'group' | 'sequence' | 'is_default'>> & StateWrite, createdBy: string, db: Queryable): Promise<StateRow> {
+  async insert(
+    workspaceId: string,
+    projectId: string,
+    v: Required<Pick<StateWrite, 'name' | 'color' | 'group' | 'sequence' | 'is_default'>> & StateWrite,
+    createdBy: string,
+    db: Queryable,
+  ): Promise<StateRow> {
     const rows = await db.query(
       `INSERT INTO states AS s (workspace_id, project_id, name, color, "group", description, sequence, is_default, external_id, external_source, created_by_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
        RETURNING ${COLS}`,
-      [workspaceId, projectId, v.name, v.color, v.group, v.description ?? '', v.sequence, v.is_default, v.external_id ?? null, v.external_source ?? null, createdBy],
+      [
+        workspaceId,
+        projectId,
+        v.name,
+        v.color,
+        v.group,
+        v.description ?? '',
+        v.sequence,
+        v.is_default,
+        v.external_id ?? null,
+        v.external_source ?? null,
+        createdBy,
+      ],
     );
     return rows[0];
   }
@@ -159,7 +194,10 @@ export class StatesRepository {
                OR workflow_state_id IN (SELECT id FROM workflow_states WHERE state_id = $1 AND deleted_at IS NULL))`,
       [id],
     );
-    await db.query(`UPDATE workflow_state_transitions SET rejection_state_id = NULL WHERE rejection_state_id = $1 AND deleted_at IS NULL`, [id]);
+    await db.query(
+      `UPDATE workflow_state_transitions SET rejection_state_id = NULL WHERE rejection_state_id = $1 AND deleted_at IS NULL`,
+      [id],
+    );
     await db.query(`UPDATE workflow_states SET deleted_at = now() WHERE state_id = $1 AND deleted_at IS NULL`, [id]);
   }
 }

@@ -67,7 +67,10 @@ export class StatesService {
         if (await this.repo.nameTaken(projectId, v.name, id, tx)) throw this.nameConflict(v.name);
       }
       if (dto.is_default === false && current.is_default) {
-        throw ProblemException.validation('is_default', 'A project always has one default state; set is_default true on another state instead.');
+        throw ProblemException.validation(
+          'is_default',
+          'A project always has one default state; set is_default true on another state instead.',
+        );
       }
       if (dto.is_default === true && !current.is_default) {
         await this.repo.clearDefault(projectId, tx);

@@ -1,5 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, UseGuards } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext } from '../common/auth/request-context';
 import { ProjectRole } from '../common/auth/roles';
@@ -31,7 +38,11 @@ export class ProjectWorkItemPropertiesController {
   @Get()
   @Authenticated(READ)
   @IgnoresExpand()
-  @ApiOperation({ operationId: 'project_work_item_properties_list', summary: 'List the project\'s properties', description: 'Full catalogue, inactive and unattached properties included, options inline. Works in either mode.' })
+  @ApiOperation({
+    operationId: 'project_work_item_properties_list',
+    summary: "List the project's properties",
+    description: 'Full catalogue, inactive and unattached properties included, options inline. Works in either mode.',
+  })
   @ApiListQuery(PROPERTY_LIST)
   @ApiListResponse(WorkItemPropertyDto)
   list(@Ctx() ctx: ProjectContext, @ListParams(PROPERTY_LIST) q: ListQuery) {
@@ -42,7 +53,11 @@ export class ProjectWorkItemPropertiesController {
   @Authenticated(WRITE)
   @IgnoresExpand()
   @TypeSurface('project')
-  @ApiOperation({ operationId: 'project_work_item_properties_create', summary: 'Create a property (project mode)', description: 'display_name and property_type required; `name` is derived. Creating does not attach it to any type.' })
+  @ApiOperation({
+    operationId: 'project_work_item_properties_create',
+    summary: 'Create a property (project mode)',
+    description: 'display_name and property_type required; `name` is derived. Creating does not attach it to any type.',
+  })
   @ApiCreatedResponse({ type: WorkItemPropertyDto })
   @ApiProblemResponses(400, 404)
   create(@Ctx() ctx: ProjectContext, @Body() body: CreateWorkItemPropertyDto) {
@@ -52,7 +67,11 @@ export class ProjectWorkItemPropertiesController {
   @Get(':pk')
   @Authenticated(READ)
   @IgnoresExpand()
-  @ApiOperation({ operationId: 'project_work_item_properties_get', summary: 'Get a property with its options', description: 'A property of another project is 404. Works in either mode.' })
+  @ApiOperation({
+    operationId: 'project_work_item_properties_get',
+    summary: 'Get a property with its options',
+    description: 'A property of another project is 404. Works in either mode.',
+  })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiOkResponse({ type: WorkItemPropertyDto })
   @ApiProblemResponses(400, 404)
@@ -64,7 +83,11 @@ export class ProjectWorkItemPropertiesController {
   @Authenticated(WRITE)
   @IgnoresExpand()
   @TypeSurface('project')
-  @ApiOperation({ operationId: 'project_work_item_properties_update', summary: 'Update a property (project mode)', description: 'Partial; settings and validation_rules are replaced whole; name is not writable.' })
+  @ApiOperation({
+    operationId: 'project_work_item_properties_update',
+    summary: 'Update a property (project mode)',
+    description: 'Partial; settings and validation_rules are replaced whole; name is not writable.',
+  })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiOkResponse({ type: WorkItemPropertyDto })
   @ApiProblemResponses(400, 404)
@@ -77,7 +100,12 @@ export class ProjectWorkItemPropertiesController {
   @Authenticated(WRITE)
   @IgnoresExpand()
   @TypeSurface('project')
-  @ApiOperation({ operationId: 'project_work_item_properties_delete', summary: 'Delete a property (project mode, permanent)', description: 'Removes the definition, its options, its type attachments and its values on work items. is_active false is the reversible alternative.' })
+  @ApiOperation({
+    operationId: 'project_work_item_properties_delete',
+    summary: 'Delete a property (project mode, permanent)',
+    description:
+      'Removes the definition, its options, its type attachments and its values on work items. is_active false is the reversible alternative.',
+  })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(400, 404)
@@ -98,10 +126,18 @@ export class ProjectPropertyOptionsController {
   @Get()
   @Authenticated(READ)
   @IgnoresExpand()
-  @ApiOperation({ operationId: 'project_property_options_list', summary: 'List the options of a property', description: 'A property of another project is 404. Works in either mode.' })
+  @ApiOperation({
+    operationId: 'project_property_options_list',
+    summary: 'List the options of a property',
+    description: 'A property of another project is 404. Works in either mode.',
+  })
   @ApiListQuery(OPTION_LIST)
   @ApiListResponse(PropertyOptionDto)
-  list(@Ctx() ctx: ProjectContext, @UuidParam('property_id') propertyId: string, @ListParams(OPTION_LIST) q: ListQuery) {
+  list(
+    @Ctx() ctx: ProjectContext,
+    @UuidParam('property_id') propertyId: string,
+    @ListParams(OPTION_LIST) q: ListQuery,
+  ) {
     return this.options.list(projectOwner(ctx), propertyId, q);
   }
 
@@ -109,17 +145,29 @@ export class ProjectPropertyOptionsController {
   @Authenticated(WRITE)
   @IgnoresExpand()
   @TypeSurface('project')
-  @ApiOperation({ operationId: 'project_property_options_create', summary: 'Add an option (project mode)', description: 'Appended last. OPTION properties only (400). is_default true moves the default to the new option.' })
+  @ApiOperation({
+    operationId: 'project_property_options_create',
+    summary: 'Add an option (project mode)',
+    description: 'Appended last. OPTION properties only (400). is_default true moves the default to the new option.',
+  })
   @ApiCreatedResponse({ type: PropertyOptionDto })
   @ApiProblemResponses(400, 404)
-  create(@Ctx() ctx: ProjectContext, @UuidParam('property_id') propertyId: string, @Body() body: CreatePropertyOptionDto) {
+  create(
+    @Ctx() ctx: ProjectContext,
+    @UuidParam('property_id') propertyId: string,
+    @Body() body: CreatePropertyOptionDto,
+  ) {
     return this.options.create(ctx, projectOwner(ctx), propertyId, body);
   }
 
   @Get(':pk')
   @Authenticated(READ)
   @IgnoresExpand()
-  @ApiOperation({ operationId: 'project_property_options_get', summary: 'Get an option', description: 'An option of another property is 404.' })
+  @ApiOperation({
+    operationId: 'project_property_options_get',
+    summary: 'Get an option',
+    description: 'An option of another property is 404.',
+  })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiOkResponse({ type: PropertyOptionDto })
   @ApiProblemResponses(400, 404)
@@ -131,11 +179,21 @@ export class ProjectPropertyOptionsController {
   @Authenticated(WRITE)
   @IgnoresExpand()
   @TypeSurface('project')
-  @ApiOperation({ operationId: 'project_property_options_update', summary: 'Update an option (project mode)', description: 'name, description, is_default (moves the default; affects work items created afterwards), external_id, external_source. sort_order is not writable.' })
+  @ApiOperation({
+    operationId: 'project_property_options_update',
+    summary: 'Update an option (project mode)',
+    description:
+      'name, description, is_default (moves the default; affects work items created afterwards), external_id, external_source. sort_order is not writable.',
+  })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiOkResponse({ type: PropertyOptionDto })
   @ApiProblemResponses(400, 404)
-  update(@Ctx() ctx: ProjectContext, @UuidParam('property_id') propertyId: string, @UuidParam('pk') pk: string, @Body() body: UpdatePropertyOptionDto) {
+  update(
+    @Ctx() ctx: ProjectContext,
+    @UuidParam('property_id') propertyId: string,
+    @UuidParam('pk') pk: string,
+    @Body() body: UpdatePropertyOptionDto,
+  ) {
     return this.options.update(ctx, projectOwner(ctx), propertyId, pk, body);
   }
 
@@ -144,11 +202,19 @@ export class ProjectPropertyOptionsController {
   @Authenticated(WRITE)
   @IgnoresExpand()
   @TypeSurface('project')
-  @ApiOperation({ operationId: 'project_property_options_delete', summary: 'Delete an option (project mode)', description: 'Work items holding it lose that value. A repeat is 404.' })
+  @ApiOperation({
+    operationId: 'project_property_options_delete',
+    summary: 'Delete an option (project mode)',
+    description: 'Work items holding it lose that value. A repeat is 404.',
+  })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(400, 404)
-  async remove(@Ctx() ctx: ProjectContext, @UuidParam('property_id') propertyId: string, @UuidParam('pk') pk: string): Promise<void> {
+  async remove(
+    @Ctx() ctx: ProjectContext,
+    @UuidParam('property_id') propertyId: string,
+    @UuidParam('pk') pk: string,
+  ): Promise<void> {
     await this.options.remove(ctx, projectOwner(ctx), propertyId, pk);
   }
 }

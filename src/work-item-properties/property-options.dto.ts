@@ -9,7 +9,8 @@ export class PropertyOptionDto {
   @ApiProperty({ maxLength: 255 }) name!: string;
   @ApiProperty() description!: string;
   @ApiProperty({ description: 'At most one default per property.' }) is_default!: boolean;
-  @ApiProperty({ readOnly: true, description: 'Read-only, maintained by the service (new options are appended).' }) sort_order!: number;
+  @ApiProperty({ readOnly: true, description: 'Read-only, maintained by the service (new options are appended).' })
+  sort_order!: number;
   @ApiProperty({ type: String, nullable: true, maxLength: 255 }) external_id!: string | null;
   @ApiProperty({ type: String, nullable: true, maxLength: 255 }) external_source!: string | null;
 }
@@ -17,15 +18,19 @@ export class PropertyOptionDto {
 /** An option sent inside a property create/PATCH (`options`, write-only). */
 export class OptionInputDto {
   @ApiProperty({ maxLength: 255 })
-  @IsString() @IsNotEmpty() @MaxChars(255)
+  @IsString()
+  @IsNotEmpty()
+  @MaxChars(255)
   name!: string;
 
   @ApiPropertyOptional({ type: String, nullable: true })
-  @Nullable() @IsString()
+  @Nullable()
+  @IsString()
   description?: string | null;
 
   @ApiPropertyOptional()
-  @OptionalNotNull() @IsBoolean()
+  @OptionalNotNull()
+  @IsBoolean()
   is_default?: boolean;
 
   @ExternalField('Id in an external system') external_id?: string | null;
@@ -36,15 +41,20 @@ export class CreatePropertyOptionDto extends OptionInputDto {}
 
 export class UpdatePropertyOptionDto {
   @ApiPropertyOptional({ maxLength: 255 })
-  @OptionalNotNull() @IsString() @IsNotEmpty() @MaxChars(255)
+  @OptionalNotNull()
+  @IsString()
+  @IsNotEmpty()
+  @MaxChars(255)
   name?: string;
 
   @ApiPropertyOptional({ type: String, nullable: true })
-  @Nullable() @IsString()
+  @Nullable()
+  @IsString()
   description?: string | null;
 
   @ApiPropertyOptional({ description: 'Affects only work items created afterwards.' })
-  @OptionalNotNull() @IsBoolean()
+  @OptionalNotNull()
+  @IsBoolean()
   is_default?: boolean;
 
   @ExternalField('Id in an external system') external_id?: string | null;

@@ -54,7 +54,11 @@ export class PropertyOptionsRepository {
   }
 
   /** Options of many properties in one query, in sort order. */
-  async forProperties(workspaceId: string, propertyIds: string[], db: Queryable = this.ds): Promise<Map<string, OptionRow[]>> {
+  async forProperties(
+    workspaceId: string,
+    propertyIds: string[],
+    db: Queryable = this.ds,
+  ): Promise<Map<string, OptionRow[]>> {
     const out = new Map<string, OptionRow[]>();
     if (!propertyIds.length) return out;
     const rows: OptionRow[] = await db.query(
@@ -70,7 +74,13 @@ export class PropertyOptionsRepository {
     return out;
   }
 
-  async get(workspaceId: string, propertyId: string, id: string, db: Queryable = this.ds, forUpdate = false): Promise<OptionRow | null> {
+  async get(
+    workspaceId: string,
+    propertyId: string,
+    id: string,
+    db: Queryable = this.ds,
+    forUpdate = false,
+  ): Promise<OptionRow | null> {
     const rows = await db.query(
       `SELECT ${OPTION_COLS} FROM work_item_property_options o
         WHERE o.workspace_id = $1 AND o.property_id = $2 AND o.id = $3 AND o.deleted_at IS NULL${forUpdate ? ' FOR UPDATE' : ''}`,
@@ -80,7 +90,13 @@ export class PropertyOptionsRepository {
   }
 
   /** Appends options after the existing ones, in the given order. */
-  async insertMany(workspaceId: string, propertyId: string, items: Array<OptionWrite & { name: string }>, createdBy: string, db: Queryable): Promise<OptionRow[]> {
+  async insertMany(
+    workspaceId: string,
+    propertyId: string,
+    items: Array<OptionWrite & { name: string }>,
+    createdBy: string,
+    db: Queryable,
+  ): Promise<OptionRow[]> {
     if (!items.length) return [];
     const rows: OptionRow[] = await db.query(
       `INSERT INTO work_item_property_options AS o (workspace_id, property_id, name, description, is_default, sort_order, external_id, external_source, created_by_id)
@@ -90,7 +106,12 @@ export class PropertyOptionsRepository {
          FROM jsonb_to_recordset($3::jsonb) AS x(name text, description text, is_default boolean, external_id text, external_source text, ord int)
         ORDER BY x.ord
        RETURNING ${OPTION_COLS}`,
-      [workspaceId, propertyId, JSON.stringify(items.map((i, n) => ({ ...i, description: i.description ?? '', ord: n + 1 }))), createdBy],
+      [
+        workspaceId,
+        propertyId,
+        JSON.stringify(items.map((i, n) => ({ ...i, description: i.description ?? '', ord: n + 1 }))),
+        createdBy,
+      ],
     );
     return rows.sort((a, b) => a.sort_order - b.sort_order);
   }
@@ -102,10 +123,12 @@ export class PropertyOptionsRepository {
       if (val === undefined) continue;
       sets.push(`${k} = ${p.add(k === 'description' && val === null ? '' : val)}`);
     }
-    const rows = writtenRows<OptionRow>(await db.query(
-      `UPDATE work_item_property_options o SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE o.id = $1 AND o.workspace_id = $2 RETURNING ${OPTION_COLS}`,
-      p.values,
-    ));
+    const rows = writtenRows<OptionRow>(
+      await db.query(
+        `UPDATE work_item_property_options o SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE o.id = $1 AND o.workspace_id = $2 RETURNING ${OPTION_COLS}`,
+        p.values,
+      ),
+    );
     return rows[0];
   }
 
@@ -135,8 +158,14 @@ export class PropertyOptionsRepository {
   async softDelete(workspaceId: string, ids: string[], db: Queryable): Promise<number> {
     if (!ids.length) return 0;
     const lowered = ids.map((i) => i.toLowerCase());
-    await db.query(`UPDATE work_item_property_options SET deleted_at = now(), is_default = false WHERE workspace_id = $1 AND id = ANY($2::uuid[])`, [workspaceId, lowered]);
-    await db.query(`DELETE FROM work_item_property_context_options WHERE workspace_id = $1 AND option_id = ANY($2::uuid[])`, [workspaceId, lowered]);
+    await db.query(
+      `UPDATE work_item_property_options SET deleted_at = now(), is_default = false WHERE workspace_id = $1 AND id = ANY($2::uuid[])`,
+      [workspaceId, lowered],
+    );
+    await db.query(
+      `DELETE FROM work_item_property_context_options WHERE workspace_id = $1 AND option_id = ANY($2::uuid[])`,
+      [workspaceId, lowered],
+    );
     // default_value is a jsonb array of strings; ids are compared case-insensitively.
     const pruned = (table: string, propertyCol: string) => `
       UPDATE ${table} d SET default_value = coalesce((
@@ -147,7 +176,9 @@ export class PropertyOptionsRepository {
          AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(d.default_value) AS v(s) WHERE lower(v.s) = ANY($2::text[]))
       RETURNING 1`;
     const props = writtenRows(await db.query(pruned('work_item_properties', 'id'), [workspaceId, lowered]));
-    const contexts = writtenRows(await db.query(pruned('work_item_property_contexts', 'property_id'), [workspaceId, lowered]));
+    const contexts = writtenRows(
+      await db.query(pruned('work_item_property_contexts', 'property_id'), [workspaceId, lowered]),
+    );
     return props.length + contexts.length;
   }
 }

@@ -10,7 +10,18 @@ import { matchesPattern, PATTERN_BUDGET_MS, patternProblem } from './text-patter
  * checked and stored. One table of rules, used by property writes, contexts, custom_fields and the
  * schema endpoint alike.
  */
-export const PROPERTY_TYPES = ['TEXT', 'DATETIME', 'DECIMAL', 'BOOLEAN', 'OPTION', 'RELATION', 'URL', 'EMAIL', 'FILE', 'FORMULA'] as const;
+export const PROPERTY_TYPES = [
+  'TEXT',
+  'DATETIME',
+  'DECIMAL',
+  'BOOLEAN',
+  'OPTION',
+  'RELATION',
+  'URL',
+  'EMAIL',
+  'FILE',
+  'FORMULA',
+] as const;
 export type PropertyType = (typeof PROPERTY_TYPES)[number];
 export const RELATION_TYPES = ['ISSUE', 'USER', 'RELEASE', 'RICH_TEXT'] as const;
 export type RelationType = (typeof RELATION_TYPES)[number];
@@ -61,10 +72,16 @@ export function checkDefinition(d: {
 }): FieldError[] {
   const errors: FieldError[] = [];
   if (d.property_type === 'RELATION' && !d.relation_type) {
-    errors.push({ field: 'relation_type', message: 'relation_type is required when property_type is RELATION (ISSUE, USER, RELEASE or RICH_TEXT).' });
+    errors.push({
+      field: 'relation_type',
+      message: 'relation_type is required when property_type is RELATION (ISSUE, USER, RELEASE or RICH_TEXT).',
+    });
   }
   if (d.is_multi && !multiAllowed(d.property_type, d.relation_type)) {
-    errors.push({ field: 'is_multi', message: `is_multi is only allowed for OPTION, FILE and RELATION (except RICH_TEXT) properties, not ${d.property_type}${d.relation_type ? `/${d.relation_type}` : ''}.` });
+    errors.push({
+      field: 'is_multi',
+      message: `is_multi is only allowed for OPTION, FILE and RELATION (except RICH_TEXT) properties, not ${d.property_type}${d.relation_type ? `/${d.relation_type}` : ''}.`,
+    });
   }
   if (d.property_type === 'FORMULA' && d.is_required) {
     errors.push({ field: 'is_required', message: 'A FORMULA property is computed and cannot be required.' });
@@ -81,7 +98,10 @@ export function checkRules(type: string, relationType: string | null, rules: Rec
     const kind = allowed[k];
     if (!kind) {
       const keys = Object.keys(allowed);
-      errors.push({ field, message: `Unknown rule for ${type} properties. Allowed: ${keys.length ? keys.join(', ') : 'none'}.` });
+      errors.push({
+        field,
+        message: `Unknown rule for ${type} properties. Allowed: ${keys.length ? keys.join(', ') : 'none'}.`,
+      });
       continue;
     }
     const bad = (m: string) => errors.push({ field, message: m });
@@ -96,13 +116,16 @@ export function checkRules(type: string, relationType: string | null, rules: Rec
         if (typeof v !== 'boolean') bad('Must be a boolean.');
         break;
       case 'datetime':
-        if (typeof v !== 'string' || !(isValidDateTime(v) || isValidDate(v))) bad('Must be an ISO 8601 date or date-time.');
+        if (typeof v !== 'string' || !(isValidDateTime(v) || isValidDate(v)))
+          bad('Must be an ISO 8601 date or date-time.');
         break;
       case 'strings':
-        if (!Array.isArray(v) || !v.every((s) => typeof s === 'string' && s.length > 0 && s.length <= 255)) bad('Must be an array of non-empty strings.');
+        if (!Array.isArray(v) || !v.every((s) => typeof s === 'string' && s.length > 0 && s.length <= 255))
+          bad('Must be an array of non-empty strings.');
         break;
       case 'regex':
-        if (typeof v !== 'string' || v.length > 1000) bad('Must be a regular expression (string, at most 1000 characters).');
+        if (typeof v !== 'string' || v.length > 1000)
+          bad('Must be a regular expression (string, at most 1000 characters).');
         else {
           const problem = patternProblem(v);
           if (problem) bad(problem);
@@ -110,7 +133,11 @@ export function checkRules(type: string, relationType: string | null, rules: Rec
         break;
     }
   }
-  const pairs: Array<[string, string]> = [['min_length', 'max_length'], ['min', 'max'], ['min_items', 'max_items']];
+  const pairs: Array<[string, string]> = [
+    ['min_length', 'max_length'],
+    ['min', 'max'],
+    ['min_items', 'max_items'],
+  ];
   for (const [lo, hi] of pairs) {
     const a = rules[lo];
     const b = rules[hi];
@@ -151,7 +178,8 @@ export class ValueError extends Error {}
  */
 export function coerceValue(cfg: ValueConfig, raw: unknown, refs: ValueRefs): StoredValue | null {
   if (raw === null || raw === undefined) return null;
-  if (cfg.property_type === 'FORMULA') throw new ValueError('FORMULA values are computed by the service and cannot be written.');
+  if (cfg.property_type === 'FORMULA')
+    throw new ValueError('FORMULA values are computed by the service and cannot be written.');
   const rules = cfg.validation_rules ?? {};
   if (cfg.is_multi) {
     const list = Array.isArray(raw) ? raw : [raw];
@@ -162,8 +190,10 @@ export function coerceValue(cfg: ValueConfig, raw: unknown, refs: ValueRefs): St
       if (v !== null && !out.includes(v)) out.push(v);
     }
     if (!out.length) return null;
-    if (typeof rules.min_items === 'number' && out.length < rules.min_items) throw new ValueError(`Give at least ${rules.min_items} values.`);
-    if (typeof rules.max_items === 'number' && out.length > rules.max_items) throw new ValueError(`Give at most ${rules.max_items} values.`);
+    if (typeof rules.min_items === 'number' && out.length < rules.min_items)
+      throw new ValueError(`Give at least ${rules.min_items} values.`);
+    if (typeof rules.max_items === 'number' && out.length > rules.max_items)
+      throw new ValueError(`Give at most ${rules.max_items} values.`);
     return out;
   }
   let v = raw;
@@ -186,7 +216,10 @@ function coerceScalar(cfg: ValueConfig, v: unknown, refs: ValueRefs): StoredScal
       checkLength(v, rules, TEXT_MAX);
       if (typeof rules.pattern === 'string') {
         const match = matchesPattern(rules.pattern, v);
-        if (match === 'timeout') throw new ValueError(`Could not be checked against the pattern ${rules.pattern} within ${PATTERN_BUDGET_MS} ms; the property's pattern needs rewriting.`);
+        if (match === 'timeout')
+          throw new ValueError(
+            `Could not be checked against the pattern ${rules.pattern} within ${PATTERN_BUDGET_MS} ms; the property's pattern needs rewriting.`,
+          );
         if (!match) throw new ValueError(`Does not match the pattern ${rules.pattern}.`);
       }
       return v;
@@ -216,13 +249,16 @@ function coerceScalar(cfg: ValueConfig, v: unknown, refs: ValueRefs): StoredScal
       if (rules.date_only === true && !dateOnly) throw new ValueError('Must be a date (YYYY-MM-DD).');
       const t = Date.parse(dateOnly ? `${v}T00:00:00Z` : v);
       const bound = (b: unknown) => Date.parse(isValidDate(String(b)) ? `${b}T00:00:00Z` : String(b));
-      if (typeof rules.min === 'string' && t < bound(rules.min)) throw new ValueError(`Must not be before ${rules.min}.`);
-      if (typeof rules.max === 'string' && t > bound(rules.max)) throw new ValueError(`Must not be after ${rules.max}.`);
+      if (typeof rules.min === 'string' && t < bound(rules.min))
+        throw new ValueError(`Must not be before ${rules.min}.`);
+      if (typeof rules.max === 'string' && t > bound(rules.max))
+        throw new ValueError(`Must not be after ${rules.max}.`);
       return dateOnly ? v : new Date(t).toISOString();
     }
     case 'URL':
     case 'FILE': {
-      if (typeof v !== 'string') throw new ValueError(cfg.property_type === 'FILE' ? 'Must be a file URL (string).' : 'Must be a URL (string).');
+      if (typeof v !== 'string')
+        throw new ValueError(cfg.property_type === 'FILE' ? 'Must be a file URL (string).' : 'Must be a URL (string).');
       const s = v.trim();
       if (s === '') return null;
       if (s.length > URL_MAX) throw new ValueError(`Must be at most ${URL_MAX} characters.`);
@@ -232,13 +268,17 @@ function coerceScalar(cfg: ValueConfig, v: unknown, refs: ValueRefs): StoredScal
       } catch {
         throw new ValueError('Is not a valid absolute URL.');
       }
-      const schemes = Array.isArray(rules.allowed_schemes) ? (rules.allowed_schemes as string[]).map((x) => x.toLowerCase().replace(/:$/, '')) : ['http', 'https'];
-      if (!schemes.includes(u.protocol.replace(/:$/, ''))) throw new ValueError(`The URL scheme must be one of: ${schemes.join(', ')}.`);
+      const schemes = Array.isArray(rules.allowed_schemes)
+        ? (rules.allowed_schemes as string[]).map((x) => x.toLowerCase().replace(/:$/, ''))
+        : ['http', 'https'];
+      if (!schemes.includes(u.protocol.replace(/:$/, '')))
+        throw new ValueError(`The URL scheme must be one of: ${schemes.join(', ')}.`);
       checkDomain(u.hostname, rules);
       if (cfg.property_type === 'FILE' && Array.isArray(rules.allowed_extensions)) {
         const ext = (u.pathname.split('/').pop() ?? '').split('.').pop()?.toLowerCase() ?? '';
         const allowed = (rules.allowed_extensions as string[]).map((e) => e.toLowerCase().replace(/^\./, ''));
-        if (!allowed.includes(ext)) throw new ValueError(`The file must have one of the extensions: ${allowed.join(', ')}.`);
+        if (!allowed.includes(ext))
+          throw new ValueError(`The file must have one of the extensions: ${allowed.join(', ')}.`);
       }
       return s;
     }
@@ -246,7 +286,8 @@ function coerceScalar(cfg: ValueConfig, v: unknown, refs: ValueRefs): StoredScal
       if (typeof v !== 'string') throw new ValueError('Must be an email address (string).');
       const s = v.trim();
       if (s === '') return null;
-      if (s.length > EMAIL_MAX || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s)) throw new ValueError('Is not a valid email address.');
+      if (s.length > EMAIL_MAX || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s))
+        throw new ValueError('Is not a valid email address.');
       checkDomain(s.split('@')[1], rules);
       return s;
     }
@@ -264,7 +305,10 @@ function coerceScalar(cfg: ValueConfig, v: unknown, refs: ValueRefs): StoredScal
         checkLength(clean, rules, TEXT_MAX);
         return clean;
       }
-      if (!isUuid(v)) throw new ValueError(`Must be the id (UUID) of a ${cfg.relation_type === 'USER' ? 'workspace member' : cfg.relation_type === 'ISSUE' ? 'work item' : 'record'}.`);
+      if (!isUuid(v))
+        throw new ValueError(
+          `Must be the id (UUID) of a ${cfg.relation_type === 'USER' ? 'workspace member' : cfg.relation_type === 'ISSUE' ? 'work item' : 'record'}.`,
+        );
       const id = v.toLowerCase();
       if (cfg.relation_type === 'ISSUE') refs.issues.push(id);
       else if (cfg.relation_type === 'USER') refs.users.push(id);
@@ -278,7 +322,8 @@ function coerceScalar(cfg: ValueConfig, v: unknown, refs: ValueRefs): StoredScal
 function checkLength(s: string, rules: Record<string, unknown>, cap: number): void {
   const max = typeof rules.max_length === 'number' ? Math.min(rules.max_length, cap) : cap;
   if ([...s].length > max) throw new ValueError(`Must be at most ${max} characters.`);
-  if (typeof rules.min_length === 'number' && [...s].length < rules.min_length) throw new ValueError(`Must be at least ${rules.min_length} characters.`);
+  if (typeof rules.min_length === 'number' && [...s].length < rules.min_length)
+    throw new ValueError(`Must be at least ${rules.min_length} characters.`);
 }
 
 function checkDomain(host: string, rules: Record<string, unknown>): void {
@@ -300,7 +345,9 @@ function decimals(n: number): number {
 /** The input a default_value (array of strings) stands for: typed scalars, a list for multi properties. */
 export function defaultAsInput(cfg: Pick<ValueConfig, 'property_type' | 'is_multi'>, defaults: string[]): unknown {
   if (!defaults.length) return null;
-  const typed = defaults.map((s) => (cfg.property_type === 'DECIMAL' ? Number(s) : cfg.property_type === 'BOOLEAN' ? s === 'true' : s));
+  const typed = defaults.map((s) =>
+    cfg.property_type === 'DECIMAL' ? Number(s) : cfg.property_type === 'BOOLEAN' ? s === 'true' : s,
+  );
   return cfg.is_multi ? typed : typed[0];
 }
 
@@ -309,12 +356,18 @@ export function defaultAsInput(cfg: Pick<ValueConfig, 'property_type' | 'is_mult
  * every string must be a valid value of the type, a single-valued property takes at most one.
  * FORMULA takes none. Returns the refs to verify.
  */
-export function checkDefaultValue(cfg: ValueConfig, defaults: string[], field = 'default_value'): { errors: FieldError[]; refs: ValueRefs } {
+export function checkDefaultValue(
+  cfg: ValueConfig,
+  defaults: string[],
+  field = 'default_value',
+): { errors: FieldError[]; refs: ValueRefs } {
   const refs: ValueRefs = { issues: [], users: [] };
   const errors: FieldError[] = [];
   if (!defaults.length) return { errors, refs };
-  if (cfg.property_type === 'FORMULA') return { errors: [{ field, message: 'A FORMULA property has no default value.' }], refs };
-  if (!cfg.is_multi && defaults.length > 1) return { errors: [{ field, message: 'A single-valued property takes at most one default value.' }], refs };
+  if (cfg.property_type === 'FORMULA')
+    return { errors: [{ field, message: 'A FORMULA property has no default value.' }], refs };
+  if (!cfg.is_multi && defaults.length > 1)
+    return { errors: [{ field, message: 'A single-valued property takes at most one default value.' }], refs };
   if (cfg.property_type === 'DECIMAL' && defaults.some((s) => !/^\s*-?\d+(\.\d+)?([eE][-+]?\d+)?\s*$/.test(s))) {
     return { errors: [{ field, message: 'DECIMAL defaults are numbers written as strings, e.g. ["3"].' }], refs };
   }

@@ -22,7 +22,8 @@ export function patternProblem(pattern: string): string | null {
   } catch {
     return 'Is not a valid regular expression.';
   }
-  if (!safeRegex(pattern)) return 'Nests quantifiers (as in (a+)+), which can take exponential time; rewrite it without a repeated group of repeats.';
+  if (!safeRegex(pattern))
+    return 'Nests quantifiers (as in (a+)+), which can take exponential time; rewrite it without a repeated group of repeats.';
   return null;
 }
 

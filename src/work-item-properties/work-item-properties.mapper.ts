@@ -89,7 +89,13 @@ export function auditProperty(r: PropertyRow): Record<string, unknown> {
 }
 
 export function auditOption(r: OptionRow): Record<string, unknown> {
-  return { name: r.name, description: r.description, is_default: r.is_default, external_id: r.external_id, external_source: r.external_source };
+  return {
+    name: r.name,
+    description: r.description,
+    is_default: r.is_default,
+    external_id: r.external_id,
+    external_source: r.external_source,
+  };
 }
 
 /** Derives the `name` slug from a display name: lower-case ASCII letters, digits and underscores. */

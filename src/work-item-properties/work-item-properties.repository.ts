@@ -63,7 +63,12 @@ export class WorkItemPropertiesRepository {
   list(owner: Owner, q: ListQuery) {
     const p = new SqlParams([owner.workspaceId]);
     const where = ['p.workspace_id = $1', 'p.deleted_at IS NULL', ownedBy(owner, p)];
-    return runList<PropertyRow>(this.ds, PROPERTY_LIST, q, { select: PROPERTY_COLS, from: 'work_item_properties p', where, params: p });
+    return runList<PropertyRow>(this.ds, PROPERTY_LIST, q, {
+      select: PROPERTY_COLS,
+      from: 'work_item_properties p',
+      where,
+      params: p,
+    });
   }
 
   listAttached(workspaceId: string, typeId: string, q: ListQuery) {
@@ -98,7 +103,9 @@ export class WorkItemPropertiesRepository {
 
   /** Serializes slug allocation of one owner (transaction-scoped advisory lock). */
   async lockOwner(owner: Owner, db: Queryable): Promise<void> {
-    await db.query(`SELECT pg_advisory_xact_lock(hashtext('work_item_properties:' || $1))`, [owner.projectId ?? owner.workspaceId]);
+    await db.query(`SELECT pg_advisory_xact_lock(hashtext('work_item_properties:' || $1))`, [
+      owner.projectId ?? owner.workspaceId,
+    ]);
   }
 
   /** The first free slug among `base`, `base_2`, `base_3`, ... of the owner. */
@@ -114,7 +121,13 @@ export class WorkItemPropertiesRepository {
     for (let n = 2; ; n++) if (!taken.has(`${base}_${n}`)) return `${base}_${n}`;
   }
 
-  async insert(owner: Owner, name: string, v: PropertyWrite & { display_name: string; property_type: string }, createdBy: string, db: Queryable): Promise<PropertyRow> {
+  async insert(
+    owner: Owner,
+    name: string,
+    v: PropertyWrite & { display_name: string; property_type: string },
+    createdBy: string,
+    db: Queryable,
+  ): Promise<PropertyRow> {
     const rows = await db.query(
       `INSERT INTO work_item_properties AS p (workspace_id, project_id, name, display_name, description, property_type, relation_type,
           is_multi, is_required, is_active, default_value, settings, validation_rules, logo_props, external_id, external_source,
@@ -123,9 +136,24 @@ export class WorkItemPropertiesRepository {
                (SELECT coalesce(max(x.sort_order), 0) + 1000 FROM work_item_properties x
                  WHERE x.workspace_id = $1 AND x.project_id IS NOT DISTINCT FROM $2 AND x.deleted_at IS NULL), $16)
        RETURNING ${PROPERTY_COLS}`,
-      [owner.workspaceId, owner.projectId, name, v.display_name, v.description ?? '', v.property_type, v.relation_type ?? null,
-        v.is_multi ?? false, v.is_required ?? false, v.is_active ?? true, JSON.stringify(v.default_value ?? []),
-        JSON.stringify(v.settings ?? {}), JSON.stringify(v.validation_rules ?? {}), v.external_id ?? null, v.external_source ?? null, createdBy],
+      [
+        owner.workspaceId,
+        owner.projectId,
+        name,
+        v.display_name,
+        v.description ?? '',
+        v.property_type,
+        v.relation_type ?? null,
+        v.is_multi ?? false,
+        v.is_required ?? false,
+        v.is_active ?? true,
+        JSON.stringify(v.default_value ?? []),
+        JSON.stringify(v.settings ?? {}),
+        JSON.stringify(v.validation_rules ?? {}),
+        v.external_id ?? null,
+        v.external_source ?? null,
+        createdBy,
+      ],
     );
     return rows[0];
   }
@@ -138,10 +166,12 @@ export class WorkItemPropertiesRepository {
       if (JSON_COLS.has(k)) sets.push(`${k} = ${p.add(JSON.stringify(val))}::jsonb`);
       else sets.push(`${k} = ${p.add(k === 'description' && val === null ? '' : val)}`);
     }
-    const rows = writtenRows<PropertyRow>(await db.query(
-      `UPDATE work_item_properties p SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE p.id = $1 AND p.workspace_id = $2 RETURNING ${PROPERTY_COLS}`,
-      p.values,
-    ));
+    const rows = writtenRows<PropertyRow>(
+      await db.query(
+        `UPDATE work_item_properties p SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE p.id = $1 AND p.workspace_id = $2 RETURNING ${PROPERTY_COLS}`,
+        p.values,
+      ),
+    );
     return rows[0];
   }
 
@@ -150,11 +180,17 @@ export class WorkItemPropertiesRepository {
     const w = [workspaceId, id];
     const ofContexts = `context_id IN (SELECT c.id FROM work_item_property_contexts c WHERE c.workspace_id = $1 AND c.property_id = $2)`;
     await db.query(`UPDATE work_item_properties SET deleted_at = now() WHERE workspace_id = $1 AND id = $2`, w);
-    await db.query(`UPDATE work_item_property_options SET deleted_at = now(), is_default = false WHERE workspace_id = $1 AND property_id = $2 AND deleted_at IS NULL`, w);
+    await db.query(
+      `UPDATE work_item_property_options SET deleted_at = now(), is_default = false WHERE workspace_id = $1 AND property_id = $2 AND deleted_at IS NULL`,
+      w,
+    );
     await db.query(`DELETE FROM work_item_property_context_options WHERE workspace_id = $1 AND ${ofContexts}`, w);
     await db.query(`DELETE FROM work_item_property_context_projects WHERE workspace_id = $1 AND ${ofContexts}`, w);
     await db.query(`DELETE FROM work_item_property_context_types WHERE workspace_id = $1 AND ${ofContexts}`, w);
-    await db.query(`UPDATE work_item_property_contexts SET deleted_at = now() WHERE workspace_id = $1 AND property_id = $2 AND deleted_at IS NULL`, w);
+    await db.query(
+      `UPDATE work_item_property_contexts SET deleted_at = now() WHERE workspace_id = $1 AND property_id = $2 AND deleted_at IS NULL`,
+      w,
+    );
     await db.query(`DELETE FROM work_item_type_properties WHERE workspace_id = $1 AND property_id = $2`, w);
   }
 
@@ -180,10 +216,12 @@ export class WorkItemPropertiesRepository {
   }
 
   async detach(workspaceId: string, typeId: string, propertyId: string, db: Queryable): Promise<boolean> {
-    const rows = writtenRows(await db.query(
-      `DELETE FROM work_item_type_properties WHERE workspace_id = $1 AND type_id = $2 AND property_id = $3 RETURNING 1`,
-      [workspaceId, typeId, propertyId],
-    ));
+    const rows = writtenRows(
+      await db.query(
+        `DELETE FROM work_item_type_properties WHERE workspace_id = $1 AND type_id = $2 AND property_id = $3 RETURNING 1`,
+        [workspaceId, typeId, propertyId],
+      ),
+    );
     return rows.length > 0;
   }
 }

@@ -38,7 +38,10 @@ export class WorkItemPropertiesService {
 
   async list(owner: Owner, q: ListQuery) {
     const { rows, envelope } = await this.repo.list(owner, q);
-    const opts = await this.options.forProperties(owner.workspaceId, rows.filter((r) => r.property_type === 'OPTION').map((r) => r.id));
+    const opts = await this.options.forProperties(
+      owner.workspaceId,
+      rows.filter((r) => r.property_type === 'OPTION').map((r) => r.id),
+    );
     return envelope(rows.map((r) => mapProperty(r, opts.get(r.id) ?? [])));
   }
 
@@ -72,16 +75,24 @@ export class WorkItemPropertiesService {
         display_name: displayName,
         description: dto.description,
         is_active: dto.is_active ?? true,
-        default_value: type === 'OPTION' ? [] : dto.default_value ?? [],
+        default_value: type === 'OPTION' ? [] : (dto.default_value ?? []),
         settings: dto.settings ?? {},
         external_id: dto.external_id,
         external_source: dto.external_source,
       };
       let row = await this.repo.insert(owner, name, write, ctx.principal.userId, tx);
-      const opts = await this.options.insertMany(owner.workspaceId, row.id, optionInputs.map(optionWrite), ctx.principal.userId, tx);
-      const defaults = type === 'OPTION' ? this.optionDefaults(dto.default_value ?? [], opts) : dto.default_value ?? [];
+      const opts = await this.options.insertMany(
+        owner.workspaceId,
+        row.id,
+        optionInputs.map(optionWrite),
+        ctx.principal.userId,
+        tx,
+      );
+      const defaults =
+        type === 'OPTION' ? this.optionDefaults(dto.default_value ?? [], opts) : (dto.default_value ?? []);
       await this.assertDefaultValue(owner, { ...def, optionIds: new Set(opts.map((o) => o.id)) }, defaults, tx);
-      if (type === 'OPTION' && defaults.length) row = await this.repo.update(owner.workspaceId, row.id, { default_value: defaults }, tx);
+      if (type === 'OPTION' && defaults.length)
+        row = await this.repo.update(owner.workspaceId, row.id, { default_value: defaults }, tx);
 
       if (!owner.projectId) {
         const contextId = await this.contexts.insert(
@@ -101,16 +112,34 @@ export class WorkItemPropertiesService {
           ctx.principal.userId,
           tx,
         );
-        await this.contexts.setOptions(owner.workspaceId, contextId, opts.map((o) => ({ option_id: o.id, is_default: o.is_default })), tx);
+        await this.contexts.setOptions(
+          owner.workspaceId,
+          contextId,
+          opts.map((o) => ({ option_id: o.id, is_default: o.is_default })),
+          tx,
+        );
       }
-      await this.audit.record(tx, ctx, owner, 'work_item_property', 'created', { id: row.id, name: row.display_name }, {
-        new: { ...auditProperty(row), options: opts.map((o) => o.name) },
-      });
+      await this.audit.record(
+        tx,
+        ctx,
+        owner,
+        'work_item_property',
+        'created',
+        { id: row.id, name: row.display_name },
+        {
+          new: { ...auditProperty(row), options: opts.map((o) => o.name) },
+        },
+      );
       return mapProperty(row, opts);
     });
   }
 
-  async update(ctx: RequestContext, owner: Owner, id: string, dto: UpdateWorkItemPropertyDto): Promise<WorkItemPropertyDto> {
+  async update(
+    ctx: RequestContext,
+    owner: Owner,
+    id: string,
+    dto: UpdateWorkItemPropertyDto,
+  ): Promise<WorkItemPropertyDto> {
     const displayName = dto.display_name === undefined ? undefined : cleanName(dto.display_name, 'display_name');
     return this.gate.transaction(ctx, async (tx) => {
       const old = await this.mustGet(owner, id, tx, true);
@@ -121,7 +150,7 @@ export class WorkItemPropertiesService {
         relation_type: relation,
         is_multi: dto.is_multi ?? old.is_multi,
         is_required: dto.is_required ?? old.is_required,
-        validation_rules: dto.validation_rules === undefined ? old.validation_rules : dto.validation_rules ?? {},
+        validation_rules: dto.validation_rules === undefined ? old.validation_rules : (dto.validation_rules ?? {}),
       };
       const errors = checkDefinition(def);
       const optionInputs = dto.options ?? [];
@@ -131,11 +160,16 @@ export class WorkItemPropertiesService {
       const optionChanges = await this.upsertOptions(ctx, owner, old.id, optionInputs, tx);
       const opts = (await this.options.forProperties(owner.workspaceId, [old.id], tx)).get(old.id) ?? [];
       const cfg = { ...def, optionIds: new Set(opts.map((o) => o.id)) };
-      const definitionChanged = type !== old.property_type || relation !== old.relation_type || def.is_multi !== old.is_multi || dto.validation_rules !== undefined;
+      const definitionChanged =
+        type !== old.property_type ||
+        relation !== old.relation_type ||
+        def.is_multi !== old.is_multi ||
+        dto.validation_rules !== undefined;
       let defaults: string[] | undefined;
       if (dto.default_value !== undefined) defaults = dto.default_value ?? [];
       else if (definitionChanged && old.default_value.length) defaults = old.default_value;
-      if (defaults !== undefined) await this.assertDefaultValue(owner, cfg, defaults, tx, dto.default_value === undefined);
+      if (defaults !== undefined)
+        await this.assertDefaultValue(owner, cfg, defaults, tx, dto.default_value === undefined);
 
       const write: PropertyWrite = {
         display_name: displayName,
@@ -146,28 +180,38 @@ export class WorkItemPropertiesService {
         is_required: dto.is_required,
         is_active: dto.is_active,
         default_value: dto.default_value === undefined ? undefined : defaults,
-        settings: dto.settings === undefined ? undefined : dto.settings ?? {},
-        validation_rules: dto.validation_rules === undefined ? undefined : dto.validation_rules ?? {},
+        settings: dto.settings === undefined ? undefined : (dto.settings ?? {}),
+        validation_rules: dto.validation_rules === undefined ? undefined : (dto.validation_rules ?? {}),
         external_id: dto.external_id,
         external_source: dto.external_source,
       };
       const row = await this.repo.update(owner.workspaceId, old.id, write, tx);
 
-      if (!owner.projectId) await this.mirrorIntoSeeded(owner, row, write, optionChanges.added, optionChanges.updated.length > 0, tx);
+      if (!owner.projectId)
+        await this.mirrorIntoSeeded(owner, row, write, optionChanges.added, optionChanges.updated.length > 0, tx);
 
       const before = auditProperty(old);
       const after = auditProperty(row);
       const changed = Object.keys(after).filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]));
       if (changed.length || optionChanges.added.length || optionChanges.updated.length) {
-        await this.audit.record(tx, ctx, owner, 'work_item_property', 'updated', { id: row.id, name: row.display_name }, {
-          old: Object.fromEntries(changed.map((k) => [k, before[k]])),
-          new: Object.fromEntries(changed.map((k) => [k, after[k]])),
-          metadata: {
-            changed_fields: optionChanges.added.length || optionChanges.updated.length ? [...changed, 'options'] : changed,
-            options_added: optionChanges.added.map((o) => o.id),
-            options_updated: optionChanges.updated,
+        await this.audit.record(
+          tx,
+          ctx,
+          owner,
+          'work_item_property',
+          'updated',
+          { id: row.id, name: row.display_name },
+          {
+            old: Object.fromEntries(changed.map((k) => [k, before[k]])),
+            new: Object.fromEntries(changed.map((k) => [k, after[k]])),
+            metadata: {
+              changed_fields:
+                optionChanges.added.length || optionChanges.updated.length ? [...changed, 'options'] : changed,
+              options_added: optionChanges.added.map((o) => o.id),
+              options_updated: optionChanges.updated,
+            },
           },
-        });
+        );
       }
       return mapProperty(row, opts);
     });
@@ -180,10 +224,18 @@ export class WorkItemPropertiesService {
       const row = await this.mustGet(owner, id, tx, true);
       await this.repo.softDelete(owner.workspaceId, row.id, tx);
       const cleared = await this.values.stripProperty(owner.workspaceId, row.id, tx);
-      await this.audit.record(tx, ctx, owner, 'work_item_property', 'deleted', { id: row.id, name: row.display_name }, {
-        old: auditProperty(row),
-        metadata: { values_removed: cleared },
-      });
+      await this.audit.record(
+        tx,
+        ctx,
+        owner,
+        'work_item_property',
+        'deleted',
+        { id: row.id, name: row.display_name },
+        {
+          old: auditProperty(row),
+          metadata: { values_removed: cleared },
+        },
+      );
     });
   }
 
@@ -196,7 +248,11 @@ export class WorkItemPropertiesService {
   /** relation_type is kept only for RELATION properties; sending one for another type is 400. */
   private relationFor(type: string, sent: string | null | undefined, old: PropertyRow | null): string | null {
     if (type !== 'RELATION') {
-      if (sent) throw ProblemException.validation('relation_type', 'relation_type is only meaningful for RELATION properties; send null or omit it.');
+      if (sent)
+        throw ProblemException.validation(
+          'relation_type',
+          'relation_type is only meaningful for RELATION properties; send null or omit it.',
+        );
       return null;
     }
     if (sent !== undefined) return sent;
@@ -207,12 +263,14 @@ export class WorkItemPropertiesService {
     if (!items.length) return [];
     if (type !== 'OPTION') return [{ field: 'options', message: 'Only OPTION properties have options.' }];
     const errors: FieldError[] = [];
-    if (items.filter((o) => o.is_default).length > 1) errors.push({ field: 'options', message: 'At most one option can be the default.' });
+    if (items.filter((o) => o.is_default).length > 1)
+      errors.push({ field: 'options', message: 'At most one option can be the default.' });
     const seen = new Set<string>();
     items.forEach((o, i) => {
       const k = o.name.trim().toLowerCase();
       if (isBlank(o.name)) errors.push({ field: `options.${i}.name`, message: 'name should not be empty' });
-      if (seen.has(k)) errors.push({ field: `options.${i}.name`, message: `The option name "${o.name}" appears twice.` });
+      if (seen.has(k))
+        errors.push({ field: `options.${i}.name`, message: `The option name "${o.name}" appears twice.` });
       seen.add(k);
     });
     return errors;
@@ -224,7 +282,11 @@ export class WorkItemPropertiesService {
       const byId = isUuid(d) ? opts.find((o) => o.id === d.toLowerCase()) : undefined;
       const byName = opts.find((o) => o.name.toLowerCase() === d.trim().toLowerCase());
       const hit = byId ?? byName;
-      if (!hit) throw ProblemException.validation(`default_value.${i}`, `"${d}" is neither the id nor the name of an option sent in options.`);
+      if (!hit)
+        throw ProblemException.validation(
+          `default_value.${i}`,
+          `"${d}" is neither the id nor the name of an option sent in options.`,
+        );
       return hit.id;
     });
   }
@@ -239,10 +301,18 @@ export class WorkItemPropertiesService {
     const { errors, refs } = checkDefaultValue(cfg, defaults);
     if (!errors.length) {
       const missing = await this.values.missingRefs(owner.workspaceId, refs, tx);
-      if (missing.length) errors.push({ field: 'default_value', message: `Unknown ${cfg.relation_type === 'USER' ? 'workspace members' : 'work items'}: ${missing.join(', ')}.` });
+      if (missing.length)
+        errors.push({
+          field: 'default_value',
+          message: `Unknown ${cfg.relation_type === 'USER' ? 'workspace members' : 'work items'}: ${missing.join(', ')}.`,
+        });
     }
     if (errors.length) {
-      if (inherited) errors.forEach((e) => (e.message = `The stored default_value no longer fits this definition (${e.message}); send a new default_value.`));
+      if (inherited)
+        errors.forEach(
+          (e) =>
+            (e.message = `The stored default_value no longer fits this definition (${e.message}); send a new default_value.`),
+        );
       throw ProblemException.validationMany(errors);
     }
   }
@@ -252,7 +322,13 @@ export class WorkItemPropertiesService {
    * appended. Default: on the project surface the new default replaces the old one; on the workspace
    * surface a second default is 400 (clear the old one first).
    */
-  private async upsertOptions(ctx: RequestContext, owner: Owner, propertyId: string, items: OptionInputDto[], tx: EntityManager) {
+  private async upsertOptions(
+    ctx: RequestContext,
+    owner: Owner,
+    propertyId: string,
+    items: OptionInputDto[],
+    tx: EntityManager,
+  ) {
     const added: OptionRow[] = [];
     const updated: string[] = [];
     if (!items.length) return { added, updated };
@@ -263,9 +339,14 @@ export class WorkItemPropertiesService {
       const current = existing.find((o) => o.is_default);
       const target = byName.get(wantsDefault.name.trim().toLowerCase());
       if (current && current.id !== target?.id) {
-        const clearedInPayload = items.some((o) => o.is_default === false && o.name.trim().toLowerCase() === current.name.toLowerCase());
+        const clearedInPayload = items.some(
+          (o) => o.is_default === false && o.name.trim().toLowerCase() === current.name.toLowerCase(),
+        );
         if (!owner.projectId && !clearedInPayload) {
-          throw ProblemException.validation('options', `"${current.name}" is already the default option; clear it first (no automatic hand-off on the workspace surface).`);
+          throw ProblemException.validation(
+            'options',
+            `"${current.name}" is already the default option; clear it first (no automatic hand-off on the workspace surface).`,
+          );
         }
         await this.options.clearDefault(owner.workspaceId, propertyId, null, tx);
       }
@@ -277,10 +358,28 @@ export class WorkItemPropertiesService {
         fresh.push(item);
         continue;
       }
-      await this.options.update(owner.workspaceId, hit.id, { description: item.description, is_default: item.is_default, external_id: item.external_id, external_source: item.external_source }, tx);
+      await this.options.update(
+        owner.workspaceId,
+        hit.id,
+        {
+          description: item.description,
+          is_default: item.is_default,
+          external_id: item.external_id,
+          external_source: item.external_source,
+        },
+        tx,
+      );
       updated.push(hit.id);
     }
-    added.push(...(await this.options.insertMany(owner.workspaceId, propertyId, fresh.map(optionWrite), ctx.principal.userId, tx)));
+    added.push(
+      ...(await this.options.insertMany(
+        owner.workspaceId,
+        propertyId,
+        fresh.map(optionWrite),
+        ctx.principal.userId,
+        tx,
+      )),
+    );
     return { added, updated };
   }
 
@@ -291,10 +390,23 @@ export class WorkItemPropertiesService {
    * `default_value` otherwise. When the seeded context becomes single-valued without a new default,
    * its stored default keeps its first value only.
    */
-  private async mirrorIntoSeeded(owner: Owner, row: PropertyRow, write: PropertyWrite, added: OptionRow[], updated: boolean, tx: EntityManager): Promise<void> {
+  private async mirrorIntoSeeded(
+    owner: Owner,
+    row: PropertyRow,
+    write: PropertyWrite,
+    added: OptionRow[],
+    updated: boolean,
+    tx: EntityManager,
+  ): Promise<void> {
     const allAll = await this.contexts.allAll(owner.workspaceId, row.id, tx);
     if (allAll) {
-      if (added.length) await this.contexts.appendOptions(owner.workspaceId, allAll.id, added.map((o) => ({ option_id: o.id, is_default: o.is_default })), tx);
+      if (added.length)
+        await this.contexts.appendOptions(
+          owner.workspaceId,
+          allAll.id,
+          added.map((o) => ({ option_id: o.id, is_default: o.is_default })),
+          tx,
+        );
       if (added.length || updated) {
         const def = await this.options.currentDefault(owner.workspaceId, row.id, tx);
         if (def) await this.contexts.setContextDefault(owner.workspaceId, allAll.id, def.id, true, tx);
@@ -305,12 +417,21 @@ export class WorkItemPropertiesService {
     const isMulti = write.is_multi ?? seeded.is_multi;
     let defaults = write.default_value;
     if (defaults !== undefined) {
-      const { errors } = checkDefaultValue(contextValueConfig(row, isMulti, seeded.options.map((o) => o.id)), defaults);
+      const { errors } = checkDefaultValue(
+        contextValueConfig(
+          row,
+          isMulti,
+          seeded.options.map((o) => o.id),
+        ),
+        defaults,
+      );
       if (errors.length) {
-        throw ProblemException.validationMany(errors.map((e) => ({
-          field: e.field,
-          message: `Not valid in the context "${seeded.name}", which mirrors the property's own configuration: ${e.message}`,
-        })));
+        throw ProblemException.validationMany(
+          errors.map((e) => ({
+            field: e.field,
+            message: `Not valid in the context "${seeded.name}", which mirrors the property's own configuration: ${e.message}`,
+          })),
+        );
       }
     } else if (!isMulti && seeded.default_value.length > 1) {
       defaults = seeded.default_value.slice(0, 1);

@@ -6,8 +6,14 @@ import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn } from '..
  * (reaches work items through its contexts). `name` is the slug derived once from `display_name`.
  */
 @Entity('work_item_properties')
-@Index('uq_wip_project_name', ['project_id', 'name'], { unique: true, where: '"deleted_at" IS NULL AND "project_id" IS NOT NULL' })
-@Index('uq_wip_workspace_name', ['workspace_id', 'name'], { unique: true, where: '"deleted_at" IS NULL AND "project_id" IS NULL' })
+@Index('uq_wip_project_name', ['project_id', 'name'], {
+  unique: true,
+  where: '"deleted_at" IS NULL AND "project_id" IS NOT NULL',
+})
+@Index('uq_wip_workspace_name', ['workspace_id', 'name'], {
+  unique: true,
+  where: '"deleted_at" IS NULL AND "project_id" IS NULL',
+})
 @Index('ix_wip_owner', ['workspace_id', 'project_id', 'sort_order', 'id'])
 export class WorkItemPropertyEntity {
   @IdColumn() id!: string;

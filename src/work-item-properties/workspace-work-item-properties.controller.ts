@@ -1,5 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, UseGuards } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, WorkspaceContext } from '../common/auth/request-context';
 import { WorkspaceRole } from '../common/auth/roles';
@@ -30,7 +37,11 @@ export class WorkspaceWorkItemPropertiesController {
   @Get()
   @Authenticated(READ)
   @IgnoresExpand()
-  @ApiOperation({ operationId: 'workspace_work_item_properties_list', summary: 'List workspace-level properties', description: 'Full catalogue, inactive and unattached properties included, options inline. Works in either mode.' })
+  @ApiOperation({
+    operationId: 'workspace_work_item_properties_list',
+    summary: 'List workspace-level properties',
+    description: 'Full catalogue, inactive and unattached properties included, options inline. Works in either mode.',
+  })
   @ApiListQuery(PROPERTY_LIST)
   @ApiListResponse(WorkItemPropertyDto)
   list(@Ctx() ctx: WorkspaceContext, @ListParams(PROPERTY_LIST) q: ListQuery) {
@@ -41,7 +52,12 @@ export class WorkspaceWorkItemPropertiesController {
   @Authenticated(WRITE)
   @IgnoresExpand()
   @TypeSurface('workspace')
-  @ApiOperation({ operationId: 'workspace_work_item_properties_create', summary: 'Create a property (workspace mode)', description: 'display_name and property_type required; `name` is derived. A context named Default covering all projects and all types is seeded with it. Creating does not attach it to any type.' })
+  @ApiOperation({
+    operationId: 'workspace_work_item_properties_create',
+    summary: 'Create a property (workspace mode)',
+    description:
+      'display_name and property_type required; `name` is derived. A context named Default covering all projects and all types is seeded with it. Creating does not attach it to any type.',
+  })
   @ApiCreatedResponse({ type: WorkItemPropertyDto })
   @ApiProblemResponses(400, 404)
   create(@Ctx() ctx: WorkspaceContext, @Body() body: CreateWorkItemPropertyDto) {
@@ -51,7 +67,11 @@ export class WorkspaceWorkItemPropertiesController {
   @Get(':pk')
   @Authenticated(READ)
   @IgnoresExpand()
-  @ApiOperation({ operationId: 'workspace_work_item_properties_get', summary: 'Get a workspace-level property with its options', description: 'A project-level property id is 404. Works in either mode.' })
+  @ApiOperation({
+    operationId: 'workspace_work_item_properties_get',
+    summary: 'Get a workspace-level property with its options',
+    description: 'A project-level property id is 404. Works in either mode.',
+  })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiOkResponse({ type: WorkItemPropertyDto })
   @ApiProblemResponses(400, 404)
@@ -63,7 +83,12 @@ export class WorkspaceWorkItemPropertiesController {
   @Authenticated(WRITE)
   @IgnoresExpand()
   @TypeSurface('workspace')
-  @ApiOperation({ operationId: 'workspace_work_item_properties_update', summary: 'Update a property (workspace mode)', description: 'Partial; settings and validation_rules are replaced whole; name is not writable. is_required, is_multi, default_value, settings and new options also apply to the seeded Default context.' })
+  @ApiOperation({
+    operationId: 'workspace_work_item_properties_update',
+    summary: 'Update a property (workspace mode)',
+    description:
+      'Partial; settings and validation_rules are replaced whole; name is not writable. is_required, is_multi, default_value, settings and new options also apply to the seeded Default context.',
+  })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiOkResponse({ type: WorkItemPropertyDto })
   @ApiProblemResponses(400, 404)
@@ -76,7 +101,12 @@ export class WorkspaceWorkItemPropertiesController {
   @Authenticated(WRITE)
   @IgnoresExpand()
   @TypeSurface('workspace')
-  @ApiOperation({ operationId: 'workspace_work_item_properties_delete', summary: 'Delete a property (workspace mode, permanent)', description: 'Removes the definition, its options, contexts and type attachments (all then 404) and its values on work items. is_active false is the reversible alternative.' })
+  @ApiOperation({
+    operationId: 'workspace_work_item_properties_delete',
+    summary: 'Delete a property (workspace mode, permanent)',
+    description:
+      'Removes the definition, its options, contexts and type attachments (all then 404) and its values on work items. is_active false is the reversible alternative.',
+  })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(400, 404)
@@ -96,10 +126,19 @@ export class WorkspacePropertyOptionsController {
   @Get()
   @Authenticated(READ)
   @IgnoresExpand()
-  @ApiOperation({ operationId: 'workspace_property_options_list', summary: 'List the options of a workspace-level property', description: 'Any id that is not a workspace-level OPTION property of the workspace (a project-level property included) gives 200 with empty data, not 404. The default sort_order ordering is not cursor-eligible. Works in either mode.' })
+  @ApiOperation({
+    operationId: 'workspace_property_options_list',
+    summary: 'List the options of a workspace-level property',
+    description:
+      'Any id that is not a workspace-level OPTION property of the workspace (a project-level property included) gives 200 with empty data, not 404. The default sort_order ordering is not cursor-eligible. Works in either mode.',
+  })
   @ApiListQuery(OPTION_LIST)
   @ApiListResponse(PropertyOptionDto)
-  list(@Ctx() ctx: WorkspaceContext, @UuidParam('property_id') propertyId: string, @ListParams(OPTION_LIST) q: ListQuery) {
+  list(
+    @Ctx() ctx: WorkspaceContext,
+    @UuidParam('property_id') propertyId: string,
+    @ListParams(OPTION_LIST) q: ListQuery,
+  ) {
     return this.options.list(workspaceOwner(ctx), propertyId, q);
   }
 
@@ -107,17 +146,30 @@ export class WorkspacePropertyOptionsController {
   @Authenticated(WRITE)
   @IgnoresExpand()
   @TypeSurface('workspace')
-  @ApiOperation({ operationId: 'workspace_property_options_create', summary: 'Add an option (workspace mode)', description: 'Appended last and offered in the property\'s all-projects/all-types context. Workspace-level OPTION properties only (project-level id 404, other type 400). is_default true while another option is the default is 400 (no hand-off).' })
+  @ApiOperation({
+    operationId: 'workspace_property_options_create',
+    summary: 'Add an option (workspace mode)',
+    description:
+      "Appended last and offered in the property's all-projects/all-types context. Workspace-level OPTION properties only (project-level id 404, other type 400). is_default true while another option is the default is 400 (no hand-off).",
+  })
   @ApiCreatedResponse({ type: PropertyOptionDto })
   @ApiProblemResponses(400, 404)
-  create(@Ctx() ctx: WorkspaceContext, @UuidParam('property_id') propertyId: string, @Body() body: CreatePropertyOptionDto) {
+  create(
+    @Ctx() ctx: WorkspaceContext,
+    @UuidParam('property_id') propertyId: string,
+    @Body() body: CreatePropertyOptionDto,
+  ) {
     return this.options.create(ctx, workspaceOwner(ctx), propertyId, body);
   }
 
   @Get(':pk')
   @Authenticated(READ)
   @IgnoresExpand()
-  @ApiOperation({ operationId: 'workspace_property_options_get', summary: 'Get an option of a workspace-level property', description: 'An option of another property, or a project-level property, is 404.' })
+  @ApiOperation({
+    operationId: 'workspace_property_options_get',
+    summary: 'Get an option of a workspace-level property',
+    description: 'An option of another property, or a project-level property, is 404.',
+  })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiOkResponse({ type: PropertyOptionDto })
   @ApiProblemResponses(400, 404)
@@ -129,11 +181,21 @@ export class WorkspacePropertyOptionsController {
   @Authenticated(WRITE)
   @IgnoresExpand()
   @TypeSurface('workspace')
-  @ApiOperation({ operationId: 'workspace_property_options_update', summary: 'Update an option (workspace mode)', description: 'name, description, is_default (a second default is 400; clear the old one first), external_id, external_source. sort_order is not writable.' })
+  @ApiOperation({
+    operationId: 'workspace_property_options_update',
+    summary: 'Update an option (workspace mode)',
+    description:
+      'name, description, is_default (a second default is 400; clear the old one first), external_id, external_source. sort_order is not writable.',
+  })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiOkResponse({ type: PropertyOptionDto })
   @ApiProblemResponses(400, 404)
-  update(@Ctx() ctx: WorkspaceContext, @UuidParam('property_id') propertyId: string, @UuidParam('pk') pk: string, @Body() body: UpdatePropertyOptionDto) {
+  update(
+    @Ctx() ctx: WorkspaceContext,
+    @UuidParam('property_id') propertyId: string,
+    @UuidParam('pk') pk: string,
+    @Body() body: UpdatePropertyOptionDto,
+  ) {
     return this.options.update(ctx, workspaceOwner(ctx), propertyId, pk, body);
   }
 
@@ -142,11 +204,19 @@ export class WorkspacePropertyOptionsController {
   @Authenticated(WRITE)
   @IgnoresExpand()
   @TypeSurface('workspace')
-  @ApiOperation({ operationId: 'workspace_property_options_delete', summary: 'Delete an option (workspace mode)', description: 'Work items holding it lose that value. A repeat is 404.' })
+  @ApiOperation({
+    operationId: 'workspace_property_options_delete',
+    summary: 'Delete an option (workspace mode)',
+    description: 'Work items holding it lose that value. A repeat is 404.',
+  })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(400, 404)
-  async remove(@Ctx() ctx: WorkspaceContext, @UuidParam('property_id') propertyId: string, @UuidParam('pk') pk: string): Promise<void> {
+  async remove(
+    @Ctx() ctx: WorkspaceContext,
+    @UuidParam('property_id') propertyId: string,
+    @UuidParam('pk') pk: string,
+  ): Promise<void> {
     await this.options.remove(ctx, workspaceOwner(ctx), propertyId, pk);
   }
 }

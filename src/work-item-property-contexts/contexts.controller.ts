@@ -1,5 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, UseGuards } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, WorkspaceContext } from '../common/auth/request-context';
 import { WorkspaceRole } from '../common/auth/roles';
@@ -14,7 +21,10 @@ import { ContextsService } from './contexts.service';
 
 const READ = { scope: 'workspaces.work_item_properties:read', workspace: WorkspaceRole.Member } as const;
 const WRITE = { scope: 'workspaces.work_item_properties:write', workspace: WorkspaceRole.Admin } as const;
-const VALIDATION = [400, '`validation_error`: unpinned axis, list sent with its wildcard flag, id outside the workspace, duplicate id, duplicate name, second all-projects context, half-filled or reused external pair, same-tier overlap, bad option entry'] as [number, string];
+const VALIDATION = [
+  400,
+  '`validation_error`: unpinned axis, list sent with its wildcard flag, id outside the workspace, duplicate id, duplicate name, second all-projects context, half-filled or reused external pair, same-tier overlap, bad option entry',
+] as [number, string];
 
 @ApiTags('work-item-property-contexts')
 @ApiParam({ name: 'slug', description: 'Workspace slug' })
@@ -26,10 +36,19 @@ export class PropertyContextsController {
 
   @Get()
   @Authenticated(READ)
-  @ApiOperation({ operationId: 'property_contexts_list', summary: 'List the contexts of a workspace-level property', description: 'A project-level property id is 404. The default sort_order ordering is not cursor-eligible. Works in either mode.' })
+  @ApiOperation({
+    operationId: 'property_contexts_list',
+    summary: 'List the contexts of a workspace-level property',
+    description:
+      'A project-level property id is 404. The default sort_order ordering is not cursor-eligible. Works in either mode.',
+  })
   @ApiListQuery(CONTEXT_LIST)
   @ApiListResponse(PropertyContextDto)
-  list(@Ctx() ctx: WorkspaceContext, @UuidParam('property_id') propertyId: string, @ListParams(CONTEXT_LIST) q: ListQuery) {
+  list(
+    @Ctx() ctx: WorkspaceContext,
+    @UuidParam('property_id') propertyId: string,
+    @ListParams(CONTEXT_LIST) q: ListQuery,
+  ) {
     return this.contexts.list(ctx, propertyId, q);
   }
 
@@ -40,11 +59,15 @@ export class PropertyContextsController {
     operationId: 'property_contexts_create',
     summary: 'Create a context (workspace mode)',
     description:
-      'Each axis is pinned by its wildcard flag or a non-empty id list. Precedence when resolving a work item: listed projects and listed types, listed projects and all types, all projects and listed types, all projects and all types. The winning context\'s is_required, is_multi, default_value, settings and options replace the property\'s own.',
+      "Each axis is pinned by its wildcard flag or a non-empty id list. Precedence when resolving a work item: listed projects and listed types, listed projects and all types, all projects and listed types, all projects and all types. The winning context's is_required, is_multi, default_value, settings and options replace the property's own.",
   })
   @ApiCreatedResponse({ type: PropertyContextDto })
   @ApiProblemResponses(VALIDATION, 404)
-  create(@Ctx() ctx: WorkspaceContext, @UuidParam('property_id') propertyId: string, @Body() body: CreatePropertyContextDto) {
+  create(
+    @Ctx() ctx: WorkspaceContext,
+    @UuidParam('property_id') propertyId: string,
+    @Body() body: CreatePropertyContextDto,
+  ) {
     return this.contexts.create(ctx, propertyId, body);
   }
 
@@ -64,12 +87,18 @@ export class PropertyContextsController {
   @ApiOperation({
     operationId: 'property_contexts_update',
     summary: 'Update a context (workspace mode)',
-    description: 'Partial, but project_ids, issue_type_ids and options are set-replacements. Turning a wildcard off needs the ids in the same request. Values that lose coverage, or whose option is no longer offered, are deleted.',
+    description:
+      'Partial, but project_ids, issue_type_ids and options are set-replacements. Turning a wildcard off needs the ids in the same request. Values that lose coverage, or whose option is no longer offered, are deleted.',
   })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiOkResponse({ type: PropertyContextDto })
   @ApiProblemResponses(VALIDATION, 404)
-  update(@Ctx() ctx: WorkspaceContext, @UuidParam('property_id') propertyId: string, @UuidParam('pk') pk: string, @Body() body: UpdatePropertyContextDto) {
+  update(
+    @Ctx() ctx: WorkspaceContext,
+    @UuidParam('property_id') propertyId: string,
+    @UuidParam('pk') pk: string,
+    @Body() body: UpdatePropertyContextDto,
+  ) {
     return this.contexts.update(ctx, propertyId, pk, body);
   }
 
@@ -77,11 +106,19 @@ export class PropertyContextsController {
   @HttpCode(204)
   @Authenticated(WRITE)
   @TypeSurface('workspace')
-  @ApiOperation({ operationId: 'property_contexts_delete', summary: 'Delete a context (workspace mode)', description: 'Deletes the options only this context offered and the values left uncovered. No restore.' })
+  @ApiOperation({
+    operationId: 'property_contexts_delete',
+    summary: 'Delete a context (workspace mode)',
+    description: 'Deletes the options only this context offered and the values left uncovered. No restore.',
+  })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(400, 404)
-  async remove(@Ctx() ctx: WorkspaceContext, @UuidParam('property_id') propertyId: string, @UuidParam('pk') pk: string): Promise<void> {
+  async remove(
+    @Ctx() ctx: WorkspaceContext,
+    @UuidParam('property_id') propertyId: string,
+    @UuidParam('pk') pk: string,
+  ): Promise<void> {
     await this.contexts.remove(ctx, propertyId, pk);
   }
 }

@@ -88,8 +88,18 @@ export class ContextsRepository {
     });
   }
 
-  async get(workspaceId: string, propertyId: string, id: string, db: Queryable = this.ds, forUpdate = false): Promise<ContextRow | null> {
-    if (forUpdate) await db.query(`SELECT 1 FROM work_item_property_contexts WHERE workspace_id = $1 AND id = $2 FOR UPDATE`, [workspaceId, id]);
+  async get(
+    workspaceId: string,
+    propertyId: string,
+    id: string,
+    db: Queryable = this.ds,
+    forUpdate = false,
+  ): Promise<ContextRow | null> {
+    if (forUpdate)
+      await db.query(`SELECT 1 FROM work_item_property_contexts WHERE workspace_id = $1 AND id = $2 FOR UPDATE`, [
+        workspaceId,
+        id,
+      ]);
     const rows = await db.query(
       `SELECT ${CONTEXT_COLS} FROM work_item_property_contexts c WHERE c.workspace_id = $1 AND c.property_id = $2 AND c.id = $3 AND c.deleted_at IS NULL`,
       [workspaceId, propertyId, id],
@@ -132,14 +142,33 @@ export class ContextsRepository {
     return Number(rows[0].n);
   }
 
-  async insert(workspaceId: string, propertyId: string, v: ContextWrite & { name: string; sort_order: number }, createdBy: string, db: Queryable): Promise<string> {
+  async insert(
+    workspaceId: string,
+    propertyId: string,
+    v: ContextWrite & { name: string; sort_order: number },
+    createdBy: string,
+    db: Queryable,
+  ): Promise<string> {
     const rows = await db.query(
       `INSERT INTO work_item_property_contexts (workspace_id, property_id, name, is_required, is_multi, is_default, default_value, settings,
           sort_order, applies_to_all_projects, applies_to_all_work_item_types, external_id, external_source, created_by_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $10, $11, $12, $13, $14) RETURNING id`,
-      [workspaceId, propertyId, v.name, v.is_required ?? false, v.is_multi ?? false, v.is_default ?? false, JSON.stringify(v.default_value ?? []),
-        JSON.stringify(v.settings ?? {}), v.sort_order, v.applies_to_all_projects ?? false, v.applies_to_all_work_item_types ?? false,
-        v.external_id ?? null, v.external_source ?? null, createdBy],
+      [
+        workspaceId,
+        propertyId,
+        v.name,
+        v.is_required ?? false,
+        v.is_multi ?? false,
+        v.is_default ?? false,
+        JSON.stringify(v.default_value ?? []),
+        JSON.stringify(v.settings ?? {}),
+        v.sort_order,
+        v.applies_to_all_projects ?? false,
+        v.applies_to_all_work_item_types ?? false,
+        v.external_id ?? null,
+        v.external_source ?? null,
+        createdBy,
+      ],
     );
     return rows[0].id;
   }
@@ -152,11 +181,17 @@ export class ContextsRepository {
       if (JSON_COLS.has(k)) sets.push(`${k} = ${p.add(JSON.stringify(val))}::jsonb`);
       else sets.push(`${k} = ${p.add(val)}`);
     }
-    await db.query(`UPDATE work_item_property_contexts SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE id = $1 AND workspace_id = $2`, p.values);
+    await db.query(
+      `UPDATE work_item_property_contexts SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE id = $1 AND workspace_id = $2`,
+      p.values,
+    );
   }
 
   async setProjects(workspaceId: string, contextId: string, ids: string[], db: Queryable): Promise<void> {
-    await db.query(`DELETE FROM work_item_property_context_projects WHERE workspace_id = $1 AND context_id = $2`, [workspaceId, contextId]);
+    await db.query(`DELETE FROM work_item_property_context_projects WHERE workspace_id = $1 AND context_id = $2`, [
+      workspaceId,
+      contextId,
+    ]);
     if (ids.length) {
       await db.query(
         `INSERT INTO work_item_property_context_projects (context_id, project_id, workspace_id) SELECT $2, x, $1 FROM unnest($3::uuid[]) AS x`,
@@ -166,7 +201,10 @@ export class ContextsRepository {
   }
 
   async setTypes(workspaceId: string, contextId: string, ids: string[], db: Queryable): Promise<void> {
-    await db.query(`DELETE FROM work_item_property_context_types WHERE workspace_id = $1 AND context_id = $2`, [workspaceId, contextId]);
+    await db.query(`DELETE FROM work_item_property_context_types WHERE workspace_id = $1 AND context_id = $2`, [
+      workspaceId,
+      contextId,
+    ]);
     if (ids.length) {
       await db.query(
         `INSERT INTO work_item_property_context_types (context_id, type_id, workspace_id) SELECT $2, x, $1 FROM unnest($3::uuid[]) AS x`,
@@ -176,8 +214,16 @@ export class ContextsRepository {
   }
 
   /** Replaces the context's offered options: their order is the list order, with the context's own default flag. */
-  async setOptions(workspaceId: string, contextId: string, items: Array<{ option_id: string; is_default: boolean }>, db: Queryable): Promise<void> {
-    await db.query(`DELETE FROM work_item_property_context_options WHERE workspace_id = $1 AND context_id = $2`, [workspaceId, contextId]);
+  async setOptions(
+    workspaceId: string,
+    contextId: string,
+    items: Array<{ option_id: string; is_default: boolean }>,
+    db: Queryable,
+  ): Promise<void> {
+    await db.query(`DELETE FROM work_item_property_context_options WHERE workspace_id = $1 AND context_id = $2`, [
+      workspaceId,
+      contextId,
+    ]);
     if (items.length) {
       await db.query(
         `INSERT INTO work_item_property_context_options (context_id, option_id, workspace_id, sort_order, is_default)
@@ -188,7 +234,12 @@ export class ContextsRepository {
   }
 
   /** Offers more options in a context, after the ones it has. */
-  async appendOptions(workspaceId: string, contextId: string, items: Array<{ option_id: string; is_default: boolean }>, db: Queryable): Promise<void> {
+  async appendOptions(
+    workspaceId: string,
+    contextId: string,
+    items: Array<{ option_id: string; is_default: boolean }>,
+    db: Queryable,
+  ): Promise<void> {
     if (!items.length) return;
     await db.query(
       `INSERT INTO work_item_property_context_options (context_id, option_id, workspace_id, sort_order, is_default)
@@ -200,7 +251,13 @@ export class ContextsRepository {
   }
 
   /** Makes `optionId` the only default of the context (or clears its flag). */
-  async setContextDefault(workspaceId: string, contextId: string, optionId: string, isDefault: boolean, db: Queryable): Promise<void> {
+  async setContextDefault(
+    workspaceId: string,
+    contextId: string,
+    optionId: string,
+    isDefault: boolean,
+    db: Queryable,
+  ): Promise<void> {
     if (isDefault) {
       await db.query(
         `UPDATE work_item_property_context_options SET is_default = (option_id = $3) WHERE workspace_id = $1 AND context_id = $2`,
@@ -215,7 +272,12 @@ export class ContextsRepository {
   }
 
   /** Among `optionIds`, those no live context of the property offers any more. */
-  async unofferedOptions(workspaceId: string, propertyId: string, optionIds: string[], db: Queryable): Promise<string[]> {
+  async unofferedOptions(
+    workspaceId: string,
+    propertyId: string,
+    optionIds: string[],
+    db: Queryable,
+  ): Promise<string[]> {
     if (!optionIds.length) return [];
     const rows: Array<{ id: string }> = await db.query(
       `SELECT x AS id FROM unnest($3::uuid[]) AS x

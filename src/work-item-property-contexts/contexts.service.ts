@@ -14,7 +14,12 @@ import { WorkItemTypesRepository } from '../work-item-types/work-item-types.repo
 import { workspaceOwner } from '../work-item-types/work-item-types.service';
 import { contextValueConfig } from './context-default';
 import { contextTier } from './context-resolution';
-import { ContextOptionInputDto, CreatePropertyContextDto, PropertyContextDto, UpdatePropertyContextDto } from './contexts.dto';
+import {
+  ContextOptionInputDto,
+  CreatePropertyContextDto,
+  PropertyContextDto,
+  UpdatePropertyContextDto,
+} from './contexts.dto';
 import { auditContext, mapContext } from './contexts.mapper';
 import { ContextRow, ContextsRepository, ContextWrite } from './contexts.repository';
 import { TypeModeGate } from '../work-item-types/type-surface';
@@ -88,7 +93,7 @@ export class ContextsService {
           is_required: isRequired,
           is_multi: isMulti,
           default_value: [],
-          settings: dto.settings === undefined ? property.settings : dto.settings ?? {},
+          settings: dto.settings === undefined ? property.settings : (dto.settings ?? {}),
           sort_order: dto.sort_order ?? (await this.repo.nextSortOrder(ctx.workspace.id, property.id, tx)),
           applies_to_all_projects: scope!.allProjects,
           applies_to_all_work_item_types: scope!.allTypes,
@@ -101,21 +106,39 @@ export class ContextsService {
       await this.repo.setProjects(ctx.workspace.id, id, scope!.projectIds, tx);
       await this.repo.setTypes(ctx.workspace.id, id, scope!.typeIds, tx);
       await this.applyOptions(ctx, property, id, plan, tx);
-      const defaults = dto.default_value === undefined ? property.default_value : dto.default_value ?? [];
+      const defaults = dto.default_value === undefined ? property.default_value : (dto.default_value ?? []);
       await this.applyDefault(ctx, property, id, isMulti, defaults, dto.default_value === undefined, tx);
       // A new, more specific context wins for its combinations: values holding options it does not offer go.
-      const valuesChanged = await this.values.reconcileWorkspaceProperty(ctx.workspace.id, property.id, property.property_type === 'OPTION', tx);
+      const valuesChanged = await this.values.reconcileWorkspaceProperty(
+        ctx.workspace.id,
+        property.id,
+        property.property_type === 'OPTION',
+        tx,
+      );
 
       const row = (await this.repo.get(ctx.workspace.id, property.id, id, tx))!;
-      await this.audit.record(tx, ctx, owner, 'work_item_property_context', 'created', { id: row.id, name: row.name }, {
-        new: auditContext(row),
-        metadata: { property_id: property.id, values_changed: valuesChanged },
-      });
+      await this.audit.record(
+        tx,
+        ctx,
+        owner,
+        'work_item_property_context',
+        'created',
+        { id: row.id, name: row.name },
+        {
+          new: auditContext(row),
+          metadata: { property_id: property.id, values_changed: valuesChanged },
+        },
+      );
       return mapContext(row);
     });
   }
 
-  async update(ctx: WorkspaceContext, propertyId: string, id: string, dto: UpdatePropertyContextDto): Promise<PropertyContextDto> {
+  async update(
+    ctx: WorkspaceContext,
+    propertyId: string,
+    id: string,
+    dto: UpdatePropertyContextDto,
+  ): Promise<PropertyContextDto> {
     return this.gate.transaction(ctx, async (tx) => {
       await this.values.lockForPrune(ctx.workspace.id, tx);
       const owner = workspaceOwner(ctx);
@@ -137,7 +160,7 @@ export class ContextsService {
         name: dto.name?.trim(),
         is_required: dto.is_required,
         is_multi: dto.is_multi,
-        settings: dto.settings === undefined ? undefined : dto.settings ?? {},
+        settings: dto.settings === undefined ? undefined : (dto.settings ?? {}),
         sort_order: dto.sort_order,
         applies_to_all_projects: scope!.allProjects,
         applies_to_all_work_item_types: scope!.allTypes,
@@ -160,7 +183,7 @@ export class ContextsService {
         removedOptions = old.options.map((o) => o.id).filter((o) => !kept.includes(o));
       }
       // default_value: as sent, else the stored one minus options this context no longer offers.
-      const defaults = dto.default_value === undefined ? old.default_value : dto.default_value ?? [];
+      const defaults = dto.default_value === undefined ? old.default_value : (dto.default_value ?? []);
       await this.applyDefault(ctx, property, old.id, isMulti, defaults, dto.default_value === undefined, tx);
 
       let deletedOptions: string[] = [];
@@ -170,7 +193,12 @@ export class ContextsService {
       }
       let valuesChanged = 0;
       if (scopeChanged || plan) {
-        valuesChanged = await this.values.reconcileWorkspaceProperty(ctx.workspace.id, property.id, property.property_type === 'OPTION', tx);
+        valuesChanged = await this.values.reconcileWorkspaceProperty(
+          ctx.workspace.id,
+          property.id,
+          property.property_type === 'OPTION',
+          tx,
+        );
       }
 
       const row = (await this.repo.get(ctx.workspace.id, property.id, old.id, tx))!;
@@ -178,11 +206,24 @@ export class ContextsService {
       const after = auditContext(row);
       const changed = Object.keys(after).filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]));
       if (changed.length) {
-        await this.audit.record(tx, ctx, owner, 'work_item_property_context', 'updated', { id: row.id, name: row.name }, {
-          old: Object.fromEntries(changed.map((k) => [k, before[k]])),
-          new: Object.fromEntries(changed.map((k) => [k, after[k]])),
-          metadata: { property_id: property.id, changed_fields: changed, options_deleted: deletedOptions, values_changed: valuesChanged },
-        });
+        await this.audit.record(
+          tx,
+          ctx,
+          owner,
+          'work_item_property_context',
+          'updated',
+          { id: row.id, name: row.name },
+          {
+            old: Object.fromEntries(changed.map((k) => [k, before[k]])),
+            new: Object.fromEntries(changed.map((k) => [k, after[k]])),
+            metadata: {
+              property_id: property.id,
+              changed_fields: changed,
+              options_deleted: deletedOptions,
+              values_changed: valuesChanged,
+            },
+          },
+        );
       }
       return mapContext(row);
     });
@@ -199,17 +240,41 @@ export class ContextsService {
       const property = await this.properties.mustGet(owner, propertyId, tx, true);
       const old = await this.mustGet(ctx.workspace.id, property.id, id, tx, true);
       await this.repo.softDelete(ctx.workspace.id, old.id, tx);
-      const deletedOptions = await this.repo.unofferedOptions(ctx.workspace.id, property.id, old.options.map((o) => o.id), tx);
+      const deletedOptions = await this.repo.unofferedOptions(
+        ctx.workspace.id,
+        property.id,
+        old.options.map((o) => o.id),
+        tx,
+      );
       await this.options.softDelete(ctx.workspace.id, deletedOptions, tx);
-      const valuesChanged = await this.values.reconcileWorkspaceProperty(ctx.workspace.id, property.id, property.property_type === 'OPTION', tx);
-      await this.audit.record(tx, ctx, owner, 'work_item_property_context', 'deleted', { id: old.id, name: old.name }, {
-        old: auditContext(old),
-        metadata: { property_id: property.id, options_deleted: deletedOptions, values_changed: valuesChanged },
-      });
+      const valuesChanged = await this.values.reconcileWorkspaceProperty(
+        ctx.workspace.id,
+        property.id,
+        property.property_type === 'OPTION',
+        tx,
+      );
+      await this.audit.record(
+        tx,
+        ctx,
+        owner,
+        'work_item_property_context',
+        'deleted',
+        { id: old.id, name: old.name },
+        {
+          old: auditContext(old),
+          metadata: { property_id: property.id, options_deleted: deletedOptions, values_changed: valuesChanged },
+        },
+      );
     });
   }
 
-  private async mustGet(workspaceId: string, propertyId: string, id: string, db: EntityManager | DataSource, forUpdate = false): Promise<ContextRow> {
+  private async mustGet(
+    workspaceId: string,
+    propertyId: string,
+    id: string,
+    db: EntityManager | DataSource,
+    forUpdate = false,
+  ): Promise<ContextRow> {
     const row = await this.repo.get(workspaceId, propertyId, id, db, forUpdate);
     if (!row) throw ProblemException.notFound('Property context');
     return row;
@@ -236,11 +301,15 @@ export class ContextsService {
     ): Promise<{ all: boolean; ids: string[] } | null> => {
       const flag = dto[flagName] ?? oldFlag;
       const sent = dto[listName];
-      const list = (sent === undefined ? (flag ? [] : oldList) : sent ?? []).map((s) => s.toLowerCase());
+      const list = (sent === undefined ? (flag ? [] : oldList) : (sent ?? [])).map((s) => s.toLowerCase());
       const before = errors.length;
-      if (flag && list.length) errors.push({ field: listName, message: `${listName} must be empty when ${flagName} is true.` });
+      if (flag && list.length)
+        errors.push({ field: listName, message: `${listName} must be empty when ${flagName} is true.` });
       if (!flag && !list.length) {
-        errors.push({ field: listName, message: `Pin this axis: send a non-empty ${listName} or set ${flagName} to true.` });
+        errors.push({
+          field: listName,
+          message: `Pin this axis: send a non-empty ${listName} or set ${flagName} to true.`,
+        });
       }
       const dup = list.filter((x, i) => list.indexOf(x) !== i);
       if (dup.length) errors.push({ field: listName, message: `Duplicate ids: ${[...new Set(dup)].join(', ')}.` });
@@ -276,9 +345,16 @@ export class ContextsService {
    * is_multi only where the type allows lists, never is_required on a FORMULA property. Only the
    * flags the request sends are judged (a stored flag is not re-litigated on an unrelated PATCH).
    */
-  private checkFlags(property: PropertyRow, isMulti: boolean, isRequired: boolean, dto: CreatePropertyContextDto | UpdatePropertyContextDto): FieldError[] {
+  private checkFlags(
+    property: PropertyRow,
+    isMulti: boolean,
+    isRequired: boolean,
+    dto: CreatePropertyContextDto | UpdatePropertyContextDto,
+  ): FieldError[] {
     const sent = new Set(['is_multi', 'is_required'].filter((k) => dto[k as 'is_multi' | 'is_required'] !== undefined));
-    return checkDefinition({ ...property, is_multi: isMulti, is_required: isRequired, validation_rules: {} }).filter((e) => sent.has(e.field));
+    return checkDefinition({ ...property, is_multi: isMulti, is_required: isRequired, validation_rules: {} }).filter(
+      (e) => sent.has(e.field),
+    );
   }
 
   /** One all-projects context per property; no two contexts of the same tier may cover a common (project, type). */
@@ -287,7 +363,10 @@ export class ContextsService {
     if (scope.allProjects) {
       const holder = others.find((s) => s.applies_to_all_projects);
       if (holder) {
-        errors.push({ field: 'applies_to_all_projects', message: `Only one context per property may apply to all projects; "${holder.name}" already does.` });
+        errors.push({
+          field: 'applies_to_all_projects',
+          message: `Only one context per property may apply to all projects; "${holder.name}" already does.`,
+        });
         return;
       }
     }
@@ -321,19 +400,31 @@ export class ContextsService {
     siblings: ContextRow[],
     errors: FieldError[],
   ): { external_id: string | null | undefined; external_source: string | null | undefined } {
-    if (dto.external_id === undefined && dto.external_source === undefined) return { external_id: undefined, external_source: undefined };
-    const id = dto.external_id === undefined ? old?.external_id ?? null : dto.external_id;
-    const source = dto.external_source === undefined ? old?.external_source ?? null : dto.external_source;
+    if (dto.external_id === undefined && dto.external_source === undefined)
+      return { external_id: undefined, external_source: undefined };
+    const id = dto.external_id === undefined ? (old?.external_id ?? null) : dto.external_id;
+    const source = dto.external_source === undefined ? (old?.external_source ?? null) : dto.external_source;
     if (!id !== !source) {
-      errors.push({ field: id ? 'external_source' : 'external_id', message: 'Send external_id and external_source together (both or neither).' });
+      errors.push({
+        field: id ? 'external_source' : 'external_id',
+        message: 'Send external_id and external_source together (both or neither).',
+      });
     } else if (id && siblings.some((s) => s.id !== old?.id && s.external_id === id && s.external_source === source)) {
-      errors.push({ field: 'external_id', message: `Another context of this property already uses the external pair (${id}, ${source}).` });
+      errors.push({
+        field: 'external_id',
+        message: `Another context of this property already uses the external pair (${id}, ${source}).`,
+      });
     }
     return { external_id: id ?? null, external_source: source ?? null };
   }
 
   /** Entries are `{id}` (an existing option of the property) or `{name, ...}` (a new one). */
-  private async planOptions(property: PropertyRow, items: ContextOptionInputDto[] | null | undefined, errors: FieldError[], tx: EntityManager): Promise<OptionPlan> {
+  private async planOptions(
+    property: PropertyRow,
+    items: ContextOptionInputDto[] | null | undefined,
+    errors: FieldError[],
+    tx: EntityManager,
+  ): Promise<OptionPlan> {
     const list = items ?? [];
     const plan: OptionPlan = { entries: [] };
     if (!list.length) return plan;
@@ -341,7 +432,12 @@ export class ContextsService {
       errors.push({ field: 'options', message: 'Only OPTION properties have options.' });
       return plan;
     }
-    const existing = new Map(((await this.options.forProperties(property.workspace_id, [property.id], tx)).get(property.id) ?? []).map((o) => [o.id, o]));
+    const existing = new Map(
+      ((await this.options.forProperties(property.workspace_id, [property.id], tx)).get(property.id) ?? []).map((o) => [
+        o.id,
+        o,
+      ]),
+    );
     const ids = new Set<string>();
     const names = new Set<string>();
     list.forEach((e, i) => {
@@ -363,20 +459,37 @@ export class ContextsService {
     plan.entries.forEach((e, i) => {
       if (!e.name) return;
       const k = e.name.toLowerCase();
-      if (names.has(k)) errors.push({ field: `options.${i}.name`, message: `The option name "${e.name}" appears twice (names are unique case-insensitively).` });
+      if (names.has(k))
+        errors.push({
+          field: `options.${i}.name`,
+          message: `The option name "${e.name}" appears twice (names are unique case-insensitively).`,
+        });
       names.add(k);
     });
-    if (plan.entries.filter((e) => e.is_default).length > 1) errors.push({ field: 'options', message: 'At most one option can be the default of a context.' });
+    if (plan.entries.filter((e) => e.is_default).length > 1)
+      errors.push({ field: 'options', message: 'At most one option can be the default of a context.' });
     return plan;
   }
 
   /** Creates the new options (appended to the property's list) and sets the context's options in entry order; returns the ids offered. */
-  private async applyOptions(ctx: WorkspaceContext, property: PropertyRow, contextId: string, plan: OptionPlan, tx: EntityManager): Promise<string[]> {
+  private async applyOptions(
+    ctx: WorkspaceContext,
+    property: PropertyRow,
+    contextId: string,
+    plan: OptionPlan,
+    tx: EntityManager,
+  ): Promise<string[]> {
     const fresh = plan.entries.filter((e) => !e.id);
     const created = await this.options.insertMany(
       ctx.workspace.id,
       property.id,
-      fresh.map((e) => ({ name: e.name!, description: e.description ?? '', is_default: false, external_id: null, external_source: null })),
+      fresh.map((e) => ({
+        name: e.name!,
+        description: e.description ?? '',
+        is_default: false,
+        external_id: null,
+        external_source: null,
+      })),
       ctx.principal.userId,
       tx,
     );
@@ -407,10 +520,12 @@ export class ContextsService {
     const { errors, refs } = checkDefaultValue(contextValueConfig(property, isMulti, offered), value);
     if (!errors.length) {
       const missing = await this.values.missingRefs(ctx.workspace.id, refs, tx);
-      if (missing.length) errors.push({ field: 'default_value', message: `Unknown references: ${missing.join(', ')}.` });
+      if (missing.length)
+        errors.push({ field: 'default_value', message: `Unknown references: ${missing.join(', ')}.` });
     }
     if (errors.length) throw ProblemException.validationMany(errors);
-    if (JSON.stringify(value) !== JSON.stringify(row.default_value)) await this.repo.update(ctx.workspace.id, contextId, { default_value: value }, tx);
+    if (JSON.stringify(value) !== JSON.stringify(row.default_value))
+      await this.repo.update(ctx.workspace.id, contextId, { default_value: value }, tx);
   }
 }
 
@@ -420,5 +535,5 @@ function intersects(a: string[], b: string[]): boolean {
 }
 
 function sameSet(a: string[], b: string[]): boolean {
-  return a.length === b.length && intersects(a, b) === (a.length > 0) && a.every((x) => b.includes(x));
+  return a.length === b.length && intersects(a, b) === a.length > 0 && a.every((x) => b.includes(x));
 }

@@ -7,8 +7,14 @@ import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn } from '..
  */
 @Entity('work_item_property_contexts')
 @Index('uq_wipc_name', { synchronize: false })
-@Index('uq_wipc_all_projects', ['property_id'], { unique: true, where: '"applies_to_all_projects" AND "deleted_at" IS NULL' })
-@Index('uq_wipc_external', ['property_id', 'external_source', 'external_id'], { unique: true, where: '"external_id" IS NOT NULL AND "deleted_at" IS NULL' })
+@Index('uq_wipc_all_projects', ['property_id'], {
+  unique: true,
+  where: '"applies_to_all_projects" AND "deleted_at" IS NULL',
+})
+@Index('uq_wipc_external', ['property_id', 'external_source', 'external_id'], {
+  unique: true,
+  where: '"external_id" IS NOT NULL AND "deleted_at" IS NULL',
+})
 @Index('ix_wipc_order', ['property_id', 'sort_order', 'id'])
 export class PropertyContextEntity {
   @IdColumn() id!: string;

@@ -4,7 +4,8 @@ import { RequestContext } from '../common/auth/request-context';
 import { Queryable } from '../common/pagination/sql-params';
 import { Owner } from './work-item-types.repository';
 
-export type CatalogTarget = 'work_item_type' | 'work_item_property' | 'work_item_property_option' | 'work_item_property_context';
+export type CatalogTarget =
+  'work_item_type' | 'work_item_property' | 'work_item_property_option' | 'work_item_property_context';
 
 /**
  * Audit entries of the type and property catalogue (category `settings`), written in the transaction

@@ -1,6 +1,15 @@
 import { Bodyless } from '../common/http/bodyless';
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query, UseGuards } from '@nestjs/common';
-import { ApiCreatedResponse, ApiExtraModels, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiExtraModels,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiQuery,
+  ApiTags,
+} from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext } from '../common/auth/request-context';
 import { ProjectRole } from '../common/auth/roles';
@@ -11,7 +20,12 @@ import { ListParams, ListQuery } from '../common/pagination/list-query';
 import { SchemaCustomFieldDto, SchemaFieldDto, TypeSchemaDto } from './type-schema.dto';
 import { TypeSchemaService } from './type-schema.service';
 import { TypeModeGuard, TypeSurface } from './type-surface';
-import { CreateWorkItemTypeDto, ImportWorkItemTypesDto, UpdateWorkItemTypeDto, WorkItemTypeDto } from './work-item-types.dto';
+import {
+  CreateWorkItemTypeDto,
+  ImportWorkItemTypesDto,
+  UpdateWorkItemTypeDto,
+  WorkItemTypeDto,
+} from './work-item-types.dto';
 import { TYPE_LIST } from './work-item-types.repository';
 import { projectOwner, WorkItemTypesService } from './work-item-types.service';
 
@@ -30,8 +44,9 @@ export class ProjectWorkItemTypesController {
   @Authenticated({ scope: 'projects.work_item_types:read', project: ProjectRole.Guest })
   @ApiOperation({
     operationId: 'project_work_item_types_list',
-    summary: 'List the project\'s work item types',
-    description: 'The project\'s own types and the workspace-level types imported into it, epic types included (is_epic tells them apart). Empty when never enabled. Works in either mode.',
+    summary: "List the project's work item types",
+    description:
+      "The project's own types and the workspace-level types imported into it, epic types included (is_epic tells them apart). Empty when never enabled. Works in either mode.",
   })
   @ApiListQuery(TYPE_LIST)
   @ApiListResponse(WorkItemTypeDto)
@@ -45,7 +60,8 @@ export class ProjectWorkItemTypesController {
   @ApiOperation({
     operationId: 'project_work_item_types_create',
     summary: 'Create a work item type (project mode)',
-    description: 'is_default, is_epic, level and logo_props are not accepted. A project never enabled is enabled first (Task and Epic seeded).',
+    description:
+      'is_default, is_epic, level and logo_props are not accepted. A project never enabled is enabled first (Task and Epic seeded).',
   })
   @ApiCreatedResponse({ type: WorkItemTypeDto })
   @ApiProblemResponses(400, 404)
@@ -61,7 +77,8 @@ export class ProjectWorkItemTypesController {
   @ApiOperation({
     operationId: 'project_work_item_types_enable',
     summary: 'Enable work item types for the project (project mode)',
-    description: 'No body. Seeds the default type "Task" and an epic type once; returns the default type. Idempotent: a repeat returns the same default type.',
+    description:
+      'No body. Seeds the default type "Task" and an epic type once; returns the default type. Idempotent: a repeat returns the same default type.',
   })
   @ApiOkResponse({ type: WorkItemTypeDto })
   @ApiProblemResponses(400, 404)
@@ -76,7 +93,8 @@ export class ProjectWorkItemTypesController {
   @ApiOperation({
     operationId: 'project_work_item_types_import',
     summary: 'Import workspace-level types into the project (workspace mode)',
-    description: 'Adds the types to the project roster (nothing is copied); additive and idempotent. Every id must be a workspace-level type of the workspace, else 400 and nothing is imported. 200 with an empty body.',
+    description:
+      'Adds the types to the project roster (nothing is copied); additive and idempotent. Every id must be a workspace-level type of the workspace, else 400 and nothing is imported. 200 with an empty body.',
   })
   @ApiOkResponse({ description: 'Imported; empty body.' })
   @ApiProblemResponses(400, 404)
@@ -86,7 +104,10 @@ export class ProjectWorkItemTypesController {
 
   @Get(':pk')
   @Authenticated({ scope: 'projects.work_item_types:read', project: ProjectRole.Guest })
-  @ApiOperation({ operationId: 'project_work_item_types_get', summary: 'Get a work item type of the project (own or imported)' })
+  @ApiOperation({
+    operationId: 'project_work_item_types_get',
+    summary: 'Get a work item type of the project (own or imported)',
+  })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiOkResponse({ type: WorkItemTypeDto })
   @ApiProblemResponses(400, 404)
@@ -100,7 +121,8 @@ export class ProjectWorkItemTypesController {
   @ApiOperation({
     operationId: 'project_work_item_types_update',
     summary: 'Update a work item type (project mode)',
-    description: 'Same writable set as create. is_active false on the default type is 400. An imported workspace type is not the project\'s own: 404.',
+    description:
+      "Same writable set as create. is_active false on the default type is 400. An imported workspace type is not the project's own: 404.",
   })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiOkResponse({ type: WorkItemTypeDto })
@@ -113,7 +135,10 @@ export class ProjectWorkItemTypesController {
   @HttpCode(204)
   @Authenticated({ scope: 'projects.work_item_types:write', project: ProjectRole.Admin })
   @TypeSurface('project', 'the default type, or a type still used by work items')
-  @ApiOperation({ operationId: 'project_work_item_types_delete', summary: 'Delete a work item type (project mode, soft)' })
+  @ApiOperation({
+    operationId: 'project_work_item_types_delete',
+    summary: 'Delete a work item type (project mode, soft)',
+  })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(400, 404)
@@ -129,7 +154,8 @@ export class ProjectWorkItemTypesController {
   @ApiOperation({
     operationId: 'project_work_item_types_mark_default',
     summary: 'Make a type the project default (project mode)',
-    description: 'No body. Returns the promoted type; the previous default is demoted in the same operation. Epic and inactive types cannot be the default (400).',
+    description:
+      'No body. Returns the promoted type; the previous default is demoted in the same operation. Epic and inactive types cannot be the default (400).',
   })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiOkResponse({ type: WorkItemTypeDto })
@@ -143,10 +169,16 @@ export class ProjectWorkItemTypesController {
   @ApiOperation({
     operationId: 'project_work_item_types_schema',
     summary: 'Work item schema of a type in this project',
-    description: 'Standard fields with their options, the type\'s custom fields as they resolve in this project (contexts applied), and a JSON Schema of `custom_fields` for client-side validation. Works for own and imported types, in either mode.',
+    description:
+      "Standard fields with their options, the type's custom fields as they resolve in this project (contexts applied), and a JSON Schema of `custom_fields` for client-side validation. Works for own and imported types, in either mode.",
   })
   @ApiParam({ name: 'pk', format: 'uuid' })
-  @ApiQuery({ name: 'include', required: false, schema: { type: 'string', enum: ['members', 'labels', 'members,labels'] }, description: 'Comma-separated: inline assignee (members) and label option lists.' })
+  @ApiQuery({
+    name: 'include',
+    required: false,
+    schema: { type: 'string', enum: ['members', 'labels', 'members,labels'] },
+    description: 'Comma-separated: inline assignee (members) and label option lists.',
+  })
   @ApiExtraModels(SchemaFieldDto, SchemaCustomFieldDto)
   @ApiOkResponse({ type: TypeSchemaDto })
   @ApiProblemResponses(400, 404)

@@ -3,6 +3,7 @@
  * those with `[rows, affectedCount]` (INSERT and SELECT with plain rows).
  */
 export function writtenRows<T = Record<string, any>>(result: unknown): T[] {
-  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') return result[0] as T[];
+  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number')
+    return result[0] as T[];
   return result as T[];
 }

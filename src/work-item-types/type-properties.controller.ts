@@ -1,5 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, UseGuards } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext, WorkspaceContext } from '../common/auth/request-context';
 import { ProjectRole, WorkspaceRole } from '../common/auth/roles';
@@ -27,7 +34,11 @@ export class ProjectTypePropertiesController {
   @Get()
   @Authenticated({ scope: 'projects.work_item_types:read', project: ProjectRole.Guest })
   @IgnoresExpand()
-  @ApiOperation({ operationId: 'project_type_properties_list', summary: 'List the properties attached to a type', description: 'Rows are full property objects with options. Works for imported types and in either mode.' })
+  @ApiOperation({
+    operationId: 'project_type_properties_list',
+    summary: 'List the properties attached to a type',
+    description: 'Rows are full property objects with options. Works for imported types and in either mode.',
+  })
   @ApiListQuery(TYPE_PROPERTY_LIST)
   @ApiListResponse(WorkItemPropertyDto)
   list(@Ctx() ctx: ProjectContext, @UuidParam('type_id') typeId: string, @ListParams(TYPE_PROPERTY_LIST) q: ListQuery) {
@@ -40,7 +51,8 @@ export class ProjectTypePropertiesController {
   @ApiOperation({
     operationId: 'project_type_properties_attach',
     summary: 'Attach existing properties to a type (project mode)',
-    description: 'Every id must be a property of this project, else 400 and nothing is attached. Re-attaching is harmless. A property definition in the body is 400. Returns the attached ids.',
+    description:
+      'Every id must be a property of this project, else 400 and nothing is attached. Re-attaching is harmless. A property definition in the body is 400. Returns the attached ids.',
   })
   @ApiCreatedResponse({ type: AttachedPropertiesDto })
   @ApiProblemResponses(400, 404)
@@ -51,7 +63,11 @@ export class ProjectTypePropertiesController {
   @Get(':pk')
   @Authenticated({ scope: 'projects.work_item_types:read', project: ProjectRole.Guest })
   @IgnoresExpand()
-  @ApiOperation({ operationId: 'project_type_properties_get', summary: 'Get a property attached to a type', description: '`pk` is the property id; 404 when the property is not attached to this type.' })
+  @ApiOperation({
+    operationId: 'project_type_properties_get',
+    summary: 'Get a property attached to a type',
+    description: '`pk` is the property id; 404 when the property is not attached to this type.',
+  })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiOkResponse({ type: WorkItemPropertyDto })
   @ApiProblemResponses(400, 404)
@@ -66,12 +82,17 @@ export class ProjectTypePropertiesController {
   @ApiOperation({
     operationId: 'project_type_properties_detach',
     summary: 'Detach a property from a type (project mode)',
-    description: 'Removes the link and the property\'s values on work items of this type (other types keep theirs); the definition survives. Not attached: 404.',
+    description:
+      "Removes the link and the property's values on work items of this type (other types keep theirs); the definition survives. Not attached: 404.",
   })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Detached' })
   @ApiProblemResponses(400, 404)
-  async detach(@Ctx() ctx: ProjectContext, @UuidParam('type_id') typeId: string, @UuidParam('pk') pk: string): Promise<void> {
+  async detach(
+    @Ctx() ctx: ProjectContext,
+    @UuidParam('type_id') typeId: string,
+    @UuidParam('pk') pk: string,
+  ): Promise<void> {
     await this.typeProperties.detach(ctx, projectOwner(ctx), typeId, pk);
   }
 }
@@ -87,10 +108,18 @@ export class WorkspaceTypePropertiesController {
   @Get()
   @Authenticated({ scope: 'workspaces.work_item_types:read', workspace: WorkspaceRole.Member })
   @IgnoresExpand()
-  @ApiOperation({ operationId: 'workspace_type_properties_list', summary: 'List the properties attached to a workspace type', description: 'Rows are full workspace property objects. Works in either mode.' })
+  @ApiOperation({
+    operationId: 'workspace_type_properties_list',
+    summary: 'List the properties attached to a workspace type',
+    description: 'Rows are full workspace property objects. Works in either mode.',
+  })
   @ApiListQuery(TYPE_PROPERTY_LIST)
   @ApiListResponse(WorkItemPropertyDto)
-  list(@Ctx() ctx: WorkspaceContext, @UuidParam('type_id') typeId: string, @ListParams(TYPE_PROPERTY_LIST) q: ListQuery) {
+  list(
+    @Ctx() ctx: WorkspaceContext,
+    @UuidParam('type_id') typeId: string,
+    @ListParams(TYPE_PROPERTY_LIST) q: ListQuery,
+  ) {
     return this.typeProperties.list(workspaceOwner(ctx), typeId, q);
   }
 
@@ -100,7 +129,8 @@ export class WorkspaceTypePropertiesController {
   @ApiOperation({
     operationId: 'workspace_type_properties_attach',
     summary: 'Attach workspace properties to a workspace type (workspace mode)',
-    description: 'Every id must be a workspace-level property of this workspace, else 400 and nothing is attached. Returns the attached ids.',
+    description:
+      'Every id must be a workspace-level property of this workspace, else 400 and nothing is attached. Returns the attached ids.',
   })
   @ApiCreatedResponse({ type: AttachedPropertiesDto })
   @ApiProblemResponses(400, 404)
@@ -111,7 +141,11 @@ export class WorkspaceTypePropertiesController {
   @Get(':pk')
   @Authenticated({ scope: 'workspaces.work_item_types:read', workspace: WorkspaceRole.Member })
   @IgnoresExpand()
-  @ApiOperation({ operationId: 'workspace_type_properties_get', summary: 'Get a property attached to a workspace type', description: '404 when not attached.' })
+  @ApiOperation({
+    operationId: 'workspace_type_properties_get',
+    summary: 'Get a property attached to a workspace type',
+    description: '404 when not attached.',
+  })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiOkResponse({ type: WorkItemPropertyDto })
   @ApiProblemResponses(400, 404)
@@ -123,11 +157,19 @@ export class WorkspaceTypePropertiesController {
   @HttpCode(204)
   @Authenticated({ scope: 'workspaces.work_item_types:write', workspace: WorkspaceRole.Admin })
   @TypeSurface('workspace')
-  @ApiOperation({ operationId: 'workspace_type_properties_detach', summary: 'Detach a property from a workspace type (workspace mode)', description: 'The definition survives; values on work items of this type are removed. Not attached: 404.' })
+  @ApiOperation({
+    operationId: 'workspace_type_properties_detach',
+    summary: 'Detach a property from a workspace type (workspace mode)',
+    description: 'The definition survives; values on work items of this type are removed. Not attached: 404.',
+  })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Detached' })
   @ApiProblemResponses(400, 404)
-  async detach(@Ctx() ctx: WorkspaceContext, @UuidParam('type_id') typeId: string, @UuidParam('pk') pk: string): Promise<void> {
+  async detach(
+    @Ctx() ctx: WorkspaceContext,
+    @UuidParam('type_id') typeId: string,
+    @UuidParam('pk') pk: string,
+  ): Promise<void> {
     await this.typeProperties.detach(ctx, workspaceOwner(ctx), typeId, pk);
   }
 }

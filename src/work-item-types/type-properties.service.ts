@@ -32,7 +32,10 @@ export class TypePropertiesService {
   async list(owner: Owner, typeId: string, q: ListQuery) {
     const type = await this.readableType(owner, typeId);
     const { rows, envelope } = await this.properties.listAttached(owner.workspaceId, type.id, q);
-    const opts = await this.options.forProperties(owner.workspaceId, rows.filter((r) => r.property_type === 'OPTION').map((r) => r.id));
+    const opts = await this.options.forProperties(
+      owner.workspaceId,
+      rows.filter((r) => r.property_type === 'OPTION').map((r) => r.id),
+    );
     return envelope(rows.map((r) => mapProperty(r, opts.get(r.id) ?? [])));
   }
 
@@ -46,7 +49,12 @@ export class TypePropertiesService {
     return mapProperty(row, opts.get(row.id) ?? []);
   }
 
-  async attach(ctx: RequestContext, owner: Owner, typeId: string, dto: AttachPropertiesDto): Promise<AttachedPropertiesDto> {
+  async attach(
+    ctx: RequestContext,
+    owner: Owner,
+    typeId: string,
+    dto: AttachPropertiesDto,
+  ): Promise<AttachedPropertiesDto> {
     const ids = [...new Set(dto.properties.map((s) => s.toLowerCase()))];
     return this.gate.transaction(ctx, async (tx) => {
       const type = await this.types.getOwned(owner, typeId, tx, true);
@@ -55,10 +63,15 @@ export class TypePropertiesService {
       const bad = ids.filter((i) => !found.has(i));
       if (bad.length) {
         const where = owner.projectId ? 'this project' : 'this workspace (workspace level)';
-        throw ProblemException.validation('properties', `Not properties of ${where}: ${bad.join(', ')}. Nothing was attached.`);
+        throw ProblemException.validation(
+          'properties',
+          `Not properties of ${where}: ${bad.join(', ')}. Nothing was attached.`,
+        );
       }
       await this.properties.attach(owner.workspaceId, type.id, ids, tx);
-      await this.audit.record(tx, ctx, owner, 'work_item_type', 'properties_attached', type, { new: { properties: ids } });
+      await this.audit.record(tx, ctx, owner, 'work_item_type', 'properties_attached', type, {
+        new: { properties: ids },
+      });
       return { properties: ids };
     });
   }
@@ -68,7 +81,8 @@ export class TypePropertiesService {
       await this.values.lockForPrune(owner.workspaceId, tx);
       const type = await this.types.getOwned(owner, typeId, tx, true);
       if (!type) throw ProblemException.notFound('Work item type');
-      if (!(await this.properties.detach(owner.workspaceId, type.id, propertyId, tx))) throw ProblemException.notFound('Property attached to this type');
+      if (!(await this.properties.detach(owner.workspaceId, type.id, propertyId, tx)))
+        throw ProblemException.notFound('Property attached to this type');
       const cleared = await this.values.stripProperty(owner.workspaceId, propertyId, tx, type.id);
       await this.audit.record(tx, ctx, owner, 'work_item_type', 'property_detached', type, {
         old: { properties: [propertyId] },

@@ -48,7 +48,9 @@ export class TypeSchemaService {
         [ws, projectId],
       ) as Promise<Array<{ id: string; points: Array<{ id: string; value: string }> }>>,
       // With custom properties off a create accepts no custom_fields (400), so the schema lists none.
-      this.features.isCustomPropertiesEnabled(ws).then((on) => (on ? this.effective.forType(ws, projectId, type.id) : [])),
+      this.features
+        .isCustomPropertiesEnabled(ws)
+        .then((on) => (on ? this.effective.forType(ws, projectId, type.id) : [])),
       include.has('members')
         ? (this.ds.query(
             `SELECT u.id, u.display_name, u.email FROM project_members pm JOIN users u ON u.id = pm.member_id
@@ -83,7 +85,11 @@ export class TypeSchemaService {
       parent_id: { type: 'uuid', required: false },
     };
     if (estimate[0]) {
-      fields.estimate_point_id = { type: 'option', required: false, options: estimate[0].points.map((p) => ({ id: p.id, value: p.value })) };
+      fields.estimate_point_id = {
+        type: 'option',
+        required: false,
+        options: estimate[0].points.map((p) => ({ id: p.id, value: p.value })),
+      };
     }
 
     const active = props.filter((p) => p.is_active);
@@ -118,9 +124,16 @@ export class TypeSchemaService {
 
 function parseInclude(raw: unknown): Set<string> {
   const text = Array.isArray(raw) ? raw.join(',') : typeof raw === 'string' ? raw : '';
-  const values = text.split(',').map((s) => s.trim()).filter(Boolean);
+  const values = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const bad = values.filter((v) => !INCLUDES.includes(v));
-  if (bad.length) throw ProblemException.validation('include', `Unknown include value(s): ${bad.join(', ')}. Allowed: ${INCLUDES.join(', ')}.`);
+  if (bad.length)
+    throw ProblemException.validation(
+      'include',
+      `Unknown include value(s): ${bad.join(', ')}. Allowed: ${INCLUDES.join(', ')}.`,
+    );
   return new Set(values);
 }
 
@@ -169,10 +182,19 @@ function nullable(t: unknown): unknown {
 
 function scalarSchema(p: EffectiveProperty): Record<string, unknown> {
   const r = p.validation_rules ?? {};
-  const pick = (m: Record<string, string>) => Object.fromEntries(Object.entries(m).filter(([k]) => r[k] !== undefined).map(([k, j]) => [j, r[k]]));
+  const pick = (m: Record<string, string>) =>
+    Object.fromEntries(
+      Object.entries(m)
+        .filter(([k]) => r[k] !== undefined)
+        .map(([k, j]) => [j, r[k]]),
+    );
   switch (p.property_type) {
     case 'TEXT':
-      return { type: 'string', maxLength: typeof r.max_length === 'number' ? Math.min(r.max_length, TEXT_MAX) : TEXT_MAX, ...pick({ min_length: 'minLength', pattern: 'pattern' }) };
+      return {
+        type: 'string',
+        maxLength: typeof r.max_length === 'number' ? Math.min(r.max_length, TEXT_MAX) : TEXT_MAX,
+        ...pick({ min_length: 'minLength', pattern: 'pattern' }),
+      };
     case 'DECIMAL':
       return { type: r.integer === true ? 'integer' : 'number', ...pick({ min: 'minimum', max: 'maximum' }) };
     case 'BOOLEAN':
@@ -188,7 +210,13 @@ function scalarSchema(p: EffectiveProperty): Record<string, unknown> {
     case 'OPTION':
       return { type: 'string', format: 'uuid', enum: p.options.map((o) => o.id) };
     case 'RELATION':
-      return p.relation_type === 'RICH_TEXT' ? { type: 'string', contentMediaType: 'text/html' } : { type: 'string', format: 'uuid', description: `Id of a ${p.relation_type === 'USER' ? 'workspace member' : p.relation_type === 'ISSUE' ? 'work item of this workspace' : 'record'}` };
+      return p.relation_type === 'RICH_TEXT'
+        ? { type: 'string', contentMediaType: 'text/html' }
+        : {
+            type: 'string',
+            format: 'uuid',
+            description: `Id of a ${p.relation_type === 'USER' ? 'workspace member' : p.relation_type === 'ISSUE' ? 'work item of this workspace' : 'record'}`,
+          };
     default:
       return {};
   }

@@ -74,7 +74,11 @@ export class TypeModeGate {
     }
   }
 
-  async recordRefusal(ctx: RequestContext, grant: NonNullable<RequestContext['typeSurface']>, workspaceMode: boolean): Promise<void> {
+  async recordRefusal(
+    ctx: RequestContext,
+    grant: NonNullable<RequestContext['typeSurface']>,
+    workspaceMode: boolean,
+  ): Promise<void> {
     const workspace = ctx.workspace!;
     await auditSafely(this.logger, () =>
       this.audit.recordNow(ctx, {

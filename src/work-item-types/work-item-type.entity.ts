@@ -9,8 +9,14 @@ import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn } from '..
 @Entity('work_item_types')
 @Index('uq_wit_project_name', { synchronize: false })
 @Index('uq_wit_workspace_name', { synchronize: false })
-@Index('uq_wit_project_default', ['project_id'], { unique: true, where: '"is_default" AND "deleted_at" IS NULL AND "project_id" IS NOT NULL' })
-@Index('uq_wit_workspace_default', ['workspace_id'], { unique: true, where: '"is_default" AND "deleted_at" IS NULL AND "project_id" IS NULL' })
+@Index('uq_wit_project_default', ['project_id'], {
+  unique: true,
+  where: '"is_default" AND "deleted_at" IS NULL AND "project_id" IS NOT NULL',
+})
+@Index('uq_wit_workspace_default', ['workspace_id'], {
+  unique: true,
+  where: '"is_default" AND "deleted_at" IS NULL AND "project_id" IS NULL',
+})
 @Index('uq_wit_project_external', ['project_id', 'external_source', 'external_id'], {
   unique: true,
   where: '"external_id" IS NOT NULL AND "deleted_at" IS NULL AND "project_id" IS NOT NULL',

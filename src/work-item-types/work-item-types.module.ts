@@ -4,10 +4,16 @@ import { CustomValuesRepository } from '../custom-fields/custom-values.repositor
 import { EffectivePropertiesRepository } from '../custom-fields/effective-properties.repository';
 import { PropertyOptionsRepository } from '../work-item-properties/property-options.repository';
 import { PropertyOptionsService } from '../work-item-properties/property-options.service';
-import { ProjectPropertyOptionsController, ProjectWorkItemPropertiesController } from '../work-item-properties/project-work-item-properties.controller';
+import {
+  ProjectPropertyOptionsController,
+  ProjectWorkItemPropertiesController,
+} from '../work-item-properties/project-work-item-properties.controller';
 import { WorkItemPropertiesRepository } from '../work-item-properties/work-item-properties.repository';
 import { WorkItemPropertiesService } from '../work-item-properties/work-item-properties.service';
-import { WorkspacePropertyOptionsController, WorkspaceWorkItemPropertiesController } from '../work-item-properties/workspace-work-item-properties.controller';
+import {
+  WorkspacePropertyOptionsController,
+  WorkspaceWorkItemPropertiesController,
+} from '../work-item-properties/workspace-work-item-properties.controller';
 import { PropertyContextsController } from '../work-item-property-contexts/contexts.controller';
 import { ContextsRepository } from '../work-item-property-contexts/contexts.repository';
 import { ContextsService } from '../work-item-property-contexts/contexts.service';

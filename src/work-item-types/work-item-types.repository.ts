@@ -73,11 +73,21 @@ export class WorkItemTypesRepository {
     const p = new SqlParams([owner.workspaceId]);
     const where = ['t.workspace_id = $1', 't.deleted_at IS NULL'];
     where.push(owner.projectId ? visibleInProject(`${p.add(owner.projectId)}::uuid`) : 't.project_id IS NULL');
-    return runList<TypeRow>(this.ds, TYPE_LIST, q, { select: owner.projectId ? ROSTER_COLS : COLS, from: 'work_item_types t', where, params: p });
+    return runList<TypeRow>(this.ds, TYPE_LIST, q, {
+      select: owner.projectId ? ROSTER_COLS : COLS,
+      from: 'work_item_types t',
+      where,
+      params: p,
+    });
   }
 
   /** A type on the project's roster (own or imported): what reads of the project surface address (is_default as the roster shows it). */
-  async getInProject(workspaceId: string, projectId: string, id: string, db: Queryable = this.ds): Promise<TypeRow | null> {
+  async getInProject(
+    workspaceId: string,
+    projectId: string,
+    id: string,
+    db: Queryable = this.ds,
+  ): Promise<TypeRow | null> {
     const rows = await db.query(
       `SELECT ${ROSTER_COLS} FROM work_item_types t
         WHERE t.workspace_id = $1 AND t.id = $3 AND t.deleted_at IS NULL AND ${visibleInProject('$2::uuid')}`,
@@ -125,7 +135,13 @@ export class WorkItemTypesRepository {
     return rows.length > 0;
   }
 
-  async externalTaken(owner: Owner, externalId: string, externalSource: string | null, exceptId: string | null, db: Queryable): Promise<boolean> {
+  async externalTaken(
+    owner: Owner,
+    externalId: string,
+    externalSource: string | null,
+    exceptId: string | null,
+    db: Queryable,
+  ): Promise<boolean> {
     const p = new SqlParams([owner.workspaceId, externalId, externalSource, exceptId]);
     const rows = await db.query(
       `SELECT 1 FROM work_item_types t WHERE t.workspace_id = $1 AND t.external_id = $2 AND t.external_source IS NOT DISTINCT FROM $3
@@ -137,12 +153,20 @@ export class WorkItemTypesRepository {
 
   /** Serializes default/enable changes of one owner (transaction-scoped advisory lock). */
   async lockOwner(owner: Owner, db: Queryable): Promise<void> {
-    await db.query(`SELECT pg_advisory_xact_lock(hashtext('work_item_types:' || $1))`, [owner.projectId ?? owner.workspaceId]);
+    await db.query(`SELECT pg_advisory_xact_lock(hashtext('work_item_types:' || $1))`, [
+      owner.projectId ?? owner.workspaceId,
+    ]);
   }
 
   async insert(
     owner: Owner,
-    v: TypeWrite & { name: string; is_default?: boolean; is_epic?: boolean; level?: number; logo_props: Record<string, unknown> },
+    v: TypeWrite & {
+      name: string;
+      is_default?: boolean;
+      is_epic?: boolean;
+      level?: number;
+      logo_props: Record<string, unknown>;
+    },
     createdBy: string | null,
     db: Queryable,
   ): Promise<TypeRow> {
@@ -151,8 +175,20 @@ export class WorkItemTypesRepository {
                                          external_id, external_source, created_by_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
        RETURNING ${COLS}`,
-      [owner.workspaceId, owner.projectId, v.name, v.description ?? '', v.is_active ?? true, v.is_default ?? false, v.is_epic ?? false,
-        v.level ?? 0, v.logo_props, v.external_id ?? null, v.external_source ?? null, createdBy],
+      [
+        owner.workspaceId,
+        owner.projectId,
+        v.name,
+        v.description ?? '',
+        v.is_active ?? true,
+        v.is_default ?? false,
+        v.is_epic ?? false,
+        v.level ?? 0,
+        v.logo_props,
+        v.external_id ?? null,
+        v.external_source ?? null,
+        createdBy,
+      ],
     );
     return rows[0];
   }
@@ -164,10 +200,12 @@ export class WorkItemTypesRepository {
       if (val === undefined) continue;
       sets.push(`${k} = ${p.add(k === 'description' && val === null ? '' : val)}`);
     }
-    const rows = writtenRows<TypeRow>(await db.query(
-      `UPDATE work_item_types t SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE t.id = $1 AND t.workspace_id = $2 RETURNING ${COLS}`,
-      p.values,
-    ));
+    const rows = writtenRows<TypeRow>(
+      await db.query(
+        `UPDATE work_item_types t SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE t.id = $1 AND t.workspace_id = $2 RETURNING ${COLS}`,
+        p.values,
+      ),
+    );
     return rows[0];
   }
 
@@ -179,19 +217,27 @@ export class WorkItemTypesRepository {
         WHERE t.workspace_id = $1 AND t.is_default AND t.id <> $2 AND t.deleted_at IS NULL AND ${ownedBy(owner, p)}`,
       p.values,
     );
-    const rows = writtenRows<TypeRow>(await db.query(
-      `UPDATE work_item_types t SET is_default = true, updated_at = now() WHERE t.id = $1 AND t.workspace_id = $2 RETURNING ${COLS}`,
-      [id, owner.workspaceId],
-    ));
+    const rows = writtenRows<TypeRow>(
+      await db.query(
+        `UPDATE work_item_types t SET is_default = true, updated_at = now() WHERE t.id = $1 AND t.workspace_id = $2 RETURNING ${COLS}`,
+        [id, owner.workspaceId],
+      ),
+    );
     return rows[0];
   }
 
   /** Soft-deletes a type and drops its links (property attachments, imports, context listings). */
   async softDelete(workspaceId: string, id: string, db: Queryable): Promise<void> {
-    await db.query(`UPDATE work_item_types SET deleted_at = now(), is_default = false WHERE workspace_id = $1 AND id = $2`, [workspaceId, id]);
+    await db.query(
+      `UPDATE work_item_types SET deleted_at = now(), is_default = false WHERE workspace_id = $1 AND id = $2`,
+      [workspaceId, id],
+    );
     await db.query(`DELETE FROM work_item_type_properties WHERE workspace_id = $1 AND type_id = $2`, [workspaceId, id]);
     await db.query(`DELETE FROM project_work_item_types WHERE workspace_id = $1 AND type_id = $2`, [workspaceId, id]);
-    await db.query(`DELETE FROM work_item_property_context_types WHERE workspace_id = $1 AND type_id = $2`, [workspaceId, id]);
+    await db.query(`DELETE FROM work_item_property_context_types WHERE workspace_id = $1 AND type_id = $2`, [
+      workspaceId,
+      id,
+    ]);
   }
 
   /** Workspace-level types of the workspace among `ids` (the valid import and context targets). */
@@ -204,7 +250,13 @@ export class WorkItemTypesRepository {
   }
 
   /** Adds workspace types to a project's roster; returns the ids that were not there yet. */
-  async importIntoProject(workspaceId: string, projectId: string, ids: string[], userId: string, db: Queryable): Promise<string[]> {
+  async importIntoProject(
+    workspaceId: string,
+    projectId: string,
+    ids: string[],
+    userId: string,
+    db: Queryable,
+  ): Promise<string[]> {
     const rows: Array<{ type_id: string }> = await db.query(
       `INSERT INTO project_work_item_types (project_id, type_id, workspace_id, created_by_id)
        SELECT $2, x, $1, $4 FROM unnest($3::uuid[]) AS x

@@ -7,12 +7,20 @@ import { ListQuery } from '../common/pagination/list-query';
 import { CustomValuesRepository } from '../custom-fields/custom-values.repository';
 import { CatalogAudit } from './catalog-audit';
 import { cleanName } from './clean-name';
-import { CreateWorkItemTypeDto, ImportWorkItemTypesDto, UpdateWorkItemTypeDto, WorkItemTypeDto } from './work-item-types.dto';
+import {
+  CreateWorkItemTypeDto,
+  ImportWorkItemTypesDto,
+  UpdateWorkItemTypeDto,
+  WorkItemTypeDto,
+} from './work-item-types.dto';
 import { auditType, mapType, TypeRow } from './work-item-types.mapper';
 import { Owner, TypeWrite, WorkItemTypesRepository } from './work-item-types.repository';
 import { TypeModeGate } from './type-surface';
 
-export const DEFAULT_TYPE = { name: 'Task', description: 'Default work item type with the option to add new properties' };
+export const DEFAULT_TYPE = {
+  name: 'Task',
+  description: 'Default work item type with the option to add new properties',
+};
 export const EPIC_TYPE = { name: 'Epic', description: 'Epic work item type: groups work items' };
 
 const PALETTE = ['#6366F1', '#0EA5E9', '#10B981', '#F59E0B', '#EF4444', '#8B5CF6', '#EC4899', '#14B8A6'];
@@ -79,15 +87,27 @@ export class WorkItemTypesService {
       ctx.principal.userId,
       tx,
     );
-    await this.audit.record(tx, ctx, owner, 'work_item_type', 'created', task, { new: auditType(task), metadata: { via: 'enable' } });
+    await this.audit.record(tx, ctx, owner, 'work_item_type', 'created', task, {
+      new: auditType(task),
+      metadata: { via: 'enable' },
+    });
     if (!(await this.repo.hasEpic(owner, tx)) && !(await this.repo.nameTaken(owner, EPIC_TYPE.name, null, tx))) {
       const epic = await this.repo.insert(
         owner,
-        { name: EPIC_TYPE.name, description: EPIC_TYPE.description, is_epic: true, level: 1, logo_props: generateLogoProps(EPIC_TYPE.name, true) },
+        {
+          name: EPIC_TYPE.name,
+          description: EPIC_TYPE.description,
+          is_epic: true,
+          level: 1,
+          logo_props: generateLogoProps(EPIC_TYPE.name, true),
+        },
         ctx.principal.userId,
         tx,
       );
-      await this.audit.record(tx, ctx, owner, 'work_item_type', 'created', epic, { new: auditType(epic), metadata: { via: 'enable' } });
+      await this.audit.record(tx, ctx, owner, 'work_item_type', 'created', epic, {
+        new: auditType(epic),
+        metadata: { via: 'enable' },
+      });
     }
     return task;
   }
@@ -136,7 +156,12 @@ export class WorkItemTypesService {
       if (v.is_active === false && old.is_default) {
         throw ProblemException.validation('is_active', 'The default work item type cannot be deactivated.');
       }
-      await this.assertUnique(owner, { name: v.name, external_id: dto.external_id, external_source: dto.external_source }, old, tx);
+      await this.assertUnique(
+        owner,
+        { name: v.name, external_id: dto.external_id, external_source: dto.external_source },
+        old,
+        tx,
+      );
       const row = await this.repo.update(owner.workspaceId, id, v, tx);
       const before = auditType(old);
       const after = auditType(row);
@@ -158,10 +183,14 @@ export class WorkItemTypesService {
       await this.repo.lockOwner(owner, tx);
       const row = await this.mustOwn(owner, id, tx, true);
       if (row.is_default) {
-        throw ProblemException.conflict('The default work item type cannot be deleted; mark another type as the default first.');
+        throw ProblemException.conflict(
+          'The default work item type cannot be deleted; mark another type as the default first.',
+        );
       }
       if (await this.values.typeInUse(owner.workspaceId, id, tx)) {
-        throw ProblemException.conflict('The work item type is used by work items and cannot be deleted; deactivate it instead (is_active false).');
+        throw ProblemException.conflict(
+          'The work item type is used by work items and cannot be deleted; deactivate it instead (is_active false).',
+        );
       }
       await this.repo.softDelete(owner.workspaceId, id, tx);
       await this.audit.record(tx, ctx, owner, 'work_item_type', 'deleted', row, { old: auditType(row) });
@@ -175,7 +204,8 @@ export class WorkItemTypesService {
       const row = await this.mustOwn(owner, id, tx, true);
       if (row.is_default) return mapType(row);
       if (row.is_epic) throw ProblemException.validation('pk', 'An epic type cannot be the default work item type.');
-      if (!row.is_active) throw ProblemException.validation('pk', 'An inactive work item type cannot be the default; activate it first.');
+      if (!row.is_active)
+        throw ProblemException.validation('pk', 'An inactive work item type cannot be the default; activate it first.');
       const previous = await this.repo.getDefault(owner, tx);
       const promoted = await this.repo.setDefault(owner, id, tx);
       await this.audit.record(tx, ctx, owner, 'work_item_type', 'updated', promoted, {
@@ -194,14 +224,25 @@ export class WorkItemTypesService {
       const found = await this.repo.workspaceTypeIds(ctx.workspace.id, ids, tx);
       const bad = ids.filter((i) => !found.has(i));
       if (bad.length) {
-        throw ProblemException.validation('work_item_types', `Not workspace-level work item types of this workspace: ${bad.join(', ')}.`);
+        throw ProblemException.validation(
+          'work_item_types',
+          `Not workspace-level work item types of this workspace: ${bad.join(', ')}.`,
+        );
       }
       const added = await this.repo.importIntoProject(ctx.workspace.id, ctx.project.id, ids, ctx.principal.userId, tx);
       if (added.length) {
-        await this.audit.record(tx, ctx, projectOwner(ctx), 'work_item_type', 'imported', { id: ctx.project.id, name: ctx.project.name }, {
-          new: { work_item_types: added },
-          metadata: { requested: ids },
-        });
+        await this.audit.record(
+          tx,
+          ctx,
+          projectOwner(ctx),
+          'work_item_type',
+          'imported',
+          { id: ctx.project.id, name: ctx.project.name },
+          {
+            new: { work_item_types: added },
+            metadata: { requested: ids },
+          },
+        );
       }
     });
   }
@@ -219,13 +260,22 @@ export class WorkItemTypesService {
     tx: EntityManager,
   ): Promise<void> {
     if (v.name !== undefined && (await this.repo.nameTaken(owner, v.name, old?.id ?? null, tx))) {
-      throw ProblemException.conflict(`A work item type named "${v.name}" already exists ${owner.projectId ? 'in this project' : 'in this workspace'}.`);
+      throw ProblemException.conflict(
+        `A work item type named "${v.name}" already exists ${owner.projectId ? 'in this project' : 'in this workspace'}.`,
+      );
     }
-    const externalId = v.external_id === undefined ? old?.external_id ?? null : v.external_id;
-    const externalSource = v.external_source === undefined ? old?.external_source ?? null : v.external_source;
+    const externalId = v.external_id === undefined ? (old?.external_id ?? null) : v.external_id;
+    const externalSource = v.external_source === undefined ? (old?.external_source ?? null) : v.external_source;
     const touched = v.external_id !== undefined || v.external_source !== undefined;
-    if (touched && externalId && (await this.repo.externalTaken(owner, externalId, externalSource, old?.id ?? null, tx))) {
-      throw new ProblemException(ErrorCode.Conflict, `The external_id/external_source pair (${externalId}, ${externalSource}) is already used by another work item type.`);
+    if (
+      touched &&
+      externalId &&
+      (await this.repo.externalTaken(owner, externalId, externalSource, old?.id ?? null, tx))
+    ) {
+      throw new ProblemException(
+        ErrorCode.Conflict,
+        `The external_id/external_source pair (${externalId}, ${externalSource}) is already used by another work item type.`,
+      );
     }
   }
 }

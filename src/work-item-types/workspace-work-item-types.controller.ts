@@ -1,6 +1,13 @@
 import { Bodyless } from '../common/http/bodyless';
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, UseGuards } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, WorkspaceContext } from '../common/auth/request-context';
 import { WorkspaceRole } from '../common/auth/roles';
@@ -22,7 +29,11 @@ export class WorkspaceWorkItemTypesController {
 
   @Get()
   @Authenticated({ scope: 'workspaces.work_item_types:read', workspace: WorkspaceRole.Member })
-  @ApiOperation({ operationId: 'workspace_work_item_types_list', summary: 'List workspace-level work item types', description: 'Inactive types included. Works in either mode.' })
+  @ApiOperation({
+    operationId: 'workspace_work_item_types_list',
+    summary: 'List workspace-level work item types',
+    description: 'Inactive types included. Works in either mode.',
+  })
   @ApiListQuery(TYPE_LIST)
   @ApiListResponse(WorkItemTypeDto)
   list(@Ctx() ctx: WorkspaceContext, @ListParams(TYPE_LIST) q: ListQuery) {
@@ -45,7 +56,11 @@ export class WorkspaceWorkItemTypesController {
 
   @Get(':pk')
   @Authenticated({ scope: 'workspaces.work_item_types:read', workspace: WorkspaceRole.Member })
-  @ApiOperation({ operationId: 'workspace_work_item_types_get', summary: 'Get a workspace-level work item type', description: 'A project-level type id is 404.' })
+  @ApiOperation({
+    operationId: 'workspace_work_item_types_get',
+    summary: 'Get a workspace-level work item type',
+    description: 'A project-level type id is 404.',
+  })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiOkResponse({ type: WorkItemTypeDto })
   @ApiProblemResponses(400, 404)
@@ -59,7 +74,8 @@ export class WorkspaceWorkItemTypesController {
   @ApiOperation({
     operationId: 'workspace_work_item_types_update',
     summary: 'Update a workspace-level work item type (workspace mode)',
-    description: 'name, description, is_active, external_id, external_source. is_default, is_epic, level and logo_props are read-only and ignored. Deactivating the default is 400; inactive types stay on work items but leave pickers.',
+    description:
+      'name, description, is_active, external_id, external_source. is_default, is_epic, level and logo_props are read-only and ignored. Deactivating the default is 400; inactive types stay on work items but leave pickers.',
   })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiOkResponse({ type: WorkItemTypeDto })
@@ -71,8 +87,14 @@ export class WorkspaceWorkItemTypesController {
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated({ scope: 'workspaces.work_item_types:write', workspace: WorkspaceRole.Admin })
-  @TypeSurface('workspace', 'cannot be deleted in its current state: the default type, or used by work items (reason in detail)')
-  @ApiOperation({ operationId: 'workspace_work_item_types_delete', summary: 'Delete a workspace-level work item type (workspace mode, soft)' })
+  @TypeSurface(
+    'workspace',
+    'cannot be deleted in its current state: the default type, or used by work items (reason in detail)',
+  )
+  @ApiOperation({
+    operationId: 'workspace_work_item_types_delete',
+    summary: 'Delete a workspace-level work item type (workspace mode, soft)',
+  })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(400, 404)
@@ -85,7 +107,11 @@ export class WorkspaceWorkItemTypesController {
   @HttpCode(200)
   @Authenticated({ scope: 'workspaces.work_item_types:write', workspace: WorkspaceRole.Admin })
   @TypeSurface('workspace')
-  @ApiOperation({ operationId: 'workspace_work_item_types_mark_default', summary: 'Make a type the workspace default (workspace mode)', description: 'No body; returns the promoted type and clears the previous holder.' })
+  @ApiOperation({
+    operationId: 'workspace_work_item_types_mark_default',
+    summary: 'Make a type the workspace default (workspace mode)',
+    description: 'No body; returns the promoted type and clears the previous holder.',
+  })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiOkResponse({ type: WorkItemTypeDto })
   @ApiProblemResponses(400, 404)

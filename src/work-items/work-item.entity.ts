@@ -16,7 +16,10 @@ const LIVE = '"deleted_at" IS NULL AND "archived_at" IS NULL';
  */
 @Entity('work_items')
 @Index('uq_work_items_sequence', ['project_id', 'sequence_id'], { unique: true })
-@Index('uq_work_items_external', ['project_id', 'external_source', 'external_id'], { unique: true, where: '"deleted_at" IS NULL AND "external_id" IS NOT NULL' })
+@Index('uq_work_items_external', ['project_id', 'external_source', 'external_id'], {
+  unique: true,
+  where: '"deleted_at" IS NULL AND "external_id" IS NOT NULL',
+})
 @Index('ix_work_items_created', ['project_id', 'created_at', 'id'], { where: LIVE })
 @Index('ix_work_items_updated', ['project_id', 'updated_at', 'id'], { where: LIVE })
 @Index('ix_work_items_seq', ['project_id', 'sequence_id', 'id'], { where: LIVE })
@@ -82,8 +85,16 @@ abstract class WorkItemLinkCopies {
 /** Assignees of a work item; the set is replaced as a whole on writes. */
 @Entity('work_item_assignees')
 @Index('ix_work_item_assignees_assignee', ['assignee_id', 'work_item_id'])
-@Index('ix_work_item_assignees_list', ['assignee_id', 'project_id', 'item_created_at', 'work_item_id', 'item_state_group_rank', 'workspace_id'], { where: '"item_live"' })
-@Index('ix_work_item_assignees_group', ['assignee_id', 'project_id', 'item_state_group_rank', 'item_created_at', 'work_item_id', 'workspace_id'], { where: '"item_live"' })
+@Index(
+  'ix_work_item_assignees_list',
+  ['assignee_id', 'project_id', 'item_created_at', 'work_item_id', 'item_state_group_rank', 'workspace_id'],
+  { where: '"item_live"' },
+)
+@Index(
+  'ix_work_item_assignees_group',
+  ['assignee_id', 'project_id', 'item_state_group_rank', 'item_created_at', 'work_item_id', 'workspace_id'],
+  { where: '"item_live"' },
+)
 export class WorkItemAssigneeEntity extends WorkItemLinkCopies {
   @PrimaryColumn('uuid') work_item_id!: string;
   @PrimaryColumn('uuid') assignee_id!: string;
@@ -95,8 +106,16 @@ export class WorkItemAssigneeEntity extends WorkItemLinkCopies {
 /** Labels of a work item (project or workspace-level labels); replaced as a whole on writes. */
 @Entity('work_item_labels')
 @Index('ix_work_item_labels_label', ['label_id', 'work_item_id'])
-@Index('ix_work_item_labels_list', ['label_id', 'project_id', 'item_created_at', 'work_item_id', 'item_state_group_rank', 'workspace_id'], { where: '"item_live"' })
-@Index('ix_work_item_labels_group', ['label_id', 'project_id', 'item_state_group_rank', 'item_created_at', 'work_item_id', 'workspace_id'], { where: '"item_live"' })
+@Index(
+  'ix_work_item_labels_list',
+  ['label_id', 'project_id', 'item_created_at', 'work_item_id', 'item_state_group_rank', 'workspace_id'],
+  { where: '"item_live"' },
+)
+@Index(
+  'ix_work_item_labels_group',
+  ['label_id', 'project_id', 'item_state_group_rank', 'item_created_at', 'work_item_id', 'workspace_id'],
+  { where: '"item_live"' },
+)
 export class WorkItemLabelEntity extends WorkItemLinkCopies {
   @PrimaryColumn('uuid') work_item_id!: string;
   @PrimaryColumn('uuid') label_id!: string;

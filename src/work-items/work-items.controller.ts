@@ -1,6 +1,13 @@
 import { Bodyless } from '../common/http/bodyless';
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext, WorkspaceContext } from '../common/auth/request-context';
 import { ProjectRole, WORK_ITEM_READER, WorkspaceRole } from '../common/auth/roles';
@@ -15,8 +22,14 @@ import { CreateWorkItemDto, UpdateWorkItemDto, WORK_ITEM_EXPAND, WorkItemDto } f
 import { WORK_ITEM_LIST } from './work-items.repository';
 import { WorkItemsService } from './work-items.service';
 
-const WORKFLOW_403: [number, string] = [403, '`forbidden` (role or scope) or `workflow_transition_denied` (a workflow rule forbids the state)'];
-const NAME_OR_ID_400: [number, string] = [400, '`validation_error`: missing or invalid field, both name and id forms, unresolvable or ambiguous name, id of another project or workspace, start_date after target_date, unusable description_html, custom_fields while custom properties are disabled'];
+const WORKFLOW_403: [number, string] = [
+  403,
+  '`forbidden` (role or scope) or `workflow_transition_denied` (a workflow rule forbids the state)',
+];
+const NAME_OR_ID_400: [number, string] = [
+  400,
+  '`validation_error`: missing or invalid field, both name and id forms, unresolvable or ambiguous name, id of another project or workspace, start_date after target_date, unusable description_html, custom_fields while custom properties are disabled',
+];
 
 @ApiTags('work-items')
 @ApiParam({ name: 'slug', description: 'Workspace slug' })
@@ -27,7 +40,11 @@ export class WorkItemsController {
 
   @Get()
   @Authenticated({ scope: 'projects.work_items:read', project: WORK_ITEM_READER })
-  @ApiOperation({ operationId: 'work_items_list', summary: 'List work items', description: 'Archived work items are excluded. List rows carry custom_fields: null.' })
+  @ApiOperation({
+    operationId: 'work_items_list',
+    summary: 'List work items',
+    description: 'Archived work items are excluded. List rows carry custom_fields: null.',
+  })
   @Expandable(WORK_ITEM_EXPAND)
   @ApiListQuery(WORK_ITEM_LIST)
   @ApiListResponse(WorkItemDto)
@@ -37,17 +54,29 @@ export class WorkItemsController {
 
   @Post()
   @Authenticated({ scope: 'projects.work_items:write', project: ProjectRole.Contributor })
-  @ApiOperation({ operationId: 'work_items_create', summary: 'Create a work item', description: 'Only name is required; state, type and assignees fall back to the project defaults. A reused (external_source, external_id) pair is 409 naming the existing work item.' })
+  @ApiOperation({
+    operationId: 'work_items_create',
+    summary: 'Create a work item',
+    description:
+      'Only name is required; state, type and assignees fall back to the project defaults. A reused (external_source, external_id) pair is 409 naming the existing work item.',
+  })
   @Expandable(WORK_ITEM_EXPAND)
   @ApiCreatedResponse({ type: WorkItemDto })
-  @ApiProblemResponses(NAME_OR_ID_400, WORKFLOW_403, 404, [409, '`conflict`: external_source/external_id already used in the project (detail names the existing id)'])
+  @ApiProblemResponses(NAME_OR_ID_400, WORKFLOW_403, 404, [
+    409,
+    '`conflict`: external_source/external_id already used in the project (detail names the existing id)',
+  ])
   create(@Ctx() ctx: ProjectContext, @Body() body: CreateWorkItemDto, @ExpandParam() expand: Set<string>) {
     return this.items.create(ctx, body, expand);
   }
 
   @Get(':pk')
   @Authenticated({ scope: 'projects.work_items:read', project: WORK_ITEM_READER })
-  @ApiOperation({ operationId: 'work_items_get', summary: 'Get a work item', description: '`pk` is the UUID only. Archived work items are 404.' })
+  @ApiOperation({
+    operationId: 'work_items_get',
+    summary: 'Get a work item',
+    description: '`pk` is the UUID only. Archived work items are 404.',
+  })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @Expandable(WORK_ITEM_EXPAND)
   @ApiOkResponse({ type: WorkItemDto })
@@ -58,22 +87,41 @@ export class WorkItemsController {
 
   @Patch(':pk')
   @Authenticated({ scope: 'projects.work_items:write', project: ProjectRole.Contributor })
-  @ApiOperation({ operationId: 'work_items_update', summary: 'Update a work item (partial)', description: 'assignee and label sets are replaced as a whole. Workflow rules run only when the state changes.' })
+  @ApiOperation({
+    operationId: 'work_items_update',
+    summary: 'Update a work item (partial)',
+    description: 'assignee and label sets are replaced as a whole. Workflow rules run only when the state changes.',
+  })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @Expandable(WORK_ITEM_EXPAND)
   @ApiOkResponse({ type: WorkItemDto })
-  @ApiProblemResponses(NAME_OR_ID_400, WORKFLOW_403, 404, [409, '`conflict`: external_source/external_id already used in the project'])
-  update(@Ctx() ctx: ProjectContext, @WorkItemIdParam('pk') pk: string, @Body() body: UpdateWorkItemDto, @ExpandParam() expand: Set<string>) {
+  @ApiProblemResponses(NAME_OR_ID_400, WORKFLOW_403, 404, [
+    409,
+    '`conflict`: external_source/external_id already used in the project',
+  ])
+  update(
+    @Ctx() ctx: ProjectContext,
+    @WorkItemIdParam('pk') pk: string,
+    @Body() body: UpdateWorkItemDto,
+    @ExpandParam() expand: Set<string>,
+  ) {
     return this.items.update(ctx, pk, body, expand);
   }
 
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated({ scope: 'projects.work_items:write', project: ProjectRole.Contributor })
-  @ApiOperation({ operationId: 'work_items_delete', summary: 'Delete a work item (soft)', description: 'Project admins and the work item\'s creator only; repeating is 404.' })
+  @ApiOperation({
+    operationId: 'work_items_delete',
+    summary: 'Delete a work item (soft)',
+    description: "Project admins and the work item's creator only; repeating is 404.",
+  })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Deleted' })
-  @ApiProblemResponses(400, 404, [409, '`conflict`: listed by the published API for this operation; no rule of this service produces it today (a delete lifts the item\'s children to the top level instead of refusing)'])
+  @ApiProblemResponses(400, 404, [
+    409,
+    "`conflict`: listed by the published API for this operation; no rule of this service produces it today (a delete lifts the item's children to the top level instead of refusing)",
+  ])
   async remove(@Ctx() ctx: ProjectContext, @WorkItemIdParam('pk') pk: string): Promise<void> {
     await this.items.remove(ctx, pk);
   }
@@ -82,7 +130,12 @@ export class WorkItemsController {
   @Bodyless()
   @HttpCode(200)
   @Authenticated({ scope: 'projects.work_items:write', project: ProjectRole.Contributor })
-  @ApiOperation({ operationId: 'work_items_archive', summary: 'Archive a work item', description: 'Bodyless (a body is ignored). Archiving an archived work item is 404. Response custom_fields is null.' })
+  @ApiOperation({
+    operationId: 'work_items_archive',
+    summary: 'Archive a work item',
+    description:
+      'Bodyless (a body is ignored). Archiving an archived work item is 404. Response custom_fields is null.',
+  })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiOkResponse({ type: WorkItemDto })
   @ApiProblemResponses(400, 404)
@@ -94,10 +147,17 @@ export class WorkItemsController {
   @Bodyless()
   @HttpCode(200)
   @Authenticated({ scope: 'projects.work_items:write', project: ProjectRole.Contributor })
-  @ApiOperation({ operationId: 'work_items_unarchive', summary: 'Unarchive a work item', description: 'Bodyless; idempotent (an active work item is returned unchanged). Response custom_fields is null.' })
+  @ApiOperation({
+    operationId: 'work_items_unarchive',
+    summary: 'Unarchive a work item',
+    description: 'Bodyless; idempotent (an active work item is returned unchanged). Response custom_fields is null.',
+  })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiOkResponse({ type: WorkItemDto })
-  @ApiProblemResponses(400, 404, [409, '`conflict`: the work item cannot be restored as it stands (spec contract; an archived item keeps its external_source/external_id pair reserved, so no current rule collides)'])
+  @ApiProblemResponses(400, 404, [
+    409,
+    '`conflict`: the work item cannot be restored as it stands (spec contract; an archived item keeps its external_source/external_id pair reserved, so no current rule collides)',
+  ])
   unarchive(@Ctx() ctx: ProjectContext, @WorkItemIdParam('pk') pk: string) {
     return this.items.unarchive(ctx, pk);
   }
@@ -114,13 +174,18 @@ export class WorkItemsByIdentifierController {
   @ApiOperation({
     operationId: 'work_items_get_by_identifier',
     summary: 'Get a work item by identifier',
-    description: 'Identifier like PROJ-12 (project part case-insensitive). Needs the project role commenter or above, or workspace owner/admin; a project guest is 403 (roles never cause 404). Malformed, invisible (not on the project), archived and unknown identifiers are the same 404.',
+    description:
+      'Identifier like PROJ-12 (project part case-insensitive). Needs the project role commenter or above, or workspace owner/admin; a project guest is 403 (roles never cause 404). Malformed, invisible (not on the project), archived and unknown identifiers are the same 404.',
   })
   @ApiParam({ name: 'identifier', example: 'PROJ-12' })
   @Expandable(WORK_ITEM_EXPAND)
   @ApiOkResponse({ type: WorkItemDto })
   @ApiProblemResponses(404)
-  getByIdentifier(@Ctx() ctx: WorkspaceContext, @Param('identifier') identifier: string, @ExpandParam() expand: Set<string>) {
+  getByIdentifier(
+    @Ctx() ctx: WorkspaceContext,
+    @Param('identifier') identifier: string,
+    @ExpandParam() expand: Set<string>,
+  ) {
     return this.items.getByIdentifier(ctx, identifier, expand);
   }
 }

@@ -14,71 +14,166 @@ const PRIORITY_MESSAGE = `$property must be one of: ${PRIORITIES.join(', ')}`;
  * read with `?expand=` puts under the same keys are ignored when sent back (ExpandedShapeIgnored).
  */
 class WorkItemWriteFields {
-  @ApiPropertyOptional({ type: String, nullable: true, description: 'Rich text, sanitized; write-only (not in the read shape). Content that sanitizes to nothing usable is 400.' })
-  @Nullable() @IsString()
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description:
+      'Rich text, sanitized; write-only (not in the read shape). Content that sanitizes to nothing usable is 400.',
+  })
+  @Nullable()
+  @IsString()
   description_html?: string | null;
 
   @ApiPropertyOptional({ enum: PRIORITIES, description: 'Omitted on create: none. Omitted on PATCH: unchanged.' })
-  @OptionalNotNull() @IsIn(PRIORITIES, { message: PRIORITY_MESSAGE })
+  @OptionalNotNull()
+  @IsIn(PRIORITIES, { message: PRIORITY_MESSAGE })
   priority?: string;
 
-  @ApiPropertyOptional({ type: String, format: 'uuid', description: 'A state of this project. Omitted on create: the project\'s default state. Omitted on PATCH: unchanged.' })
-  @OptionalNotNull() @IsUUID('all')
+  @ApiPropertyOptional({
+    type: String,
+    format: 'uuid',
+    description:
+      "A state of this project. Omitted on create: the project's default state. Omitted on PATCH: unchanged.",
+  })
+  @OptionalNotNull()
+  @IsUUID('all')
   state_id?: string;
 
-  @ApiPropertyOptional({ type: String, description: 'State name, case-insensitive within the project (write-only). Not together with state_id.' })
-  @ExpandedShapeIgnored('state_id', false) @OptionalNotNull() @IsString() @IsNotEmpty()
+  @ApiPropertyOptional({
+    type: String,
+    description: 'State name, case-insensitive within the project (write-only). Not together with state_id.',
+  })
+  @ExpandedShapeIgnored('state_id', false)
+  @OptionalNotNull()
+  @IsString()
+  @IsNotEmpty()
   state?: string;
 
-  @ApiPropertyOptional({ type: String, format: 'uuid', nullable: true, description: 'A type of the project (own or imported workspace type); null makes the item untyped.' })
-  @Nullable() @IsUUID('all')
+  @ApiPropertyOptional({
+    type: String,
+    format: 'uuid',
+    nullable: true,
+    description: 'A type of the project (own or imported workspace type); null makes the item untyped.',
+  })
+  @Nullable()
+  @IsUUID('all')
   type_id?: string | null;
 
-  @ApiPropertyOptional({ type: String, description: 'Type name, case-insensitive among the project\'s non-epic types (write-only).' })
-  @ExpandedShapeIgnored('type_id', false) @OptionalNotNull() @IsString() @IsNotEmpty()
+  @ApiPropertyOptional({
+    type: String,
+    description: "Type name, case-insensitive among the project's non-epic types (write-only).",
+  })
+  @ExpandedShapeIgnored('type_id', false)
+  @OptionalNotNull()
+  @IsString()
+  @IsNotEmpty()
   type?: string;
 
-  @ApiPropertyOptional({ type: String, format: 'uuid', nullable: true, description: 'A work item of the workspace (may be in another project); null: top level.' })
-  @Nullable() @IsUUID('all')
+  @ApiPropertyOptional({
+    type: String,
+    format: 'uuid',
+    nullable: true,
+    description: 'A work item of the workspace (may be in another project); null: top level.',
+  })
+  @Nullable()
+  @IsUUID('all')
   parent_id?: string | null;
 
-  @ApiPropertyOptional({ type: String, example: 'PROJ-12', description: 'Parent identifier, resolved in the workspace (write-only).' })
-  @ExpandedShapeIgnored('parent_id', false) @OptionalNotNull() @IsString() @IsNotEmpty()
+  @ApiPropertyOptional({
+    type: String,
+    example: 'PROJ-12',
+    description: 'Parent identifier, resolved in the workspace (write-only).',
+  })
+  @ExpandedShapeIgnored('parent_id', false)
+  @OptionalNotNull()
+  @IsString()
+  @IsNotEmpty()
   parent?: string;
 
-  @ApiPropertyOptional({ type: [String], nullable: true, format: 'uuid', description: 'Active, assignable project members (contributor or admin). Replaces the set; [] or null clears. Omitted on create: the project\'s default assignee.' })
-  @NullClears() @IsArray() @ArrayMaxSize(100) @IsUUID('all', { each: true })
+  @ApiPropertyOptional({
+    type: [String],
+    nullable: true,
+    format: 'uuid',
+    description:
+      "Active, assignable project members (contributor or admin). Replaces the set; [] or null clears. Omitted on create: the project's default assignee.",
+  })
+  @NullClears()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @IsUUID('all', { each: true })
   assignee_ids?: string[];
 
-  @ApiPropertyOptional({ type: [String], nullable: true, format: 'email', description: 'Assignees by email (write-only); offenders are named in the 400. null clears, like [].' })
-  @ExpandedShapeIgnored('assignee_ids', true) @NullClears() @IsArray() @ArrayMaxSize(100) @IsString({ each: true })
+  @ApiPropertyOptional({
+    type: [String],
+    nullable: true,
+    format: 'email',
+    description: 'Assignees by email (write-only); offenders are named in the 400. null clears, like [].',
+  })
+  @ExpandedShapeIgnored('assignee_ids', true)
+  @NullClears()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @IsString({ each: true })
   assignees?: string[];
 
-  @ApiPropertyOptional({ type: [String], nullable: true, format: 'uuid', description: 'Labels of this project or workspace-level labels. Replaces the set; [] or null clears.' })
-  @NullClears() @IsArray() @ArrayMaxSize(100) @IsUUID('all', { each: true })
+  @ApiPropertyOptional({
+    type: [String],
+    nullable: true,
+    format: 'uuid',
+    description: 'Labels of this project or workspace-level labels. Replaces the set; [] or null clears.',
+  })
+  @NullClears()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @IsUUID('all', { each: true })
   label_ids?: string[];
 
-  @ApiPropertyOptional({ type: [String], nullable: true, description: 'Label names, case-insensitive, among project and workspace labels (write-only); a name at both levels is ambiguous (400). null clears, like [].' })
-  @ExpandedShapeIgnored('label_ids', true) @NullClears() @IsArray() @ArrayMaxSize(100) @IsString({ each: true })
+  @ApiPropertyOptional({
+    type: [String],
+    nullable: true,
+    description:
+      'Label names, case-insensitive, among project and workspace labels (write-only); a name at both levels is ambiguous (400). null clears, like [].',
+  })
+  @ExpandedShapeIgnored('label_ids', true)
+  @NullClears()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @IsString({ each: true })
   labels?: string[];
 
-  @ApiPropertyOptional({ type: String, format: 'uuid', nullable: true, description: 'A point of the project\'s active estimate (write-only); null clears.' })
-  @Nullable() @IsUUID('all')
+  @ApiPropertyOptional({
+    type: String,
+    format: 'uuid',
+    nullable: true,
+    description: "A point of the project's active estimate (write-only); null clears.",
+  })
+  @Nullable()
+  @IsUUID('all')
   estimate_point_id?: string | null;
 
-  @ApiPropertyOptional({ type: String, description: 'Estimate point value, resolved against the active estimate (write-only).' })
-  @OptionalNotNull() @IsString() @IsNotEmpty()
+  @ApiPropertyOptional({
+    type: String,
+    description: 'Estimate point value, resolved against the active estimate (write-only).',
+  })
+  @OptionalNotNull()
+  @IsString()
+  @IsNotEmpty()
   estimate?: string;
 
   @ApiPropertyOptional({ type: String, format: 'date', nullable: true, description: 'Not after target_date.' })
-  @Nullable() @IsDateOnly()
+  @Nullable()
+  @IsDateOnly()
   start_date?: string | null;
 
   @ApiPropertyOptional({ type: String, format: 'date', nullable: true })
-  @Nullable() @IsDateOnly()
+  @Nullable()
+  @IsDateOnly()
   target_date?: string | null;
 
-  @ExternalField('Id in an external system (write-only, filterable). With external_source, unique among the project\'s work items.') external_id?: string | null;
+  @ExternalField(
+    "Id in an external system (write-only, filterable). With external_source, unique among the project's work items.",
+  )
+  external_id?: string | null;
   @ExternalField('Name of the external system (write-only, filterable).') external_source?: string | null;
 
   /** Custom property values keyed by property name; its shape depends on the type, so it is not in the OpenAPI document. */
@@ -88,13 +183,18 @@ class WorkItemWriteFields {
 
 export class CreateWorkItemDto extends WorkItemWriteFields {
   @ApiProperty({ maxLength: 255 })
-  @IsString() @IsNotEmpty() @MaxChars(255)
+  @IsString()
+  @IsNotEmpty()
+  @MaxChars(255)
   name!: string;
 }
 
 export class UpdateWorkItemDto extends WorkItemWriteFields {
   @ApiPropertyOptional({ maxLength: 255 })
-  @OptionalNotNull() @IsString() @IsNotEmpty() @MaxChars(255)
+  @OptionalNotNull()
+  @IsString()
+  @IsNotEmpty()
+  @MaxChars(255)
   name?: string;
 }
 
@@ -135,7 +235,8 @@ export class WorkItemLabelRefDto {
 export class WorkItemDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty({ maxLength: 255 }) name!: string;
-  @ApiProperty({ example: 'PROJ-12', description: 'Project identifier, a dash, the sequence number.' }) identifier!: string;
+  @ApiProperty({ example: 'PROJ-12', description: 'Project identifier, a dash, the sequence number.' })
+  identifier!: string;
   @ApiProperty({ type: 'integer', description: 'Never reused within the project.' }) sequence_id!: number;
   @ApiProperty({ enum: PRIORITIES }) priority!: string;
   @ApiProperty({ format: 'uuid' }) state_id!: string;
@@ -150,17 +251,33 @@ export class WorkItemDto {
   @ApiProperty({ format: 'date-time' }) created_at!: string;
   @ApiProperty({ type: String, format: 'uuid', nullable: true }) created_by_id!: string | null;
   @ApiProperty({
-    type: 'object', nullable: true, additionalProperties: true,
-    description: 'Custom property values keyed by property name: {id, value, value_detail}. Populated on create, get, get by identifier and PATCH; null on list rows and archive/unarchive responses.',
+    type: 'object',
+    nullable: true,
+    additionalProperties: true,
+    description:
+      'Custom property values keyed by property name: {id, value, value_detail}. Populated on create, get, get by identifier and PATCH; null on list rows and archive/unarchive responses.',
   })
   custom_fields!: Record<string, unknown> | null;
   @ApiPropertyOptional({ type: WorkItemStateRefDto, description: 'With expand=state.' }) state?: WorkItemStateRefDto;
-  @ApiPropertyOptional({ type: WorkItemTypeRefDto, nullable: true, description: 'With expand=type.' }) type?: WorkItemTypeRefDto | null;
-  @ApiPropertyOptional({ type: WorkItemParentRefDto, nullable: true, description: 'With expand=parent.' }) parent?: WorkItemParentRefDto | null;
-  @ApiPropertyOptional({ type: [WorkItemUserRefDto], description: 'With expand=assignees.' }) assignees?: WorkItemUserRefDto[];
-  @ApiPropertyOptional({ type: [WorkItemLabelRefDto], description: 'With expand=labels.' }) labels?: WorkItemLabelRefDto[];
-  @ApiPropertyOptional({ type: WorkItemCycleRefDto, nullable: true, description: 'With expand=cycle: the cycle the work item is in, or null.' }) cycle?: WorkItemCycleRefDto | null;
-  @ApiPropertyOptional({ type: [WorkItemModuleRefDto], description: 'With expand=modules: the modules the work item is in ([] when none).' }) modules?: WorkItemModuleRefDto[];
+  @ApiPropertyOptional({ type: WorkItemTypeRefDto, nullable: true, description: 'With expand=type.' })
+  type?: WorkItemTypeRefDto | null;
+  @ApiPropertyOptional({ type: WorkItemParentRefDto, nullable: true, description: 'With expand=parent.' })
+  parent?: WorkItemParentRefDto | null;
+  @ApiPropertyOptional({ type: [WorkItemUserRefDto], description: 'With expand=assignees.' })
+  assignees?: WorkItemUserRefDto[];
+  @ApiPropertyOptional({ type: [WorkItemLabelRefDto], description: 'With expand=labels.' })
+  labels?: WorkItemLabelRefDto[];
+  @ApiPropertyOptional({
+    type: WorkItemCycleRefDto,
+    nullable: true,
+    description: 'With expand=cycle: the cycle the work item is in, or null.',
+  })
+  cycle?: WorkItemCycleRefDto | null;
+  @ApiPropertyOptional({
+    type: [WorkItemModuleRefDto],
+    description: 'With expand=modules: the modules the work item is in ([] when none).',
+  })
+  modules?: WorkItemModuleRefDto[];
 }
 
 export const WORK_ITEM_EXPAND = ['state', 'type', 'parent', 'assignees', 'labels', 'cycle', 'modules'] as const;

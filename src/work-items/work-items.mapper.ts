@@ -4,7 +4,11 @@ import { WorkItemRow } from './work-items.repository';
 const iso = (d: Date | string | null): string | null => (d ? new Date(d).toISOString() : null);
 
 /** Row → read shape. `customFields` is null on list rows and archive/unarchive responses. */
-export function mapWorkItem(r: WorkItemRow, projectIdentifier: string, customFields: Record<string, unknown> | null): WorkItemDto {
+export function mapWorkItem(
+  r: WorkItemRow,
+  projectIdentifier: string,
+  customFields: Record<string, unknown> | null,
+): WorkItemDto {
   return {
     id: r.id,
     name: r.name,

@@ -28,7 +28,9 @@ const STATE_GROUP_RANK = 'w.state_group_rank';
  */
 function rankFilter(rank: string, values: string) {
   return (op: FilterOp, ref: string | null): string =>
-    op === 'in' ? `${rank} = ANY(ARRAY(SELECT array_position(${values}, v) - 1 FROM unnest(${ref}) v))` : `${rank} = array_position(${values}, ${ref}) - 1`;
+    op === 'in'
+      ? `${rank} = ANY(ARRAY(SELECT array_position(${values}, v) - 1 FROM unnest(${ref}) v))`
+      : `${rank} = array_position(${values}, ${ref}) - 1`;
 }
 
 function linkFilter(table: string, col: string) {
@@ -45,22 +47,52 @@ export const WORK_ITEM_LIST: ListSpec = {
     { name: 'state_id', type: 'uuid', ops: ['eq', 'in'], column: 'w.state_id' },
     {
       // The item's trigger-kept rank (exact copy of its state's group): one range of ix_work_items_state_group_created.
-      name: 'state_group', type: 'enum', values: STATE_GROUPS, ops: ['eq', 'in'],
+      name: 'state_group',
+      type: 'enum',
+      values: STATE_GROUPS,
+      ops: ['eq', 'in'],
       sql: rankFilter(STATE_GROUP_RANK, STATE_GROUP_ARRAY),
       description: 'State group: backlog, unstarted, started, completed, cancelled, triage.',
     },
     {
       // On the rank expression, not the column: `ix_work_items_priority` then answers the filter too, so
       // `order_by=priority&priority=low` is one index range instead of a walk past every more urgent item.
-      name: 'priority', type: 'enum', values: PRIORITIES, ops: ['eq', 'in'],
+      name: 'priority',
+      type: 'enum',
+      values: PRIORITIES,
+      ops: ['eq', 'in'],
       sql: rankFilter(PRIORITY_RANK, PRIORITY_ARRAY),
     },
-    { name: 'assignee_id', type: 'uuid', ops: ['eq', 'in', 'isnull'], sql: linkFilter('work_item_assignees', 'assignee_id'), description: 'assignee_id__isnull=true: items without assignees.' },
-    { name: 'label_id', type: 'uuid', ops: ['eq', 'in', 'isnull'], sql: linkFilter('work_item_labels', 'label_id'), description: 'label_id__isnull=true: items without labels.' },
+    {
+      name: 'assignee_id',
+      type: 'uuid',
+      ops: ['eq', 'in', 'isnull'],
+      sql: linkFilter('work_item_assignees', 'assignee_id'),
+      description: 'assignee_id__isnull=true: items without assignees.',
+    },
+    {
+      name: 'label_id',
+      type: 'uuid',
+      ops: ['eq', 'in', 'isnull'],
+      sql: linkFilter('work_item_labels', 'label_id'),
+      description: 'label_id__isnull=true: items without labels.',
+    },
     { name: 'type_id', type: 'uuid', ops: ['eq', 'in'], column: 'w.type_id' },
     { name: 'parent_id', type: 'uuid', ops: ['eq', 'in', 'isnull'], column: 'w.parent_id' },
-    { name: 'cycle_id', type: 'uuid', ops: ['eq', 'in', 'isnull'], column: 'w.cycle_id', description: 'cycle_id__isnull=true: items in no cycle.' },
-    { name: 'module_id', type: 'uuid', ops: ['eq', 'in', 'isnull'], sql: linkFilter('module_work_items', 'module_id'), description: 'module_id__isnull=true: items in no module.' },
+    {
+      name: 'cycle_id',
+      type: 'uuid',
+      ops: ['eq', 'in', 'isnull'],
+      column: 'w.cycle_id',
+      description: 'cycle_id__isnull=true: items in no cycle.',
+    },
+    {
+      name: 'module_id',
+      type: 'uuid',
+      ops: ['eq', 'in', 'isnull'],
+      sql: linkFilter('module_work_items', 'module_id'),
+      description: 'module_id__isnull=true: items in no module.',
+    },
     { name: 'sequence_id', type: 'int', ops: ['eq'], column: 'w.sequence_id' },
     { name: 'is_draft', type: 'bool', ops: ['eq'], column: 'w.is_draft' },
     { name: 'external_id', type: 'string', ops: ['eq'], column: 'w.external_id' },
@@ -94,7 +126,12 @@ const liveItems = () => ['w.workspace_id = $1', 'w.project_id = $2', 'w.deleted_
  * one, so it planned the page again on every request (0.4 ms, as much as running it). Not for filtered lists:
  * there the filter values steer the plan and the project's size weighs in.
  */
-const liveItemsAnyProject = () => ['w.workspace_id = (SELECT $1::uuid)', 'w.project_id = (SELECT $2::uuid)', 'w.deleted_at IS NULL', 'w.archived_at IS NULL'];
+const liveItemsAnyProject = () => [
+  'w.workspace_id = (SELECT $1::uuid)',
+  'w.project_id = (SELECT $2::uuid)',
+  'w.deleted_at IS NULL',
+  'w.archived_at IS NULL',
+];
 
 /**
  * Relation filters whose link rows carry copies of the item's created_at, state group rank and
@@ -116,14 +153,21 @@ const LINK_DRIVERS: Record<string, { table: string; key: string; counts: string 
  */
 const STATE_PRIORITY_COUNTED: Record<string, { cast: string; cond: (ref: string) => string }> = {
   state_id: { cast: 'uuid', cond: (ref) => `k.state_id = ${ref}` },
-  state_group: { cast: 'text', cond: (ref) => `k.state_id IN (SELECT s.id FROM states s WHERE s.project_id = $2::uuid AND s.deleted_at IS NULL AND s."group" = ${ref})` },
+  state_group: {
+    cast: 'text',
+    cond: (ref) =>
+      `k.state_id IN (SELECT s.id FROM states s WHERE s.project_id = $2::uuid AND s.deleted_at IS NULL AND s."group" = ${ref})`,
+  },
   priority: { cast: 'text', cond: (ref) => `k.priority = ${ref}` },
 };
 
 /** The work item list with the created_at ordering and the id tiebreak read from the driving link row. */
 const LINK_DRIVEN_LIST: ListSpec = {
   ...WORK_ITEM_LIST,
-  orderings: { ...WORK_ITEM_LIST.orderings, created_at: { ...WORK_ITEM_LIST.orderings.created_at, expr: 'x.item_created_at' } },
+  orderings: {
+    ...WORK_ITEM_LIST.orderings,
+    created_at: { ...WORK_ITEM_LIST.orderings.created_at, expr: 'x.item_created_at' },
+  },
   idExpr: 'x.work_item_id',
 };
 
@@ -188,8 +232,19 @@ export interface WorkItemWrite {
 }
 
 const WRITABLE = new Set([
-  'name', 'description_html', 'description_stripped', 'priority', 'state_id', 'type_id', 'parent_id', 'estimate_point_id',
-  'start_date', 'target_date', 'external_id', 'external_source', 'custom_values',
+  'name',
+  'description_html',
+  'description_stripped',
+  'priority',
+  'state_id',
+  'type_id',
+  'parent_id',
+  'estimate_point_id',
+  'start_date',
+  'target_date',
+  'external_id',
+  'external_source',
+  'custom_values',
 ]);
 
 // Re-reads that lock what a write links to FOR KEY SHARE until commit (arguments are SQL references).
@@ -222,7 +277,8 @@ export const READABLE_PROJECT = (projectCol: string, userRef: string, allRef: st
  * The project row is locked too: a project delete takes it FOR UPDATE first, so a write that links a parent
  * of that project either commits before the delete detaches children or sees the project gone.
  */
-export const LIVE_PROJECT_OF = (w: string) => `EXISTS (SELECT 1 FROM projects lp WHERE lp.id = ${w}.project_id AND lp.deleted_at IS NULL)`;
+export const LIVE_PROJECT_OF = (w: string) =>
+  `EXISTS (SELECT 1 FROM projects lp WHERE lp.id = ${w}.project_id AND lp.deleted_at IS NULL)`;
 const LOCK_WORK_ITEM = (ws: string, id: string) =>
   `SELECT w.id FROM work_items w JOIN projects wp ON wp.id = w.project_id AND wp.deleted_at IS NULL
     WHERE w.workspace_id = ${ws} AND w.id = ${id} AND w.deleted_at IS NULL FOR KEY SHARE`;
@@ -234,8 +290,10 @@ export type ExpandedObject = { id: string } & Record<string, unknown>;
 /** The expanded object shapes (gap-reference 4), by id; `$1` is the workspace, `ids` a uuid[] reference. */
 const EXPANDED_SQL: Record<ExpandedRelation, (ids: string) => string> = {
   state: (ids) => `SELECT id, name, color, "group" FROM states WHERE workspace_id = $1 AND id = ANY(${ids})`,
-  type: (ids) => `SELECT id, name, logo_props, is_epic FROM work_item_types WHERE workspace_id = $1 AND id = ANY(${ids})`,
-  parent: (ids) => `SELECT id, name, sequence_id FROM work_items w WHERE workspace_id = $1 AND id = ANY(${ids}) AND deleted_at IS NULL AND ${LIVE_PROJECT_OF('w')}`,
+  type: (ids) =>
+    `SELECT id, name, logo_props, is_epic FROM work_item_types WHERE workspace_id = $1 AND id = ANY(${ids})`,
+  parent: (ids) =>
+    `SELECT id, name, sequence_id FROM work_items w WHERE workspace_id = $1 AND id = ANY(${ids}) AND deleted_at IS NULL AND ${LIVE_PROJECT_OF('w')}`,
   // Assignees are members of the workspace; users carry no workspace of their own.
   assignees: (ids) => `SELECT id, display_name, avatar_url, email FROM users WHERE id = ANY(${ids})`,
   labels: (ids) => `SELECT id, name, color FROM labels WHERE workspace_id = $1 AND id = ANY(${ids})`,
@@ -295,7 +353,8 @@ export class WorkItemsRepository {
       },
     };
     // `assignee_id__in=X` with one id asks what `assignee_id=X` asks, and is answered the same way.
-    const single = (f: (typeof q.filters)[number]) => f.op === 'eq' || (f.op === 'in' && new Set(f.value as string[]).size === 1);
+    const single = (f: (typeof q.filters)[number]) =>
+      f.op === 'eq' || (f.op === 'in' && new Set(f.value as string[]).size === 1);
     const driver = q.search ? undefined : q.filters.find((f) => LINK_DRIVERS[f.def.name] && single(f));
     if (!driver) {
       if (!q.search && q.filters.length && q.filters.every((f) => f.def.name in STATE_PRIORITY_COUNTED)) {
@@ -319,11 +378,21 @@ export class WorkItemsRepository {
     const stateGroup = rest.find((f) => f.def.name === 'state_group');
     /** The driving key and, if asked, the state group(s), on columns of `alias`; binds the key, then the rank(s). */
     const linkConds = (p: SqlParams, alias: string, rank: string) => {
-      const conds = [`${alias}.workspace_id = $1`, `${alias}.project_id = $2`, `${alias}.${link.key} = ${p.add(key)}::uuid`];
+      const conds = [
+        `${alias}.workspace_id = $1`,
+        `${alias}.project_id = $2`,
+        `${alias}.${link.key} = ${p.add(key)}::uuid`,
+      ];
       if (stateGroup) {
-        const ranks = ([] as string[]).concat(stateGroup.value as string | string[]).map((g) => STATE_GROUPS.indexOf(g as StateGroup));
+        const ranks = ([] as string[])
+          .concat(stateGroup.value as string | string[])
+          .map((g) => STATE_GROUPS.indexOf(g as StateGroup));
         // One group is an equality the planner can see in a generic plan too: the group index's range.
-        conds.push(ranks.length === 1 ? `${alias}.${rank} = ${p.add(ranks[0])}::smallint` : `${alias}.${rank} = ANY(${p.add(ranks)}::smallint[])`);
+        conds.push(
+          ranks.length === 1
+            ? `${alias}.${rank} = ${p.add(ranks[0])}::smallint`
+            : `${alias}.${rank} = ANY(${p.add(ranks)}::smallint[])`,
+        );
       }
       return conds;
     };
@@ -345,7 +414,10 @@ export class WorkItemsRepository {
       const cw = liveItems();
       const cp = new SqlParams([workspaceId, projectId]);
       applyFilters(WORK_ITEM_LIST, q, cw, cp);
-      src.filteredCount = { sql: `SELECT count(*)::int AS c FROM work_items w WHERE ${cw.join(' AND ')}`, params: cp.values };
+      src.filteredCount = {
+        sql: `SELECT count(*)::int AS c FROM work_items w WHERE ${cw.join(' AND ')}`,
+        params: cp.values,
+      };
     }
     const p = new SqlParams([workspaceId, projectId]);
     const drivingConds = linkWhere(p);
@@ -357,23 +429,35 @@ export class WorkItemsRepository {
     // the item it only joins states, which made PostgreSQL re-plan the statement on every execution (a
     // generic plan would hash-join every item of the group): 0.8 ms of planning per request.
     const itemFilters = rest.filter((f) => f !== stateGroup);
-    return runList<WorkItemRow>(this.reader, LINK_DRIVEN_LIST, { ...q, filters: itemFilters }, {
-      ...src,
-      unfilteredCount: undefined,
-      // The project's live-set counter says nothing about one assignee's or label's items.
-      offsetAnchors: undefined,
-      // With nothing asked of the item itself, the page is one range of the link index: its keys are walked
-      // first and only they are joined to their items (still scoped by liveItems()), which keeps the plan
-      // PostgreSQL caches for the statement as cheap as a planned one.
-      keyWalk: itemFilters.length ? undefined : { from: `${link.table} x`, where: drivingConds, always: true },
-      from: `${link.table} x JOIN work_items w ON w.id = x.work_item_id`,
-      where,
-      params: p,
-    });
+    return runList<WorkItemRow>(
+      this.reader,
+      LINK_DRIVEN_LIST,
+      { ...q, filters: itemFilters },
+      {
+        ...src,
+        unfilteredCount: undefined,
+        // The project's live-set counter says nothing about one assignee's or label's items.
+        offsetAnchors: undefined,
+        // With nothing asked of the item itself, the page is one range of the link index: its keys are walked
+        // first and only they are joined to their items (still scoped by liveItems()), which keeps the plan
+        // PostgreSQL caches for the statement as cheap as a planned one.
+        keyWalk: itemFilters.length ? undefined : { from: `${link.table} x`, where: drivingConds, always: true },
+        from: `${link.table} x JOIN work_items w ON w.id = x.work_item_id`,
+        where,
+        params: p,
+      },
+    );
   }
 
   /** A work item of the project; archived ones only with `archived: 'any'` (unarchive). */
-  async get(workspaceId: string, projectId: string, id: string, archived: Archived = 'live', db: Queryable = this.reader, lock = false): Promise<WorkItemDetailRow | null> {
+  async get(
+    workspaceId: string,
+    projectId: string,
+    id: string,
+    archived: Archived = 'live',
+    db: Queryable = this.reader,
+    lock = false,
+  ): Promise<WorkItemDetailRow | null> {
     const rows = await db.query(
       `SELECT ${DETAIL_COLS}, p.identifier AS project_identifier
          FROM work_items w JOIN projects p ON p.id = w.project_id
@@ -389,7 +473,12 @@ export class WorkItemsRepository {
    * administers (workspace owner/admin), with the user's project role (`viewer_role`, null for a workspace
    * owner/admin who is not on the project): the service tells a role too low to read (403) from no access (404).
    */
-  async getByIdentifier(workspaceId: string, projectIdentifier: string, sequenceId: number, viewer: Viewer): Promise<(WorkItemDetailRow & { viewer_role: string | null }) | null> {
+  async getByIdentifier(
+    workspaceId: string,
+    projectIdentifier: string,
+    sequenceId: number,
+    viewer: Viewer,
+  ): Promise<(WorkItemDetailRow & { viewer_role: string | null }) | null> {
     const rows = await this.reader.query(
       `SELECT ${DETAIL_COLS}, p.identifier AS project_identifier, pm.role AS viewer_role
          FROM projects p JOIN work_items w ON w.project_id = p.id
@@ -462,17 +551,50 @@ export class WorkItemsRepository {
                      $20::text AS project_identifier
                 FROM item w) r ON true`,
       [
-        workspaceId, projectId, v.name, v.description_html ?? '', v.description_stripped ?? '', v.priority ?? 'none',
-        v.state_id, v.type_id ?? null, v.parent_id ?? null, v.estimate_point_id ?? null, v.start_date ?? null, v.target_date ?? null,
-        v.external_id ?? null, v.external_source ?? null, v.custom_values ?? {}, userId, assigneeIds, labelIds, sequenceId, projectIdentifier,
+        workspaceId,
+        projectId,
+        v.name,
+        v.description_html ?? '',
+        v.description_stripped ?? '',
+        v.priority ?? 'none',
+        v.state_id,
+        v.type_id ?? null,
+        v.parent_id ?? null,
+        v.estimate_point_id ?? null,
+        v.start_date ?? null,
+        v.target_date ?? null,
+        v.external_id ?? null,
+        v.external_source ?? null,
+        v.custom_values ?? {},
+        userId,
+        assigneeIds,
+        labelIds,
+        sequenceId,
+        projectIdentifier,
       ],
     );
-    const { state_live, type_live, live_label_ids, estimate_point_live, parent_live, creation_allowed, ...row } = rows[0];
-    return { state_live, type_live, live_label_ids, estimate_point_live, parent_live, creation_allowed, row: row.id ? (row as WorkItemDetailRow) : null };
+    const { state_live, type_live, live_label_ids, estimate_point_live, parent_live, creation_allowed, ...row } =
+      rows[0];
+    return {
+      state_live,
+      type_live,
+      live_label_ids,
+      estimate_point_live,
+      parent_live,
+      creation_allowed,
+      row: row.id ? (row as WorkItemDetailRow) : null,
+    };
   }
 
   /** Updates the columns sent and replaces the assignee / label sets that were sent, in one statement. */
-  async update(id: string, v: WorkItemWrite, assigneeIds: string[] | undefined, labelIds: string[] | undefined, userId: string, db: Queryable): Promise<void> {
+  async update(
+    id: string,
+    v: WorkItemWrite,
+    assigneeIds: string[] | undefined,
+    labelIds: string[] | undefined,
+    userId: string,
+    db: Queryable,
+  ): Promise<void> {
     const p = new SqlParams([id, userId]);
     const sets: string[] = [];
     for (const [k, val] of Object.entries(v)) {
@@ -483,14 +605,18 @@ export class WorkItemsRepository {
     const ctes: string[] = [];
     if (assigneeIds !== undefined) {
       const ref = p.add(assigneeIds);
-      ctes.push(`da AS (DELETE FROM work_item_assignees WHERE work_item_id = $1 AND NOT (assignee_id = ANY(${ref}::uuid[])))`);
+      ctes.push(
+        `da AS (DELETE FROM work_item_assignees WHERE work_item_id = $1 AND NOT (assignee_id = ANY(${ref}::uuid[])))`,
+      );
       ctes.push(`ia AS (INSERT INTO work_item_assignees (work_item_id, assignee_id, workspace_id, project_id)
         SELECT w.id, x, w.workspace_id, w.project_id FROM work_items w, unnest(${ref}::uuid[]) x WHERE w.id = $1
         ON CONFLICT DO NOTHING)`);
     }
     if (labelIds !== undefined) {
       const ref = p.add(labelIds);
-      ctes.push(`dl AS (DELETE FROM work_item_labels WHERE work_item_id = $1 AND NOT (label_id = ANY(${ref}::uuid[])))`);
+      ctes.push(
+        `dl AS (DELETE FROM work_item_labels WHERE work_item_id = $1 AND NOT (label_id = ANY(${ref}::uuid[])))`,
+      );
       ctes.push(`il AS (INSERT INTO work_item_labels (work_item_id, label_id, workspace_id, project_id)
         SELECT w.id, x, w.workspace_id, w.project_id FROM work_items w, unnest(${ref}::uuid[]) x WHERE w.id = $1
         ON CONFLICT DO NOTHING)`);
@@ -516,11 +642,21 @@ export class WorkItemsRepository {
         WHERE workspace_id = $1 AND parent_id = $2 AND deleted_at IS NULL`,
       [workspaceId, id, userId],
     );
-    await db.query(`UPDATE work_items SET deleted_at = now(), updated_by_id = $3 WHERE workspace_id = $1 AND id = $2`, [workspaceId, id, userId]);
+    await db.query(`UPDATE work_items SET deleted_at = now(), updated_by_id = $3 WHERE workspace_id = $1 AND id = $2`, [
+      workspaceId,
+      id,
+      userId,
+    ]);
   }
 
   /** The live work item already holding this external pair in the project. */
-  async findByExternal(projectId: string, source: string, externalId: string, exceptId: string | null, db: Queryable): Promise<string | null> {
+  async findByExternal(
+    projectId: string,
+    source: string,
+    externalId: string,
+    exceptId: string | null,
+    db: Queryable,
+  ): Promise<string | null> {
     const rows = await db.query(
       `SELECT id FROM work_items WHERE project_id = $1 AND external_source = $2 AND external_id = $3 AND deleted_at IS NULL
           AND ($4::uuid IS NULL OR id <> $4) LIMIT 1`,
@@ -535,7 +671,10 @@ export class WorkItemsRepository {
    * committed asynchronously, so concurrent creates do not queue behind each other's commits). Numbers are
    * unique and never reused; a create that fails afterwards leaves a gap.
    */
-  async createPrelude(workspaceId: string, projectId: string): Promise<{ default_state_id: string | null; default_type_id: string | null; sequence_id: number }> {
+  async createPrelude(
+    workspaceId: string,
+    projectId: string,
+  ): Promise<{ default_state_id: string | null; default_type_id: string | null; sequence_id: number }> {
     const rows = await this.reader.query(
       `SELECT (SELECT s.id FROM states s WHERE s.project_id = $2 AND s.is_default AND s.deleted_at IS NULL) AS default_state_id,
               (SELECT t.id FROM work_item_types t
@@ -573,12 +712,18 @@ export class WorkItemsRepository {
   // ---- resolution lookups (name-or-id rule) ----
 
   async stateIds(projectId: string, ids: string[], db: Queryable): Promise<Set<string>> {
-    const rows = await db.query(`SELECT id FROM states WHERE project_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL FOR KEY SHARE`, [projectId, ids]);
+    const rows = await db.query(
+      `SELECT id FROM states WHERE project_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL FOR KEY SHARE`,
+      [projectId, ids],
+    );
     return new Set(rows.map((r: { id: string }) => r.id));
   }
 
   async stateNames(projectId: string, keys: string[], db: Queryable) {
-    return db.query(`SELECT id, lower(name) AS key FROM states WHERE project_id = $1 AND lower(name) = ANY($2::text[]) AND deleted_at IS NULL`, [projectId, keys]);
+    return db.query(
+      `SELECT id, lower(name) AS key FROM states WHERE project_id = $1 AND lower(name) = ANY($2::text[]) AND deleted_at IS NULL`,
+      [projectId, keys],
+    );
   }
 
   /** Labels of the project plus workspace-level labels. */
@@ -630,7 +775,12 @@ export class WorkItemsRepository {
   }
 
   /** Work items by identifier parts (upper-case project identifier, sequence number), in projects the viewer can read; key = `PROJ-12`. */
-  async workItemIdentifiers(workspaceId: string, refs: Array<{ identifier: string; sequence: number }>, viewer: Viewer, db: Queryable) {
+  async workItemIdentifiers(
+    workspaceId: string,
+    refs: Array<{ identifier: string; sequence: number }>,
+    viewer: Viewer,
+    db: Queryable,
+  ) {
     return db.query(
       `SELECT w.id, p.identifier || '-' || w.sequence_id AS key
          FROM unnest($2::text[], $3::int[]) AS k(identifier, seq)
@@ -689,11 +839,17 @@ export class WorkItemsRepository {
    * The objects `?expand=` puts beside the ids of a page (or of one item): one statement, a JSON array per
    * relation asked for, instead of a statement (and a round trip) each. Relations without ids are not asked.
    */
-  async expandedObjects(workspaceId: string, ids: Partial<Record<ExpandedRelation, string[]>>): Promise<Partial<Record<ExpandedRelation, ExpandedObject[]>>> {
+  async expandedObjects(
+    workspaceId: string,
+    ids: Partial<Record<ExpandedRelation, string[]>>,
+  ): Promise<Partial<Record<ExpandedRelation, ExpandedObject[]>>> {
     const p = new SqlParams([workspaceId]);
     const cols = (Object.keys(ids) as ExpandedRelation[])
       .filter((rel) => ids[rel]!.length)
-      .map((rel) => `(SELECT coalesce(json_agg(x), '[]') FROM (${EXPANDED_SQL[rel](`${p.add(ids[rel])}::uuid[]`)}) x) AS "${rel}"`);
+      .map(
+        (rel) =>
+          `(SELECT coalesce(json_agg(x), '[]') FROM (${EXPANDED_SQL[rel](`${p.add(ids[rel])}::uuid[]`)}) x) AS "${rel}"`,
+      );
     if (!cols.length) return {};
     return (await this.reader.query(`SELECT ${cols.join(', ')}`, p.values))[0];
   }

@@ -1,7 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ProjectContext, WorkspaceContext } from '../common/auth/request-context';
-import { PROJECT_ROLE_LEVEL, ProjectRole, projectLevel, Viewer, viewerOf, WORK_ITEM_READER } from '../common/auth/roles';
+import {
+  PROJECT_ROLE_LEVEL,
+  ProjectRole,
+  projectLevel,
+  Viewer,
+  viewerOf,
+  WORK_ITEM_READER,
+} from '../common/auth/roles';
 import { cleanRichText } from '../common/html/rich-text';
 import { FieldError, ProblemException } from '../common/errors/problem.exception';
 import { ListQuery } from '../common/pagination/list-query';
@@ -12,10 +19,23 @@ import { EstimatesService } from '../estimates/estimates.service';
 import { WorkflowsService } from '../workflows/workflows.service';
 import { cyclesOfWorkItems, modulesOfWorkItems } from '../cycles/work-item-expand';
 import {
-  CreateWorkItemDto, UpdateWorkItemDto, WorkItemDto, WorkItemLabelRefDto, WorkItemParentRefDto, WorkItemStateRefDto, WorkItemTypeRefDto, WorkItemUserRefDto,
+  CreateWorkItemDto,
+  UpdateWorkItemDto,
+  WorkItemDto,
+  WorkItemLabelRefDto,
+  WorkItemParentRefDto,
+  WorkItemStateRefDto,
+  WorkItemTypeRefDto,
+  WorkItemUserRefDto,
 } from './work-items.dto';
 import { mapWorkItem } from './work-items.mapper';
-import { ExpandedRelation, WorkItemDetailRow, WorkItemRow, WorkItemsRepository, WorkItemWrite } from './work-items.repository';
+import {
+  ExpandedRelation,
+  WorkItemDetailRow,
+  WorkItemRow,
+  WorkItemsRepository,
+  WorkItemWrite,
+} from './work-items.repository';
 
 // Canonical numbers only: `PROJ-012` is not the identifier of PROJ-12 (surrounding space is trimmed, case folded).
 const IDENTIFIER_RE = /^([A-Za-z][A-Za-z0-9]*)-([1-9]\d{0,8})$/;
@@ -29,7 +49,11 @@ export function parseIdentifier(raw: string): { identifier: string; sequence: nu
 /** The project written in, and whose visibility a cross-project parent or related item is checked against. */
 type Tenant = { workspaceId: string; projectId: string; viewer: Viewer };
 
-const tenantOf = (ctx: ProjectContext): Tenant => ({ workspaceId: ctx.workspace.id, projectId: ctx.project.id, viewer: viewerOf(ctx) });
+const tenantOf = (ctx: ProjectContext): Tenant => ({
+  workspaceId: ctx.workspace.id,
+  projectId: ctx.project.id,
+  viewer: viewerOf(ctx),
+});
 
 /**
  * Work items (gap-reference 3.1). Reads: one statement per page (+ COUNT in parallel) and one per
@@ -77,7 +101,13 @@ export class WorkItemsService {
     return this.present(ctx.workspace.id, row, expand, true);
   }
 
-  private async present(workspaceId: string, row: WorkItemDetailRow, expand: Set<string>, withCustomFields: boolean, db?: Queryable): Promise<WorkItemDto> {
+  private async present(
+    workspaceId: string,
+    row: WorkItemDetailRow,
+    expand: Set<string>,
+    withCustomFields: boolean,
+    db?: Queryable,
+  ): Promise<WorkItemDto> {
     const custom = withCustomFields ? await this.customFields.renderOne(workspaceId, row, db) : null;
     const dto = mapWorkItem(row, row.project_identifier, custom);
     await this.expand(workspaceId, [row], [dto], expand);
@@ -88,7 +118,12 @@ export class WorkItemsService {
    * Adds expanded objects beside their ids: one statement for the state, type, parent, assignees and labels of the
    * whole page, beside one each for cycle and modules, in parallel.
    */
-  private async expand(workspaceId: string, rows: WorkItemRow[], out: WorkItemDto[], expand: Set<string>): Promise<void> {
+  private async expand(
+    workspaceId: string,
+    rows: WorkItemRow[],
+    out: WorkItemDto[],
+    expand: Set<string>,
+  ): Promise<void> {
     if (!expand.size || !rows.length) return;
     const uniq = (xs: Array<string | null>) => [...new Set(xs.filter((x): x is string => !!x))];
     const ids: Partial<Record<ExpandedRelation, string[]>> = {};
@@ -99,57 +134,81 @@ export class WorkItemsService {
     if (expand.has('labels')) ids.labels = uniq(rows.flatMap((r) => r.label_ids ?? []));
     const jobs: Array<Promise<void>> = [];
     if (Object.keys(ids).length) {
-      jobs.push(this.repo.expandedObjects(workspaceId, ids).then((found) => {
-        // Rows of EXPANDED_SQL carry exactly the shapes of the read DTO (gap-reference 4).
-        const byId = <T>(rel: ExpandedRelation) => new Map((found[rel] ?? []).map((x) => [x.id, x as unknown as T]));
-        const many = <T>(m: Map<string, T>, list: string[]) => list.map((id) => m.get(id)).filter((x): x is T => x !== undefined);
-        if (ids.state) {
-          const m = byId<WorkItemStateRefDto>('state');
-          out.forEach((d) => (d.state = m.get(d.state_id)));
-        }
-        if (ids.type) {
-          const m = byId<WorkItemTypeRefDto>('type');
-          out.forEach((d) => (d.type = d.type_id ? (m.get(d.type_id) ?? null) : null));
-        }
-        if (ids.parent) {
-          const m = byId<WorkItemParentRefDto>('parent');
-          out.forEach((d) => (d.parent = d.parent_id ? (m.get(d.parent_id) ?? null) : null));
-        }
-        if (ids.assignees) {
-          const m = byId<WorkItemUserRefDto>('assignees');
-          out.forEach((d) => (d.assignees = many(m, d.assignee_ids)));
-        }
-        if (ids.labels) {
-          const m = byId<WorkItemLabelRefDto>('labels');
-          out.forEach((d) => (d.labels = many(m, d.label_ids)));
-        }
-      }));
+      jobs.push(
+        this.repo.expandedObjects(workspaceId, ids).then((found) => {
+          // Rows of EXPANDED_SQL carry exactly the shapes of the read DTO (gap-reference 4).
+          const byId = <T>(rel: ExpandedRelation) => new Map((found[rel] ?? []).map((x) => [x.id, x as unknown as T]));
+          const many = <T>(m: Map<string, T>, list: string[]) =>
+            list.map((id) => m.get(id)).filter((x): x is T => x !== undefined);
+          if (ids.state) {
+            const m = byId<WorkItemStateRefDto>('state');
+            out.forEach((d) => (d.state = m.get(d.state_id)));
+          }
+          if (ids.type) {
+            const m = byId<WorkItemTypeRefDto>('type');
+            out.forEach((d) => (d.type = d.type_id ? (m.get(d.type_id) ?? null) : null));
+          }
+          if (ids.parent) {
+            const m = byId<WorkItemParentRefDto>('parent');
+            out.forEach((d) => (d.parent = d.parent_id ? (m.get(d.parent_id) ?? null) : null));
+          }
+          if (ids.assignees) {
+            const m = byId<WorkItemUserRefDto>('assignees');
+            out.forEach((d) => (d.assignees = many(m, d.assignee_ids)));
+          }
+          if (ids.labels) {
+            const m = byId<WorkItemLabelRefDto>('labels');
+            out.forEach((d) => (d.labels = many(m, d.label_ids)));
+          }
+        }),
+      );
     }
     if (expand.has('cycle')) {
-      jobs.push(cyclesOfWorkItems(this.ds, workspaceId, rows.map((r) => r.id)).then((m) => out.forEach((d) => (d.cycle = m.get(d.id) ?? null))));
+      jobs.push(
+        cyclesOfWorkItems(
+          this.ds,
+          workspaceId,
+          rows.map((r) => r.id),
+        ).then((m) => out.forEach((d) => (d.cycle = m.get(d.id) ?? null))),
+      );
     }
     if (expand.has('modules')) {
-      jobs.push(modulesOfWorkItems(this.ds, workspaceId, rows.map((r) => r.id)).then((m) => out.forEach((d) => (d.modules = m.get(d.id) ?? []))));
+      jobs.push(
+        modulesOfWorkItems(
+          this.ds,
+          workspaceId,
+          rows.map((r) => r.id),
+        ).then((m) => out.forEach((d) => (d.modules = m.get(d.id) ?? []))),
+      );
     }
     await Promise.all(jobs);
   }
 
   // ---- name-or-id relations ----
 
-  private relations(t: Tenant, db: Queryable): Record<'state' | 'type' | 'parent' | 'assignees' | 'labels', NameOrIdRelation> {
+  private relations(
+    t: Tenant,
+    db: Queryable,
+  ): Record<'state' | 'type' | 'parent' | 'assignees' | 'labels', NameOrIdRelation> {
     return {
       state: {
-        idField: 'state_id', nameField: 'state', noun: 'a state of this project',
+        idField: 'state_id',
+        nameField: 'state',
+        noun: 'a state of this project',
         lookupIds: (ids) => this.repo.stateIds(t.projectId, ids, db),
         lookupNames: (keys) => this.repo.stateNames(t.projectId, keys, db),
       },
       type: {
-        idField: 'type_id', nameField: 'type', noun: 'an active work item type of this project',
+        idField: 'type_id',
+        nameField: 'type',
+        noun: 'an active work item type of this project',
         lookupIds: (ids) => this.repo.typeIds(t.workspaceId, t.projectId, ids, db),
         lookupNames: (keys) => this.repo.typeNames(t.workspaceId, t.projectId, keys, db),
       },
       parent: {
-        idField: 'parent_id', nameField: 'parent', noun: 'a work item of this workspace in a project you can read',
+        idField: 'parent_id',
+        nameField: 'parent',
+        noun: 'a work item of this workspace in a project you can read',
         lookupIds: (ids) => this.repo.workItemIds(t.workspaceId, ids, t.viewer, db),
         lookupNames: async (keys) => {
           const refs = keys.map(parseIdentifier).filter((x): x is NonNullable<typeof x> => !!x);
@@ -161,12 +220,16 @@ export class WorkItemsService {
         },
       },
       assignees: {
-        idField: 'assignee_ids', nameField: 'assignees', noun: 'an active, assignable member of this project',
+        idField: 'assignee_ids',
+        nameField: 'assignees',
+        noun: 'an active, assignable member of this project',
         lookupIds: (ids) => this.repo.assigneeIds(t.workspaceId, t.projectId, ids, db),
         lookupNames: (keys) => this.repo.assigneeEmails(t.workspaceId, t.projectId, keys, db),
       },
       labels: {
-        idField: 'label_ids', nameField: 'labels', noun: 'a label of this project or of the workspace',
+        idField: 'label_ids',
+        nameField: 'labels',
+        noun: 'a label of this project or of the workspace',
         lookupIds: (ids) => this.repo.labelIds(t.workspaceId, t.projectId, ids, db),
         lookupNames: (keys) => this.repo.labelNames(t.workspaceId, t.projectId, keys, db),
       },
@@ -180,7 +243,10 @@ export class WorkItemsService {
     if (dto.type_id !== undefined || dto.type !== undefined) {
       assertOneForm(rel.type, dto.type_id, dto.type);
       if (dto.type_id !== null && !(await this.repo.hasTypes(t.workspaceId, t.projectId, db))) {
-        throw ProblemException.validation(dto.type_id !== undefined ? 'type_id' : 'type', 'Work item types are not enabled for this project.');
+        throw ProblemException.validation(
+          dto.type_id !== undefined ? 'type_id' : 'type',
+          'Work item types are not enabled for this project.',
+        );
       }
     }
     const [stateId, typeId, parentId, assigneeIds, labelIds, estimatePointId] = await Promise.all([
@@ -192,7 +258,10 @@ export class WorkItemsService {
       dto.estimate_point_id === null
         ? Promise.resolve(null)
         : dto.estimate_point_id !== undefined || dto.estimate !== undefined
-          ? this.estimates.resolvePoint(db, t.projectId, { id: dto.estimate_point_id ?? undefined, value: dto.estimate })
+          ? this.estimates.resolvePoint(db, t.projectId, {
+              id: dto.estimate_point_id ?? undefined,
+              value: dto.estimate,
+            })
           : Promise.resolve(undefined),
     ]);
     if (stateId === null) throw ProblemException.validation('state_id', 'state_id may not be null.');
@@ -214,8 +283,12 @@ export class WorkItemsService {
     tx: Queryable,
   ): Promise<void> {
     const live = {
-      labelIds: refs.labelIds?.length ? await this.repo.lockLabels(t.workspaceId, t.projectId, refs.labelIds, tx) : new Set<string>(),
-      estimatePoint: !refs.estimatePointId || (await this.repo.lockEstimatePoint(t.workspaceId, t.projectId, refs.estimatePointId, tx)),
+      labelIds: refs.labelIds?.length
+        ? await this.repo.lockLabels(t.workspaceId, t.projectId, refs.labelIds, tx)
+        : new Set<string>(),
+      estimatePoint:
+        !refs.estimatePointId ||
+        (await this.repo.lockEstimatePoint(t.workspaceId, t.projectId, refs.estimatePointId, tx)),
       parent: !refs.parentId || (await this.repo.lockWorkItem(t.workspaceId, refs.parentId, tx)),
     };
     this.assertRefsLive(dto, refs, live);
@@ -230,33 +303,58 @@ export class WorkItemsService {
     const errors: FieldError[] = [];
     const gone = (refs.labelIds ?? []).filter((id) => !live.labelIds.has(id));
     if (gone.length) {
-      errors.push({ field: dto.label_ids !== undefined ? 'label_ids' : 'labels', message: `No longer a label of this project or of the workspace (deleted meanwhile): ${gone.join(', ')}.` });
+      errors.push({
+        field: dto.label_ids !== undefined ? 'label_ids' : 'labels',
+        message: `No longer a label of this project or of the workspace (deleted meanwhile): ${gone.join(', ')}.`,
+      });
     }
     if (refs.estimatePointId && !live.estimatePoint) {
-      errors.push({ field: dto.estimate_point_id !== undefined ? 'estimate_point_id' : 'estimate', message: `"${refs.estimatePointId}" is no longer a point of the project's active estimate (deleted meanwhile).` });
+      errors.push({
+        field: dto.estimate_point_id !== undefined ? 'estimate_point_id' : 'estimate',
+        message: `"${refs.estimatePointId}" is no longer a point of the project's active estimate (deleted meanwhile).`,
+      });
     }
     if (refs.parentId && !live.parent) {
-      errors.push({ field: dto.parent_id !== undefined ? 'parent_id' : 'parent', message: `"${refs.parentId}" is no longer a work item of this workspace (deleted meanwhile).` });
+      errors.push({
+        field: dto.parent_id !== undefined ? 'parent_id' : 'parent',
+        message: `"${refs.parentId}" is no longer a work item of this workspace (deleted meanwhile).`,
+      });
     }
     if (errors.length) throw ProblemException.validationMany(errors);
   }
 
   private checkDates(start: string | null | undefined, target: string | null | undefined): void {
     if (start && target && start > target) {
-      throw ProblemException.validation('start_date', `start_date (${start}) must not be after target_date (${target}).`);
+      throw ProblemException.validation(
+        'start_date',
+        `start_date (${start}) must not be after target_date (${target}).`,
+      );
     }
   }
 
-  private async checkExternal(projectId: string, source: string | null | undefined, externalId: string | null | undefined, exceptId: string | null, db: Queryable): Promise<void> {
+  private async checkExternal(
+    projectId: string,
+    source: string | null | undefined,
+    externalId: string | null | undefined,
+    exceptId: string | null,
+    db: Queryable,
+  ): Promise<void> {
     if (!source || !externalId) return;
     const existing = await this.repo.findByExternal(projectId, source, externalId, exceptId, db);
     if (existing) {
-      throw ProblemException.conflict(`A work item with external_source "${source}" and external_id "${externalId}" already exists in this project: ${existing}.`);
+      throw ProblemException.conflict(
+        `A work item with external_source "${source}" and external_id "${externalId}" already exists in this project: ${existing}.`,
+      );
     }
   }
 
   /** A unique violation on the external pair raced past checkExternal: answer with the same 409. */
-  private async externalRace<T>(projectId: string, source: string | null | undefined, externalId: string | null | undefined, fn: () => Promise<T>): Promise<T> {
+  private async externalRace<T>(
+    projectId: string,
+    source: string | null | undefined,
+    externalId: string | null | undefined,
+    fn: () => Promise<T>,
+  ): Promise<T> {
     try {
       return await fn();
     } catch (e) {
@@ -270,7 +368,9 @@ export class WorkItemsService {
     }
   }
 
-  private description(html: string | null | undefined): Pick<WorkItemWrite, 'description_html' | 'description_stripped'> {
+  private description(
+    html: string | null | undefined,
+  ): Pick<WorkItemWrite, 'description_html' | 'description_stripped'> {
     if (html === undefined) return {};
     if (html === null) return { description_html: '', description_stripped: '' };
     const clean = cleanRichText('description_html', html);
@@ -297,27 +397,45 @@ export class WorkItemsService {
         this.checkExternal(t.projectId, dto.external_source, dto.external_id, null, this.ds),
       ]);
       const stateId = refs.stateId ?? defaults.default_state_id;
-      if (!stateId) throw ProblemException.validation('state_id', 'The project has no default state; send state_id or state.');
+      if (!stateId)
+        throw ProblemException.validation('state_id', 'The project has no default state; send state_id or state.');
       const typeId = refs.typeId !== undefined ? refs.typeId : defaults.default_type_id;
       let assigneeIds = refs.assigneeIds;
       if (assigneeIds === undefined) {
         const dflt = ctx.project.defaultAssigneeId;
-        assigneeIds = dflt && (await this.repo.assigneeIds(t.workspaceId, t.projectId, [dflt], this.ds)).has(dflt) ? [dflt] : [];
+        assigneeIds =
+          dflt && (await this.repo.assigneeIds(t.workspaceId, t.projectId, [dflt], this.ds)).has(dflt) ? [dflt] : [];
       }
       const labelIds = refs.labelIds ?? [];
 
       // Custom values are validated on the connection of the write: inside its transaction when there is one.
       const write = async (tx?: Queryable) => {
-        const customValues = await this.customFields.forCreate(tx ?? this.ds, t.workspaceId, t.projectId, typeId, dto.custom_fields, t.viewer);
+        const customValues = await this.customFields.forCreate(
+          tx ?? this.ds,
+          t.workspaceId,
+          t.projectId,
+          typeId,
+          dto.custom_fields,
+          t.viewer,
+        );
         return this.repo.insertChecked(
           t.workspaceId,
           t.projectId,
           ctx.project.identifier,
           defaults.sequence_id,
           {
-            name, ...desc, priority: dto.priority, state_id: stateId, type_id: typeId, parent_id: refs.parentId ?? null,
-            estimate_point_id: refs.estimatePointId ?? null, start_date: dto.start_date, target_date: dto.target_date,
-            external_id: dto.external_id, external_source: dto.external_source, custom_values: customValues,
+            name,
+            ...desc,
+            priority: dto.priority,
+            state_id: stateId,
+            type_id: typeId,
+            parent_id: refs.parentId ?? null,
+            estimate_point_id: refs.estimatePointId ?? null,
+            start_date: dto.start_date,
+            target_date: dto.target_date,
+            external_id: dto.external_id,
+            external_source: dto.external_source,
+            custom_values: customValues,
           },
           assigneeIds!,
           labelIds,
@@ -339,12 +457,25 @@ export class WorkItemsService {
           : write(),
       );
       if (!result.row) {
-        const defaultGone = (!result.state_live && refs.stateId === undefined) || (!result.type_live && refs.typeId === undefined);
+        const defaultGone =
+          (!result.state_live && refs.stateId === undefined) || (!result.type_live && refs.typeId === undefined);
         if (defaultGone && attempt < 3) continue;
         // Nothing was written: say why, in the order of the checks (state, type, links, workflow).
-        if (!result.state_live) throw ProblemException.validation(dto.state_id !== undefined ? 'state_id' : 'state', `"${stateId}" is not a state of this project.`);
-        if (!result.type_live) throw ProblemException.validation(dto.type_id !== undefined ? 'type_id' : 'type', `"${typeId}" is no longer an active type of this project (deleted or deactivated meanwhile).`);
-        this.assertRefsLive(dto, refs, { labelIds: new Set(result.live_label_ids), estimatePoint: result.estimate_point_live, parent: result.parent_live });
+        if (!result.state_live)
+          throw ProblemException.validation(
+            dto.state_id !== undefined ? 'state_id' : 'state',
+            `"${stateId}" is not a state of this project.`,
+          );
+        if (!result.type_live)
+          throw ProblemException.validation(
+            dto.type_id !== undefined ? 'type_id' : 'type',
+            `"${typeId}" is no longer an active type of this project (deleted or deactivated meanwhile).`,
+          );
+        this.assertRefsLive(dto, refs, {
+          labelIds: new Set(result.live_label_ids),
+          estimatePoint: result.estimate_point_live,
+          parent: result.parent_live,
+        });
         this.workflows.assertCreationRule(result.creation_allowed);
         throw new Error('work item insert wrote nothing although every check passed');
       }
@@ -369,24 +500,45 @@ export class WorkItemsService {
         const target = dto.target_date !== undefined ? dto.target_date : cur.target_date;
         this.checkDates(start, target);
         if (refs.parentId && (await this.repo.wouldCycle(id, refs.parentId, tx))) {
-          throw ProblemException.validation(dto.parent_id !== undefined ? 'parent_id' : 'parent', 'A work item cannot be its own parent or the parent of one of its ancestors.');
+          throw ProblemException.validation(
+            dto.parent_id !== undefined ? 'parent_id' : 'parent',
+            'A work item cannot be its own parent or the parent of one of its ancestors.',
+          );
         }
         if (refs.stateId !== undefined && refs.stateId !== cur.state_id) {
           await this.workflows.assertTransitionAllowed(tx, ctx, cur.state_id, refs.stateId);
         }
         const source = dto.external_source !== undefined ? dto.external_source : cur.external_source;
         const extId = dto.external_id !== undefined ? dto.external_id : cur.external_id;
-        if (dto.external_source !== undefined || dto.external_id !== undefined) await this.checkExternal(t.projectId, source, extId, id, tx);
+        if (dto.external_source !== undefined || dto.external_id !== undefined)
+          await this.checkExternal(t.projectId, source, extId, id, tx);
         let customValues: Record<string, unknown> | undefined;
         if (dto.custom_fields !== undefined || (refs.typeId !== undefined && refs.typeId !== cur.type_id)) {
-          customValues = await this.customFields.forUpdate(tx, t.workspaceId, t.projectId, cur, refs.typeId, dto.custom_fields, t.viewer);
+          customValues = await this.customFields.forUpdate(
+            tx,
+            t.workspaceId,
+            t.projectId,
+            cur,
+            refs.typeId,
+            dto.custom_fields,
+            t.viewer,
+          );
         }
         await this.repo.update(
           id,
           {
-            name, ...desc, priority: dto.priority, state_id: refs.stateId, type_id: refs.typeId, parent_id: refs.parentId,
-            estimate_point_id: refs.estimatePointId, start_date: dto.start_date, target_date: dto.target_date,
-            external_id: dto.external_id, external_source: dto.external_source, custom_values: customValues,
+            name,
+            ...desc,
+            priority: dto.priority,
+            state_id: refs.stateId,
+            type_id: refs.typeId,
+            parent_id: refs.parentId,
+            estimate_point_id: refs.estimatePointId,
+            start_date: dto.start_date,
+            target_date: dto.target_date,
+            external_id: dto.external_id,
+            external_source: dto.external_source,
+            custom_values: customValues,
           },
           refs.assigneeIds,
           refs.labelIds,
@@ -409,7 +561,7 @@ export class WorkItemsService {
       const cur = await this.repo.get(ctx.workspace.id, ctx.project.id, id, 'live', tx, true);
       if (!cur) throw ProblemException.notFound('Work item');
       if (ctx.projectRole !== ProjectRole.Admin && cur.created_by_id !== ctx.principal.userId) {
-        throw ProblemException.forbidden('Only project admins and the work item\'s creator may delete it.');
+        throw ProblemException.forbidden("Only project admins and the work item's creator may delete it.");
       }
       await this.repo.softDelete(ctx.workspace.id, id, ctx.principal.userId, tx);
     });
@@ -449,11 +601,14 @@ function keptRefsUnsent(
   dto: UpdateWorkItemDto,
   cur: { type_id: string | null; estimate_point_id: string | null; parent_id: string | null },
 ): UpdateWorkItemDto {
-  const same = (sent: string | null | undefined, current: string | null) => typeof sent === 'string' && current !== null && sent.toLowerCase() === current;
+  const same = (sent: string | null | undefined, current: string | null) =>
+    typeof sent === 'string' && current !== null && sent.toLowerCase() === current;
   // Only the id form alone: with its name form too, the both-forms 400 must still answer.
   const kept = {
     ...(same(dto.type_id, cur.type_id) && dto.type === undefined ? { type_id: undefined } : {}),
-    ...(same(dto.estimate_point_id, cur.estimate_point_id) && dto.estimate === undefined ? { estimate_point_id: undefined } : {}),
+    ...(same(dto.estimate_point_id, cur.estimate_point_id) && dto.estimate === undefined
+      ? { estimate_point_id: undefined }
+      : {}),
     ...(same(dto.parent_id, cur.parent_id) && dto.parent === undefined ? { parent_id: undefined } : {}),
   };
   return Object.keys(kept).length ? { ...dto, ...kept } : dto;

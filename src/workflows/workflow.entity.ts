@@ -45,7 +45,10 @@ export class WorkflowStateEntity {
 
 /** An allowed move out of a workflow state, to `transition_state_id`. */
 @Entity('workflow_state_transitions')
-@Index('uq_workflow_transitions_pair', ['workflow_state_id', 'transition_state_id'], { unique: true, where: '"deleted_at" IS NULL' })
+@Index('uq_workflow_transitions_pair', ['workflow_state_id', 'transition_state_id'], {
+  unique: true,
+  where: '"deleted_at" IS NULL',
+})
 @Index('ix_workflow_transitions_created', ['workflow_id', 'created_at', 'id'])
 @Index('ix_workflow_transitions_target', ['transition_state_id'])
 export class WorkflowTransitionEntity {

@@ -1,5 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext } from '../common/auth/request-context';
 import { ProjectRole } from '../common/auth/roles';
@@ -23,7 +30,10 @@ import { WorkflowsService } from './workflows.service';
 
 const READ = { scope: 'projects.workflows:read', project: ProjectRole.Guest } as const;
 const WRITE = { scope: 'projects.workflows:write', project: ProjectRole.Admin } as const;
-const BAD_STATE: [number, string] = [400, '`validation_error` (also: a state id that is not a state of the project, naming the field)'];
+const BAD_STATE: [number, string] = [
+  400,
+  '`validation_error` (also: a state id that is not a state of the project, naming the field)',
+];
 
 @ApiTags('workflows')
 @ApiParam({ name: 'slug', description: 'Workspace slug' })
@@ -43,7 +53,12 @@ export class WorkflowsController {
 
   @Post()
   @Authenticated(WRITE)
-  @ApiOperation({ operationId: 'workflows_create', summary: 'Create a workflow', description: 'At most one workflow per project is active: `is_active: true` deactivates the previous one. Rules apply while the project feature is_workflow_enabled is on. Audit: workflow.created.' })
+  @ApiOperation({
+    operationId: 'workflows_create',
+    summary: 'Create a workflow',
+    description:
+      'At most one workflow per project is active: `is_active: true` deactivates the previous one. Rules apply while the project feature is_workflow_enabled is on. Audit: workflow.created.',
+  })
   @ApiCreatedResponse({ type: WorkflowDto })
   @ApiProblemResponses(BAD_STATE, 404, [409, '`conflict`: the name is already used in the project'])
   create(@Ctx() ctx: ProjectContext, @Body() body: CreateWorkflowDto) {
@@ -62,7 +77,11 @@ export class WorkflowsController {
 
   @Patch(':pk')
   @Authenticated(WRITE)
-  @ApiOperation({ operationId: 'workflows_update', summary: 'Update a workflow (partial)', description: 'Audit: workflow.updated (old and new values).' })
+  @ApiOperation({
+    operationId: 'workflows_update',
+    summary: 'Update a workflow (partial)',
+    description: 'Audit: workflow.updated (old and new values).',
+  })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiOkResponse({ type: WorkflowDto })
   @ApiProblemResponses(BAD_STATE, 404, [409, '`conflict`: the name is already used in the project'])
@@ -73,7 +92,11 @@ export class WorkflowsController {
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated(WRITE)
-  @ApiOperation({ operationId: 'workflows_delete', summary: 'Delete a workflow (soft)', description: 'Removes its workflow states and transitions too. Audit: workflow.deleted.' })
+  @ApiOperation({
+    operationId: 'workflows_delete',
+    summary: 'Delete a workflow (soft)',
+    description: 'Removes its workflow states and transitions too. Audit: workflow.deleted.',
+  })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(400, 404)
@@ -95,16 +118,29 @@ export class WorkflowStatesController {
   @ApiOperation({ operationId: 'workflow_states_list', summary: 'List workflow states' })
   @ApiListQuery(WORKFLOW_STATE_LIST)
   @ApiListResponse(WorkflowStateDto)
-  list(@Ctx() ctx: ProjectContext, @UuidParam('workflow_id') workflowId: string, @ListParams(WORKFLOW_STATE_LIST) q: ListQuery) {
+  list(
+    @Ctx() ctx: ProjectContext,
+    @UuidParam('workflow_id') workflowId: string,
+    @ListParams(WORKFLOW_STATE_LIST) q: ListQuery,
+  ) {
     return this.workflows.listStates(ctx, workflowId, q);
   }
 
   @Post()
   @Authenticated(WRITE)
-  @ApiOperation({ operationId: 'workflow_states_create', summary: 'Create a workflow state', description: '`allow_issue_creation: false` forbids creating work items in the state while the workflow applies. Audit: workflow.updated.' })
+  @ApiOperation({
+    operationId: 'workflow_states_create',
+    summary: 'Create a workflow state',
+    description:
+      '`allow_issue_creation: false` forbids creating work items in the state while the workflow applies. Audit: workflow.updated.',
+  })
   @ApiCreatedResponse({ type: WorkflowStateDto })
   @ApiProblemResponses(BAD_STATE, 404, [409, '`conflict`: the state already has a row in the workflow'])
-  create(@Ctx() ctx: ProjectContext, @UuidParam('workflow_id') workflowId: string, @Body() body: CreateWorkflowStateDto) {
+  create(
+    @Ctx() ctx: ProjectContext,
+    @UuidParam('workflow_id') workflowId: string,
+    @Body() body: CreateWorkflowStateDto,
+  ) {
     return this.workflows.createState(ctx, workflowId, body);
   }
 
@@ -124,18 +160,31 @@ export class WorkflowStatesController {
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiOkResponse({ type: WorkflowStateDto })
   @ApiProblemResponses(BAD_STATE, 404, [409, '`conflict`: the state already has a row in the workflow'])
-  update(@Ctx() ctx: ProjectContext, @UuidParam('workflow_id') workflowId: string, @UuidParam('pk') pk: string, @Body() body: UpdateWorkflowStateDto) {
+  update(
+    @Ctx() ctx: ProjectContext,
+    @UuidParam('workflow_id') workflowId: string,
+    @UuidParam('pk') pk: string,
+    @Body() body: UpdateWorkflowStateDto,
+  ) {
     return this.workflows.updateState(ctx, workflowId, pk, body);
   }
 
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated(WRITE)
-  @ApiOperation({ operationId: 'workflow_states_delete', summary: 'Delete a workflow state (soft)', description: 'Removes its outgoing transitions too. Audit: workflow.updated.' })
+  @ApiOperation({
+    operationId: 'workflow_states_delete',
+    summary: 'Delete a workflow state (soft)',
+    description: 'Removes its outgoing transitions too. Audit: workflow.updated.',
+  })
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(400, 404)
-  async remove(@Ctx() ctx: ProjectContext, @UuidParam('workflow_id') workflowId: string, @UuidParam('pk') pk: string): Promise<void> {
+  async remove(
+    @Ctx() ctx: ProjectContext,
+    @UuidParam('workflow_id') workflowId: string,
+    @UuidParam('pk') pk: string,
+  ): Promise<void> {
     await this.workflows.removeState(ctx, workflowId, pk);
   }
 }
@@ -153,16 +202,29 @@ export class WorkflowTransitionsController {
   @ApiOperation({ operationId: 'workflow_transitions_list', summary: 'List workflow state transitions' })
   @ApiListQuery(TRANSITION_LIST)
   @ApiListResponse(WorkflowTransitionDto)
-  list(@Ctx() ctx: ProjectContext, @UuidParam('workflow_id') workflowId: string, @ListParams(TRANSITION_LIST) q: ListQuery) {
+  list(
+    @Ctx() ctx: ProjectContext,
+    @UuidParam('workflow_id') workflowId: string,
+    @ListParams(TRANSITION_LIST) q: ListQuery,
+  ) {
     return this.workflows.listTransitions(ctx, workflowId, q);
   }
 
   @Post()
   @Authenticated(WRITE)
-  @ApiOperation({ operationId: 'workflow_transitions_create', summary: 'Create a workflow state transition', description: 'Once a workflow state has a transition, work items in that state may move only to the states its transitions lead to. Audit: workflow.updated.' })
+  @ApiOperation({
+    operationId: 'workflow_transitions_create',
+    summary: 'Create a workflow state transition',
+    description:
+      'Once a workflow state has a transition, work items in that state may move only to the states its transitions lead to. Audit: workflow.updated.',
+  })
   @ApiCreatedResponse({ type: WorkflowTransitionDto })
   @ApiProblemResponses(BAD_STATE, 404, [409, '`conflict`: the workflow state already has a transition to that state'])
-  create(@Ctx() ctx: ProjectContext, @UuidParam('workflow_id') workflowId: string, @Body() body: CreateWorkflowTransitionDto) {
+  create(
+    @Ctx() ctx: ProjectContext,
+    @UuidParam('workflow_id') workflowId: string,
+    @Body() body: CreateWorkflowTransitionDto,
+  ) {
     return this.workflows.createTransition(ctx, workflowId, body);
   }
 
@@ -182,7 +244,12 @@ export class WorkflowTransitionsController {
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiOkResponse({ type: WorkflowTransitionDto })
   @ApiProblemResponses(BAD_STATE, 404, [409, '`conflict`: the workflow state already has a transition to that state'])
-  update(@Ctx() ctx: ProjectContext, @UuidParam('workflow_id') workflowId: string, @UuidParam('pk') pk: string, @Body() body: UpdateWorkflowTransitionDto) {
+  update(
+    @Ctx() ctx: ProjectContext,
+    @UuidParam('workflow_id') workflowId: string,
+    @UuidParam('pk') pk: string,
+    @Body() body: UpdateWorkflowTransitionDto,
+  ) {
     return this.workflows.updateTransition(ctx, workflowId, pk, body);
   }
 
@@ -193,7 +260,11 @@ export class WorkflowTransitionsController {
   @ApiParam({ name: 'pk', format: 'uuid' })
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(400, 404)
-  async remove(@Ctx() ctx: ProjectContext, @UuidParam('workflow_id') workflowId: string, @UuidParam('pk') pk: string): Promise<void> {
+  async remove(
+    @Ctx() ctx: ProjectContext,
+    @UuidParam('workflow_id') workflowId: string,
+    @UuidParam('pk') pk: string,
+  ): Promise<void> {
     await this.workflows.removeTransition(ctx, workflowId, pk);
   }
 }

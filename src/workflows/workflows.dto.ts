@@ -5,45 +5,75 @@ import { Int32Field } from '../common/http/dto-fields';
 
 export class CreateWorkflowDto {
   @ApiProperty({ maxLength: 255, description: 'Unique within the project.' })
-  @IsString() @IsNotEmpty() @MaxChars(255)
+  @IsString()
+  @IsNotEmpty()
+  @MaxChars(255)
   name!: string;
 
   @ApiPropertyOptional({ type: String, nullable: true })
-  @Nullable() @IsString()
+  @Nullable()
+  @IsString()
   description?: string | null;
 
-  @ApiPropertyOptional({ type: Boolean, default: false, description: 'true makes it the project\'s active workflow (the previous one is deactivated). Rules apply while the project feature is_workflow_enabled is on.' })
-  @OptionalNotNull() @IsBoolean()
+  @ApiPropertyOptional({
+    type: Boolean,
+    default: false,
+    description:
+      "true makes it the project's active workflow (the previous one is deactivated). Rules apply while the project feature is_workflow_enabled is on.",
+  })
+  @OptionalNotNull()
+  @IsBoolean()
   is_active?: boolean;
 
-  @ApiPropertyOptional({ type: Boolean, default: false, description: 'At most one default per project; true clears the previous default.' })
-  @OptionalNotNull() @IsBoolean()
+  @ApiPropertyOptional({
+    type: Boolean,
+    default: false,
+    description: 'At most one default per project; true clears the previous default.',
+  })
+  @OptionalNotNull()
+  @IsBoolean()
   is_default?: boolean;
 
-  @ApiPropertyOptional({ type: [String], format: 'uuid', description: 'Work item types the workflow is meant for (stored; not used by enforcement).' })
-  @OptionalNotNull() @IsArray() @ArrayMaxSize(200) @IsUUID('all', { each: true })
+  @ApiPropertyOptional({
+    type: [String],
+    format: 'uuid',
+    description: 'Work item types the workflow is meant for (stored; not used by enforcement).',
+  })
+  @OptionalNotNull()
+  @IsArray()
+  @ArrayMaxSize(200)
+  @IsUUID('all', { each: true })
   work_item_type_ids?: string[];
 }
 
 export class UpdateWorkflowDto {
   @ApiPropertyOptional({ maxLength: 255 })
-  @OptionalNotNull() @IsString() @IsNotEmpty() @MaxChars(255)
+  @OptionalNotNull()
+  @IsString()
+  @IsNotEmpty()
+  @MaxChars(255)
   name?: string;
 
   @ApiPropertyOptional({ type: String, nullable: true })
-  @Nullable() @IsString()
+  @Nullable()
+  @IsString()
   description?: string | null;
 
   @ApiPropertyOptional({ type: Boolean })
-  @OptionalNotNull() @IsBoolean()
+  @OptionalNotNull()
+  @IsBoolean()
   is_active?: boolean;
 
   @ApiPropertyOptional({ type: Boolean })
-  @OptionalNotNull() @IsBoolean()
+  @OptionalNotNull()
+  @IsBoolean()
   is_default?: boolean;
 
   @ApiPropertyOptional({ type: [String], format: 'uuid' })
-  @OptionalNotNull() @IsArray() @ArrayMaxSize(200) @IsUUID('all', { each: true })
+  @OptionalNotNull()
+  @IsArray()
+  @ArrayMaxSize(200)
+  @IsUUID('all', { each: true })
   work_item_type_ids?: string[];
 }
 
@@ -63,26 +93,39 @@ export class CreateWorkflowStateDto {
   @IsUUID('all')
   state_id!: string;
 
-  @ApiPropertyOptional({ type: Boolean, default: true, description: 'false: work items cannot be created in this state while the workflow applies.' })
-  @OptionalNotNull() @IsBoolean()
+  @ApiPropertyOptional({
+    type: Boolean,
+    default: true,
+    description: 'false: work items cannot be created in this state while the workflow applies.',
+  })
+  @OptionalNotNull()
+  @IsBoolean()
   allow_issue_creation?: boolean;
 
-  @ApiPropertyOptional({ type: Boolean, default: false, description: 'At most one per workflow; true clears the previous one. Informational.' })
-  @OptionalNotNull() @IsBoolean()
+  @ApiPropertyOptional({
+    type: Boolean,
+    default: false,
+    description: 'At most one per workflow; true clears the previous one. Informational.',
+  })
+  @OptionalNotNull()
+  @IsBoolean()
   is_default?: boolean;
 }
 
 export class UpdateWorkflowStateDto {
   @ApiPropertyOptional({ format: 'uuid' })
-  @OptionalNotNull() @IsUUID('all')
+  @OptionalNotNull()
+  @IsUUID('all')
   state_id?: string;
 
   @ApiPropertyOptional({ type: Boolean })
-  @OptionalNotNull() @IsBoolean()
+  @OptionalNotNull()
+  @IsBoolean()
   allow_issue_creation?: boolean;
 
   @ApiPropertyOptional({ type: Boolean })
-  @OptionalNotNull() @IsBoolean()
+  @OptionalNotNull()
+  @IsBoolean()
   is_default?: boolean;
 }
 
@@ -95,40 +138,65 @@ export class WorkflowStateDto {
 }
 
 export class CreateWorkflowTransitionDto {
-  @ApiProperty({ format: 'uuid', description: 'A workflow state (row of .../workflows/{workflow_id}/states/) of this workflow: the state moved from.' })
+  @ApiProperty({
+    format: 'uuid',
+    description:
+      'A workflow state (row of .../workflows/{workflow_id}/states/) of this workflow: the state moved from.',
+  })
   @IsUUID('all')
   workflow_state_id!: string;
 
-  @ApiProperty({ format: 'uuid', description: 'A state of the project, other than the one moved from: the state moved to.' })
+  @ApiProperty({
+    format: 'uuid',
+    description: 'A state of the project, other than the one moved from: the state moved to.',
+  })
   @IsUUID('all')
   transition_state_id!: string;
 
-  @ApiPropertyOptional({ type: String, format: 'uuid', nullable: true, description: 'A state of the project (stored; approval flows are not run by the API).' })
-  @Nullable() @IsUUID('all')
+  @ApiPropertyOptional({
+    type: String,
+    format: 'uuid',
+    nullable: true,
+    description: 'A state of the project (stored; approval flows are not run by the API).',
+  })
+  @Nullable()
+  @IsUUID('all')
   rejection_state_id?: string | null;
 
   @Int32Field({ minimum: 0, default: 0, description: 'Stored; approval flows are not run by the API.' })
   required_approvals?: number;
 
-  @ApiPropertyOptional({ type: [String], format: 'uuid', description: 'Project members allowed to make this move; empty means everyone who may edit the work item.' })
-  @OptionalNotNull() @IsArray() @ArrayMaxSize(200) @IsUUID('all', { each: true })
+  @ApiPropertyOptional({
+    type: [String],
+    format: 'uuid',
+    description: 'Project members allowed to make this move; empty means everyone who may edit the work item.',
+  })
+  @OptionalNotNull()
+  @IsArray()
+  @ArrayMaxSize(200)
+  @IsUUID('all', { each: true })
   member_ids?: string[];
 }
 
 export class UpdateWorkflowTransitionDto {
   @ApiPropertyOptional({ format: 'uuid' })
-  @OptionalNotNull() @IsUUID('all')
+  @OptionalNotNull()
+  @IsUUID('all')
   transition_state_id?: string;
 
   @ApiPropertyOptional({ type: String, format: 'uuid', nullable: true })
-  @Nullable() @IsUUID('all')
+  @Nullable()
+  @IsUUID('all')
   rejection_state_id?: string | null;
 
   @Int32Field({ minimum: 0 })
   required_approvals?: number;
 
   @ApiPropertyOptional({ type: [String], format: 'uuid' })
-  @OptionalNotNull() @IsArray() @ArrayMaxSize(200) @IsUUID('all', { each: true })
+  @OptionalNotNull()
+  @IsArray()
+  @ArrayMaxSize(200)
+  @IsUUID('all', { each: true })
   member_ids?: string[];
 }
 

@@ -43,7 +43,13 @@ export function mapWorkflow(r: WorkflowRow): WorkflowDto {
 }
 
 export function mapWorkflowState(r: WorkflowStateRow): WorkflowStateDto {
-  return { id: r.id, workflow_id: r.workflow_id, state_id: r.state_id, allow_issue_creation: r.allow_issue_creation, is_default: r.is_default };
+  return {
+    id: r.id,
+    workflow_id: r.workflow_id,
+    state_id: r.state_id,
+    allow_issue_creation: r.allow_issue_creation,
+    is_default: r.is_default,
+  };
 }
 
 export function mapTransition(r: WorkflowTransitionRow): WorkflowTransitionDto {

@@ -48,9 +48,11 @@ export const TRANSITION_LIST: ListSpec = {
   idExpr: 't.id',
 };
 
-const W_COLS = 'w.id, w.name, w.description, w.is_active, w.is_default, w.work_item_type_ids, w.created_at, w.created_by_id';
+const W_COLS =
+  'w.id, w.name, w.description, w.is_active, w.is_default, w.work_item_type_ids, w.created_at, w.created_by_id';
 const WS_COLS = 'ws.id, ws.workflow_id, ws.state_id, ws.allow_issue_creation, ws.is_default';
-const T_COLS = 't.id, t.workflow_id, t.workflow_state_id, t.transition_state_id, t.rejection_state_id, t.required_approvals, t.member_ids';
+const T_COLS =
+  't.id, t.workflow_id, t.workflow_state_id, t.transition_state_id, t.rejection_state_id, t.required_approvals, t.member_ids';
 
 export interface WorkflowWrite {
   name?: string;
@@ -62,7 +64,9 @@ function setClause(v: Record<string, unknown>, p: SqlParams, arrays: string[] = 
   const sets: string[] = [];
   for (const [k, val] of Object.entries(v)) {
     if (val === undefined) continue;
-    sets.push(`"${k}" = ${p.add(k === 'description' && val === null ? '' : val)}${arrays.includes(k) ? '::uuid[]' : ''}`);
+    sets.push(
+      `"${k}" = ${p.add(k === 'description' && val === null ? '' : val)}${arrays.includes(k) ? '::uuid[]' : ''}`,
+    );
   }
   return sets;
 }
@@ -101,7 +105,13 @@ export class WorkflowsRepository {
     });
   }
 
-  async get(workspaceId: string, projectId: string, id: string, db: Queryable = this.ds, forUpdate = false): Promise<WorkflowRow | null> {
+  async get(
+    workspaceId: string,
+    projectId: string,
+    id: string,
+    db: Queryable = this.ds,
+    forUpdate = false,
+  ): Promise<WorkflowRow | null> {
     const rows = await db.query(
       `SELECT ${W_COLS} FROM workflows w WHERE w.workspace_id = $1 AND w.project_id = $2 AND w.id = $3 AND w.deleted_at IS NULL${forUpdate ? ' FOR UPDATE' : ''}`,
       [workspaceId, projectId, id],
@@ -117,7 +127,13 @@ export class WorkflowsRepository {
     return rows.length > 0;
   }
 
-  async insert(workspaceId: string, projectId: string, v: WorkflowWrite & { name: string }, createdBy: string, db: Queryable): Promise<WorkflowRow> {
+  async insert(
+    workspaceId: string,
+    projectId: string,
+    v: WorkflowWrite & { name: string },
+    createdBy: string,
+    db: Queryable,
+  ): Promise<WorkflowRow> {
     const rows = await db.query(
       `INSERT INTO workflows AS w (workspace_id, project_id, name, description, work_item_type_ids, created_by_id)
        VALUES ($1, $2, $3, $4, $5::uuid[], $6) RETURNING ${W_COLS}`,
@@ -129,22 +145,37 @@ export class WorkflowsRepository {
   async update(id: string, v: WorkflowWrite, db: Queryable): Promise<void> {
     const p = new SqlParams([id]);
     const sets = setClause({ ...v }, p, ['work_item_type_ids']);
-    if (sets.length) await db.query(`UPDATE workflows SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`, p.values);
+    if (sets.length)
+      await db.query(`UPDATE workflows SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`, p.values);
   }
 
   /** Sets a flag (is_active / is_default) on `id`; setting it true clears it on the project's other workflows first. */
-  async setFlag(projectId: string, id: string, flag: 'is_active' | 'is_default', value: boolean, db: Queryable): Promise<void> {
+  async setFlag(
+    projectId: string,
+    id: string,
+    flag: 'is_active' | 'is_default',
+    value: boolean,
+    db: Queryable,
+  ): Promise<void> {
     if (value) {
-      await db.query(`UPDATE workflows SET "${flag}" = false, updated_at = now() WHERE project_id = $1 AND id <> $2 AND "${flag}" AND deleted_at IS NULL`, [projectId, id]);
+      await db.query(
+        `UPDATE workflows SET "${flag}" = false, updated_at = now() WHERE project_id = $1 AND id <> $2 AND "${flag}" AND deleted_at IS NULL`,
+        [projectId, id],
+      );
     }
     await db.query(`UPDATE workflows SET "${flag}" = $2, updated_at = now() WHERE id = $1`, [id, value]);
   }
 
   /** Soft-deletes a workflow with its states and transitions. */
   async softDelete(id: string, db: Queryable): Promise<void> {
-    await db.query(`UPDATE workflow_state_transitions SET deleted_at = now() WHERE workflow_id = $1 AND deleted_at IS NULL`, [id]);
+    await db.query(
+      `UPDATE workflow_state_transitions SET deleted_at = now() WHERE workflow_id = $1 AND deleted_at IS NULL`,
+      [id],
+    );
     await db.query(`UPDATE workflow_states SET deleted_at = now() WHERE workflow_id = $1 AND deleted_at IS NULL`, [id]);
-    await db.query(`UPDATE workflows SET deleted_at = now(), is_active = false, is_default = false WHERE id = $1`, [id]);
+    await db.query(`UPDATE workflows SET deleted_at = now(), is_active = false, is_default = false WHERE id = $1`, [
+      id,
+    ]);
   }
 
   // ---- workflow states ----
@@ -158,7 +189,12 @@ export class WorkflowsRepository {
     });
   }
 
-  async getState(workspaceId: string, workflowId: string, id: string, db: Queryable = this.ds): Promise<WorkflowStateRow | null> {
+  async getState(
+    workspaceId: string,
+    workflowId: string,
+    id: string,
+    db: Queryable = this.ds,
+  ): Promise<WorkflowStateRow | null> {
     const rows = await db.query(
       `SELECT ${WS_COLS} FROM workflow_states ws WHERE ws.workspace_id = $1 AND ws.workflow_id = $2 AND ws.id = $3 AND ws.deleted_at IS NULL`,
       [workspaceId, workflowId, id],
@@ -174,7 +210,14 @@ export class WorkflowsRepository {
     return rows.length > 0;
   }
 
-  async insertState(workspaceId: string, projectId: string, workflowId: string, v: { state_id: string; allow_issue_creation: boolean }, createdBy: string, db: Queryable): Promise<WorkflowStateRow> {
+  async insertState(
+    workspaceId: string,
+    projectId: string,
+    workflowId: string,
+    v: { state_id: string; allow_issue_creation: boolean },
+    createdBy: string,
+    db: Queryable,
+  ): Promise<WorkflowStateRow> {
     const rows = await db.query(
       `INSERT INTO workflow_states AS ws (workspace_id, project_id, workflow_id, state_id, allow_issue_creation, created_by_id)
        VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${WS_COLS}`,
@@ -183,22 +226,33 @@ export class WorkflowsRepository {
     return rows[0];
   }
 
-  async updateState(id: string, v: { state_id?: string; allow_issue_creation?: boolean }, db: Queryable): Promise<void> {
+  async updateState(
+    id: string,
+    v: { state_id?: string; allow_issue_creation?: boolean },
+    db: Queryable,
+  ): Promise<void> {
     const p = new SqlParams([id]);
     const sets = setClause({ ...v }, p);
-    if (sets.length) await db.query(`UPDATE workflow_states SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`, p.values);
+    if (sets.length)
+      await db.query(`UPDATE workflow_states SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`, p.values);
   }
 
   async setStateDefault(workflowId: string, id: string, value: boolean, db: Queryable): Promise<void> {
     if (value) {
-      await db.query(`UPDATE workflow_states SET is_default = false, updated_at = now() WHERE workflow_id = $1 AND id <> $2 AND is_default AND deleted_at IS NULL`, [workflowId, id]);
+      await db.query(
+        `UPDATE workflow_states SET is_default = false, updated_at = now() WHERE workflow_id = $1 AND id <> $2 AND is_default AND deleted_at IS NULL`,
+        [workflowId, id],
+      );
     }
     await db.query(`UPDATE workflow_states SET is_default = $2, updated_at = now() WHERE id = $1`, [id, value]);
   }
 
   /** Soft-deletes a workflow state with its outgoing transitions. */
   async softDeleteState(id: string, db: Queryable): Promise<void> {
-    await db.query(`UPDATE workflow_state_transitions SET deleted_at = now() WHERE workflow_state_id = $1 AND deleted_at IS NULL`, [id]);
+    await db.query(
+      `UPDATE workflow_state_transitions SET deleted_at = now() WHERE workflow_state_id = $1 AND deleted_at IS NULL`,
+      [id],
+    );
     await db.query(`UPDATE workflow_states SET deleted_at = now(), is_default = false WHERE id = $1`, [id]);
   }
 
@@ -221,7 +275,12 @@ export class WorkflowsRepository {
     });
   }
 
-  async getTransition(workspaceId: string, workflowId: string, id: string, db: Queryable = this.ds): Promise<WorkflowTransitionRow | null> {
+  async getTransition(
+    workspaceId: string,
+    workflowId: string,
+    id: string,
+    db: Queryable = this.ds,
+  ): Promise<WorkflowTransitionRow | null> {
     const rows = await db.query(
       `SELECT ${T_COLS} FROM workflow_state_transitions t WHERE t.workspace_id = $1 AND t.workflow_id = $2 AND t.id = $3 AND t.deleted_at IS NULL`,
       [workspaceId, workflowId, id],
@@ -229,7 +288,12 @@ export class WorkflowsRepository {
     return rows[0] ?? null;
   }
 
-  async transitionExists(workflowStateId: string, targetStateId: string, exceptId: string | null, db: Queryable): Promise<boolean> {
+  async transitionExists(
+    workflowStateId: string,
+    targetStateId: string,
+    exceptId: string | null,
+    db: Queryable,
+  ): Promise<boolean> {
     const rows = await db.query(
       `SELECT 1 FROM workflow_state_transitions WHERE workflow_state_id = $1 AND transition_state_id = $2 AND deleted_at IS NULL AND ($3::uuid IS NULL OR id <> $3)`,
       [workflowStateId, targetStateId, exceptId],
@@ -241,7 +305,13 @@ export class WorkflowsRepository {
     workspaceId: string,
     projectId: string,
     workflowId: string,
-    v: { workflow_state_id: string; transition_state_id: string; rejection_state_id: string | null; required_approvals: number; member_ids: string[] },
+    v: {
+      workflow_state_id: string;
+      transition_state_id: string;
+      rejection_state_id: string | null;
+      required_approvals: number;
+      member_ids: string[];
+    },
     createdBy: string,
     db: Queryable,
   ): Promise<WorkflowTransitionRow> {
@@ -249,15 +319,38 @@ export class WorkflowsRepository {
       `INSERT INTO workflow_state_transitions AS t (workspace_id, project_id, workflow_id, workflow_state_id, transition_state_id, rejection_state_id,
          required_approvals, member_ids, created_by_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8::uuid[], $9) RETURNING ${T_COLS}`,
-      [workspaceId, projectId, workflowId, v.workflow_state_id, v.transition_state_id, v.rejection_state_id, v.required_approvals, v.member_ids, createdBy],
+      [
+        workspaceId,
+        projectId,
+        workflowId,
+        v.workflow_state_id,
+        v.transition_state_id,
+        v.rejection_state_id,
+        v.required_approvals,
+        v.member_ids,
+        createdBy,
+      ],
     );
     return rows[0];
   }
 
-  async updateTransition(id: string, v: { transition_state_id?: string; rejection_state_id?: string | null; required_approvals?: number; member_ids?: string[] }, db: Queryable): Promise<void> {
+  async updateTransition(
+    id: string,
+    v: {
+      transition_state_id?: string;
+      rejection_state_id?: string | null;
+      required_approvals?: number;
+      member_ids?: string[];
+    },
+    db: Queryable,
+  ): Promise<void> {
     const p = new SqlParams([id]);
     const sets = setClause({ ...v }, p, ['member_ids']);
-    if (sets.length) await db.query(`UPDATE workflow_state_transitions SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`, p.values);
+    if (sets.length)
+      await db.query(
+        `UPDATE workflow_state_transitions SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`,
+        p.values,
+      );
   }
 
   async softDeleteTransition(id: string, db: Queryable): Promise<void> {
@@ -313,7 +406,12 @@ export class WorkflowsRepository {
    * The transitions defined out of `fromStateId` in the project's active workflow (when the feature
    * is on): how many exist, and the member lists of those leading to `toStateId`.
    */
-  async transitionRules(projectId: string, fromStateId: string, toStateId: string, db: Queryable): Promise<{ total: number; matching: string[][] }> {
+  async transitionRules(
+    projectId: string,
+    fromStateId: string,
+    toStateId: string,
+    db: Queryable,
+  ): Promise<{ total: number; matching: string[][] }> {
     const rows: Array<{ transition_state_id: string; member_ids: string[] }> = await db.query(
       `SELECT t.transition_state_id, t.member_ids
          FROM workflows w
@@ -323,6 +421,9 @@ export class WorkflowsRepository {
         WHERE w.project_id = $1 AND w.is_active AND w.deleted_at IS NULL`,
       [projectId, fromStateId],
     );
-    return { total: rows.length, matching: rows.filter((r) => r.transition_state_id === toStateId).map((r) => r.member_ids ?? []) };
+    return {
+      total: rows.length,
+      matching: rows.filter((r) => r.transition_state_id === toStateId).map((r) => r.member_ids ?? []),
+    };
   }
 }

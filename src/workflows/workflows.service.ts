@@ -57,25 +57,35 @@ export class WorkflowsService {
     if (allowed === false) {
       throw new ProblemException(
         ErrorCode.WorkflowTransitionDenied,
-        'The project\'s workflow does not allow creating work items in this state. Create it in another state, or ask a project admin to change the workflow.',
+        "The project's workflow does not allow creating work items in this state. Create it in another state, or ask a project admin to change the workflow.",
       );
     }
   }
 
-
   /** Throws 403 `workflow_transition_denied` when the active workflow forbids moving a work item from `fromStateId` to `toStateId`. */
-  async assertTransitionAllowed(db: Queryable, ctx: ProjectContext, fromStateId: string, toStateId: string): Promise<void> {
+  async assertTransitionAllowed(
+    db: Queryable,
+    ctx: ProjectContext,
+    fromStateId: string,
+    toStateId: string,
+  ): Promise<void> {
     const from = lower(fromStateId);
     const to = lower(toStateId);
     if (from === to) return;
     const { total, matching } = await this.repo.transitionRules(ctx.project.id, from, to, db);
     if (total === 0) return;
     if (!matching.length) {
-      throw new ProblemException(ErrorCode.WorkflowTransitionDenied, 'The project\'s workflow does not allow moving a work item from its current state to this state.');
+      throw new ProblemException(
+        ErrorCode.WorkflowTransitionDenied,
+        "The project's workflow does not allow moving a work item from its current state to this state.",
+      );
     }
     const userId = ctx.principal.userId;
     if (!matching.some((members) => members.length === 0 || members.includes(userId))) {
-      throw new ProblemException(ErrorCode.WorkflowTransitionDenied, 'The project\'s workflow allows this move only to the members named on the transition.');
+      throw new ProblemException(
+        ErrorCode.WorkflowTransitionDenied,
+        "The project's workflow allows this move only to the members named on the transition.",
+      );
     }
   }
 
@@ -99,7 +109,11 @@ export class WorkflowsService {
       const row = await this.repo.insert(
         ctx.workspace.id,
         projectId,
-        { name, description: dto.description, work_item_type_ids: await this.checkTypes(ctx, dto.work_item_type_ids ?? [], tx) },
+        {
+          name,
+          description: dto.description,
+          work_item_type_ids: await this.checkTypes(ctx, dto.work_item_type_ids ?? [], tx),
+        },
         ctx.principal.userId,
         tx,
       );
@@ -121,13 +135,20 @@ export class WorkflowsService {
         name = this.cleanName(dto.name);
         if (await this.repo.nameTaken(projectId, name, id, tx)) throw this.nameConflict(name);
       }
-      await this.repo.update(id, {
-        name,
-        description: dto.description,
-        work_item_type_ids: dto.work_item_type_ids === undefined ? undefined : await this.checkTypes(ctx, dto.work_item_type_ids, tx),
-      }, tx);
-      if (dto.is_active !== undefined && dto.is_active !== current.is_active) await this.repo.setFlag(projectId, id, 'is_active', dto.is_active, tx);
-      if (dto.is_default !== undefined && dto.is_default !== current.is_default) await this.repo.setFlag(projectId, id, 'is_default', dto.is_default, tx);
+      await this.repo.update(
+        id,
+        {
+          name,
+          description: dto.description,
+          work_item_type_ids:
+            dto.work_item_type_ids === undefined ? undefined : await this.checkTypes(ctx, dto.work_item_type_ids, tx),
+        },
+        tx,
+      );
+      if (dto.is_active !== undefined && dto.is_active !== current.is_active)
+        await this.repo.setFlag(projectId, id, 'is_active', dto.is_active, tx);
+      if (dto.is_default !== undefined && dto.is_default !== current.is_default)
+        await this.repo.setFlag(projectId, id, 'is_default', dto.is_default, tx);
       const updated = mapWorkflow((await this.repo.get(ctx.workspace.id, projectId, id, tx))!);
       await this.record(tx, ctx, 'workflow.updated', updated, mapWorkflow(current), updated, 'workflow.updated');
       return updated;
@@ -162,8 +183,16 @@ export class WorkflowsService {
       const wf = await this.workflowOr404(ctx, workflowId, tx, true);
       const stateId = lower(dto.state_id);
       await this.assertProjectStates(ctx, { state_id: stateId }, tx);
-      if (await this.repo.stateRowFor(workflowId, stateId, null, tx)) throw ProblemException.conflict('This state already has a row in this workflow.');
-      const row = await this.repo.insertState(ctx.workspace.id, ctx.project.id, workflowId, { state_id: stateId, allow_issue_creation: dto.allow_issue_creation ?? true }, ctx.principal.userId, tx);
+      if (await this.repo.stateRowFor(workflowId, stateId, null, tx))
+        throw ProblemException.conflict('This state already has a row in this workflow.');
+      const row = await this.repo.insertState(
+        ctx.workspace.id,
+        ctx.project.id,
+        workflowId,
+        { state_id: stateId, allow_issue_creation: dto.allow_issue_creation ?? true },
+        ctx.principal.userId,
+        tx,
+      );
       if (dto.is_default) await this.repo.setStateDefault(workflowId, row.id, true, tx);
       const created = mapWorkflowState((await this.repo.getState(ctx.workspace.id, workflowId, row.id, tx))!);
       await this.record(tx, ctx, 'workflow.updated', mapWorkflow(wf), null, created, 'workflow_state.created');
@@ -171,7 +200,12 @@ export class WorkflowsService {
     });
   }
 
-  async updateState(ctx: ProjectContext, workflowId: string, id: string, dto: UpdateWorkflowStateDto): Promise<WorkflowStateDto> {
+  async updateState(
+    ctx: ProjectContext,
+    workflowId: string,
+    id: string,
+    dto: UpdateWorkflowStateDto,
+  ): Promise<WorkflowStateDto> {
     return this.ds.transaction(async (tx) => {
       const wf = await this.workflowOr404(ctx, workflowId, tx, true);
       const current = await this.stateOr404(ctx, workflowId, id, tx);
@@ -179,13 +213,23 @@ export class WorkflowsService {
       if (dto.state_id !== undefined && lower(dto.state_id) !== current.state_id) {
         stateId = lower(dto.state_id);
         await this.assertProjectStates(ctx, { state_id: stateId }, tx);
-        if (await this.repo.stateRowFor(workflowId, stateId, id, tx)) throw ProblemException.conflict('This state already has a row in this workflow.');
+        if (await this.repo.stateRowFor(workflowId, stateId, id, tx))
+          throw ProblemException.conflict('This state already has a row in this workflow.');
         await this.repo.dropSelfTransitions(id, stateId, tx);
       }
       await this.repo.updateState(id, { state_id: stateId, allow_issue_creation: dto.allow_issue_creation }, tx);
-      if (dto.is_default !== undefined && dto.is_default !== current.is_default) await this.repo.setStateDefault(workflowId, id, dto.is_default, tx);
+      if (dto.is_default !== undefined && dto.is_default !== current.is_default)
+        await this.repo.setStateDefault(workflowId, id, dto.is_default, tx);
       const updated = mapWorkflowState((await this.repo.getState(ctx.workspace.id, workflowId, id, tx))!);
-      await this.record(tx, ctx, 'workflow.updated', mapWorkflow(wf), mapWorkflowState(current), updated, 'workflow_state.updated');
+      await this.record(
+        tx,
+        ctx,
+        'workflow.updated',
+        mapWorkflow(wf),
+        mapWorkflowState(current),
+        updated,
+        'workflow_state.updated',
+      );
       return updated;
     });
   }
@@ -213,22 +257,41 @@ export class WorkflowsService {
     return mapTransition(await this.transitionOr404(ctx, workflowId, id));
   }
 
-  async createTransition(ctx: ProjectContext, workflowId: string, dto: CreateWorkflowTransitionDto): Promise<WorkflowTransitionDto> {
+  async createTransition(
+    ctx: ProjectContext,
+    workflowId: string,
+    dto: CreateWorkflowTransitionDto,
+  ): Promise<WorkflowTransitionDto> {
     return this.ds.transaction(async (tx) => {
       const wf = await this.workflowOr404(ctx, workflowId, tx, true);
       const from = await this.repo.getState(ctx.workspace.id, workflowId, lower(dto.workflow_state_id), tx);
-      if (!from) throw ProblemException.validation('workflow_state_id', 'Must be a workflow state of this workflow (see .../workflows/{workflow_id}/states/).');
+      if (!from)
+        throw ProblemException.validation(
+          'workflow_state_id',
+          'Must be a workflow state of this workflow (see .../workflows/{workflow_id}/states/).',
+        );
       const target = lower(dto.transition_state_id);
       const rejection = dto.rejection_state_id ? lower(dto.rejection_state_id) : null;
       await this.assertProjectStates(ctx, { transition_state_id: target, rejection_state_id: rejection }, tx);
-      if (target === from.state_id) throw ProblemException.validation('transition_state_id', 'A transition must lead to another state than the one it starts from.');
-      if (await this.repo.transitionExists(from.id, target, null, tx)) throw ProblemException.conflict('This workflow state already has a transition to that state.');
+      if (target === from.state_id)
+        throw ProblemException.validation(
+          'transition_state_id',
+          'A transition must lead to another state than the one it starts from.',
+        );
+      if (await this.repo.transitionExists(from.id, target, null, tx))
+        throw ProblemException.conflict('This workflow state already has a transition to that state.');
       const memberIds = await this.checkMembers(ctx, dto.member_ids ?? [], tx);
       const row = await this.repo.insertTransition(
         ctx.workspace.id,
         ctx.project.id,
         workflowId,
-        { workflow_state_id: from.id, transition_state_id: target, rejection_state_id: rejection, required_approvals: dto.required_approvals ?? 0, member_ids: memberIds },
+        {
+          workflow_state_id: from.id,
+          transition_state_id: target,
+          rejection_state_id: rejection,
+          required_approvals: dto.required_approvals ?? 0,
+          member_ids: memberIds,
+        },
         ctx.principal.userId,
         tx,
       );
@@ -238,22 +301,58 @@ export class WorkflowsService {
     });
   }
 
-  async updateTransition(ctx: ProjectContext, workflowId: string, id: string, dto: UpdateWorkflowTransitionDto): Promise<WorkflowTransitionDto> {
+  async updateTransition(
+    ctx: ProjectContext,
+    workflowId: string,
+    id: string,
+    dto: UpdateWorkflowTransitionDto,
+  ): Promise<WorkflowTransitionDto> {
     return this.ds.transaction(async (tx) => {
       const wf = await this.workflowOr404(ctx, workflowId, tx, true);
       const current = await this.transitionOr404(ctx, workflowId, id, tx);
       const target = dto.transition_state_id === undefined ? undefined : lower(dto.transition_state_id);
-      const rejection = dto.rejection_state_id === undefined ? undefined : dto.rejection_state_id === null ? null : lower(dto.rejection_state_id);
-      await this.assertProjectStates(ctx, { transition_state_id: target ?? null, rejection_state_id: rejection ?? null }, tx);
+      const rejection =
+        dto.rejection_state_id === undefined
+          ? undefined
+          : dto.rejection_state_id === null
+            ? null
+            : lower(dto.rejection_state_id);
+      await this.assertProjectStates(
+        ctx,
+        { transition_state_id: target ?? null, rejection_state_id: rejection ?? null },
+        tx,
+      );
       if (target !== undefined && target !== current.transition_state_id) {
         const from = (await this.repo.getState(ctx.workspace.id, workflowId, current.workflow_state_id, tx))!;
-        if (target === from.state_id) throw ProblemException.validation('transition_state_id', 'A transition must lead to another state than the one it starts from.');
-        if (await this.repo.transitionExists(from.id, target, id, tx)) throw ProblemException.conflict('This workflow state already has a transition to that state.');
+        if (target === from.state_id)
+          throw ProblemException.validation(
+            'transition_state_id',
+            'A transition must lead to another state than the one it starts from.',
+          );
+        if (await this.repo.transitionExists(from.id, target, id, tx))
+          throw ProblemException.conflict('This workflow state already has a transition to that state.');
       }
       const memberIds = dto.member_ids === undefined ? undefined : await this.checkMembers(ctx, dto.member_ids, tx);
-      await this.repo.updateTransition(id, { transition_state_id: target, rejection_state_id: rejection, required_approvals: dto.required_approvals, member_ids: memberIds }, tx);
+      await this.repo.updateTransition(
+        id,
+        {
+          transition_state_id: target,
+          rejection_state_id: rejection,
+          required_approvals: dto.required_approvals,
+          member_ids: memberIds,
+        },
+        tx,
+      );
       const updated = mapTransition((await this.repo.getTransition(ctx.workspace.id, workflowId, id, tx))!);
-      await this.record(tx, ctx, 'workflow.updated', mapWorkflow(wf), mapTransition(current), updated, 'workflow_transition.updated');
+      await this.record(
+        tx,
+        ctx,
+        'workflow.updated',
+        mapWorkflow(wf),
+        mapTransition(current),
+        updated,
+        'workflow_transition.updated',
+      );
       return updated;
     });
   }
@@ -269,7 +368,12 @@ export class WorkflowsService {
 
   // ---- helpers ----
 
-  private async workflowOr404(ctx: ProjectContext, id: string, db: Queryable = this.ds, forUpdate = false): Promise<WorkflowRow> {
+  private async workflowOr404(
+    ctx: ProjectContext,
+    id: string,
+    db: Queryable = this.ds,
+    forUpdate = false,
+  ): Promise<WorkflowRow> {
     const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id, db, forUpdate);
     if (!row) throw ProblemException.notFound('Workflow');
     return row;
@@ -288,19 +392,37 @@ export class WorkflowsService {
   }
 
   /** Every given state id (field -> id; null skipped) must be a live state of the project: else 400 naming the field. */
-  private async assertProjectStates(ctx: ProjectContext, fields: Record<string, string | null>, tx: EntityManager): Promise<void> {
+  private async assertProjectStates(
+    ctx: ProjectContext,
+    fields: Record<string, string | null>,
+    tx: EntityManager,
+  ): Promise<void> {
     const given = Object.entries(fields).filter((e): e is [string, string] => e[1] !== null);
     if (!given.length) return;
-    const foreign = new Set(await this.repo.foreignStates(ctx.workspace.id, ctx.project.id, given.map(([, id]) => id), tx));
+    const foreign = new Set(
+      await this.repo.foreignStates(
+        ctx.workspace.id,
+        ctx.project.id,
+        given.map(([, id]) => id),
+        tx,
+      ),
+    );
     const bad = given.filter(([, id]) => foreign.has(id));
-    if (bad.length) throw ProblemException.validationMany(bad.map(([field]) => ({ field, message: 'Must be a state of this project.' })));
+    if (bad.length)
+      throw ProblemException.validationMany(
+        bad.map(([field]) => ({ field, message: 'Must be a state of this project.' })),
+      );
   }
 
   /** Types of the project's roster (gap-reference 1: an id of another project or workspace is a 400). */
   private async checkTypes(ctx: ProjectContext, ids: string[], tx: EntityManager): Promise<string[]> {
     const unique = uniqueIds(ids);
     const bad = await this.repo.typesNotInProject(ctx.workspace.id, ctx.project.id, unique, tx);
-    if (bad.length) throw ProblemException.validation('work_item_type_ids', `Not work item types of this project: ${bad.join(', ')}.`);
+    if (bad.length)
+      throw ProblemException.validation(
+        'work_item_type_ids',
+        `Not work item types of this project: ${bad.join(', ')}.`,
+      );
     return unique;
   }
 
@@ -322,7 +444,15 @@ export class WorkflowsService {
   }
 
   /** One audit entry per workflow write, in the write's transaction (category settings, target the workflow). */
-  private record(tx: EntityManager, ctx: ProjectContext, event: string, wf: WorkflowDto, oldValue: unknown, newValue: unknown, change: string): Promise<void> {
+  private record(
+    tx: EntityManager,
+    ctx: ProjectContext,
+    event: string,
+    wf: WorkflowDto,
+    oldValue: unknown,
+    newValue: unknown,
+    change: string,
+  ): Promise<void> {
     return this.audit.record(tx, ctx, {
       event_name: event,
       category: 'settings',

@@ -15,7 +15,10 @@ export class WorkspacesRepository {
   constructor(private readonly ds: DataSource) {}
 
   async findBySlug(slug: string, db: Queryable = this.ds): Promise<WorkspaceRow | null> {
-    const rows = await db.query(`SELECT id, slug, name, owner_id, created_at FROM workspaces WHERE slug = $1 AND deleted_at IS NULL`, [slug]);
+    const rows = await db.query(
+      `SELECT id, slug, name, owner_id, created_at FROM workspaces WHERE slug = $1 AND deleted_at IS NULL`,
+      [slug],
+    );
     return rows[0] ?? null;
   }
 

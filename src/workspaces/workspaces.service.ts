@@ -16,8 +16,10 @@ export class WorkspacesService {
 
   async create(slug: string, name: string, ownerId: string | null, m?: EntityManager): Promise<WorkspaceRow> {
     const s = slug.trim().toLowerCase();
-    if (!SLUG_RE.test(s)) throw ProblemException.validation('slug', 'Use 1-48 lower-case letters, digits and inner hyphens.');
-    if (!name.trim() || exceedsVarchar(name)) throw ProblemException.validation('name', 'Name is required (max 255 characters).');
+    if (!SLUG_RE.test(s))
+      throw ProblemException.validation('slug', 'Use 1-48 lower-case letters, digits and inner hyphens.');
+    if (!name.trim() || exceedsVarchar(name))
+      throw ProblemException.validation('name', 'Name is required (max 255 characters).');
     const db = m ?? this.ds;
     if (await this.repo.findBySlug(s, db)) throw ProblemException.conflict(`The workspace slug "${s}" is taken.`);
     return this.repo.insert(s, name.trim(), ownerId, db);

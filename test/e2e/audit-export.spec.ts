@@ -35,14 +35,23 @@ describe('audit export under concurrent writes', () => {
     next_cursor: string | null;
   }
   const page = async (query: Record<string, string>): Promise<Page> => {
-    const res = await t.http.get(`/api/v2/workspaces/${ten.slug}/audit-logs/?${new URLSearchParams(query)}`).set('X-Api-Key', ten.owner.key);
+    const res = await t.http
+      .get(`/api/v2/workspaces/${ten.slug}/audit-logs/?${new URLSearchParams(query)}`)
+      .set('X-Api-Key', ten.owner.key);
     if (res.status !== 200) throw new Error(`export page failed: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body;
   };
 
   /** One walk: follows next_cursor until has_more is false. Returns the entries and when the last request started. */
-  async function walk(createdAfter: string | null): Promise<{ entries: Entry[]; lastRequestAt: number; pages: number }> {
-    const base: Record<string, string> = { paginate: 'cursor', per_page: '200', order_by: 'created_at', ...(createdAfter ? { created_after: createdAfter } : {}) };
+  async function walk(
+    createdAfter: string | null,
+  ): Promise<{ entries: Entry[]; lastRequestAt: number; pages: number }> {
+    const base: Record<string, string> = {
+      paginate: 'cursor',
+      per_page: '200',
+      order_by: 'created_at',
+      ...(createdAfter ? { created_after: createdAfter } : {}),
+    };
     const entries: Entry[] = [];
     let cursor: string | null = null;
     let pages = 0;
@@ -133,7 +142,10 @@ describe('audit export under concurrent writes', () => {
       await Promise.all(writers);
       await resume();
 
-      const inDb: Array<{ event_id: string }> = await t.ds.query(`SELECT event_id FROM audit_logs WHERE workspace_id = $1`, [ten.workspaceId]);
+      const inDb: Array<{ event_id: string }> = await t.ds.query(
+        `SELECT event_id FROM audit_logs WHERE workspace_id = $1`,
+        [ten.workspaceId],
+      );
       expect(rolledBack.size).toBeGreaterThan(0);
       expect(committedAt.size).toBeGreaterThan(20);
       expect(resumes).toBeGreaterThan(3);
@@ -152,7 +164,13 @@ describe('audit export under concurrent writes', () => {
     let count = 0;
     let prev: string | null = null;
     for (;;) {
-      const p = await page({ paginate: 'cursor', per_page: '200', order_by: '-id', event_name: 'export.seeded', ...(cursor ? { cursor } : {}) });
+      const p = await page({
+        paginate: 'cursor',
+        per_page: '200',
+        order_by: '-id',
+        event_name: 'export.seeded',
+        ...(cursor ? { cursor } : {}),
+      });
       for (const e of p.data) {
         if (prev) expect(e.id < prev).toBe(true);
         prev = e.id;

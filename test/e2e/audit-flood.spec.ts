@@ -4,7 +4,12 @@ import { createApp } from '../../src/common/http/create-app';
 import { AuditEntry as Entry, auditEntries } from '../helpers/audit';
 import { BASE_URL, createTestApp, expectProblem, Tenant, TestApp } from '../helpers/test-app';
 
-type Inject = (opts: { method: string; url: string; remoteAddress?: string; headers?: Record<string, string> }) => Promise<{ statusCode: number; json: () => any }>;
+type Inject = (opts: {
+  method: string;
+  url: string;
+  remoteAddress?: string;
+  headers?: Record<string, string>;
+}) => Promise<{ statusCode: number; json: () => any }>;
 const injector = (app: NestFastifyApplication): Inject => {
   const f = app.getHttpAdapter().getInstance() as unknown as { inject: Inject };
   return (o) => f.inject(o);
@@ -28,10 +33,11 @@ describe('audit flood protection: rate limiting first, then aggregation', () => 
   });
   afterAll(() => t.close());
 
-  it('records rate_limit.exceeded once per credential and window, with the credential\'s user and the count', async () => {
+  it("records rate_limit.exceeded once per credential and window, with the credential's user and the count", async () => {
     const url = `/api/v2/workspaces/${ten.slug}/members/`;
     for (let i = 0; i < LIMIT; i++) expect((await t.http.get(url).set('X-Api-Key', ten.owner.key)).status).toBe(200);
-    for (let i = 0; i < 6; i++) expectProblem(await t.http.get(url).set('X-Api-Key', ten.owner.key), 429, 'rate_limited');
+    for (let i = 0; i < 6; i++)
+      expectProblem(await t.http.get(url).set('X-Api-Key', ten.owner.key), 429, 'rate_limited');
     const rows = await read(t, ten, { event_name: 'rate_limit.exceeded', actor_id: ten.owner.id });
     expect(rows.length).toBeGreaterThanOrEqual(1);
     expect(rows.length).toBeLessThanOrEqual(2);
@@ -47,7 +53,12 @@ describe('audit flood protection: rate limiting first, then aggregation', () => 
       target_id: ten.workspaceId,
       reason: 'rate_limited',
       ip_address: '127.0.0.1',
-      metadata: expect.objectContaining({ limit: LIMIT, window_seconds: 60, credential: 'api_key', route: 'GET /api/v2/workspaces/{slug}/members/' }),
+      metadata: expect.objectContaining({
+        limit: LIMIT,
+        window_seconds: 60,
+        credential: 'api_key',
+        route: 'GET /api/v2/workspaces/{slug}/members/',
+      }),
     });
   });
 
@@ -55,11 +66,22 @@ describe('audit flood protection: rate limiting first, then aggregation', () => 
     const inject = injector(t.app);
     const url = `/api/v2/workspaces/${ten.slug}/projects/`;
     const statuses: number[] = [];
-    for (let i = 0; i < 12; i++) statuses.push((await inject({ method: 'GET', url, remoteAddress: '203.0.113.50', headers: { 'x-api-key': `wt_api_guess${i}` } })).statusCode);
+    for (let i = 0; i < 12; i++)
+      statuses.push(
+        (
+          await inject({
+            method: 'GET',
+            url,
+            remoteAddress: '203.0.113.50',
+            headers: { 'x-api-key': `wt_api_guess${i}` },
+          })
+        ).statusCode,
+      );
     // A new guessed key buys no fresh budget: each failed authentication also counts against the address.
     expect(statuses).toEqual([401, 401, 401, 401, 429, 429, 429, 429, 429, 429, 429, 429]);
     // Without any credential the budget is the address's from the start.
-    for (let i = 0; i < 8; i++) statuses.push((await inject({ method: 'GET', url, remoteAddress: '203.0.113.51' })).statusCode);
+    for (let i = 0; i < 8; i++)
+      statuses.push((await inject({ method: 'GET', url, remoteAddress: '203.0.113.51' })).statusCode);
     expect(statuses.slice(12)).toEqual([401, 401, 401, 401, 429, 429, 429, 429]);
 
     // Each guess is recorded as a failed authentication (before its 429), the 429s as rate limits: both
@@ -70,21 +92,36 @@ describe('audit flood protection: rate limiting first, then aggregation', () => 
     const guessLimited = await read(t, ten, { event_name: 'rate_limit.exceeded', ip_address: '203.0.113.50' });
     expect(guessLimited.length).toBeLessThanOrEqual(2);
     expect(occurrences(guessLimited)).toBe(8);
-    expect(guessLimited[0]).toMatchObject({ category: 'security', outcome: 'failure', actor_type: 'anonymous', actor_id: null, reason: 'rate_limited' });
+    expect(guessLimited[0]).toMatchObject({
+      category: 'security',
+      outcome: 'failure',
+      actor_type: 'anonymous',
+      actor_id: null,
+      reason: 'rate_limited',
+    });
     const noCred = await read(t, ten, { event_name: 'auth.failed', ip_address: '203.0.113.51' });
     expect(occurrences(noCred)).toBe(LIMIT);
     const limited = await read(t, ten, { event_name: 'rate_limit.exceeded', ip_address: '203.0.113.51' });
     expect(limited.length).toBeLessThanOrEqual(2);
     expect(occurrences(limited)).toBe(4);
-    expect(limited[0]).toMatchObject({ actor_type: 'anonymous', actor_id: null, metadata: expect.objectContaining({ credential: 'none' }) });
+    expect(limited[0]).toMatchObject({
+      actor_type: 'anonymous',
+      actor_id: null,
+      metadata: expect.objectContaining({ credential: 'none' }),
+    });
   });
 
   it('a 429 outside a workspace path records nothing', async () => {
     const inject = injector(t.app);
-    const before = (await t.ds.query(`SELECT count(*)::int AS c FROM audit_logs WHERE event_name = 'rate_limit.exceeded'`))[0].c;
-    for (let i = 0; i < LIMIT + 3; i++) await inject({ method: 'GET', url: '/api/v2/users/me/', remoteAddress: '203.0.113.52' });
+    const before = (
+      await t.ds.query(`SELECT count(*)::int AS c FROM audit_logs WHERE event_name = 'rate_limit.exceeded'`)
+    )[0].c;
+    for (let i = 0; i < LIMIT + 3; i++)
+      await inject({ method: 'GET', url: '/api/v2/users/me/', remoteAddress: '203.0.113.52' });
     await sleep(1500);
-    expect((await t.ds.query(`SELECT count(*)::int AS c FROM audit_logs WHERE event_name = 'rate_limit.exceeded'`))[0].c).toBe(before);
+    expect(
+      (await t.ds.query(`SELECT count(*)::int AS c FROM audit_logs WHERE event_name = 'rate_limit.exceeded'`))[0].c,
+    ).toBe(before);
   });
 });
 
@@ -98,7 +135,18 @@ describe('audit failure windows', () => {
     t = await createTestApp();
     ten = await t.tenant();
     // A second instance of the service on the same database.
-    second = await createApp({ ...loadConfig(), publicBaseUrl: BASE_URL, redisUrl: undefined, rateLimit: { limit: 100000, ttlMs: 60000 }, logLevel: 'error', dbPoolSize: 3 }, t.dbUrl, { logger: false });
+    second = await createApp(
+      {
+        ...loadConfig(),
+        publicBaseUrl: BASE_URL,
+        redisUrl: undefined,
+        rateLimit: { limit: 100000, ttlMs: 60000 },
+        logLevel: 'error',
+        dbPoolSize: 3,
+      },
+      t.dbUrl,
+      { logger: false },
+    );
     await second.getHttpAdapter().getInstance().ready();
   });
   afterAll(async () => {
@@ -126,7 +174,10 @@ describe('audit failure windows', () => {
     const rows = await read(t, ten, { event_name: 'auth.failed', ip_address: '198.18.0.1' });
     expect(rows.map((r) => r.metadata.aggregation.occurrences)).toEqual([3, 2]);
     expect(rows[0].metadata.aggregation.window_seconds).toBe(2);
-    expect(new Date(rows[1].metadata.aggregation.window_start).getTime() - new Date(rows[0].metadata.aggregation.window_start).getTime()).toBeGreaterThanOrEqual(2000);
+    expect(
+      new Date(rows[1].metadata.aggregation.window_start).getTime() -
+        new Date(rows[0].metadata.aggregation.window_start).getTime(),
+    ).toBeGreaterThanOrEqual(2000);
   });
 
   it('two instances seeing the same failure write one entry and add up their counts', async () => {

@@ -9,7 +9,12 @@ import { AuditEntry as Entry, auditEntries } from '../helpers/audit';
 import { DIST_CLI, ensureBuilt, ROOT } from '../helpers/build';
 import { createTestApp, expectProblem, Tenant, TestApp } from '../helpers/test-app';
 
-type Inject = (opts: { method: string; url: string; remoteAddress?: string; headers?: Record<string, string> }) => Promise<{ statusCode: number; json: () => any }>;
+type Inject = (opts: {
+  method: string;
+  url: string;
+  remoteAddress?: string;
+  headers?: Record<string, string>;
+}) => Promise<{ statusCode: number; json: () => any }>;
 const injector = (app: NestFastifyApplication): Inject => {
   const f = app.getHttpAdapter().getInstance() as unknown as { inject: Inject };
   return (o) => f.inject(o);
@@ -72,7 +77,14 @@ describe('audit trail', () => {
       const res = await t.http.get(base).set('Authorization', `Bearer ${other}`);
       expectProblem(res, 403, 'forbidden');
       const [denied] = await list({ event_name: 'permission.denied', actor_id: ten.owner.id, search: 'audit-logs' });
-      expect(denied).toMatchObject({ actor_type: 'user', reason: 'insufficient_scope', metadata: expect.objectContaining({ required: 'workspaces.audit_logs:read', scopes: ['workspaces.members:read'] }) });
+      expect(denied).toMatchObject({
+        actor_type: 'user',
+        reason: 'insufficient_scope',
+        metadata: expect.objectContaining({
+          required: 'workspaces.audit_logs:read',
+          scopes: ['workspaces.members:read'],
+        }),
+      });
       for (const scopes of [['workspaces.audit_logs:read'], ['read']]) {
         const tok = await t.token(ten.owner.email, scopes);
         expect((await t.http.get(base).set('Authorization', `Bearer ${tok}`)).status).toBe(200);
@@ -81,7 +93,11 @@ describe('audit trail', () => {
 
     it('is 404 for another workspace, for its entries, and for an event_id; 400 for a malformed pk', async () => {
       const other = await t.tenant();
-      expectProblem(await t.http.get(`/api/v2/workspaces/${other.slug}/audit-logs/`).set(owner()), 404, 'resource_not_found');
+      expectProblem(
+        await t.http.get(`/api/v2/workspaces/${other.slug}/audit-logs/`).set(owner()),
+        404,
+        'resource_not_found',
+      );
       const [foreign] = await auditEntries(t, other);
       expectProblem(await t.http.get(`${base}${foreign.id}/`).set(owner()), 404, 'resource_not_found');
       const [mine] = await list();
@@ -97,7 +113,9 @@ describe('audit trail', () => {
       const [e] = await list();
       expectProblem(await t.http.delete(`${base}${e.id}/`).set(owner()), 405, 'method_not_allowed');
       expectProblem(await t.http.patch(`${base}${e.id}/`).set(owner()).send({}), 405, 'method_not_allowed');
-      await expect(t.ds.query(`UPDATE audit_logs SET reason = 'x' WHERE id = $1`, [e.id])).rejects.toThrow(/append-only/);
+      await expect(t.ds.query(`UPDATE audit_logs SET reason = 'x' WHERE id = $1`, [e.id])).rejects.toThrow(
+        /append-only/,
+      );
       await expect(t.ds.query(`DELETE FROM audit_logs WHERE id = $1`, [e.id])).rejects.toThrow(/append-only/);
       await expect(t.ds.query(`TRUNCATE audit_logs`)).rejects.toThrow(/append-only/);
       expect((await t.http.get(`${base}${e.id}/`).set(owner())).body).toEqual(e);
@@ -125,8 +143,17 @@ describe('audit trail', () => {
 
     it('member.role_updated (API and CLI): old and new role, actor snapshot', async () => {
       const u = await t.member(ten.slug, 'member');
-      const row = (await t.http.get(`/api/v2/workspaces/${ten.slug}/members/?member_id=${u.id}`).set(owner())).body.data[0];
-      expect((await t.http.patch(`/api/v2/workspaces/${ten.slug}/members/${row.id}/`).set(owner()).set('User-Agent', 'audit-test/1').send({ role: 'admin' })).status).toBe(200);
+      const row = (await t.http.get(`/api/v2/workspaces/${ten.slug}/members/?member_id=${u.id}`).set(owner())).body
+        .data[0];
+      expect(
+        (
+          await t.http
+            .patch(`/api/v2/workspaces/${ten.slug}/members/${row.id}/`)
+            .set(owner())
+            .set('User-Agent', 'audit-test/1')
+            .send({ role: 'admin' })
+        ).status,
+      ).toBe(200);
       await t.admin.addMember(ten.slug, u.email, 'member'); // CLI: back to member
       const rows = await list({ event_name: 'member.role_updated', target_id: row.id });
       expect(rows).toHaveLength(2);
@@ -144,7 +171,13 @@ describe('audit trail', () => {
         ip_address: '127.0.0.1',
         user_agent: 'audit-test/1',
       });
-      expect(rows[1]).toMatchObject({ source: 'admin', actor_type: 'system', actor_id: null, old_value: { role: 'admin' }, new_value: { role: 'member' } });
+      expect(rows[1]).toMatchObject({
+        source: 'admin',
+        actor_type: 'system',
+        actor_id: null,
+        old_value: { role: 'admin' },
+        new_value: { role: 'member' },
+      });
     });
 
     it('project_member.added, .role_updated and .removed with project_id and roles', async () => {
@@ -160,7 +193,13 @@ describe('audit trail', () => {
         ['project_member.role_updated', { role: 'commenter' }, { role: 'contributor' }],
         ['project_member.removed', { role: 'contributor' }, null],
       ]);
-      for (const r of rows) expect(r).toMatchObject({ category: 'member', project_id: p.id, actor_id: ten.owner.id, metadata: { member_id: u.id } });
+      for (const r of rows)
+        expect(r).toMatchObject({
+          category: 'member',
+          project_id: p.id,
+          actor_id: ten.owner.id,
+          metadata: { member_id: u.id },
+        });
     });
 
     it('api_key.created and api_key.revoked are recorded in every workspace of the key owner, never with the secret', async () => {
@@ -169,7 +208,10 @@ describe('audit trail', () => {
       await t.admin.addMember(second.slug, u.email, 'guest');
       const key = await t.admin.createApiKey(u.email, 'ci key');
       await t.admin.revokeApiKey(key.id);
-      for (const [slug, k] of [[ten.slug, ten.owner.key], [second.slug, second.owner.key]]) {
+      for (const [slug, k] of [
+        [ten.slug, ten.owner.key],
+        [second.slug, second.owner.key],
+      ]) {
         const rows = await auditEntries(t, { slug, key: k }, { target_type: 'api_key', target_id: key.id });
         expect(rows.map((r) => r.event_name)).toEqual(['api_key.created', 'api_key.revoked']);
         expect(rows[0]).toMatchObject({
@@ -181,7 +223,10 @@ describe('audit trail', () => {
           new_value: { id: key.id, user_id: u.id, label: 'ci key', key_prefix: key.key.slice(0, 12), expires_at: null },
           metadata: expect.objectContaining({ user_id: u.id, user_email: u.email, scope: 'user' }),
         });
-        expect(rows[1]).toMatchObject({ old_value: { revoked_at: null }, new_value: { revoked_at: expect.any(String) } });
+        expect(rows[1]).toMatchObject({
+          old_value: { revoked_at: null },
+          new_value: { revoked_at: expect.any(String) },
+        });
         expect(JSON.stringify(rows)).not.toContain(key.key);
       }
     });
@@ -208,8 +253,14 @@ describe('audit trail', () => {
     it('auth.failed on a workspace path: anonymous, with the reason; an unknown slug records nothing', async () => {
       const inject = injector(t.app);
       const url = `/api/v2/workspaces/${ten.slug}/members/`;
-      expect((await inject({ method: 'GET', url, remoteAddress: '198.51.100.7', headers: { 'user-agent': 'prober' } })).statusCode).toBe(401);
-      expect((await inject({ method: 'GET', url, remoteAddress: '198.51.100.7', headers: { 'x-api-key': 'wt_api_wrong' } })).statusCode).toBe(401);
+      expect(
+        (await inject({ method: 'GET', url, remoteAddress: '198.51.100.7', headers: { 'user-agent': 'prober' } }))
+          .statusCode,
+      ).toBe(401);
+      expect(
+        (await inject({ method: 'GET', url, remoteAddress: '198.51.100.7', headers: { 'x-api-key': 'wt_api_wrong' } }))
+          .statusCode,
+      ).toBe(401);
       const rows = await list({ event_name: 'auth.failed', ip_address: '198.51.100.7' });
       expect(rows.map((r) => r.reason)).toEqual(['missing_credentials', 'invalid_credentials']);
       expect(rows[0]).toMatchObject({
@@ -222,14 +273,29 @@ describe('audit trail', () => {
         target_type: 'workspace',
         target_id: ten.workspaceId,
         user_agent: 'prober',
-        metadata: expect.objectContaining({ credential: 'none', method: 'GET', path: url, aggregation: expect.objectContaining({ occurrences: 1 }) }),
+        metadata: expect.objectContaining({
+          credential: 'none',
+          method: 'GET',
+          path: url,
+          aggregation: expect.objectContaining({ occurrences: 1 }),
+        }),
       });
       expect(rows[1].metadata.credential).toBe('api_key');
       expect(JSON.stringify(rows[1])).not.toContain('wt_api_wrong');
 
       const before = (await t.ds.query(`SELECT count(*)::int AS c FROM audit_logs`))[0].c;
-      expect((await inject({ method: 'GET', url: '/api/v2/workspaces/no-such-workspace/members/', remoteAddress: '198.51.100.8' })).statusCode).toBe(401);
-      expect((await inject({ method: 'GET', url: '/api/v2/users/me/', remoteAddress: '198.51.100.8' })).statusCode).toBe(401);
+      expect(
+        (
+          await inject({
+            method: 'GET',
+            url: '/api/v2/workspaces/no-such-workspace/members/',
+            remoteAddress: '198.51.100.8',
+          })
+        ).statusCode,
+      ).toBe(401);
+      expect(
+        (await inject({ method: 'GET', url: '/api/v2/users/me/', remoteAddress: '198.51.100.8' })).statusCode,
+      ).toBe(401);
       await t.app.get(AuditService).flushAggregates();
       expect((await t.ds.query(`SELECT count(*)::int AS c FROM audit_logs`))[0].c).toBe(before);
     });
@@ -240,15 +306,27 @@ describe('audit trail', () => {
       const url = `/api/v2/workspaces/${slug}/members/`;
       expect((await inject({ method: 'GET', url, remoteAddress: '198.51.100.21' })).statusCode).toBe(401);
       const late = await t.tenant(slug);
-      expect((await inject({ method: 'GET', url, remoteAddress: '198.51.100.21', headers: { 'x-api-key': 'wt_api_wrong' } })).statusCode).toBe(401);
+      expect(
+        (await inject({ method: 'GET', url, remoteAddress: '198.51.100.21', headers: { 'x-api-key': 'wt_api_wrong' } }))
+          .statusCode,
+      ).toBe(401);
       const rows = await auditEntries(t, late, { event_name: 'auth.failed' });
       expect(rows.map((r) => [r.reason, r.ip_address])).toEqual([['invalid_credentials', '198.51.100.21']]);
     });
 
     it('permission.denied for a 403 raised by a service (role hierarchy), with the problem code as reason', async () => {
       const admin = await t.member(ten.slug, 'admin');
-      const ownerRow = (await t.http.get(`/api/v2/workspaces/${ten.slug}/members/?member_id=${ten.owner.id}`).set(owner())).body.data[0];
-      expectProblem(await t.http.patch(`/api/v2/workspaces/${ten.slug}/members/${ownerRow.id}/`).set('X-Api-Key', admin.key).send({ role: 'member' }), 403, 'forbidden');
+      const ownerRow = (
+        await t.http.get(`/api/v2/workspaces/${ten.slug}/members/?member_id=${ten.owner.id}`).set(owner())
+      ).body.data[0];
+      expectProblem(
+        await t.http
+          .patch(`/api/v2/workspaces/${ten.slug}/members/${ownerRow.id}/`)
+          .set('X-Api-Key', admin.key)
+          .send({ role: 'member' }),
+        403,
+        'forbidden',
+      );
       const [e] = await list({ event_name: 'permission.denied', actor_id: admin.id });
       expect(e).toMatchObject({
         category: 'security',
@@ -256,21 +334,40 @@ describe('audit trail', () => {
         reason: 'forbidden',
         target_type: 'route',
         target_id: 'PATCH /api/v2/workspaces/{slug}/members/{pk}/',
-        metadata: expect.objectContaining({ workspace_role: 'admin', path: `/api/v2/workspaces/${ten.slug}/members/${ownerRow.id}/`, detail: expect.any(String) }),
+        metadata: expect.objectContaining({
+          workspace_role: 'admin',
+          path: `/api/v2/workspaces/${ten.slug}/members/${ownerRow.id}/`,
+          detail: expect.any(String),
+        }),
       });
       // The refused change left the owner's role and wrote no member.role_updated.
-      expect((await list({ event_name: 'member.role_updated', target_id: ownerRow.id }))).toEqual([]);
+      expect(await list({ event_name: 'member.role_updated', target_id: ownerRow.id })).toEqual([]);
     });
     it('permission.denied for a 403 workflow_transition_denied (work item created in a state the workflow closes)', async () => {
       const p = await t.project(ten.slug, ten.owner.key);
       const proj = `/api/v2/workspaces/${ten.slug}/projects/${p.id}`;
       const states = (await t.http.get(`${proj}/states/?per_page=200`).set(owner())).body.data as Entry[];
       const backlog = states.find((x) => x.name === 'Backlog')!;
-      expect((await t.http.patch(`${proj}/features/`).set(owner()).send({ is_workflow_enabled: true })).status).toBe(200);
+      expect((await t.http.patch(`${proj}/features/`).set(owner()).send({ is_workflow_enabled: true })).status).toBe(
+        200,
+      );
       const wf = await t.http.post(`${proj}/workflows/`).set(owner()).send({ name: 'Closed backlog', is_active: true });
-      expect((await t.http.post(`${proj}/workflows/${wf.body.id}/states/`).set(owner()).send({ state_id: backlog.id, allow_issue_creation: false })).status).toBe(201);
-      expectProblem(await t.http.post(`${proj}/work-items/`).set(owner()).send({ name: 'x', state_id: backlog.id }), 403, 'workflow_transition_denied');
-      const rows = (await list({ event_name: 'permission.denied', actor_id: ten.owner.id })).filter((e) => e.project_id === p.id);
+      expect(
+        (
+          await t.http
+            .post(`${proj}/workflows/${wf.body.id}/states/`)
+            .set(owner())
+            .send({ state_id: backlog.id, allow_issue_creation: false })
+        ).status,
+      ).toBe(201);
+      expectProblem(
+        await t.http.post(`${proj}/work-items/`).set(owner()).send({ name: 'x', state_id: backlog.id }),
+        403,
+        'workflow_transition_denied',
+      );
+      const rows = (await list({ event_name: 'permission.denied', actor_id: ten.owner.id })).filter(
+        (e) => e.project_id === p.id,
+      );
       expect(rows).toHaveLength(1);
       expect(rows[0]).toMatchObject({
         category: 'security',
@@ -300,7 +397,10 @@ describe('audit trail', () => {
 
     /** The instance trail has no API route (the spec's trail is per workspace; operators read it with `audit list --instance`): the raw rows. */
     const instanceEntries = (userId: string): Promise<Entry[]> =>
-      t.ds.query(`SELECT * FROM audit_logs WHERE workspace_id IS NULL AND metadata->>'user_id' = $1 ORDER BY created_at, id`, [userId]);
+      t.ds.query(
+        `SELECT * FROM audit_logs WHERE workspace_id IS NULL AND metadata->>'user_id' = $1 ORDER BY created_at, id`,
+        [userId],
+      );
 
     it('user create, api-key create and token create through the CLI each leave one entry; later events reach the workspace through the API', async () => {
       const email = `lone-${Date.now()}@example.com`;
@@ -325,9 +425,19 @@ describe('audit trail', () => {
         target_type: 'api_key',
         target_id: key.id,
         old_value: null,
-        new_value: { id: key.id, user_id: user.id, label: 'lone key', key_prefix: key.key.slice(0, 12), expires_at: null },
+        new_value: {
+          id: key.id,
+          user_id: user.id,
+          label: 'lone key',
+          key_prefix: key.key.slice(0, 12),
+          expires_at: null,
+        },
       });
-      expect(lone[1]).toMatchObject({ ...common, target_type: 'oauth_token', new_value: { user_id: user.id, scopes: ['workspaces.members:read'] } });
+      expect(lone[1]).toMatchObject({
+        ...common,
+        target_type: 'oauth_token',
+        new_value: { user_id: user.id, scopes: ['workspaces.members:read'] },
+      });
       expect(lone[1].target_id).toBe(lone[1].new_value.id);
       expect(Number(lone[1].sequence_number)).toBeGreaterThan(Number(lone[0].sequence_number));
       expect(JSON.stringify(lone)).not.toContain(key.key);
@@ -335,7 +445,9 @@ describe('audit trail', () => {
 
       // Through the API: the credentials work, and no workspace trail holds the instance entries.
       expect((await t.http.get('/api/v2/users/me/').set('X-Api-Key', key.key)).body.id).toBe(user.id);
-      expect((await t.http.get('/api/v2/users/me/').set('Authorization', `Bearer ${token.access_token}`)).body.id).toBe(user.id);
+      expect((await t.http.get('/api/v2/users/me/').set('Authorization', `Bearer ${token.access_token}`)).body.id).toBe(
+        user.id,
+      );
       expect(await list({ target_id: key.id })).toEqual([]);
 
       // Once a member, the user's credential events are the workspace's: the revocation is read through the API.
@@ -352,8 +464,11 @@ describe('audit trail', () => {
       });
       expect((await instanceEntries(user.id)).map((e) => e.event_name)).toEqual(['api_key.created', 'token.issued']);
       // Each change exactly once across all trails.
-      expect((await t.ds.query(`SELECT event_name FROM audit_logs WHERE target_id = $1 ORDER BY created_at`, [key.id])).map((r: Entry) => r.event_name))
-        .toEqual(['api_key.created', 'api_key.revoked']);
+      expect(
+        (await t.ds.query(`SELECT event_name FROM audit_logs WHERE target_id = $1 ORDER BY created_at`, [key.id])).map(
+          (r: Entry) => r.event_name,
+        ),
+      ).toEqual(['api_key.created', 'api_key.revoked']);
     });
 
     it('the instance trail keeps the commit-order invariants of a workspace trail and stays append-only', async () => {
@@ -361,9 +476,13 @@ describe('audit trail', () => {
       await t.admin.createToken(u.email, ['read']);
       const rows = await instanceEntries(u.id);
       expect(rows.map((e) => e.event_name)).toEqual(['api_key.created', 'token.issued']);
-      const all: Entry[] = await t.ds.query(`SELECT id, created_at, sequence_number::text AS seq FROM audit_logs WHERE workspace_id IS NULL ORDER BY created_at, id`);
+      const all: Entry[] = await t.ds.query(
+        `SELECT id, created_at, sequence_number::text AS seq FROM audit_logs WHERE workspace_id IS NULL ORDER BY created_at, id`,
+      );
       expect(all.map((r) => r.id)).toEqual([...all.map((r) => r.id)].sort());
-      expect(all.map((r) => BigInt(r.seq))).toEqual([...all.map((r) => BigInt(r.seq))].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0)));
+      expect(all.map((r) => BigInt(r.seq))).toEqual(
+        [...all.map((r) => BigInt(r.seq))].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0)),
+      );
       await expect(t.ds.query(`DELETE FROM audit_logs WHERE workspace_id IS NULL`)).rejects.toThrow(/append-only/);
     });
   });
@@ -373,12 +492,24 @@ describe('audit trail', () => {
       const inject = injector(t.app);
       const url = `/api/v2/workspaces/${ten.slug}/projects/`;
       for (let i = 0; i < 25; i++) {
-        expect((await inject({ method: 'GET', url, remoteAddress: '203.0.113.9', headers: { 'x-api-key': `wt_api_bad${i}` } })).statusCode).toBe(401);
+        expect(
+          (
+            await inject({
+              method: 'GET',
+              url,
+              remoteAddress: '203.0.113.9',
+              headers: { 'x-api-key': `wt_api_bad${i}` },
+            })
+          ).statusCode,
+        ).toBe(401);
       }
       const rows = await list({ event_name: 'auth.failed', ip_address: '203.0.113.9' });
       expect(rows.length).toBeLessThanOrEqual(2); // one per window; two only if the loop crossed a window boundary
       expect(occurrences(rows)).toBe(25);
-      expect(rows[0].metadata.aggregation).toMatchObject({ window_seconds: 60, fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/) });
+      expect(rows[0].metadata.aggregation).toMatchObject({
+        window_seconds: 60,
+        fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/),
+      });
       // A different failure (another reason) is another aggregate.
       await inject({ method: 'GET', url, remoteAddress: '203.0.113.9' });
       const again = await list({ event_name: 'auth.failed', ip_address: '203.0.113.9' });
@@ -389,7 +520,8 @@ describe('audit trail', () => {
   describe('transactional atomicity', () => {
     it('a failure after the entry was recorded leaves neither the role change nor the entry', async () => {
       const u = await t.member(ten.slug, 'member');
-      const row = (await t.http.get(`/api/v2/workspaces/${ten.slug}/members/?member_id=${u.id}`).set(owner())).body.data[0];
+      const row = (await t.http.get(`/api/v2/workspaces/${ten.slug}/members/?member_id=${u.id}`).set(owner())).body
+        .data[0];
       const audit = t.app.get(AuditService);
       const original = audit.record.bind(audit);
       const spy = jest.spyOn(audit, 'record').mockImplementation(async (db, actor, e) => {
@@ -397,31 +529,50 @@ describe('audit trail', () => {
         if (e.event_name === 'member.role_updated') throw new Error('forced failure after recording');
       });
       try {
-        expectProblem(await t.http.patch(`/api/v2/workspaces/${ten.slug}/members/${row.id}/`).set(owner()).send({ role: 'admin' }), 500, 'internal_error');
+        expectProblem(
+          await t.http.patch(`/api/v2/workspaces/${ten.slug}/members/${row.id}/`).set(owner()).send({ role: 'admin' }),
+          500,
+          'internal_error',
+        );
       } finally {
         spy.mockRestore();
       }
-      expect((await t.http.get(`/api/v2/workspaces/${ten.slug}/members/${row.id}/`).set(owner())).body.role).toBe('member');
+      expect((await t.http.get(`/api/v2/workspaces/${ten.slug}/members/${row.id}/`).set(owner())).body.role).toBe(
+        'member',
+      );
       expect(await list({ event_name: 'member.role_updated', target_id: row.id })).toEqual([]);
       // The workspace's audit lock went with the rolled-back transaction: the next change records normally.
-      expect((await t.http.patch(`/api/v2/workspaces/${ten.slug}/members/${row.id}/`).set(owner()).send({ role: 'admin' })).status).toBe(200);
+      expect(
+        (await t.http.patch(`/api/v2/workspaces/${ten.slug}/members/${row.id}/`).set(owner()).send({ role: 'admin' }))
+          .status,
+      ).toBe(200);
       expect(await list({ event_name: 'member.role_updated', target_id: row.id })).toHaveLength(1);
     });
 
     it('a commit that fails (deferred check) leaves neither the new membership nor its entry', async () => {
       const u = await t.member(ten.slug, 'member');
       const p = await t.project(ten.slug, ten.owner.key);
-      await t.ds.query(`CREATE FUNCTION test_fail_commit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'forced commit failure'; END $$`);
+      await t.ds.query(
+        `CREATE FUNCTION test_fail_commit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'forced commit failure'; END $$`,
+      );
       await t.ds.query(
         `CREATE CONSTRAINT TRIGGER test_fail_commit AFTER INSERT ON audit_logs DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
            WHEN (NEW.event_name = 'project_member.added') EXECUTE FUNCTION test_fail_commit()`,
       );
       try {
         const url = `/api/v2/workspaces/${ten.slug}/projects/${p.id}/members/`;
-        expectProblem(await t.http.post(url).set(owner()).send({ member_id: u.id, role: 'contributor' }), 500, 'internal_error');
+        expectProblem(
+          await t.http.post(url).set(owner()).send({ member_id: u.id, role: 'contributor' }),
+          500,
+          'internal_error',
+        );
         expect((await t.http.get(`${url}?member_id=${u.id}`).set(owner())).body.data).toEqual([]);
         // The project's creation recorded its creator's implicit membership; the refused one left nothing.
-        expect((await list({ event_name: 'project_member.added', search: '' })).filter((e) => e.project_id === p.id && e.metadata?.member_id === u.id)).toEqual([]);
+        expect(
+          (await list({ event_name: 'project_member.added', search: '' })).filter(
+            (e) => e.project_id === p.id && e.metadata?.member_id === u.id,
+          ),
+        ).toEqual([]);
       } finally {
         await t.ds.query(`DROP TRIGGER test_fail_commit ON audit_logs`);
         await t.ds.query(`DROP FUNCTION test_fail_commit()`);
@@ -501,11 +652,19 @@ describe('audit trail', () => {
       marker = `Marker${Date.now()}`;
       const p = await t.project(ten.slug, actor.key, { name: `${marker} project` });
       const inject = injector(t.app);
-      await inject({ method: 'GET', url: `/api/v2/workspaces/${ten.slug}/projects/${p.id}/`, remoteAddress: '192.0.2.44', headers: { 'x-api-key': 'nope' } });
+      await inject({
+        method: 'GET',
+        url: `/api/v2/workspaces/${ten.slug}/projects/${p.id}/`,
+        remoteAddress: '192.0.2.44',
+        headers: { 'x-api-key': 'nope' },
+      });
     });
 
     it('category and outcome are validated enums', async () => {
-      for (const [k, v] of [['category', 'bogus'], ['outcome', 'maybe']]) {
+      for (const [k, v] of [
+        ['category', 'bogus'],
+        ['outcome', 'maybe'],
+      ]) {
         const body = expectProblem(await t.http.get(`${base}?${k}=${v}`).set(owner()), 400, 'validation_error');
         expect(body.errors).toEqual([{ field: k, message: expect.stringContaining(v) }]);
       }
@@ -548,12 +707,19 @@ describe('audit trail', () => {
       expect((await inject({ method: 'GET', url, remoteAddress: '2001:DB8:0:0::45' })).statusCode).toBe(401);
       const v4 = await list({ ip_address: '192.0.2.45' });
       expect(v4.map((e) => [e.event_name, e.ip_address])).toEqual([['auth.failed', '192.0.2.45']]);
-      for (const spelling of ['::ffff:192.0.2.45', '::FFFF:192.0.2.45', '::ffff:c000:22d', '0:0:0:0:0:ffff:c000:022d', ' 192.0.2.45 ']) {
+      for (const spelling of [
+        '::ffff:192.0.2.45',
+        '::FFFF:192.0.2.45',
+        '::ffff:c000:22d',
+        '0:0:0:0:0:ffff:c000:022d',
+        ' 192.0.2.45 ',
+      ]) {
         expect(await list({ ip_address: spelling })).toEqual(v4);
       }
       const v6 = await list({ ip_address: '2001:db8::45' });
       expect(v6.map((e) => [e.event_name, e.ip_address])).toEqual([['auth.failed', '2001:db8::45']]);
-      for (const spelling of ['2001:0DB8:0:0:0:0:0:45', '2001:db8:0::45']) expect(await list({ ip_address: spelling })).toEqual(v6);
+      for (const spelling of ['2001:0DB8:0:0:0:0:0:45', '2001:db8:0::45'])
+        expect(await list({ ip_address: spelling })).toEqual(v6);
       // Still exact: no prefix match, and not a mapped address of another host.
       expect(await list({ ip_address: '::ffff:192.0.2.4' })).toEqual([]);
       expect(await list({ ip_address: '2001:db8::4' })).toEqual([]);
@@ -583,9 +749,15 @@ describe('audit trail', () => {
       expect(byEmail.every((e) => e.actor_email === actor.email)).toBe(true);
       const byName = await list({ search: 'zelda audit' });
       // The actor's name (their own actions) and the target's name (their membership being added).
-      expect(byName.some((e) => e.actor_display_name === 'Zelda Auditor' && e.event_name === 'project.created')).toBe(true);
-      expect(byName.some((e) => e.target_display_name === 'Zelda Auditor' && e.event_name === 'member.added')).toBe(true);
-      expect(byName.every((e) => e.actor_display_name === 'Zelda Auditor' || e.target_display_name === 'Zelda Auditor')).toBe(true);
+      expect(byName.some((e) => e.actor_display_name === 'Zelda Auditor' && e.event_name === 'project.created')).toBe(
+        true,
+      );
+      expect(byName.some((e) => e.target_display_name === 'Zelda Auditor' && e.event_name === 'member.added')).toBe(
+        true,
+      );
+      expect(
+        byName.every((e) => e.actor_display_name === 'Zelda Auditor' || e.target_display_name === 'Zelda Auditor'),
+      ).toBe(true);
       const byEvent = await list({ search: 'ROLE_UPDATED' });
       expect(byEvent.length).toBeGreaterThan(0);
       expect(byEvent.every((e) => e.event_name.includes('role_updated'))).toBe(true);
@@ -602,20 +774,35 @@ describe('audit trail', () => {
 
     it('offset pages (skipped off the index, read with their aggregation counters) are the slices of the whole trail', async () => {
       for (let i = 0; i < 6; i++) await t.project(ten.slug, ten.owner.key); // project.created entries, category settings
-      for (const qs of ['', 'order_by=created_at', 'order_by=-id', 'category=settings', 'search=project', 'outcome=success&order_by=id']) {
+      for (const qs of [
+        '',
+        'order_by=created_at',
+        'order_by=-id',
+        'category=settings',
+        'search=project',
+        'outcome=success&order_by=id',
+      ]) {
         const all = (await t.http.get(`${base}?per_page=100&${qs}`).set(owner())).body;
         expect(all.total_count).toBeGreaterThan(3);
         expect(all.total_count).toBeLessThanOrEqual(100);
         for (const offset of [1, 2, Math.floor(all.total_count / 2), all.total_count - 1]) {
           const page = await t.http.get(`${base}?per_page=3&offset=${offset}&${qs}`).set(owner());
           expect(page.status).toBe(200);
-          expect({ qs, offset, page: page.body.data }).toEqual({ qs, offset, page: all.data.slice(offset, offset + 3) });
+          expect({ qs, offset, page: page.body.data }).toEqual({
+            qs,
+            offset,
+            page: all.data.slice(offset, offset + 3),
+          });
         }
       }
       // Another workspace's entries never enter a page.
       const other = await t.tenant();
       const mine = new Set((await t.http.get(`${base}?per_page=100`).set(owner())).body.data.map((e: Entry) => e.id));
-      const theirs = (await t.http.get(`/api/v2/workspaces/${other.slug}/audit-logs/?per_page=3&offset=1`).set('X-Api-Key', other.owner.key)).body.data;
+      const theirs = (
+        await t.http
+          .get(`/api/v2/workspaces/${other.slug}/audit-logs/?per_page=3&offset=1`)
+          .set('X-Api-Key', other.owner.key)
+      ).body.data;
       expect(theirs.length).toBeGreaterThan(0);
       for (const e of theirs) expect(mine.has(e.id)).toBe(false);
     });
@@ -624,7 +811,11 @@ describe('audit trail', () => {
       expectProblem(await t.http.get(`${base}?offset=10001`).set(owner()), 400, 'validation_error');
       expectProblem(await t.http.get(`${base}?paginate=cursor&cursor=abc`).set(owner()), 400, 'validation_error');
       const page = await t.http.get(`${base}?paginate=cursor&per_page=1&order_by=created_at`).set(owner());
-      expectProblem(await t.http.get(`${base}?cursor=${page.body.next_cursor}&order_by=id`).set(owner()), 400, 'validation_error');
+      expectProblem(
+        await t.http.get(`${base}?cursor=${page.body.next_cursor}&order_by=id`).set(owner()),
+        400,
+        'validation_error',
+      );
     });
   });
 
@@ -639,23 +830,69 @@ describe('audit trail', () => {
         expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '401', '403', '404', '429']));
       }
       const names = listOp.parameters.map((p: { name: string }) => p.name);
-      for (const f of ['created_after', 'created_before', 'actor_id', 'event_name', 'category', 'outcome', 'target_type', 'target_id', 'ip_address', 'search', 'order_by', 'cursor']) {
+      for (const f of [
+        'created_after',
+        'created_before',
+        'actor_id',
+        'event_name',
+        'category',
+        'outcome',
+        'target_type',
+        'target_id',
+        'ip_address',
+        'search',
+        'order_by',
+        'cursor',
+      ]) {
         expect(names).toContain(f);
       }
       const category = listOp.parameters.find((p: { name: string }) => p.name === 'category');
-      expect(category.schema.enum).toEqual(['auth', 'member', 'role', 'settings', 'integration', 'webhook', 'security', 'instance']);
+      expect(category.schema.enum).toEqual([
+        'auth',
+        'member',
+        'role',
+        'settings',
+        'integration',
+        'webhook',
+        'security',
+        'instance',
+      ]);
       // The whole catalogue: every entry with its category, outcome, target and values on the entry's event_name,
       // every name on the event_name filter.
       const desc: string = doc.components.schemas.AuditLogDto.properties.event_name.description;
       const filterDesc: string = listOp.parameters.find((p: { name: string }) => p.name === 'event_name').description;
       expect(AUDIT_EVENT_CATALOGUE.length).toBeGreaterThanOrEqual(36);
       for (const e of AUDIT_EVENT_CATALOGUE) {
-        expect(desc).toContain(`- \`${e.event_name}\` (${e.category}, ${e.outcome}; target \`${e.target_type}\`): ${e.when} ${e.values}`);
+        expect(desc).toContain(
+          `- \`${e.event_name}\` (${e.category}, ${e.outcome}; target \`${e.target_type}\`): ${e.when} ${e.values}`,
+        );
         expect(filterDesc).toContain(`\`${e.event_name}\``);
       }
       const catalogued = AUDIT_EVENT_CATALOGUE.map((e) => e.event_name);
       expect(new Set(catalogued).size).toBe(catalogued.length);
-      for (const e of ['member.added', 'member.role_updated', 'project_member.added', 'project_member.role_updated', 'project_member.removed', 'api_key.created', 'api_key.revoked', 'token.issued', 'auth.failed', 'permission.denied', 'rate_limit.exceeded', 'workspace.features_updated', 'project.features_updated', 'workspace.work_item_type_mode_changed', 'workflow.updated', 'work_item_type.created', 'work_item_type.updated', 'work_item_type.deleted', 'work_item_property.created', 'work_item_property.updated', 'work_item_property.deleted']) {
+      for (const e of [
+        'member.added',
+        'member.role_updated',
+        'project_member.added',
+        'project_member.role_updated',
+        'project_member.removed',
+        'api_key.created',
+        'api_key.revoked',
+        'token.issued',
+        'auth.failed',
+        'permission.denied',
+        'rate_limit.exceeded',
+        'workspace.features_updated',
+        'project.features_updated',
+        'workspace.work_item_type_mode_changed',
+        'workflow.updated',
+        'work_item_type.created',
+        'work_item_type.updated',
+        'work_item_type.deleted',
+        'work_item_property.created',
+        'work_item_property.updated',
+        'work_item_property.deleted',
+      ]) {
         expect(catalogued).toContain(e);
       }
     });
@@ -669,13 +906,22 @@ describe('audit trail', () => {
         const rows: string[][] = [];
         for (const l of lines.slice(start + 2)) {
           if (!l.startsWith('|')) break;
-          rows.push(l.slice(1, -1).split(' | ').map((c) => c.trim()));
+          rows.push(
+            l
+              .slice(1, -1)
+              .split(' | ')
+              .map((c) => c.trim()),
+          );
         }
         return rows;
       };
       const code = (x: string) => `\`${x}\``;
-      expect(table('## Event catalogue')).toEqual(AUDIT_EVENT_CATALOGUE.map((e) => [code(e.event_name), e.category, e.outcome, e.when]));
-      expect(table('## Event catalogue: targets and values')).toEqual(AUDIT_EVENT_CATALOGUE.map((e) => [code(e.event_name), code(e.target_type), e.values]));
+      expect(table('## Event catalogue')).toEqual(
+        AUDIT_EVENT_CATALOGUE.map((e) => [code(e.event_name), e.category, e.outcome, e.when]),
+      );
+      expect(table('## Event catalogue: targets and values')).toEqual(
+        AUDIT_EVENT_CATALOGUE.map((e) => [code(e.event_name), code(e.target_type), e.values]),
+      );
     });
   });
 });

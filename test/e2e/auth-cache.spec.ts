@@ -31,7 +31,8 @@ describe('auth cache', () => {
   afterAll(() => t.close());
 
   /** Revokes a key with plain SQL, as another instance, the CLI or psql would. */
-  const revokeElsewhere = (key: string) => t.ds.query(`UPDATE api_keys SET revoked_at = now() WHERE key_hash = $1`, [hashSecret(key)]);
+  const revokeElsewhere = (key: string) =>
+    t.ds.query(`UPDATE api_keys SET revoked_at = now() WHERE key_hash = $1`, [hashSecret(key)]);
 
   it('keeps a resolved credential once listening', async () => {
     await waitFor('the listener', () => cache.active);
@@ -62,7 +63,10 @@ describe('auth cache', () => {
   it('a project role lowered by another connection, or through the API, holds at the next request', async () => {
     const items = `/api/v2/workspaces/${ten.slug}/projects/${pid}/work-items/`;
     const u = await t.member(ten.slug, 'member');
-    const add = await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/${pid}/members/`).set('X-Api-Key', ten.owner.key).send({ member_id: u.id, role: 'contributor' });
+    const add = await t.http
+      .post(`/api/v2/workspaces/${ten.slug}/projects/${pid}/members/`)
+      .set('X-Api-Key', ten.owner.key)
+      .send({ member_id: u.id, role: 'contributor' });
     expect(add.status).toBe(201);
     expect((await t.http.get(items).set('X-Api-Key', u.key)).status).toBe(200);
     await t.ds.query(`UPDATE project_members SET role = 'guest' WHERE project_id = $1 AND member_id = $2`, [pid, u.id]);
@@ -70,14 +74,27 @@ describe('auth cache', () => {
     expectProblem(await t.http.get(items).set('X-Api-Key', u.key), 403, 'forbidden');
 
     // Back to contributor, then down to guest through the API (this process's own write).
-    await t.ds.query(`UPDATE project_members SET role = 'contributor' WHERE project_id = $1 AND member_id = $2`, [pid, u.id]);
+    await t.ds.query(`UPDATE project_members SET role = 'contributor' WHERE project_id = $1 AND member_id = $2`, [
+      pid,
+      u.id,
+    ]);
     await t.authChanged();
     expect((await t.http.get(items).set('X-Api-Key', u.key)).status).toBe(200);
-    const patch = await t.http.patch(`/api/v2/workspaces/${ten.slug}/projects/${pid}/members/${add.body.id}/`).set('X-Api-Key', ten.owner.key).send({ role: 'guest' });
+    const patch = await t.http
+      .patch(`/api/v2/workspaces/${ten.slug}/projects/${pid}/members/${add.body.id}/`)
+      .set('X-Api-Key', ten.owner.key)
+      .send({ role: 'guest' });
     expect(patch.status).toBe(200);
     expectProblem(await t.http.get(items).set('X-Api-Key', u.key), 403, 'forbidden');
     // Removed from the workspace through the API: an outsider (404) at once.
-    expect((await t.http.post(`/api/v2/workspaces/${ten.slug}/members/remove/`).set('X-Api-Key', ten.owner.key).send({ email: u.email })).status).toBe(204);
+    expect(
+      (
+        await t.http
+          .post(`/api/v2/workspaces/${ten.slug}/members/remove/`)
+          .set('X-Api-Key', ten.owner.key)
+          .send({ email: u.email })
+      ).status,
+    ).toBe(204);
     expectProblem(await t.http.get(items).set('X-Api-Key', u.key), 404, 'resource_not_found');
   });
 
@@ -90,7 +107,9 @@ describe('auth cache', () => {
 
   it('while its listening connection is lost nothing is cached, and it comes back by itself', async () => {
     await waitFor('the listener', () => cache.active);
-    await t.ds.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'work-tracking-api:auth-cache' AND datname = current_database()`);
+    await t.ds.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'work-tracking-api:auth-cache' AND datname = current_database()`,
+    );
     await waitFor('the loss to be noticed', () => !cache.active);
     expect(cache.size).toBe(0);
     const u = await t.user();

@@ -24,7 +24,10 @@ describe('authentication, scopes and roles', () => {
 
   /** Adds `user` to the project through the API as the workspace owner; returns the membership id. */
   async function addToProject(projId: string, user: User, role: string): Promise<string> {
-    const res = await t.http.post(`${ws}/projects/${projId}/members/`).set(k(ten.owner)).send({ member_id: user.id, role });
+    const res = await t.http
+      .post(`${ws}/projects/${projId}/members/`)
+      .set(k(ten.owner))
+      .send({ member_id: user.id, role });
     if (res.status !== 201) throw new Error(`add member failed: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body.id;
   }
@@ -41,7 +44,11 @@ describe('authentication, scopes and roles', () => {
     it('with an unknown API key, an empty one or a wrong header scheme', async () => {
       expectProblem(await t.http.get('/api/v2/users/me/').set('X-Api-Key', 'wt_api_nope'), 401, 'unauthorized');
       expectProblem(await t.http.get('/api/v2/users/me/').set('X-Api-Key', ''), 401, 'unauthorized');
-      expectProblem(await t.http.get('/api/v2/users/me/').set('Authorization', `Basic ${ten.owner.key}`), 401, 'unauthorized');
+      expectProblem(
+        await t.http.get('/api/v2/users/me/').set('Authorization', `Basic ${ten.owner.key}`),
+        401,
+        'unauthorized',
+      );
       expectProblem(await t.http.get('/api/v2/users/me/').set('Authorization', ten.owner.key), 401, 'unauthorized');
     });
 
@@ -59,7 +66,9 @@ describe('authentication, scopes and roles', () => {
       expectProblem(await t.http.get('/api/v2/users/me/').set(bearer('wt_oat_nope')), 401, 'unauthorized');
       const tok = await t.token(ten.owner.email, ['read']);
       expect((await t.http.get('/api/v2/users/me/').set(bearer(tok))).status).toBe(200);
-      await t.ds.query(`UPDATE oauth_tokens SET expires_at = now() - interval '1 second' WHERE token_hash = $1`, [hashSecret(tok)]);
+      await t.ds.query(`UPDATE oauth_tokens SET expires_at = now() - interval '1 second' WHERE token_hash = $1`, [
+        hashSecret(tok),
+      ]);
       await t.authChanged();
       expectProblem(await t.http.get('/api/v2/users/me/').set(bearer(tok)), 401, 'unauthorized');
     });
@@ -85,7 +94,13 @@ describe('authentication, scopes and roles', () => {
     it('returns exactly the principal for an API key, scopes []', async () => {
       const res = await t.http.get('/api/v2/users/me/').set(k(ten.owner));
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ id: ten.owner.id, email: ten.owner.email, display_name: 'Test User', principal_kind: 'api_key', scopes: [] });
+      expect(res.body).toEqual({
+        id: ten.owner.id,
+        email: ten.owner.email,
+        display_name: 'Test User',
+        principal_kind: 'api_key',
+        scopes: [],
+      });
       for (const gone of ['first_name', 'last_name', 'avatar', 'avatar_url']) expect(res.body).not.toHaveProperty(gone);
     });
 
@@ -117,7 +132,11 @@ describe('authentication, scopes and roles', () => {
       // Each alternative names one scope; together they are the global read and every *:read scope.
       expect(documented.every((s) => s.length === 1)).toBe(true);
       const scopes = documented.map((s) => s[0]).sort();
-      expect(scopes).toEqual(Object.keys(SCOPES).filter((s) => s === 'read' || s.endsWith(':read')).sort());
+      expect(scopes).toEqual(
+        Object.keys(SCOPES)
+          .filter((s) => s === 'read' || s.endsWith(':read'))
+          .sort(),
+      );
       expect(op['x-required-scope']).toMatch(/any read scope/);
       // Each documented alternative is accepted on its own; no write scope is documented.
       for (const scope of scopes) {
@@ -138,7 +157,11 @@ describe('authentication, scopes and roles', () => {
       const tok = await t.token(ten.owner.email, ['projects:read']);
       expect((await t.http.get(`${ws}/projects/`).set(bearer(tok))).status).toBe(200);
       expect((await t.http.get(`${pj}/`).set(bearer(tok))).status).toBe(200);
-      const denied = expectProblem(await t.http.post(`${ws}/projects/`).set(bearer(tok)).send({ name: 'Scoped out' }), 403, 'forbidden');
+      const denied = expectProblem(
+        await t.http.post(`${ws}/projects/`).set(bearer(tok)).send({ name: 'Scoped out' }),
+        403,
+        'forbidden',
+      );
       expect(denied.detail).toContain('projects:write');
       expectProblem(await t.http.get(`${ws}/members/`).set(bearer(tok)), 403, 'forbidden');
       const other = await t.token(ten.owner.email, ['projects.states:read']);
@@ -150,7 +173,11 @@ describe('authentication, scopes and roles', () => {
       for (const url of [`${ws}/projects/`, `${pj}/`, `${ws}/members/`, `${pj}/members/`]) {
         expect((await t.http.get(url).set(bearer(tok))).status).toBe(200);
       }
-      expectProblem(await t.http.post(`${ws}/projects/`).set(bearer(tok)).send({ name: 'Read only' }), 403, 'forbidden');
+      expectProblem(
+        await t.http.post(`${ws}/projects/`).set(bearer(tok)).send({ name: 'Read only' }),
+        403,
+        'forbidden',
+      );
       expectProblem(await t.http.patch(`${pj}/`).set(bearer(tok)).send({ description: 'x' }), 403, 'forbidden');
       expectProblem(await t.http.delete(`${pj}/`).set(bearer(tok)), 403, 'forbidden');
     });
@@ -159,7 +186,9 @@ describe('authentication, scopes and roles', () => {
       const tok = await t.token(ten.owner.email, ['write']);
       const created = await t.http.post(`${ws}/projects/`).set(bearer(tok)).send({ name: 'Written with write' });
       expect(created.status).toBe(201);
-      expect((await t.http.patch(`${ws}/projects/${created.body.id}/`).set(bearer(tok)).send({ description: 'ok' })).status).toBe(200);
+      expect(
+        (await t.http.patch(`${ws}/projects/${created.body.id}/`).set(bearer(tok)).send({ description: 'ok' })).status,
+      ).toBe(200);
       expectProblem(await t.http.get(`${ws}/projects/`).set(bearer(tok)), 403, 'forbidden');
       expect((await t.http.delete(`${ws}/projects/${created.body.id}/`).set(bearer(tok))).status).toBe(204);
     });
@@ -169,7 +198,11 @@ describe('authentication, scopes and roles', () => {
       expect((await t.http.get(`${ws}/members/`).set(bearer(tok))).status).toBe(200);
       expect((await t.http.get(`${pj}/members/`).set(bearer(tok))).status).toBe(200);
       const u = await t.member(ten.slug, 'member');
-      expectProblem(await t.http.post(`${pj}/members/`).set(bearer(tok)).send({ member_id: u.id, role: 'contributor' }), 403, 'forbidden');
+      expectProblem(
+        await t.http.post(`${pj}/members/`).set(bearer(tok)).send({ member_id: u.id, role: 'contributor' }),
+        403,
+        'forbidden',
+      );
       const narrow = await t.token(ten.owner.email, ['projects.members:read']);
       expect((await t.http.get(`${pj}/members/`).set(bearer(narrow))).status).toBe(200);
       expectProblem(await t.http.get(`${ws}/members/`).set(bearer(narrow)), 403, 'forbidden');
@@ -178,13 +211,21 @@ describe('authentication, scopes and roles', () => {
     it('scopes are a ceiling, not a grant: the role still applies to OAuth tokens', async () => {
       const guest = await t.member(ten.slug, 'guest');
       const tok = await t.token(guest.email, ['write', 'read']);
-      expectProblem(await t.http.post(`${ws}/projects/`).set(bearer(tok)).send({ name: 'Guest project' }), 403, 'forbidden');
+      expectProblem(
+        await t.http.post(`${ws}/projects/`).set(bearer(tok)).send({ name: 'Guest project' }),
+        403,
+        'forbidden',
+      );
     });
 
     it('the tenant wall comes before the scope check: a foreign workspace is 404 even for a token lacking the scope', async () => {
       const other = await t.tenant();
       const tok = await t.token(ten.owner.email, ['projects.states:read']);
-      expectProblem(await t.http.get(`/api/v2/workspaces/${other.slug}/projects/`).set(bearer(tok)), 404, 'resource_not_found');
+      expectProblem(
+        await t.http.get(`/api/v2/workspaces/${other.slug}/projects/`).set(bearer(tok)),
+        404,
+        'resource_not_found',
+      );
     });
   });
 
@@ -203,9 +244,17 @@ describe('authentication, scopes and roles', () => {
     it('non-members of the workspace get 404 on every workspace route, whatever they try', async () => {
       expectProblem(await t.http.get(`${ws}/projects/`).set(k(outsider)), 404, 'resource_not_found');
       expectProblem(await t.http.get(`${ws}/members/`).set(k(outsider)), 404, 'resource_not_found');
-      expectProblem(await t.http.post(`${ws}/projects/`).set(k(outsider)).send({ name: 'x' }), 404, 'resource_not_found');
+      expectProblem(
+        await t.http.post(`${ws}/projects/`).set(k(outsider)).send({ name: 'x' }),
+        404,
+        'resource_not_found',
+      );
       expectProblem(await t.http.get(`${pj}/`).set(k(outsider)), 404, 'resource_not_found');
-      expectProblem(await t.http.get(`/api/v2/workspaces/does-not-exist/projects/`).set(k(outsider)), 404, 'resource_not_found');
+      expectProblem(
+        await t.http.get(`/api/v2/workspaces/does-not-exist/projects/`).set(k(outsider)),
+        404,
+        'resource_not_found',
+      );
     });
 
     it('a removed (inactive or deleted) member is an outsider again', async () => {
@@ -227,7 +276,11 @@ describe('authentication, scopes and roles', () => {
       const p = await t.http.post(`${ws}/projects/`).set(k(member)).send({ name: 'Member made' });
       expect(p.status).toBe(201);
       const guestRow = await t.http.get(`${ws}/members/?member_id=${guest.id}`).set(k(member));
-      expectProblem(await t.http.patch(`${ws}/members/${guestRow.body.data[0].id}/`).set(k(member)).send({ role: 'member' }), 403, 'forbidden');
+      expectProblem(
+        await t.http.patch(`${ws}/members/${guestRow.body.data[0].id}/`).set(k(member)).send({ role: 'member' }),
+        403,
+        'forbidden',
+      );
     });
 
     it('admin and owner change roles', async () => {
@@ -242,7 +295,10 @@ describe('authentication, scopes and roles', () => {
 
     it('member projects list shows only their projects; workspace admins and owners see all', async () => {
       const hidden = await t.project(ten.slug, ten.owner.key, { name: 'Hidden from members' });
-      const ids = async (u: User) => ((await t.http.get(`${ws}/projects/?per_page=200`).set(k(u))).body.data as Array<{ id: string }>).map((p) => p.id);
+      const ids = async (u: User) =>
+        ((await t.http.get(`${ws}/projects/?per_page=200`).set(k(u))).body.data as Array<{ id: string }>).map(
+          (p) => p.id,
+        );
       expect(await ids(member)).not.toContain(hidden.id);
       expect(await ids(admin)).toContain(hidden.id);
       expect(await ids(ten.owner)).toContain(hidden.id);
@@ -284,15 +340,25 @@ describe('authentication, scopes and roles', () => {
         const u = users[role];
         expectProblem(await t.http.patch(`${purl}/`).set(k(u)).send({ description: 'x' }), 403, 'forbidden');
         expectProblem(await t.http.delete(`${purl}/`).set(k(u)), 403, 'forbidden');
-        expectProblem(await t.http.post(`${purl}/members/`).set(k(u)).send({ member_id: users.none.id, role: 'guest' }), 403, 'forbidden');
+        expectProblem(
+          await t.http.post(`${purl}/members/`).set(k(u)).send({ member_id: users.none.id, role: 'guest' }),
+          403,
+          'forbidden',
+        );
       }
-      expect((await t.http.patch(`${purl}/`).set(k(users.admin)).send({ description: 'by project admin' })).status).toBe(200);
+      expect(
+        (await t.http.patch(`${purl}/`).set(k(users.admin)).send({ description: 'by project admin' })).status,
+      ).toBe(200);
     });
 
     it('workspace owners and admins act as project admins without being listed', async () => {
-      const roster = (await t.http.get(`${purl}/members/?per_page=200`).set(k(users.wsAdmin))).body.data as Array<{ member_id: string }>;
+      const roster = (await t.http.get(`${purl}/members/?per_page=200`).set(k(users.wsAdmin))).body.data as Array<{
+        member_id: string;
+      }>;
       expect(roster.map((r) => r.member_id)).not.toContain(users.wsAdmin.id);
-      expect((await t.http.patch(`${purl}/`).set(k(users.wsAdmin)).send({ description: 'by workspace admin' })).status).toBe(200);
+      expect(
+        (await t.http.patch(`${purl}/`).set(k(users.wsAdmin)).send({ description: 'by workspace admin' })).status,
+      ).toBe(200);
       expect((await t.http.get(`${purl}/`).set(k(ten.owner))).body.description).toBe('by workspace admin');
     });
 
@@ -300,7 +366,11 @@ describe('authentication, scopes and roles', () => {
       const other = await t.tenant();
       const foreign = await t.project(other.slug, other.owner.key);
       expectProblem(await t.http.get(`${ws}/projects/${foreign.id}/`).set(k(ten.owner)), 404, 'resource_not_found');
-      expectProblem(await t.http.get(`/api/v2/workspaces/${other.slug}/projects/${p.id}/`).set(k(other.owner)), 404, 'resource_not_found');
+      expectProblem(
+        await t.http.get(`/api/v2/workspaces/${other.slug}/projects/${p.id}/`).set(k(other.owner)),
+        404,
+        'resource_not_found',
+      );
     });
   });
 
@@ -314,40 +384,115 @@ describe('authentication, scopes and roles', () => {
       const admin = await t.member(ten.slug, 'admin');
       const admin2 = await t.member(ten.slug, 'admin');
       const member = await t.member(ten.slug, 'member');
-      expectProblem(await t.http.patch(`${ws}/members/${await rowOf(admin2)}/`).set(k(admin)).send({ role: 'member' }), 403, 'forbidden');
-      expectProblem(await t.http.patch(`${ws}/members/${await rowOf(ten.owner)}/`).set(k(admin)).send({ role: 'member' }), 403, 'forbidden');
-      expectProblem(await t.http.patch(`${ws}/members/${await rowOf(member)}/`).set(k(admin)).send({ role: 'admin' }), 403, 'forbidden');
-      expectProblem(await t.http.patch(`${ws}/members/${await rowOf(member)}/`).set(k(admin)).send({ role: 'owner' }), 403, 'forbidden');
-      expectProblem(await t.http.patch(`${ws}/members/${await rowOf(admin)}/`).set(k(admin)).send({ role: 'owner' }), 403, 'forbidden');
-      const ok = await t.http.patch(`${ws}/members/${await rowOf(member)}/`).set(k(admin)).send({ role: 'guest' });
+      expectProblem(
+        await t.http
+          .patch(`${ws}/members/${await rowOf(admin2)}/`)
+          .set(k(admin))
+          .send({ role: 'member' }),
+        403,
+        'forbidden',
+      );
+      expectProblem(
+        await t.http
+          .patch(`${ws}/members/${await rowOf(ten.owner)}/`)
+          .set(k(admin))
+          .send({ role: 'member' }),
+        403,
+        'forbidden',
+      );
+      expectProblem(
+        await t.http
+          .patch(`${ws}/members/${await rowOf(member)}/`)
+          .set(k(admin))
+          .send({ role: 'admin' }),
+        403,
+        'forbidden',
+      );
+      expectProblem(
+        await t.http
+          .patch(`${ws}/members/${await rowOf(member)}/`)
+          .set(k(admin))
+          .send({ role: 'owner' }),
+        403,
+        'forbidden',
+      );
+      expectProblem(
+        await t.http
+          .patch(`${ws}/members/${await rowOf(admin)}/`)
+          .set(k(admin))
+          .send({ role: 'owner' }),
+        403,
+        'forbidden',
+      );
+      const ok = await t.http
+        .patch(`${ws}/members/${await rowOf(member)}/`)
+        .set(k(admin))
+        .send({ role: 'guest' });
       expect(ok.status).toBe(200);
       expect(ok.body.role).toBe('guest');
     });
 
     it('the last owner cannot be demoted (409); with a second owner it can', async () => {
       const ownerRow = await rowOf(ten.owner);
-      const res = expectProblem(await t.http.patch(`${ws}/members/${ownerRow}/`).set(k(ten.owner)).send({ role: 'admin' }), 409, 'conflict');
+      const res = expectProblem(
+        await t.http.patch(`${ws}/members/${ownerRow}/`).set(k(ten.owner)).send({ role: 'admin' }),
+        409,
+        'conflict',
+      );
       expect(res.detail).toMatch(/last owner/i);
       const second = await t.member(ten.slug, 'member');
-      expect((await t.http.patch(`${ws}/members/${await rowOf(second)}/`).set(k(ten.owner)).send({ role: 'owner' })).status).toBe(200);
-      const demoted = await t.http.patch(`${ws}/members/${await rowOf(second)}/`).set(k(ten.owner)).send({ role: 'member' });
+      expect(
+        (
+          await t.http
+            .patch(`${ws}/members/${await rowOf(second)}/`)
+            .set(k(ten.owner))
+            .send({ role: 'owner' })
+        ).status,
+      ).toBe(200);
+      const demoted = await t.http
+        .patch(`${ws}/members/${await rowOf(second)}/`)
+        .set(k(ten.owner))
+        .send({ role: 'member' });
       expect(demoted.status).toBe(200);
       expect(demoted.body.role).toBe('member');
     });
 
     it('validates the role and the path id', async () => {
       const m = await t.member(ten.slug, 'member');
-      const bad = expectProblem(await t.http.patch(`${ws}/members/${await rowOf(m)}/`).set(k(ten.owner)).send({ role: 'superuser' }), 400, 'validation_error');
+      const bad = expectProblem(
+        await t.http
+          .patch(`${ws}/members/${await rowOf(m)}/`)
+          .set(k(ten.owner))
+          .send({ role: 'superuser' }),
+        400,
+        'validation_error',
+      );
       expect(bad.errors[0].field).toBe('role');
-      const badPk = expectProblem(await t.http.patch(`${ws}/members/nope/`).set(k(ten.owner)).send({ role: 'member' }), 400, 'validation_error');
+      const badPk = expectProblem(
+        await t.http.patch(`${ws}/members/nope/`).set(k(ten.owner)).send({ role: 'member' }),
+        400,
+        'validation_error',
+      );
       expect(badPk.errors[0].field).toBe('pk');
-      expectProblem(await t.http.patch(`${ws}/members/00000000-0000-4000-8000-000000000000/`).set(k(ten.owner)).send({ role: 'member' }), 404, 'resource_not_found');
+      expectProblem(
+        await t.http
+          .patch(`${ws}/members/00000000-0000-4000-8000-000000000000/`)
+          .set(k(ten.owner))
+          .send({ role: 'member' }),
+        404,
+        'resource_not_found',
+      );
     });
 
     it('a membership of another workspace is 404', async () => {
       const other = await t.tenant();
-      const foreignRow = (await t.http.get(`/api/v2/workspaces/${other.slug}/members/`).set(k(other.owner))).body.data[0].id;
-      expectProblem(await t.http.patch(`${ws}/members/${foreignRow}/`).set(k(ten.owner)).send({ role: 'member' }), 404, 'resource_not_found');
+      const foreignRow = (await t.http.get(`/api/v2/workspaces/${other.slug}/members/`).set(k(other.owner))).body
+        .data[0].id;
+      expectProblem(
+        await t.http.patch(`${ws}/members/${foreignRow}/`).set(k(ten.owner)).send({ role: 'member' }),
+        404,
+        'resource_not_found',
+      );
       expectProblem(await t.http.get(`${ws}/members/${foreignRow}/`).set(k(ten.owner)), 404, 'resource_not_found');
     });
 
@@ -357,11 +502,24 @@ describe('authentication, scopes and roles', () => {
       const p2 = await t.project(ten.slug, ten.owner.key);
       const m1 = await addToProject(p1.id, u, 'contributor');
       const m2 = await addToProject(p2.id, u, 'guest');
-      expect((await t.http.patch(`${ws}/members/${await rowOf(u)}/`).set(k(ten.owner)).send({ role: 'guest' })).status).toBe(200);
-      expect((await t.http.get(`${ws}/projects/${p1.id}/members/${m1}/`).set(k(ten.owner))).body.role).toBe('commenter');
+      expect(
+        (
+          await t.http
+            .patch(`${ws}/members/${await rowOf(u)}/`)
+            .set(k(ten.owner))
+            .send({ role: 'guest' })
+        ).status,
+      ).toBe(200);
+      expect((await t.http.get(`${ws}/projects/${p1.id}/members/${m1}/`).set(k(ten.owner))).body.role).toBe(
+        'commenter',
+      );
       expect((await t.http.get(`${ws}/projects/${p2.id}/members/${m2}/`).set(k(ten.owner))).body.role).toBe('guest');
       // Now a contributor role is refused for this guest.
-      const refused = expectProblem(await t.http.patch(`${ws}/projects/${p1.id}/members/${m1}/`).set(k(ten.owner)).send({ role: 'contributor' }), 400, 'validation_error');
+      const refused = expectProblem(
+        await t.http.patch(`${ws}/projects/${p1.id}/members/${m1}/`).set(k(ten.owner)).send({ role: 'contributor' }),
+        400,
+        'validation_error',
+      );
       expect(refused.errors[0].field).toBe('role');
     });
   });
@@ -380,7 +538,10 @@ describe('authentication, scopes and roles', () => {
       expect(res.status).toBe(201);
       expect(res.body).toEqual({ id: expect.any(String), member_id: u.id, role: 'contributor' });
       const got = await t.http.get(`${url}${res.body.id}/?expand=member`).set(k(ten.owner));
-      expect(got.body).toEqual({ ...res.body, member: { id: u.id, display_name: 'Test User', avatar_url: null, email: u.email } });
+      expect(got.body).toEqual({
+        ...res.body,
+        member: { id: u.id, display_name: 'Test User', avatar_url: null, email: u.email },
+      });
       const list = await t.http.get(`${url}?member_id=${u.id}`).set(k(ten.owner));
       expect(list.body.data).toEqual([res.body]);
     });
@@ -389,12 +550,24 @@ describe('authentication, scopes and roles', () => {
       const outsider = await t.user();
       const other = await t.tenant();
       for (const id of [outsider.id, other.owner.id, '00000000-0000-4000-8000-000000000000']) {
-        const res = expectProblem(await t.http.post(url).set(k(ten.owner)).send({ member_id: id, role: 'guest' }), 400, 'validation_error');
+        const res = expectProblem(
+          await t.http.post(url).set(k(ten.owner)).send({ member_id: id, role: 'guest' }),
+          400,
+          'validation_error',
+        );
         expect(res.errors.map((e: { field: string }) => e.field)).toEqual(['member_id']);
       }
-      const malformed = expectProblem(await t.http.post(url).set(k(ten.owner)).send({ member_id: 'nope', role: 'guest' }), 400, 'validation_error');
+      const malformed = expectProblem(
+        await t.http.post(url).set(k(ten.owner)).send({ member_id: 'nope', role: 'guest' }),
+        400,
+        'validation_error',
+      );
       expect(malformed.errors[0].field).toBe('member_id');
-      const badRole = expectProblem(await t.http.post(url).set(k(ten.owner)).send({ member_id: outsider.id, role: 'owner' }), 400, 'validation_error');
+      const badRole = expectProblem(
+        await t.http.post(url).set(k(ten.owner)).send({ member_id: outsider.id, role: 'owner' }),
+        400,
+        'validation_error',
+      );
       expect(badRole.errors[0].field).toBe('role');
     });
 
@@ -407,7 +580,11 @@ describe('authentication, scopes and roles', () => {
     it('a workspace guest can only be a project guest or commenter (400 naming role)', async () => {
       const g = await t.member(ten.slug, 'guest');
       for (const role of ['admin', 'contributor']) {
-        const res = expectProblem(await t.http.post(url).set(k(ten.owner)).send({ member_id: g.id, role }), 400, 'validation_error');
+        const res = expectProblem(
+          await t.http.post(url).set(k(ten.owner)).send({ member_id: g.id, role }),
+          400,
+          'validation_error',
+        );
         expect(res.errors[0].field).toBe('role');
       }
       expect((await t.http.post(url).set(k(ten.owner)).send({ member_id: g.id, role: 'commenter' })).status).toBe(201);
@@ -418,16 +595,26 @@ describe('authentication, scopes and roles', () => {
       const maker = await t.member(ten.slug, 'member');
       const q = await t.project(ten.slug, maker.key, { name: 'Last admin' });
       const qurl = `${ws}/projects/${q.id}/members/`;
-      const roster = (await t.http.get(qurl).set(k(ten.owner))).body.data as Array<{ id: string; member_id: string; role: string }>;
+      const roster = (await t.http.get(qurl).set(k(ten.owner))).body.data as Array<{
+        id: string;
+        member_id: string;
+        role: string;
+      }>;
       const creator = roster.find((r) => r.member_id === maker.id)!;
       expect(creator.role).toBe('admin');
-      expectProblem(await t.http.patch(`${qurl}${creator.id}/`).set(k(ten.owner)).send({ role: 'contributor' }), 409, 'conflict');
+      expectProblem(
+        await t.http.patch(`${qurl}${creator.id}/`).set(k(ten.owner)).send({ role: 'contributor' }),
+        409,
+        'conflict',
+      );
       expectProblem(await t.http.delete(`${qurl}${creator.id}/`).set(k(ten.owner)), 409, 'conflict');
       const u = await t.member(ten.slug, 'member');
       const added = await addToProject(q.id, u, 'contributor');
       const promoted = await t.http.patch(`${qurl}${added}/`).set(k(ten.owner)).send({ role: 'admin' });
       expect(promoted.body).toEqual({ id: added, member_id: u.id, role: 'admin' });
-      expect((await t.http.patch(`${qurl}${creator.id}/`).set(k(ten.owner)).send({ role: 'contributor' })).status).toBe(200);
+      expect((await t.http.patch(`${qurl}${creator.id}/`).set(k(ten.owner)).send({ role: 'contributor' })).status).toBe(
+        200,
+      );
       expectProblem(await t.http.delete(`${qurl}${added}/`).set(k(ten.owner)), 409, 'conflict');
     });
 
@@ -440,7 +627,11 @@ describe('authentication, scopes and roles', () => {
       expect(del.text).toBe('');
       expectProblem(await t.http.delete(`${url}${id}/`).set(k(ten.owner)), 404, 'resource_not_found');
       expectProblem(await t.http.get(`${url}${id}/`).set(k(ten.owner)), 404, 'resource_not_found');
-      expectProblem(await t.http.patch(`${url}${id}/`).set(k(ten.owner)).send({ role: 'guest' }), 404, 'resource_not_found');
+      expectProblem(
+        await t.http.patch(`${url}${id}/`).set(k(ten.owner)).send({ role: 'guest' }),
+        404,
+        'resource_not_found',
+      );
       expectProblem(await t.http.get(`${ws}/projects/${p.id}/`).set(k(u)), 403, 'forbidden');
       const rows = await t.ds.query(`SELECT deleted_at FROM project_members WHERE id = $1`, [id]);
       expect(rows[0].deleted_at).not.toBeNull();

@@ -13,7 +13,11 @@ describe('first-start bootstrap', () => {
     return t;
   };
   const counts = async (t: TestApp) =>
-    (await t.ds.query(`SELECT (SELECT count(*) FROM users)::int AS users, (SELECT count(*) FROM workspaces)::int AS workspaces, (SELECT count(*) FROM api_keys)::int AS keys`))[0];
+    (
+      await t.ds.query(
+        `SELECT (SELECT count(*) FROM users)::int AS users, (SELECT count(*) FROM workspaces)::int AS workspaces, (SELECT count(*) FROM api_keys)::int AS keys`,
+      )
+    )[0];
 
   it('instances starting together seed once: one gets the key, the others find it done; the key works', async () => {
     const t = await fresh();
@@ -22,7 +26,9 @@ describe('first-start bootstrap', () => {
     const seeded = results.filter((r) => r !== null);
     expect(seeded).toHaveLength(1);
     expect(await counts(t)).toEqual({ users: 1, workspaces: 1, keys: 1 });
-    expect((await t.http.get('/api/v2/workspaces/default/projects/').set('X-Api-Key', seeded[0]!.api_key)).status).toBe(200);
+    expect((await t.http.get('/api/v2/workspaces/default/projects/').set('X-Api-Key', seeded[0]!.api_key)).status).toBe(
+      200,
+    );
   });
 
   it('a bad BOOTSTRAP_WORKSPACE stops before writing anything; a start that stopped half-way is completed by the next', async () => {
@@ -38,13 +44,17 @@ describe('first-start bootstrap', () => {
     // Only the bootstrap user made it (a start killed half-way): the next start completes the seed.
     await admin.createUser('admin@example.com', 'Admin');
     const seeded = await admin.bootstrapIfEmpty();
-    expect(seeded).toMatchObject({ email: 'admin@example.com', workspace: 'default', api_key: expect.stringMatching(/^wt_api_/) });
+    expect(seeded).toMatchObject({
+      email: 'admin@example.com',
+      workspace: 'default',
+      api_key: expect.stringMatching(/^wt_api_/),
+    });
     expect(await counts(t)).toEqual({ users: 1, workspaces: 1, keys: 1 });
     // Seeded once (the user holds a key): nothing more.
     expect(await admin.bootstrapIfEmpty()).toBeNull();
   });
 
-  it('a seed interrupted after the workspace (no owner, no key) is completed; an operator\'s own setup is left alone', async () => {
+  it("a seed interrupted after the workspace (no owner, no key) is completed; an operator's own setup is left alone", async () => {
     const t = await fresh();
     const admin = t.app.get(AdminService);
     await admin.createUser('admin@example.com', 'Admin');
@@ -52,9 +62,9 @@ describe('first-start bootstrap', () => {
     const seeded = await admin.bootstrapIfEmpty();
     expect(seeded).toMatchObject({ workspace: 'default', api_key: expect.stringMatching(/^wt_api_/) });
     expect(await counts(t)).toEqual({ users: 1, workspaces: 1, keys: 1 });
-    expect((await t.http.get('/api/v2/workspaces/default/members/').set('X-Api-Key', seeded!.api_key)).body.data).toEqual([
-      expect.objectContaining({ role: 'owner' }),
-    ]);
+    expect(
+      (await t.http.get('/api/v2/workspaces/default/members/').set('X-Api-Key', seeded!.api_key)).body.data,
+    ).toEqual([expect.objectContaining({ role: 'owner' })]);
     const other = await fresh();
     await other.app.get(AdminService).createUser('ops@example.com', 'Ops');
     expect(await other.app.get(AdminService).bootstrapIfEmpty()).toBeNull();

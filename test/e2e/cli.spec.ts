@@ -88,7 +88,9 @@ describe('admin CLI', () => {
     const out = await ok('user', 'create', `--email=${email.toUpperCase()}`, '--display-name', 'Cli User');
     expect(out).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), email, display_name: 'Cli User' });
     // Lengths are characters, as the column counts them: 200 emoji (400 UTF-16 units) fit in 255.
-    expect((await ok('user', 'create', '--email', `emoji-${email}`, '--display-name', '😀'.repeat(200))).display_name).toBe('😀'.repeat(200));
+    expect(
+      (await ok('user', 'create', '--email', `emoji-${email}`, '--display-name', '😀'.repeat(200))).display_name,
+    ).toBe('😀'.repeat(200));
   });
 
   it('member add -> {id, member_id, role}', async () => {
@@ -106,7 +108,10 @@ describe('admin CLI', () => {
     const me = await t.http.get('/api/v2/users/me/').set('X-Api-Key', key);
     expect(me.status).toBe(200);
     expect(me.body).toMatchObject({ email, principal_kind: 'api_key', scopes: [] });
-    const created = await t.http.post(`/api/v2/workspaces/${slug}/projects/`).set('X-Api-Key', key).send({ name: 'Made with a CLI key' });
+    const created = await t.http
+      .post(`/api/v2/workspaces/${slug}/projects/`)
+      .set('X-Api-Key', key)
+      .send({ name: 'Made with a CLI key' });
     expect(created.status).toBe(201);
     // Only the hash is stored.
     const rows = await t.ds.query(`SELECT key_hash FROM api_keys WHERE id = $1`, [keyId]);
@@ -144,20 +149,42 @@ describe('admin CLI', () => {
     });
   });
 
-  it('audit list reads a trail with the API list\'s filters, orderings and pagination: the instance trail, or a workspace\'s by slug', async () => {
+  it("audit list reads a trail with the API list's filters, orderings and pagination: the instance trail, or a workspace's by slug", async () => {
     // The workspace trail through the CLI is the API's list, entry for entry.
     const viaApi = await auditEntries(t, { slug, key }, { event_name: 'workspace.created' });
     const viaCli = await ok('audit', 'list', '--workspace', slug, '--event-name', 'workspace.created');
     expect(viaCli.data).toEqual(viaApi);
     // The instance trail holds entries of no workspace only; a cursor walk over it ends.
     await ok('user', 'create', '--email', `walker-${Date.now().toString(36)}@example.com`, '--display-name', 'Walker');
-    const first = await ok('audit', 'list', '--instance', '--paginate', 'cursor', '--order-by', 'created_at', '--per-page', '1');
+    const first = await ok(
+      'audit',
+      'list',
+      '--instance',
+      '--paginate',
+      'cursor',
+      '--order-by',
+      'created_at',
+      '--per-page',
+      '1',
+    );
     expect(first.data).toHaveLength(1);
     expect(first.data[0].workspace_id).toBeNull();
     const seen = [first.data[0].id];
     let cursor: string | null = first.has_more ? first.next_cursor : null;
     while (cursor) {
-      const next = await ok('audit', 'list', '--instance', '--paginate', 'cursor', '--order-by', 'created_at', '--per-page', '1', '--cursor', cursor);
+      const next = await ok(
+        'audit',
+        'list',
+        '--instance',
+        '--paginate',
+        'cursor',
+        '--order-by',
+        'created_at',
+        '--per-page',
+        '1',
+        '--cursor',
+        cursor,
+      );
       seen.push(...next.data.map((e: { id: string }) => e.id));
       cursor = next.has_more ? next.next_cursor : null;
     }
@@ -171,41 +198,96 @@ describe('admin CLI', () => {
     const other = `cli2-${Date.now().toString(36)}@example.com`;
     const u = await ok('user', 'create', '--email', other, '--display-name', 'Cli Two');
     const membership = await ok('member', 'add', '--workspace', slug, '--email', other, '--role', 'member');
-    const p = (await t.http.post(`/api/v2/workspaces/${slug}/projects/`).set('X-Api-Key', key).send({ name: 'CLI removal' })).body;
-    const pm = (await t.http.post(`/api/v2/workspaces/${slug}/projects/${p.id}/members/`).set('X-Api-Key', key).send({ member_id: u.id, role: 'contributor' })).body;
+    const p = (
+      await t.http.post(`/api/v2/workspaces/${slug}/projects/`).set('X-Api-Key', key).send({ name: 'CLI removal' })
+    ).body;
+    const pm = (
+      await t.http
+        .post(`/api/v2/workspaces/${slug}/projects/${p.id}/members/`)
+        .set('X-Api-Key', key)
+        .send({ member_id: u.id, role: 'contributor' })
+    ).body;
     expect(pm.role).toBe('contributor');
 
     // --workspace is read as workspace create stores slugs: trimmed, any case.
-    expect(await ok('member', 'add', '--workspace', ` ${slug.toUpperCase()} `, '--email', other, '--role', 'guest')).toEqual({ ...membership, role: 'guest' });
+    expect(
+      await ok('member', 'add', '--workspace', ` ${slug.toUpperCase()} `, '--email', other, '--role', 'guest'),
+    ).toEqual({ ...membership, role: 'guest' });
     const admin = { source: 'admin', actor_type: 'system', actor_id: null, category: 'member', outcome: 'success' };
     const [capped] = await auditEntries(t, reader, { event_name: 'project_member.role_updated', target_id: pm.id });
-    expect(capped).toMatchObject({ ...admin, project_id: p.id, old_value: { role: 'contributor' }, new_value: { role: 'commenter' }, metadata: { member_id: u.id, reason: 'workspace_demoted_to_guest' } });
+    expect(capped).toMatchObject({
+      ...admin,
+      project_id: p.id,
+      old_value: { role: 'contributor' },
+      new_value: { role: 'commenter' },
+      metadata: { member_id: u.id, reason: 'workspace_demoted_to_guest' },
+    });
 
     const out = await ok('member', 'remove', '--workspace', slug, '--email', other.toUpperCase());
     expect(out).toEqual({ id: membership.id, member_id: u.id, role: 'guest', project_memberships_removed: 1 });
-    expect((await t.http.get(`/api/v2/workspaces/${slug}/members/?member_id=${u.id}`).set('X-Api-Key', key)).body.data).toEqual([]);
+    expect(
+      (await t.http.get(`/api/v2/workspaces/${slug}/members/?member_id=${u.id}`).set('X-Api-Key', key)).body.data,
+    ).toEqual([]);
     const [removed] = await auditEntries(t, reader, { event_name: 'member.removed', target_id: membership.id });
-    expect(removed).toMatchObject({ ...admin, target_type: 'workspace_member', old_value: { role: 'guest' }, new_value: null, metadata: { member_id: u.id, project_memberships_removed_in: [p.id] } });
+    expect(removed).toMatchObject({
+      ...admin,
+      target_type: 'workspace_member',
+      old_value: { role: 'guest' },
+      new_value: null,
+      metadata: { member_id: u.id, project_memberships_removed_in: [p.id] },
+    });
     const [pmRemoved] = await auditEntries(t, reader, { event_name: 'project_member.removed', target_id: pm.id });
-    expect(pmRemoved).toMatchObject({ ...admin, project_id: p.id, old_value: { role: 'commenter' }, metadata: { member_id: u.id, reason: 'workspace_member_removed' } });
+    expect(pmRemoved).toMatchObject({
+      ...admin,
+      project_id: p.id,
+      old_value: { role: 'commenter' },
+      metadata: { member_id: u.id, reason: 'workspace_member_removed' },
+    });
     // No longer a member: a second removal fails.
-    expect((await fails('member', 'remove', '--workspace', slug, '--email', other)).line).toMatch(/^resource_not_found/);
+    expect((await fails('member', 'remove', '--workspace', slug, '--email', other)).line).toMatch(
+      /^resource_not_found/,
+    );
   });
 
   it('token create -> {access_token, scopes, expires_in}; the token is capped by exactly those scopes', async () => {
-    const out = await ok('token', 'create', '--email', email, '--scopes', 'projects:read, workspaces.members:read', '--ttl', '600');
-    expect(out).toEqual({ access_token: expect.any(String), scopes: ['projects:read', 'workspaces.members:read'], expires_in: 600 });
+    const out = await ok(
+      'token',
+      'create',
+      '--email',
+      email,
+      '--scopes',
+      'projects:read, workspaces.members:read',
+      '--ttl',
+      '600',
+    );
+    expect(out).toEqual({
+      access_token: expect.any(String),
+      scopes: ['projects:read', 'workspaces.members:read'],
+      expires_in: 600,
+    });
     const auth = { Authorization: `Bearer ${out.access_token}` };
     const me = await t.http.get('/api/v2/users/me/').set(auth);
-    expect(me.body).toMatchObject({ email, principal_kind: 'oauth', scopes: ['projects:read', 'workspaces.members:read'] });
+    expect(me.body).toMatchObject({
+      email,
+      principal_kind: 'oauth',
+      scopes: ['projects:read', 'workspaces.members:read'],
+    });
     expect((await t.http.get(`/api/v2/workspaces/${slug}/projects/`).set(auth)).status).toBe(200);
     expect((await t.http.get(`/api/v2/workspaces/${slug}/members/`).set(auth)).status).toBe(200);
-    expectProblem(await t.http.post(`/api/v2/workspaces/${slug}/projects/`).set(auth).send({ name: 'Nope' }), 403, 'forbidden');
+    expectProblem(
+      await t.http.post(`/api/v2/workspaces/${slug}/projects/`).set(auth).send({ name: 'Nope' }),
+      403,
+      'forbidden',
+    );
   });
 
   it('api-key revoke -> {id, user_id, revoked_at}; the key stops working; a second revoke fails', async () => {
     const out = await ok('api-key', 'revoke', '--id', keyId);
-    expect(out).toEqual({ id: keyId, user_id: expect.any(String), revoked_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/) });
+    expect(out).toEqual({
+      id: keyId,
+      user_id: expect.any(String),
+      revoked_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+    });
     expectProblem(await t.http.get('/api/v2/users/me/').set('X-Api-Key', key), 401, 'unauthorized');
     const again = await fails('api-key', 'revoke', '--id', keyId);
     expect(again.line).toContain('resource_not_found');
@@ -227,11 +309,26 @@ describe('admin CLI', () => {
 
   describe('bad input exits non-zero with one line on stderr', () => {
     it('usage errors exit 2', async () => {
-      const cases = [[], ['frobnicate'], ['user', 'delete'], ['user', 'create', '--email'], ['user', 'create', '--email', 'x@example.com'], ['user', 'create', 'stray'], ['member', 'remove', '--workspace', 'x'], ['audit', 'list'], ['audit', 'list', '--instance', '--workspace', 'x'], ['audit', 'list', '--instance', '--bogus', '1'],
+      const cases = [
+        [],
+        ['frobnicate'],
+        ['user', 'delete'],
+        ['user', 'create', '--email'],
+        ['user', 'create', '--email', 'x@example.com'],
+        ['user', 'create', 'stray'],
+        ['member', 'remove', '--workspace', 'x'],
+        ['audit', 'list'],
+        ['audit', 'list', '--instance', '--workspace', 'x'],
+        ['audit', 'list', '--instance', '--bogus', '1'],
         // A misspelt flag is refused, never dropped (`--tll 60` would have issued a 24-hour token).
-        ['token', 'create', '--email', 'x@example.com', '--scopes', 'read', '--tll', '60'], ['api-key', 'create', '--email', 'x@example.com', '--lable', 'ci'],
-        ['workspace', 'create', '--slug', 'x', '--name', 'X', '--bogus', 'y'], ['member', 'add', '--workspace', 'x', '--email', 'x@example.com', '--role', 'guest', '--project', 'P'],
-        ['token', 'create', '--email', 'x@example.com', '--scopes', 'read', '--__proto__', '1'], ['token', 'create', '--email', 'x@example.com', '--scopes', 'read', '--ttl', '1e3'], ['token', 'create', '--email', 'x@example.com', '--scopes', 'read', '--ttl', '99999999999999']];
+        ['token', 'create', '--email', 'x@example.com', '--scopes', 'read', '--tll', '60'],
+        ['api-key', 'create', '--email', 'x@example.com', '--lable', 'ci'],
+        ['workspace', 'create', '--slug', 'x', '--name', 'X', '--bogus', 'y'],
+        ['member', 'add', '--workspace', 'x', '--email', 'x@example.com', '--role', 'guest', '--project', 'P'],
+        ['token', 'create', '--email', 'x@example.com', '--scopes', 'read', '--__proto__', '1'],
+        ['token', 'create', '--email', 'x@example.com', '--scopes', 'read', '--ttl', '1e3'],
+        ['token', 'create', '--email', 'x@example.com', '--scopes', 'read', '--ttl', '99999999999999'],
+      ];
       for (const r of await inParallel(cases.map((args) => () => fails(...args)))) {
         expect(r.code).toBe(2);
         expect(r.line).toMatch(/--help/);
@@ -245,8 +342,14 @@ describe('admin CLI', () => {
         [['workspace', 'create', '--slug', 'Bad Slug!', '--name', 'X'], /slug/],
         [['workspace', 'create', '--slug', slug, '--name', 'Again'], /conflict/],
         [['member', 'add', '--workspace', slug, '--email', email, '--role', 'emperor'], /role/],
-        [['member', 'add', '--workspace', 'no-such-workspace', '--email', email, '--role', 'member'], /resource_not_found/],
-        [['member', 'add', '--workspace', slug, '--email', 'nobody@example.com', '--role', 'member'], /resource_not_found/],
+        [
+          ['member', 'add', '--workspace', 'no-such-workspace', '--email', email, '--role', 'member'],
+          /resource_not_found/,
+        ],
+        [
+          ['member', 'add', '--workspace', slug, '--email', 'nobody@example.com', '--role', 'member'],
+          /resource_not_found/,
+        ],
         [['member', 'remove', '--workspace', slug, '--email', email], /^conflict: The last owner/],
         [['member', 'remove', '--workspace', 'no-such-workspace', '--email', email], /resource_not_found/],
         [['member', 'remove', '--workspace', slug, '--email', 'nobody@example.com'], /resource_not_found/],
@@ -259,11 +362,23 @@ describe('admin CLI', () => {
         [['audit', 'list', '--instance', '--per-page', '0'], /per_page/],
         [['audit', 'list', '--instance', '--cursor', 'garbage'], /cursor/],
         // varchar(255) columns: named, never a raw database error.
-        [['user', 'create', '--email', 'long@example.com', '--display-name', 'x'.repeat(300)], /^validation_error: display_name/],
-        [['user', 'create', '--email', `${'e'.repeat(260)}@example.com`, '--display-name', 'X'], /^validation_error: email/],
+        [
+          ['user', 'create', '--email', 'long@example.com', '--display-name', 'x'.repeat(300)],
+          /^validation_error: display_name/,
+        ],
+        [
+          ['user', 'create', '--email', `${'e'.repeat(260)}@example.com`, '--display-name', 'X'],
+          /^validation_error: email/,
+        ],
         [['api-key', 'create', '--email', email, '--label', 'L'.repeat(300)], /^validation_error: label/],
       ];
-      const results = await inParallel(cases.map(([args]) => () => fails(...args)));
+      const results = await inParallel(
+        cases.map(
+          ([args]) =>
+            () =>
+              fails(...args),
+        ),
+      );
       results.forEach((r, i) => {
         expect(r.code).toBe(1);
         expect(r.line).toMatch(cases[i][1]);
@@ -274,11 +389,16 @@ describe('admin CLI', () => {
 
     it('an unreachable database is one line too', async () => {
       const r = await new Promise<Run>((res) => {
-        execFile('node', [CLI, 'user', 'create', '--email', 'a@example.com', '--display-name', 'A'], {
-          cwd: ROOT,
-          env: { ...process.env, DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' },
-          timeout: 60_000,
-        }, (err, stdout, stderr) => res({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }));
+        execFile(
+          'node',
+          [CLI, 'user', 'create', '--email', 'a@example.com', '--display-name', 'A'],
+          {
+            cwd: ROOT,
+            env: { ...process.env, DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' },
+            timeout: 60_000,
+          },
+          (err, stdout, stderr) => res({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+        );
       });
       expect(r.code).toBe(1);
       expect(r.stdout).toBe('');

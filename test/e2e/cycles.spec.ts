@@ -17,7 +17,10 @@ describe('cycles', () => {
     return res.body;
   };
   const addToProject = async (pid: string, userId: string, role: string) => {
-    const r = await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/${pid}/members/`).set(key()).send({ member_id: userId, role });
+    const r = await t.http
+      .post(`/api/v2/workspaces/${ten.slug}/projects/${pid}/members/`)
+      .set(key())
+      .send({ member_id: userId, role });
     if (r.status !== 201) throw new Error(`add member failed: ${r.status} ${JSON.stringify(r.body)}`);
   };
 
@@ -85,12 +88,20 @@ describe('cycles', () => {
       // ISO 8601 sets no limit on fraction digits: nanoseconds are accepted (and kept to milliseconds).
       const nano = await create({ name: 'Sprint nano', start_date: '2030-01-01T00:00:00.123456789Z' });
       expect(nano.start_date).toBe('2030-01-01T00:00:00.123Z');
-      expect(new Date((await t.http.get(`${base()}${c.id}/`).set(key())).body.start_date).toISOString()).toBe('2025-03-01T08:00:00.000Z');
+      expect(new Date((await t.http.get(`${base()}${c.id}/`).set(key())).body.start_date).toISOString()).toBe(
+        '2025-03-01T08:00:00.000Z',
+      );
     });
 
     it('sets owned_by_id to the creator and ignores owned_by_id and audit fields sent', async () => {
       const c = await create(
-        { name: 'Owned', owned_by_id: ten.owner.id, created_by_id: ten.owner.id, created_at: '2000-01-01T00:00:00Z', id: '00000000-0000-4000-8000-000000000001' },
+        {
+          name: 'Owned',
+          owned_by_id: ten.owner.id,
+          created_by_id: ten.owner.id,
+          created_at: '2000-01-01T00:00:00Z',
+          id: '00000000-0000-4000-8000-000000000001',
+        },
         projectId,
         contributor.key,
       );
@@ -142,7 +153,14 @@ describe('cycles', () => {
     });
 
     it('accepts current IANA names and links, not only the runtime canonical list', async () => {
-      for (const tz of ['Asia/Kolkata', 'Europe/Kyiv', 'America/Argentina/Buenos_Aires', 'Etc/UTC', 'Etc/GMT+5', 'US/Eastern']) {
+      for (const tz of [
+        'Asia/Kolkata',
+        'Europe/Kyiv',
+        'America/Argentina/Buenos_Aires',
+        'Etc/UTC',
+        'Etc/GMT+5',
+        'US/Eastern',
+      ]) {
         expect(await create({ name: `zone ${tz}`, timezone: tz })).toMatchObject({ timezone: tz });
       }
     });
@@ -157,43 +175,115 @@ describe('cycles', () => {
   });
 
   describe('get, update, delete', () => {
-    it('gets a cycle; another project\'s cycle, an unknown id and a malformed id are rejected', async () => {
+    it("gets a cycle; another project's cycle, an unknown id and a malformed id are rejected", async () => {
       const c = await create({ name: 'Getme' });
       const res = await t.http.get(`${base()}${c.id}/`).set(key());
       expect(res.status).toBe(200);
       expect(res.body).toEqual(c);
       const p = await t.project(ten.slug, ten.owner.key);
       expectProblem(await t.http.get(`${base(p.id)}${c.id}/`).set(key()), 404, 'resource_not_found');
-      expectProblem(await t.http.get(`${base()}00000000-0000-4000-8000-000000000000/`).set(key()), 404, 'resource_not_found');
-      expect(errorFields(expectProblem(await t.http.get(`${base()}nope/`).set(key()), 400, 'validation_error'))).toEqual(['pk']);
+      expectProblem(
+        await t.http.get(`${base()}00000000-0000-4000-8000-000000000000/`).set(key()),
+        404,
+        'resource_not_found',
+      );
+      expect(
+        errorFields(expectProblem(await t.http.get(`${base()}nope/`).set(key()), 400, 'validation_error')),
+      ).toEqual(['pk']);
     });
 
     it('PATCH is partial, null clears, owned_by_id is read-only', async () => {
-      const c = await create({ name: 'Patchme', description: 'd', start_date: '2025-01-01T00:00:00Z', end_date: '2025-01-10T00:00:00Z', external_id: 'X' });
-      const a = await t.http.patch(`${base()}${c.id}/`).set(key(contributor.key)).send({ description: 'new', owned_by_id: contributor.id });
+      const c = await create({
+        name: 'Patchme',
+        description: 'd',
+        start_date: '2025-01-01T00:00:00Z',
+        end_date: '2025-01-10T00:00:00Z',
+        external_id: 'X',
+      });
+      const a = await t.http
+        .patch(`${base()}${c.id}/`)
+        .set(key(contributor.key))
+        .send({ description: 'new', owned_by_id: contributor.id });
       expect(a.status).toBe(200);
-      expect(a.body).toMatchObject({ name: 'Patchme', description: 'new', start_date: '2025-01-01T00:00:00.000Z', external_id: 'X', owned_by_id: ten.owner.id });
+      expect(a.body).toMatchObject({
+        name: 'Patchme',
+        description: 'new',
+        start_date: '2025-01-01T00:00:00.000Z',
+        external_id: 'X',
+        owned_by_id: ten.owner.id,
+      });
       expect(a.body.progress).toBeDefined();
-      const b = await t.http.patch(`${base()}${c.id}/`).set(key()).send({ start_date: null, external_id: null, description: null, logo_props: { icon: 'x' } });
-      expect(b.body).toMatchObject({ start_date: null, end_date: '2025-01-10T00:00:00.000Z', external_id: null, description: '', logo_props: { icon: 'x' } });
-      const lp = await t.http.patch(`${base()}${c.id}/`).set(key()).send({ logo_props: { other: 1 } });
+      const b = await t.http
+        .patch(`${base()}${c.id}/`)
+        .set(key())
+        .send({ start_date: null, external_id: null, description: null, logo_props: { icon: 'x' } });
+      expect(b.body).toMatchObject({
+        start_date: null,
+        end_date: '2025-01-10T00:00:00.000Z',
+        external_id: null,
+        description: '',
+        logo_props: { icon: 'x' },
+      });
+      const lp = await t.http
+        .patch(`${base()}${c.id}/`)
+        .set(key())
+        .send({ logo_props: { other: 1 } });
       expect(lp.body.logo_props).toEqual({ other: 1 });
       const tz = await t.http.patch(`${base()}${c.id}/`).set(key()).send({ timezone: 'Asia/Tokyo', name: 'Renamed' });
       expect(tz.body).toMatchObject({ timezone: 'Asia/Tokyo', name: 'Renamed' });
-      expect((await t.http.get(`${base()}${c.id}/`).set(key())).body).toMatchObject({ timezone: 'Asia/Tokyo', name: 'Renamed', start_date: null });
+      expect((await t.http.get(`${base()}${c.id}/`).set(key())).body).toMatchObject({
+        timezone: 'Asia/Tokyo',
+        name: 'Renamed',
+        start_date: null,
+      });
     });
 
     it('PATCH validates and checks dates against the stored values', async () => {
       const c = await create({ name: 'Dates', start_date: '2025-05-10T00:00:00Z', end_date: '2025-05-20T00:00:00Z' });
       const url = `${base()}${c.id}/`;
-      expect(errorFields(expectProblem(await t.http.patch(url).set(key()).send({ end_date: '2025-05-01T00:00:00Z' }), 400, 'validation_error'))).toEqual(['end_date']);
-      expect(errorFields(expectProblem(await t.http.patch(url).set(key()).send({ start_date: '2025-06-01T00:00:00Z' }), 400, 'validation_error'))).toEqual(['end_date']);
-      expect(errorFields(expectProblem(await t.http.patch(url).set(key()).send({ name: null }), 400, 'validation_error'))).toContain('name');
-      expect(errorFields(expectProblem(await t.http.patch(url).set(key()).send({ timezone: 'Nowhere' }), 400, 'validation_error'))).toEqual(['timezone']);
-      expect(errorFields(expectProblem(await t.http.patch(url).set(key()).send({ start_date: 'soon' }), 400, 'validation_error'))).toEqual(['start_date']);
+      expect(
+        errorFields(
+          expectProblem(
+            await t.http.patch(url).set(key()).send({ end_date: '2025-05-01T00:00:00Z' }),
+            400,
+            'validation_error',
+          ),
+        ),
+      ).toEqual(['end_date']);
+      expect(
+        errorFields(
+          expectProblem(
+            await t.http.patch(url).set(key()).send({ start_date: '2025-06-01T00:00:00Z' }),
+            400,
+            'validation_error',
+          ),
+        ),
+      ).toEqual(['end_date']);
+      expect(
+        errorFields(expectProblem(await t.http.patch(url).set(key()).send({ name: null }), 400, 'validation_error')),
+      ).toContain('name');
+      expect(
+        errorFields(
+          expectProblem(await t.http.patch(url).set(key()).send({ timezone: 'Nowhere' }), 400, 'validation_error'),
+        ),
+      ).toEqual(['timezone']);
+      expect(
+        errorFields(
+          expectProblem(await t.http.patch(url).set(key()).send({ start_date: 'soon' }), 400, 'validation_error'),
+        ),
+      ).toEqual(['start_date']);
       // Moving both together is fine; clearing the start lifts the check.
-      expect((await t.http.patch(url).set(key()).send({ start_date: '2025-06-01T00:00:00Z', end_date: '2025-06-05T00:00:00Z' })).status).toBe(200);
-      expect((await t.http.patch(url).set(key()).send({ start_date: null, end_date: '2020-01-01T00:00:00Z' })).status).toBe(200);
+      expect(
+        (
+          await t.http
+            .patch(url)
+            .set(key())
+            .send({ start_date: '2025-06-01T00:00:00Z', end_date: '2025-06-05T00:00:00Z' })
+        ).status,
+      ).toBe(200);
+      expect(
+        (await t.http.patch(url).set(key()).send({ start_date: null, end_date: '2020-01-01T00:00:00Z' })).status,
+      ).toBe(200);
     });
 
     it('rename collision is 409', async () => {
@@ -249,22 +339,56 @@ describe('cycles', () => {
     });
 
     it('filters by owned_by_id (and __in), external_id, external_source and search', async () => {
-      expect(ids(await t.http.get(`${base(pid)}?owned_by_id=${contributor.id}`).set(key()))).toEqual([cs[2].id, cs[3].id]);
-      expect(ids(await t.http.get(`${base(pid)}?owned_by_id__in=${contributor.id},${ten.owner.id}`).set(key()))).toHaveLength(4);
+      expect(ids(await t.http.get(`${base(pid)}?owned_by_id=${contributor.id}`).set(key()))).toEqual([
+        cs[2].id,
+        cs[3].id,
+      ]);
+      expect(
+        ids(await t.http.get(`${base(pid)}?owned_by_id__in=${contributor.id},${ten.owner.id}`).set(key())),
+      ).toHaveLength(4);
       expect(ids(await t.http.get(`${base(pid)}?external_id=E2`).set(key()))).toEqual([cs[1].id]);
       expect(ids(await t.http.get(`${base(pid)}?external_source=jira`).set(key()))).toEqual([cs[0].id, cs[1].id]);
       expect(ids(await t.http.get(`${base(pid)}?search=sprint`).set(key()))).toEqual([cs[0].id, cs[1].id, cs[3].id]);
-      expect(ids(await t.http.get(`${base(pid)}?search=sprint&owned_by_id=${contributor.id}`).set(key()))).toEqual([cs[3].id]);
-      expect(errorFields(expectProblem(await t.http.get(`${base(pid)}?owned_by_id=me`).set(key()), 400, 'validation_error'))).toEqual(['owned_by_id']);
-      expect(errorFields(expectProblem(await t.http.get(`${base(pid)}?owned_by_id__in=${contributor.id},bad`).set(key()), 400, 'validation_error'))).toEqual(['owned_by_id__in']);
+      expect(ids(await t.http.get(`${base(pid)}?search=sprint&owned_by_id=${contributor.id}`).set(key()))).toEqual([
+        cs[3].id,
+      ]);
+      expect(
+        errorFields(expectProblem(await t.http.get(`${base(pid)}?owned_by_id=me`).set(key()), 400, 'validation_error')),
+      ).toEqual(['owned_by_id']);
+      expect(
+        errorFields(
+          expectProblem(
+            await t.http.get(`${base(pid)}?owned_by_id__in=${contributor.id},bad`).set(key()),
+            400,
+            'validation_error',
+          ),
+        ),
+      ).toEqual(['owned_by_id__in']);
     });
 
     it('orders by sort_order, created_at and id, both directions; unknown falls back to the default', async () => {
-      expect(ids(await t.http.get(`${base(pid)}?order_by=sort_order`).set(key()))).toEqual([cs[3].id, cs[1].id, cs[2].id, cs[0].id]);
-      expect(ids(await t.http.get(`${base(pid)}?order_by=-sort_order`).set(key()))).toEqual([cs[0].id, cs[2].id, cs[1].id, cs[3].id]);
-      expect(ids(await t.http.get(`${base(pid)}?order_by=-created_at`).set(key()))).toEqual(cs.map((c) => c.id).reverse());
+      expect(ids(await t.http.get(`${base(pid)}?order_by=sort_order`).set(key()))).toEqual([
+        cs[3].id,
+        cs[1].id,
+        cs[2].id,
+        cs[0].id,
+      ]);
+      expect(ids(await t.http.get(`${base(pid)}?order_by=-sort_order`).set(key()))).toEqual([
+        cs[0].id,
+        cs[2].id,
+        cs[1].id,
+        cs[3].id,
+      ]);
+      expect(ids(await t.http.get(`${base(pid)}?order_by=-created_at`).set(key()))).toEqual(
+        cs.map((c) => c.id).reverse(),
+      );
       expect(ids(await t.http.get(`${base(pid)}?order_by=id`).set(key()))).toEqual(cs.map((c) => c.id).sort());
-      expect(ids(await t.http.get(`${base(pid)}?order_by=-id`).set(key()))).toEqual(cs.map((c) => c.id).sort().reverse());
+      expect(ids(await t.http.get(`${base(pid)}?order_by=-id`).set(key()))).toEqual(
+        cs
+          .map((c) => c.id)
+          .sort()
+          .reverse(),
+      );
       expect(ids(await t.http.get(`${base(pid)}?order_by=name`).set(key()))).toEqual(cs.map((c) => c.id));
     });
 
@@ -280,9 +404,22 @@ describe('cycles', () => {
       expect(res.body).toMatchObject({ has_more: false, next_cursor: null });
       expect(seen).toEqual(cs.map((c) => c.id));
       const byId = await t.http.get(`${base(pid)}?paginate=cursor&order_by=-id&per_page=10`).set(key());
-      expect(ids(byId)).toEqual(cs.map((c) => c.id).sort().reverse());
-      expectProblem(await t.http.get(`${base(pid)}?paginate=cursor&order_by=sort_order`).set(key()), 400, 'ordering_not_cursor_eligible');
-      expectProblem(await t.http.get(`${base(pid)}?paginate=cursor&order_by=-sort_order`).set(key()), 400, 'ordering_not_cursor_eligible');
+      expect(ids(byId)).toEqual(
+        cs
+          .map((c) => c.id)
+          .sort()
+          .reverse(),
+      );
+      expectProblem(
+        await t.http.get(`${base(pid)}?paginate=cursor&order_by=sort_order`).set(key()),
+        400,
+        'ordering_not_cursor_eligible',
+      );
+      expectProblem(
+        await t.http.get(`${base(pid)}?paginate=cursor&order_by=-sort_order`).set(key()),
+        400,
+        'ordering_not_cursor_eligible',
+      );
       expectProblem(await t.http.get(`${base(pid)}?cursor=garbage!`).set(key()), 400, 'validation_error');
     });
 
@@ -320,7 +457,9 @@ describe('cycles', () => {
     });
 
     it('OAuth tokens need projects.cycles:read for reads and :write for writes', async () => {
-      const bearer = async (scopes: string[]) => ({ Authorization: `Bearer ${await t.token(ten.owner.email, scopes)}` });
+      const bearer = async (scopes: string[]) => ({
+        Authorization: `Bearer ${await t.token(ten.owner.email, scopes)}`,
+      });
       const read = await bearer(['projects.cycles:read']);
       const write = await bearer(['projects.cycles:write']);
       const other = await bearer(['projects.modules:read', 'projects.modules:write']);
@@ -334,17 +473,27 @@ describe('cycles', () => {
       expect((await t.http.get(base()).set(await bearer(['read']))).status).toBe(200);
     });
 
-    it('another tenant\'s workspace, project or cycle is 404', async () => {
+    it("another tenant's workspace, project or cycle is 404", async () => {
       const other = await t.tenant();
       const op = await t.project(other.slug, other.owner.key);
       const oc = await create({ name: 'Foreign' }, op.id, other.owner.key, other.slug);
       expectProblem(await t.http.get(base(op.id, other.slug)).set(key()), 404, 'resource_not_found');
       expectProblem(await t.http.get(base(op.id)).set(key()), 404, 'resource_not_found');
       expectProblem(await t.http.get(`${base()}${oc.id}/`).set(key()), 404, 'resource_not_found');
-      expectProblem(await t.http.patch(`${base()}${oc.id}/`).set(key()).send({ name: 'Stolen' }), 404, 'resource_not_found');
+      expectProblem(
+        await t.http.patch(`${base()}${oc.id}/`).set(key()).send({ name: 'Stolen' }),
+        404,
+        'resource_not_found',
+      );
       expectProblem(await t.http.delete(`${base()}${oc.id}/`).set(key()), 404, 'resource_not_found');
-      expectProblem(await t.http.post(base(op.id, other.slug)).set(key()).send({ name: 'Intruder' }), 404, 'resource_not_found');
-      expect((await t.http.get(`${base(op.id, other.slug)}${oc.id}/`).set(key(other.owner.key))).body.name).toBe('Foreign');
+      expectProblem(
+        await t.http.post(base(op.id, other.slug)).set(key()).send({ name: 'Intruder' }),
+        404,
+        'resource_not_found',
+      );
+      expect((await t.http.get(`${base(op.id, other.slug)}${oc.id}/`).set(key(other.owner.key))).body.name).toBe(
+        'Foreign',
+      );
       // Lists never show other tenants' cycles.
       const mine = await t.http.get(`${base()}?search=Foreign`).set(key());
       expect(mine.body.data).toEqual([]);
@@ -356,10 +505,15 @@ describe('cycles', () => {
       const p = await t.project(ten.slug, ten.owner.key);
       const c = await create({ name: 'Before switch-off' }, p.id);
       const feat = `/api/v2/workspaces/${ten.slug}/projects/${p.id}/features/`;
-      expect((await t.http.patch(feat).set(key()).send({ is_cycles_enabled: false })).body.is_cycles_enabled).toBe(false);
+      expect((await t.http.patch(feat).set(key()).send({ is_cycles_enabled: false })).body.is_cycles_enabled).toBe(
+        false,
+      );
       const attempts = [
         t.http.post(base(p.id)).set(key()).send({ name: 'After' }),
-        t.http.patch(`${base(p.id)}${c.id}/`).set(key()).send({ name: 'Renamed' }),
+        t.http
+          .patch(`${base(p.id)}${c.id}/`)
+          .set(key())
+          .send({ name: 'Renamed' }),
         t.http.delete(`${base(p.id)}${c.id}/`).set(key()),
       ];
       for (const res of await Promise.all(attempts)) {
@@ -370,7 +524,10 @@ describe('cycles', () => {
       expect((await t.http.get(base(p.id)).set(key())).body.data).toHaveLength(1);
       expect((await t.http.get(`${base(p.id)}${c.id}/`).set(key())).body.name).toBe('Before switch-off');
       // Modules are a separate switch.
-      expect((await t.http.get(`/api/v2/workspaces/${ten.slug}/projects/${p.id}/features/`).set(key())).body.is_modules_enabled).toBe(true);
+      expect(
+        (await t.http.get(`/api/v2/workspaces/${ten.slug}/projects/${p.id}/features/`).set(key())).body
+          .is_modules_enabled,
+      ).toBe(true);
       await t.http.patch(feat).set(key()).send({ is_cycles_enabled: true });
       expect((await t.http.post(base(p.id)).set(key()).send({ name: 'After' })).status).toBe(201);
     });
@@ -379,22 +536,41 @@ describe('cycles', () => {
     let pid: string;
     const wiUrl = (p = pid) => `/api/v2/workspaces/${ten.slug}/projects/${p}/work-items/`;
     const stateOf = async (p: string, group: string): Promise<string> =>
-      (await t.ds.query(`SELECT id FROM states WHERE project_id = $1 AND "group" = $2 AND deleted_at IS NULL ORDER BY sequence LIMIT 1`, [p, group]))[0].id;
+      (
+        await t.ds.query(
+          `SELECT id FROM states WHERE project_id = $1 AND "group" = $2 AND deleted_at IS NULL ORDER BY sequence LIMIT 1`,
+          [p, group],
+        )
+      )[0].id;
     const workItem = async (p: string, opts: { group?: string; name?: string } = {}): Promise<string> => {
-      const res = await t.http.post(wiUrl(p)).set(key()).send({ name: opts.name ?? 'Item', state_id: await stateOf(p, opts.group ?? 'backlog') });
+      const res = await t.http
+        .post(wiUrl(p))
+        .set(key())
+        .send({ name: opts.name ?? 'Item', state_id: await stateOf(p, opts.group ?? 'backlog') });
       if (res.status !== 201) throw new Error(`work item create failed: ${res.status} ${JSON.stringify(res.body)}`);
       return res.body.id;
     };
-    const archive = async (id: string, p = pid) => expect((await t.http.post(`${wiUrl(p)}${id}/archive/`).set(key())).status).toBe(200);
-    const softDelete = async (id: string, p = pid) => expect((await t.http.delete(`${wiUrl(p)}${id}/`).set(key())).status).toBe(204);
+    const archive = async (id: string, p = pid) =>
+      expect((await t.http.post(`${wiUrl(p)}${id}/archive/`).set(key())).status).toBe(200);
+    const softDelete = async (id: string, p = pid) =>
+      expect((await t.http.delete(`${wiUrl(p)}${id}/`).set(key())).status).toBe(204);
     const listIds = async (query: string, p = pid): Promise<string[]> => {
       const res = await t.http.get(`${wiUrl(p)}?${query}&per_page=200`).set(key());
       expect(res.status).toBe(200);
       return res.body.data.map((x: { id: string }) => x.id).sort();
     };
-    const cycleOf = async (id: string): Promise<string | null> => (await t.ds.query(`SELECT cycle_id FROM work_items WHERE id = $1`, [id]))[0].cycle_id;
-    const membership = (cycleId: string, body: unknown, k = ten.owner.key, p = pid) => t.http.post(`${base(p)}${cycleId}/work-items/`).set(key(k)).send(body as object);
-    const transfer = (cycleId: string, body: unknown, k = ten.owner.key, p = pid) => t.http.post(`${base(p)}${cycleId}/transfer/`).set(key(k)).send(body as object);
+    const cycleOf = async (id: string): Promise<string | null> =>
+      (await t.ds.query(`SELECT cycle_id FROM work_items WHERE id = $1`, [id]))[0].cycle_id;
+    const membership = (cycleId: string, body: unknown, k = ten.owner.key, p = pid) =>
+      t.http
+        .post(`${base(p)}${cycleId}/work-items/`)
+        .set(key(k))
+        .send(body as object);
+    const transfer = (cycleId: string, body: unknown, k = ten.owner.key, p = pid) =>
+      t.http
+        .post(`${base(p)}${cycleId}/transfer/`)
+        .set(key(k))
+        .send(body as object);
 
     beforeAll(async () => {
       pid = (await t.project(ten.slug, ten.owner.key)).id;
@@ -471,10 +647,16 @@ describe('cycles', () => {
       const c = await create({ name: 'Body rules' }, pid);
       const w = await workItem(pid);
       expect(errorFields(expectProblem(await membership(c.id, {}), 400, 'validation_error'))).toEqual(['add']);
-      expect(errorFields(expectProblem(await membership(c.id, { add: [w], remove: [w] }), 400, 'validation_error'))).toEqual(['remove']);
-      expect(errorFields(expectProblem(await membership(c.id, { add: ['nope'] }), 400, 'validation_error'))).toEqual(['add']);
+      expect(
+        errorFields(expectProblem(await membership(c.id, { add: [w], remove: [w] }), 400, 'validation_error')),
+      ).toEqual(['remove']);
+      expect(errorFields(expectProblem(await membership(c.id, { add: ['nope'] }), 400, 'validation_error'))).toEqual([
+        'add',
+      ]);
       expect(errorFields(expectProblem(await membership(c.id, { add: w }), 400, 'validation_error'))).toContain('add');
-      expect(errorFields(expectProblem(await membership(c.id, { remove: null }), 400, 'validation_error'))).toContain('remove');
+      expect(errorFields(expectProblem(await membership(c.id, { remove: null }), 400, 'validation_error'))).toContain(
+        'remove',
+      );
     });
 
     it('needs a live cycle of this project, contributor role, the write scope and the feature', async () => {
@@ -488,14 +670,32 @@ describe('cycles', () => {
       expectProblem(await membership(c.id, { add: [w] }, commenter.key), 403, 'forbidden');
       expectProblem(await transfer(c.id, { new_cycle_id: oc.id }, commenter.key), 403, 'forbidden');
       const readTok = { Authorization: `Bearer ${await t.token(ten.owner.email, ['projects.cycles:read'])}` };
-      expectProblem(await t.http.post(`${base(pid)}${c.id}/work-items/`).set(readTok).send({ add: [w] }), 403, 'forbidden');
+      expectProblem(
+        await t.http
+          .post(`${base(pid)}${c.id}/work-items/`)
+          .set(readTok)
+          .send({ add: [w] }),
+        403,
+        'forbidden',
+      );
       const writeTok = { Authorization: `Bearer ${await t.token(ten.owner.email, ['projects.cycles:write'])}` };
-      expect((await t.http.post(`${base(pid)}${c.id}/work-items/`).set(writeTok).send({ add: [w] })).status).toBe(200);
+      expect(
+        (
+          await t.http
+            .post(`${base(pid)}${c.id}/work-items/`)
+            .set(writeTok)
+            .send({ add: [w] })
+        ).status,
+      ).toBe(200);
       const feat = `/api/v2/workspaces/${ten.slug}/projects/${pid}/features/`;
       await t.http.patch(feat).set(key()).send({ is_cycles_enabled: false });
       try {
-        expect(errorFields(expectProblem(await membership(c.id, { remove: [w] }), 400, 'validation_error'))).toEqual(['is_cycles_enabled']);
-        expect(errorFields(expectProblem(await transfer(c.id, { new_cycle_id: oc.id }), 400, 'validation_error'))).toEqual(['is_cycles_enabled']);
+        expect(errorFields(expectProblem(await membership(c.id, { remove: [w] }), 400, 'validation_error'))).toEqual([
+          'is_cycles_enabled',
+        ]);
+        expect(
+          errorFields(expectProblem(await transfer(c.id, { new_cycle_id: oc.id }), 400, 'validation_error')),
+        ).toEqual(['is_cycles_enabled']);
         expect((await t.http.get(`${base(pid)}${c.id}/`).set(key())).body.progress.total).toBe(1);
       } finally {
         await t.http.patch(feat).set(key()).send({ is_cycles_enabled: true });
@@ -508,7 +708,18 @@ describe('cycles', () => {
     it('detail carries progress: work items per state group, without archived, deleted or drafts', async () => {
       const c = await create({ name: 'Progress' }, pid);
       const items: string[] = [];
-      for (const g of ['backlog', 'backlog', 'unstarted', 'started', 'started', 'started', 'completed', 'cancelled', 'triage']) items.push(await workItem(pid, { group: g }));
+      for (const g of [
+        'backlog',
+        'backlog',
+        'unstarted',
+        'started',
+        'started',
+        'started',
+        'completed',
+        'cancelled',
+        'triage',
+      ])
+        items.push(await workItem(pid, { group: g }));
       const archived = await workItem(pid, { group: 'completed' });
       const deleted = await workItem(pid, { group: 'started' });
       const draft = await workItem(pid, { group: 'started' });
@@ -517,9 +728,24 @@ describe('cycles', () => {
       await archive(archived);
       await softDelete(deleted);
       const res = await t.http.get(`${base(pid)}${c.id}/`).set(key(guest.key));
-      expect(res.body.progress).toEqual({ total: 9, backlog: 2, unstarted: 1, started: 3, completed: 1, cancelled: 1, triage: 1 });
+      expect(res.body.progress).toEqual({
+        total: 9,
+        backlog: 2,
+        unstarted: 1,
+        started: 3,
+        completed: 1,
+        cancelled: 1,
+        triage: 1,
+      });
       // PATCH responses carry it too; list items do not.
-      expect((await t.http.patch(`${base(pid)}${c.id}/`).set(key()).send({ description: 'x' })).body.progress.total).toBe(9);
+      expect(
+        (
+          await t.http
+            .patch(`${base(pid)}${c.id}/`)
+            .set(key())
+            .send({ description: 'x' })
+        ).body.progress.total,
+      ).toBe(9);
       const list = await t.http.get(`${base(pid)}?search=Progress`).set(key());
       expect(list.body.data[0]).not.toHaveProperty('progress');
     });
@@ -546,7 +772,10 @@ describe('cycles', () => {
 
     it('transfer validates new_cycle_id', async () => {
       const from = await create({ name: 'Transfer source' }, pid);
-      const ended = await create({ name: 'Ended', start_date: '2020-01-01T00:00:00Z', end_date: '2020-01-14T00:00:00Z' }, pid);
+      const ended = await create(
+        { name: 'Ended', start_date: '2020-01-01T00:00:00Z', end_date: '2020-01-14T00:00:00Z' },
+        pid,
+      );
       const other = await t.project(ten.slug, ten.owner.key);
       const elsewhere = await create({ name: 'Other project cycle' }, other.id);
       const deleted = await create({ name: 'Deleted target' }, pid);
@@ -561,7 +790,9 @@ describe('cycles', () => {
         { new_cycle_id: null },
         {},
       ]) {
-        expect(errorFields(expectProblem(await transfer(from.id, body), 400, 'validation_error'))).toEqual(['new_cycle_id']);
+        expect(errorFields(expectProblem(await transfer(from.id, body), 400, 'validation_error'))).toEqual([
+          'new_cycle_id',
+        ]);
       }
     });
 
@@ -575,15 +806,32 @@ describe('cycles', () => {
       expect(await cycleOf(w2)).toBeNull();
       expect(await listIds('cycle_id__isnull=true')).toEqual(expect.arrayContaining([w1, w2]));
       expect(await listIds(`cycle_id=${c.id}`)).toEqual([]);
-      const rows = await t.ds.query(`SELECT count(*)::int AS c FROM work_items WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL`, [[w1, w2]]);
+      const rows = await t.ds.query(
+        `SELECT count(*)::int AS c FROM work_items WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL`,
+        [[w1, w2]],
+      );
       expect(rows[0].c).toBe(2);
     });
     it('work items expand cycle: the cycle object beside the id, null when in none', async () => {
-      const c = await create({ name: 'Expandable', start_date: '2025-07-01T00:00:00Z', end_date: '2025-07-15T00:00:00Z', timezone: 'Asia/Tokyo' }, pid);
+      const c = await create(
+        {
+          name: 'Expandable',
+          start_date: '2025-07-01T00:00:00Z',
+          end_date: '2025-07-15T00:00:00Z',
+          timezone: 'Asia/Tokyo',
+        },
+        pid,
+      );
       const inside = await workItem(pid, { name: 'inside' });
       const outside = await workItem(pid, { name: 'outside' });
       await membership(c.id, { add: [inside] });
-      const ref = { id: c.id, name: 'Expandable', start_date: '2025-07-01T00:00:00.000Z', end_date: '2025-07-15T00:00:00.000Z', timezone: 'Asia/Tokyo' };
+      const ref = {
+        id: c.id,
+        name: 'Expandable',
+        start_date: '2025-07-01T00:00:00.000Z',
+        end_date: '2025-07-15T00:00:00.000Z',
+        timezone: 'Asia/Tokyo',
+      };
       const list = await t.http.get(`${wiUrl()}?expand=cycle&per_page=200`).set(key());
       expect(list.status).toBe(200);
       const byId = new Map(list.body.data.map((x: { id: string }) => [x.id, x]));
@@ -599,4 +847,3 @@ describe('cycles', () => {
     });
   });
 });
-

@@ -20,16 +20,30 @@ describe('estimates and estimate points', () => {
   const create = (body: Record<string, unknown>, url = base) => t.http.post(url).set(key()).send(body);
   const points = (estimateId: string, url = base) => `${url}${estimateId}/points/`;
   const setFeature = (pid: string, value: boolean) =>
-    t.http.patch(`/api/v2/workspaces/${ten.slug}/projects/${pid}/features/`).set(key()).send({ is_estimates_enabled: value });
+    t.http
+      .patch(`/api/v2/workspaces/${ten.slug}/projects/${pid}/features/`)
+      .set(key())
+      .send({ is_estimates_enabled: value });
 
   it('creates an estimate; the first one becomes active and last used; full shape', async () => {
     const p = await t.project(ten.slug, ten.owner.key);
     const url = `/api/v2/workspaces/${ten.slug}/projects/${p.id}/estimates/`;
-    const a = await create({ name: 'Fibonacci', type: 'points', description: 'fib', external_id: 'E1', external_source: 'jira' }, url);
+    const a = await create(
+      { name: 'Fibonacci', type: 'points', description: 'fib', external_id: 'E1', external_source: 'jira' },
+      url,
+    );
     expect(a.status).toBe(201);
     expect(a.body).toEqual({
-      id: expect.any(String), name: 'Fibonacci', description: 'fib', type: 'points', is_active: true, last_used: true,
-      external_id: 'E1', external_source: 'jira', created_at: expect.any(String), created_by_id: ten.owner.id,
+      id: expect.any(String),
+      name: 'Fibonacci',
+      description: 'fib',
+      type: 'points',
+      is_active: true,
+      last_used: true,
+      external_id: 'E1',
+      external_source: 'jira',
+      created_at: expect.any(String),
+      created_by_id: ten.owner.id,
     });
     const b = await create({ name: 'T-shirt' }, url);
     expect(b.body).toMatchObject({ type: 'categories', is_active: false, last_used: false });
@@ -38,7 +52,10 @@ describe('estimates and estimate points', () => {
     expect(c.body).toMatchObject({ is_active: true, last_used: true });
     const list = await t.http.get(`${url}?is_active=true`).set(key());
     expect(list.body.data.map((e: any) => e.id)).toEqual([c.body.id]);
-    expect((await t.http.get(`${url}${a.body.id}/`).set(key())).body).toMatchObject({ is_active: false, last_used: false });
+    expect((await t.http.get(`${url}${a.body.id}/`).set(key())).body).toMatchObject({
+      is_active: false,
+      last_used: false,
+    });
     // PATCH is_active true switches back; false leaves no active estimate
     const sw = await t.http.patch(`${url}${b.body.id}/`).set(key()).send({ is_active: true });
     expect(sw.body).toMatchObject({ is_active: true, last_used: true });
@@ -50,8 +67,12 @@ describe('estimates and estimate points', () => {
 
   it('validation and conflicts: name required, bad type 400, duplicate name 409', async () => {
     expect(expectProblem(await create({}), 400, 'validation_error').errors[0].field).toBe('name');
-    expect(expectProblem(await create({ name: 'x', type: 'stars' }), 400, 'validation_error').errors[0].field).toBe('type');
-    expect(expectProblem(await create({ name: 'x', is_active: 'yes' }), 400, 'validation_error').errors[0].field).toBe('is_active');
+    expect(expectProblem(await create({ name: 'x', type: 'stars' }), 400, 'validation_error').errors[0].field).toBe(
+      'type',
+    );
+    expect(expectProblem(await create({ name: 'x', is_active: 'yes' }), 400, 'validation_error').errors[0].field).toBe(
+      'is_active',
+    );
     await create({ name: 'Same' });
     expectProblem(await create({ name: 'Same' }), 409, 'conflict');
     const o = await create({ name: 'Other' });
@@ -65,22 +86,52 @@ describe('estimates and estimate points', () => {
     const s = await t.http.post(url).set(key()).send({ value: 'S' });
     expect(s.status).toBe(201);
     expect(s.body).toEqual({
-      id: expect.any(String), estimate_id: e.body.id, key: 1, value: 'S', description: '', external_id: null, external_source: null,
-      created_at: expect.any(String), created_by_id: ten.owner.id,
+      id: expect.any(String),
+      estimate_id: e.body.id,
+      key: 1,
+      value: 'S',
+      description: '',
+      external_id: null,
+      external_source: null,
+      created_at: expect.any(String),
+      created_by_id: ten.owner.id,
     });
-    const m = await t.http.post(url).set(key()).send({ value: 'M', description: 'medium', external_id: 'P2', external_source: 'jira' });
+    const m = await t.http
+      .post(url)
+      .set(key())
+      .send({ value: 'M', description: 'medium', external_id: 'P2', external_source: 'jira' });
     expect(m.body.key).toBe(2);
     const xl = await t.http.post(url).set(key()).send({ value: 'XL', key: 0 });
     expect(xl.body.key).toBe(0);
     expectProblem(await t.http.post(url).set(key()).send({ value: 'M' }), 409, 'conflict');
-    expect(expectProblem(await t.http.post(url).set(key()).send({}), 400, 'validation_error').errors[0].field).toBe('value');
+    expect(expectProblem(await t.http.post(url).set(key()).send({}), 400, 'validation_error').errors[0].field).toBe(
+      'value',
+    );
     expectProblem(await t.http.post(url).set(key()).send({ value: 'L', key: -1 }), 400, 'validation_error');
     expectProblem(await t.http.post(url).set(key()).send({ value: 'L', key: 1.5 }), 400, 'validation_error');
     // Past PostgreSQL's integer: a 400 naming the field, not the database's range error.
-    expect(expectProblem(await t.http.post(url).set(key()).send({ value: 'L', key: 99999999999 }), 400, 'validation_error').errors.map((e: any) => e.field)).toEqual(['key']);
-    expect(expectProblem(await t.http.patch(`${url}${xl.body.id}/`).set(key()).send({ key: 3000000000 }), 400, 'validation_error').errors.map((e: any) => e.field)).toEqual(['key']);
+    expect(
+      expectProblem(
+        await t.http.post(url).set(key()).send({ value: 'L', key: 99999999999 }),
+        400,
+        'validation_error',
+      ).errors.map((e: any) => e.field),
+    ).toEqual(['key']);
+    expect(
+      expectProblem(
+        await t.http.patch(`${url}${xl.body.id}/`).set(key()).send({ key: 3000000000 }),
+        400,
+        'validation_error',
+      ).errors.map((e: any) => e.field),
+    ).toEqual(['key']);
     // A chosen key stops at a million, so "highest + 1" for an omitted key never overflows.
-    expect(expectProblem(await t.http.post(url).set(key()).send({ value: 'L', key: 1000001 }), 400, 'validation_error').errors.map((e: any) => e.field)).toEqual(['key']);
+    expect(
+      expectProblem(
+        await t.http.post(url).set(key()).send({ value: 'L', key: 1000001 }),
+        400,
+        'validation_error',
+      ).errors.map((e: any) => e.field),
+    ).toEqual(['key']);
     const list = await t.http.get(url).set(key());
     expect(list.body.data.map((p: any) => p.value)).toEqual(['XL', 'S', 'M']);
     expect((await t.http.get(`${url}?external_id=P2`).set(key())).body.data.map((p: any) => p.value)).toEqual(['M']);
@@ -103,11 +154,22 @@ describe('estimates and estimate points', () => {
   it('points and time estimates need numeric values; switching type checks existing points', async () => {
     const e = await create({ name: 'Numeric', type: 'points' });
     expect((await t.http.post(points(e.body.id)).set(key()).send({ value: '0.5' })).status).toBe(201);
-    expect(expectProblem(await t.http.post(points(e.body.id)).set(key()).send({ value: 'big' }), 400, 'validation_error').errors[0].field).toBe('value');
+    expect(
+      expectProblem(await t.http.post(points(e.body.id)).set(key()).send({ value: 'big' }), 400, 'validation_error')
+        .errors[0].field,
+    ).toBe('value');
     const c = await create({ name: 'Cats', type: 'categories' });
     await t.http.post(points(c.body.id)).set(key()).send({ value: 'huge' });
-    expect(expectProblem(await t.http.patch(`${base}${c.body.id}/`).set(key()).send({ type: 'time' }), 400, 'validation_error').errors[0].field).toBe('type');
-    expect((await t.http.patch(`${base}${e.body.id}/`).set(key()).send({ type: 'categories' })).body.type).toBe('categories');
+    expect(
+      expectProblem(
+        await t.http.patch(`${base}${c.body.id}/`).set(key()).send({ type: 'time' }),
+        400,
+        'validation_error',
+      ).errors[0].field,
+    ).toBe('type');
+    expect((await t.http.patch(`${base}${e.body.id}/`).set(key()).send({ type: 'categories' })).body.type).toBe(
+      'categories',
+    );
   });
 
   it('expand=points embeds the points (ordered by key) on list, get, create and PATCH; other expands are 400', async () => {
@@ -121,8 +183,12 @@ describe('estimates and estimate points', () => {
     expect(l.body.data[0].points).toHaveLength(2);
     const empty = await t.http.post(`${base}?expand=points`).set(key()).send({ name: 'Fresh' });
     expect(empty.body.points).toEqual([]);
-    expect((await t.http.patch(`${base}${e.body.id}/?expand=points`).set(key()).send({ description: 'x' })).body.points).toHaveLength(2);
-    expect(expectProblem(await t.http.get(`${base}?expand=state`).set(key()), 400, 'validation_error').errors[0].field).toBe('expand');
+    expect(
+      (await t.http.patch(`${base}${e.body.id}/?expand=points`).set(key()).send({ description: 'x' })).body.points,
+    ).toHaveLength(2);
+    expect(
+      expectProblem(await t.http.get(`${base}?expand=state`).set(key()), 400, 'validation_error').errors[0].field,
+    ).toBe('expand');
     expectProblem(await t.http.get(`${points(e.body.id)}?expand=points`).set(key()), 400, 'validation_error');
   });
 
@@ -133,7 +199,9 @@ describe('estimates and estimate points', () => {
     expectProblem(await t.http.get(`${base}${e.body.id}/`).set(key()), 404, 'resource_not_found');
     expectProblem(await t.http.get(`${points(e.body.id)}${p.body.id}/`).set(key()), 404, 'resource_not_found');
     expectProblem(await t.http.get(points(e.body.id)).set(key()), 404, 'resource_not_found');
-    expect((await t.ds.query(`SELECT deleted_at FROM estimate_points WHERE id = $1`, [p.body.id]))[0].deleted_at).not.toBeNull();
+    expect(
+      (await t.ds.query(`SELECT deleted_at FROM estimate_points WHERE id = $1`, [p.body.id]))[0].deleted_at,
+    ).not.toBeNull();
     expect((await create({ name: 'Doomed' })).status).toBe(201);
   });
 
@@ -168,7 +236,11 @@ describe('estimates and estimate points', () => {
     const oe = await t.http.post(oUrl).set({ 'X-Api-Key': other.owner.key }).send({ name: 'Theirs' });
     const opt = await t.http.post(points(oe.body.id, oUrl)).set({ 'X-Api-Key': other.owner.key }).send({ value: '1' });
     expectProblem(await t.http.get(`${base}${oe.body.id}/`).set(key()), 404, 'resource_not_found');
-    expectProblem(await t.http.patch(`${base}${oe.body.id}/`).set(key()).send({ name: 'x' }), 404, 'resource_not_found');
+    expectProblem(
+      await t.http.patch(`${base}${oe.body.id}/`).set(key()).send({ name: 'x' }),
+      404,
+      'resource_not_found',
+    );
     expectProblem(await t.http.delete(`${base}${oe.body.id}/`).set(key()), 404, 'resource_not_found');
     expectProblem(await t.http.get(points(oe.body.id)).set(key()), 404, 'resource_not_found');
     expectProblem(await t.http.post(points(oe.body.id)).set(key()).send({ value: '9' }), 404, 'resource_not_found');
@@ -179,17 +251,35 @@ describe('estimates and estimate points', () => {
     const sibling = await create({ name: 'Sibling' });
     const sp = await t.http.post(points(sibling.body.id)).set(key()).send({ value: 'x' });
     expectProblem(await t.http.get(`${points(mine.body.id)}${sp.body.id}/`).set(key()), 404, 'resource_not_found');
-    expectProblem(await t.http.patch(`${points(mine.body.id)}${sp.body.id}/`).set(key()).send({ value: 'y' }), 404, 'resource_not_found');
-    expect(expectProblem(await t.http.get(`${base}nope/points/`).set(key()), 400, 'validation_error').errors[0].field).toBe('estimate_id');
-    expect(expectProblem(await t.http.get(`${points(mine.body.id)}nope/`).set(key()), 400, 'validation_error').errors[0].field).toBe('pk');
+    expectProblem(
+      await t.http
+        .patch(`${points(mine.body.id)}${sp.body.id}/`)
+        .set(key())
+        .send({ value: 'y' }),
+      404,
+      'resource_not_found',
+    );
+    expect(
+      expectProblem(await t.http.get(`${base}nope/points/`).set(key()), 400, 'validation_error').errors[0].field,
+    ).toBe('estimate_id');
+    expect(
+      expectProblem(await t.http.get(`${points(mine.body.id)}nope/`).set(key()), 400, 'validation_error').errors[0]
+        .field,
+    ).toBe('pk');
   });
 
   it('roles and scopes: guest reads, contributor cannot write; estimates scopes', async () => {
     const e = await create({ name: 'Roles' });
     const guest = await t.member(ten.slug, 'guest');
     const contrib = await t.member(ten.slug, 'member');
-    await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/${projectId}/members/`).set(key()).send({ member_id: guest.id, role: 'guest' });
-    await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/${projectId}/members/`).set(key()).send({ member_id: contrib.id, role: 'contributor' });
+    await t.http
+      .post(`/api/v2/workspaces/${ten.slug}/projects/${projectId}/members/`)
+      .set(key())
+      .send({ member_id: guest.id, role: 'guest' });
+    await t.http
+      .post(`/api/v2/workspaces/${ten.slug}/projects/${projectId}/members/`)
+      .set(key())
+      .send({ member_id: contrib.id, role: 'contributor' });
     expect((await t.http.get(base).set({ 'X-Api-Key': guest.key })).status).toBe(200);
     expect((await t.http.get(points(e.body.id)).set({ 'X-Api-Key': guest.key })).status).toBe(200);
     const c = { 'X-Api-Key': contrib.key };
@@ -210,7 +300,10 @@ describe('estimates and estimate points', () => {
     let activeId: string;
     const ids: Record<string, string> = {};
     const expect400 = async (p: Promise<unknown>, field: string, text?: RegExp) => {
-      const err = await p.then(() => null, (e) => e);
+      const err = await p.then(
+        () => null,
+        (e) => e,
+      );
       expect(err).toBeInstanceOf(ProblemException);
       expect(err.status).toBe(400);
       expect(err.errors[0].field).toBe(field);
@@ -249,10 +342,16 @@ describe('estimates and estimate points', () => {
     });
 
     it('no active estimate, or estimates disabled, is 400', async () => {
-      await t.http.patch(`/api/v2/workspaces/${ten.slug}/projects/${pid}/estimates/${activeId}/`).set(key()).send({ is_active: false });
+      await t.http
+        .patch(`/api/v2/workspaces/${ten.slug}/projects/${pid}/estimates/${activeId}/`)
+        .set(key())
+        .send({ is_active: false });
       await expect400(svc.resolvePoint(t.ds, pid, { value: 'small' }), 'estimate', /no active estimate/);
       await expect400(svc.resolvePoint(t.ds, pid, { id: ids.small }), 'estimate_point_id', /no active estimate/);
-      await t.http.patch(`/api/v2/workspaces/${ten.slug}/projects/${pid}/estimates/${activeId}/`).set(key()).send({ is_active: true });
+      await t.http
+        .patch(`/api/v2/workspaces/${ten.slug}/projects/${pid}/estimates/${activeId}/`)
+        .set(key())
+        .send({ is_active: true });
       expect(await svc.resolvePoint(t.ds, pid, { id: ids.small })).toBe(ids.small);
       await setFeature(pid, false);
       await expect400(svc.resolvePoint(t.ds, pid, { id: ids.small }), 'estimate_point_id', /is_estimates_enabled/);
@@ -260,7 +359,9 @@ describe('estimates and estimate points', () => {
     });
 
     it('a deleted point no longer resolves', async () => {
-      await t.http.delete(`/api/v2/workspaces/${ten.slug}/projects/${pid}/estimates/${activeId}/points/${ids.med2}/`).set(key());
+      await t.http
+        .delete(`/api/v2/workspaces/${ten.slug}/projects/${pid}/estimates/${activeId}/points/${ids.med2}/`)
+        .set(key());
       expect(await svc.resolvePoint(t.ds, pid, { value: 'medium' })).toBe(ids.med1);
       await expect400(svc.resolvePoint(t.ds, pid, { id: ids.med2 }), 'estimate_point_id');
     });
@@ -274,4 +375,3 @@ describe('estimates and estimate points', () => {
     expect((await t.http.get(`${url}?is_active=true`).set(key())).body.total_count).toBe(1);
   });
 });
-

@@ -24,11 +24,32 @@ describe('labels', () => {
       const a = await create({ name: 'bug' });
       expect(a.status).toBe(201);
       expect(a.body).toEqual({
-        id: expect.any(String), name: 'bug', description: '', color: null, sort_order: 65535, parent_id: null,
-        external_id: null, external_source: null, created_at: expect.any(String), created_by_id: ten.owner.id,
+        id: expect.any(String),
+        name: 'bug',
+        description: '',
+        color: null,
+        sort_order: 65535,
+        parent_id: null,
+        external_id: null,
+        external_source: null,
+        created_at: expect.any(String),
+        created_by_id: ten.owner.id,
       });
-      const b = await create({ name: 'feature', color: '#00FF00', description: 'd', external_id: 'L1', external_source: 'gh', sort_order: 10 });
-      expect(b.body).toMatchObject({ color: '#00FF00', description: 'd', external_id: 'L1', external_source: 'gh', sort_order: 10 });
+      const b = await create({
+        name: 'feature',
+        color: '#00FF00',
+        description: 'd',
+        external_id: 'L1',
+        external_source: 'gh',
+        sort_order: 10,
+      });
+      expect(b.body).toMatchObject({
+        color: '#00FF00',
+        description: 'd',
+        external_id: 'L1',
+        external_source: 'gh',
+        sort_order: 10,
+      });
       const c = await create({ name: 'chore' });
       expect(c.body.sort_order).toBe(65535 * 2);
     });
@@ -37,9 +58,15 @@ describe('labels', () => {
       expect(expectProblem(await create({}), 400, 'validation_error').errors[0].field).toBe('name');
       expectProblem(await create({ name: ' ' }), 400, 'validation_error');
       expectProblem(await create({ name: 'x'.repeat(256) }), 400, 'validation_error');
-      expect(expectProblem(await create({ name: 'c', color: 'green' }), 400, 'validation_error').errors[0].field).toBe('color');
-      expect(expectProblem(await create({ name: 'c', sort_order: 'first' }), 400, 'validation_error').errors[0].field).toBe('sort_order');
-      expect(expectProblem(await create({ name: 'c', parent_id: 'x' }), 400, 'validation_error').errors[0].field).toBe('parent_id');
+      expect(expectProblem(await create({ name: 'c', color: 'green' }), 400, 'validation_error').errors[0].field).toBe(
+        'color',
+      );
+      expect(
+        expectProblem(await create({ name: 'c', sort_order: 'first' }), 400, 'validation_error').errors[0].field,
+      ).toBe('sort_order');
+      expect(expectProblem(await create({ name: 'c', parent_id: 'x' }), 400, 'validation_error').errors[0].field).toBe(
+        'parent_id',
+      );
     });
 
     it('duplicate name in the project is 409 (create and rename); same name in another project is fine', async () => {
@@ -48,7 +75,9 @@ describe('labels', () => {
       const other = await create({ name: 'other' });
       expectProblem(await t.http.patch(`${base}${other.body.id}/`).set(key()).send({ name: 'dup' }), 409, 'conflict');
       const p2 = await t.project(ten.slug, ten.owner.key);
-      expect((await create({ name: 'dup' }, `/api/v2/workspaces/${ten.slug}/projects/${p2.id}/labels/`)).status).toBe(201);
+      expect((await create({ name: 'dup' }, `/api/v2/workspaces/${ten.slug}/projects/${p2.id}/labels/`)).status).toBe(
+        201,
+      );
     });
 
     it('parent_id must be a label of the same project, else 400; no cycles; null lifts to top level', async () => {
@@ -59,25 +88,61 @@ describe('labels', () => {
       // a label of another project of the same workspace
       const p2 = await t.project(ten.slug, ten.owner.key);
       const foreign = await create({ name: 'foreign' }, `/api/v2/workspaces/${ten.slug}/projects/${p2.id}/labels/`);
-      expect(expectProblem(await create({ name: 'bad parent', parent_id: foreign.body.id }), 400, 'validation_error').errors[0].field).toBe('parent_id');
+      expect(
+        expectProblem(await create({ name: 'bad parent', parent_id: foreign.body.id }), 400, 'validation_error')
+          .errors[0].field,
+      ).toBe('parent_id');
       // a workspace-level label is not a project label's parent
       const wsl = await create({ name: 'ws-parent' }, wsBase);
       expectProblem(await create({ name: 'bad parent 2', parent_id: wsl.body.id }), 400, 'validation_error');
-      expectProblem(await create({ name: 'bad parent 3', parent_id: '00000000-0000-4000-8000-000000000000' }), 400, 'validation_error');
+      expectProblem(
+        await create({ name: 'bad parent 3', parent_id: '00000000-0000-4000-8000-000000000000' }),
+        400,
+        'validation_error',
+      );
       // cycles
-      expectProblem(await t.http.patch(`${base}${parent.body.id}/`).set(key()).send({ parent_id: parent.body.id }), 400, 'validation_error');
-      expectProblem(await t.http.patch(`${base}${parent.body.id}/`).set(key()).send({ parent_id: grandchild.body.id }), 400, 'validation_error');
+      expectProblem(
+        await t.http.patch(`${base}${parent.body.id}/`).set(key()).send({ parent_id: parent.body.id }),
+        400,
+        'validation_error',
+      );
+      expectProblem(
+        await t.http.patch(`${base}${parent.body.id}/`).set(key()).send({ parent_id: grandchild.body.id }),
+        400,
+        'validation_error',
+      );
       const lifted = await t.http.patch(`${base}${child.body.id}/`).set(key()).send({ parent_id: null });
       expect(lifted.body.parent_id).toBeNull();
     });
 
     it('PATCH is partial; null clears color, description and external ids', async () => {
-      const l = await create({ name: 'patchy', color: '#123', description: 'keep', external_id: 'E', external_source: 'S' });
+      const l = await create({
+        name: 'patchy',
+        color: '#123',
+        description: 'keep',
+        external_id: 'E',
+        external_source: 'S',
+      });
       const url = `${base}${l.body.id}/`;
       const a = await t.http.patch(url).set(key()).send({ sort_order: 3.5 });
-      expect(a.body).toMatchObject({ name: 'patchy', color: '#123', description: 'keep', external_id: 'E', sort_order: 3.5 });
-      const b = await t.http.patch(url).set(key()).send({ color: null, description: null, external_id: null, external_source: null, name: 'patched' });
-      expect(b.body).toMatchObject({ name: 'patched', color: null, description: '', external_id: null, external_source: null });
+      expect(a.body).toMatchObject({
+        name: 'patchy',
+        color: '#123',
+        description: 'keep',
+        external_id: 'E',
+        sort_order: 3.5,
+      });
+      const b = await t.http
+        .patch(url)
+        .set(key())
+        .send({ color: null, description: null, external_id: null, external_source: null, name: 'patched' });
+      expect(b.body).toMatchObject({
+        name: 'patched',
+        color: null,
+        description: '',
+        external_id: null,
+        external_source: null,
+      });
       expectProblem(await t.http.patch(url).set(key()).send({ name: null }), 400, 'validation_error');
       expectProblem(await t.http.patch(url).set(key()).send({ color: '#12' }), 400, 'validation_error');
     });
@@ -86,7 +151,10 @@ describe('labels', () => {
       const lp = await t.project(ten.slug, ten.owner.key);
       const url = `/api/v2/workspaces/${ten.slug}/projects/${lp.id}/labels/`;
       const top = await create({ name: 'Top', sort_order: 3 }, url);
-      const kid = await create({ name: 'Kid', parent_id: top.body.id, sort_order: 1, external_id: 'K', external_source: 'jira' }, url);
+      const kid = await create(
+        { name: 'Kid', parent_id: top.body.id, sort_order: 1, external_id: 'K', external_source: 'jira' },
+        url,
+      );
       await create({ name: 'Other top', sort_order: 2 }, url);
       const names = async (q: string) => (await t.http.get(`${url}${q}`).set(key())).body.data.map((l: any) => l.name);
       expect(await names('')).toEqual(['Kid', 'Other top', 'Top']);
@@ -120,25 +188,39 @@ describe('labels', () => {
       expectProblem(await t.http.get(`${base}${parent.body.id}/`).set(key()), 404, 'resource_not_found');
       expectProblem(await t.http.delete(`${base}${parent.body.id}/`).set(key()), 404, 'resource_not_found');
       expect((await t.http.get(`${base}${child.body.id}/`).set(key())).body.parent_id).toBeNull();
-      expect((await t.ds.query(`SELECT deleted_at FROM labels WHERE id = $1`, [parent.body.id]))[0].deleted_at).not.toBeNull();
+      expect(
+        (await t.ds.query(`SELECT deleted_at FROM labels WHERE id = $1`, [parent.body.id]))[0].deleted_at,
+      ).not.toBeNull();
       expect((await create({ name: 'to-delete' })).status).toBe(201);
     });
 
     it('DELETE strips the label from work items', async () => {
       const l = await create({ name: 'stripped' });
       const keep = await create({ name: 'kept' });
-      const wi = await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/${projectId}/work-items/`).set(key()).send({ name: 'Has labels', label_ids: [l.body.id, keep.body.id] });
+      const wi = await t.http
+        .post(`/api/v2/workspaces/${ten.slug}/projects/${projectId}/work-items/`)
+        .set(key())
+        .send({ name: 'Has labels', label_ids: [l.body.id, keep.body.id] });
       expect(wi.status).toBe(201);
       expect((await t.http.delete(`${base}${l.body.id}/`).set(key())).status).toBe(204);
-      const after = await t.http.get(`/api/v2/workspaces/${ten.slug}/projects/${projectId}/work-items/${wi.body.id}/`).set(key());
+      const after = await t.http
+        .get(`/api/v2/workspaces/${ten.slug}/projects/${projectId}/work-items/${wi.body.id}/`)
+        .set(key());
       expect(after.body.label_ids).toEqual([keep.body.id]);
     });
 
     it('tenant wall: labels of another project or workspace are 404 in paths', async () => {
       const other = await t.tenant();
       const op = await t.project(other.slug, other.owner.key);
-      const ol = await t.http.post(`/api/v2/workspaces/${other.slug}/projects/${op.id}/labels/`).set({ 'X-Api-Key': other.owner.key }).send({ name: 'theirs' });
-      for (const req of [t.http.get(`${base}${ol.body.id}/`), t.http.patch(`${base}${ol.body.id}/`).send({ name: 'x' }), t.http.delete(`${base}${ol.body.id}/`)]) {
+      const ol = await t.http
+        .post(`/api/v2/workspaces/${other.slug}/projects/${op.id}/labels/`)
+        .set({ 'X-Api-Key': other.owner.key })
+        .send({ name: 'theirs' });
+      for (const req of [
+        t.http.get(`${base}${ol.body.id}/`),
+        t.http.patch(`${base}${ol.body.id}/`).send({ name: 'x' }),
+        t.http.delete(`${base}${ol.body.id}/`),
+      ]) {
         expectProblem(await req.set(key()), 404, 'resource_not_found');
       }
       const p2 = await t.project(ten.slug, ten.owner.key);
@@ -147,14 +229,24 @@ describe('labels', () => {
       // a workspace label is not reachable through a project path
       const wsl = await create({ name: 'ws-via-project' }, wsBase);
       expectProblem(await t.http.get(`${base}${wsl.body.id}/`).set(key()), 404, 'resource_not_found');
-      expectProblem(await t.http.get(`/api/v2/workspaces/${other.slug}/projects/${op.id}/labels/`).set(key()), 404, 'resource_not_found');
+      expectProblem(
+        await t.http.get(`/api/v2/workspaces/${other.slug}/projects/${op.id}/labels/`).set(key()),
+        404,
+        'resource_not_found',
+      );
     });
 
     it('roles and scopes: guest reads, contributor 403 on writes; scope ceiling', async () => {
       const guest = await t.member(ten.slug, 'guest');
       const contrib = await t.member(ten.slug, 'member');
-      await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/${projectId}/members/`).set(key()).send({ member_id: guest.id, role: 'guest' });
-      await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/${projectId}/members/`).set(key()).send({ member_id: contrib.id, role: 'contributor' });
+      await t.http
+        .post(`/api/v2/workspaces/${ten.slug}/projects/${projectId}/members/`)
+        .set(key())
+        .send({ member_id: guest.id, role: 'guest' });
+      await t.http
+        .post(`/api/v2/workspaces/${ten.slug}/projects/${projectId}/members/`)
+        .set(key())
+        .send({ member_id: contrib.id, role: 'contributor' });
       const l = await create({ name: 'role-check' });
       expect((await t.http.get(base).set({ 'X-Api-Key': guest.key })).status).toBe(200);
       expect((await t.http.get(`${base}${l.body.id}/`).set({ 'X-Api-Key': guest.key })).status).toBe(200);
@@ -186,13 +278,24 @@ describe('labels', () => {
       expect(child.body.parent_id).toBe(a.body.id);
       // a project label is not a workspace label's parent
       const pl = await create({ name: 'project-only' });
-      expect(expectProblem(await create({ name: 'bad', parent_id: pl.body.id }, wsBase), 400, 'validation_error').errors[0].field).toBe('parent_id');
+      expect(
+        expectProblem(await create({ name: 'bad', parent_id: pl.body.id }, wsBase), 400, 'validation_error').errors[0]
+          .field,
+      ).toBe('parent_id');
       const p = await t.http.patch(`${wsBase}${child.body.id}/`).set(key()).send({ name: 'urgent', parent_id: null });
       expect(p.body).toMatchObject({ name: 'urgent', parent_id: null });
-      expectProblem(await t.http.patch(`${wsBase}${child.body.id}/`).set(key()).send({ name: 'priority' }), 409, 'conflict');
+      expectProblem(
+        await t.http.patch(`${wsBase}${child.body.id}/`).set(key()).send({ name: 'priority' }),
+        409,
+        'conflict',
+      );
       const list = await t.http.get(`${wsBase}?search=prio`).set(key());
       expect(list.body.data.map((l: any) => l.name)).toEqual(['priority']);
-      expect((await t.http.get(`${wsBase}?parent_id__isnull=true`).set(key())).body.data.every((l: any) => l.parent_id === null)).toBe(true);
+      expect(
+        (await t.http.get(`${wsBase}?parent_id__isnull=true`).set(key())).body.data.every(
+          (l: any) => l.parent_id === null,
+        ),
+      ).toBe(true);
       expectProblem(await t.http.get(`${wsBase}?paginate=cursor`).set(key()), 400, 'ordering_not_cursor_eligible');
       // project labels are not reachable on the workspace path
       expectProblem(await t.http.get(`${wsBase}${pl.body.id}/`).set(key()), 404, 'resource_not_found');
@@ -208,7 +311,11 @@ describe('labels', () => {
       expect((await t.http.get(wsBase).set({ 'X-Api-Key': guest.key })).status).toBe(200);
       expect((await t.http.get(`${wsBase}${l.body.id}/`).set({ 'X-Api-Key': member.key })).status).toBe(200);
       expectProblem(await t.http.post(wsBase).set({ 'X-Api-Key': member.key }).send({ name: 'm' }), 403, 'forbidden');
-      expectProblem(await t.http.patch(`${wsBase}${l.body.id}/`).set({ 'X-Api-Key': member.key }).send({ name: 'm' }), 403, 'forbidden');
+      expectProblem(
+        await t.http.patch(`${wsBase}${l.body.id}/`).set({ 'X-Api-Key': member.key }).send({ name: 'm' }),
+        403,
+        'forbidden',
+      );
       expectProblem(await t.http.delete(`${wsBase}${l.body.id}/`).set({ 'X-Api-Key': member.key }), 403, 'forbidden');
       expect((await t.http.post(wsBase).set({ 'X-Api-Key': admin.key }).send({ name: 'by-admin' })).status).toBe(201);
       const ro = { Authorization: `Bearer ${await t.token(ten.owner.email, ['workspaces.labels:read'])}` };
@@ -218,12 +325,19 @@ describe('labels', () => {
       expectProblem(await t.http.post(wsBase).set(projScope).send({ name: 'x' }), 403, 'forbidden');
     });
 
-    it('tenant wall: another workspace\'s labels are 404; a foreign workspace is 404', async () => {
+    it("tenant wall: another workspace's labels are 404; a foreign workspace is 404", async () => {
       const other = await t.tenant();
-      const ol = await t.http.post(`/api/v2/workspaces/${other.slug}/labels/`).set({ 'X-Api-Key': other.owner.key }).send({ name: 'theirs' });
+      const ol = await t.http
+        .post(`/api/v2/workspaces/${other.slug}/labels/`)
+        .set({ 'X-Api-Key': other.owner.key })
+        .send({ name: 'theirs' });
       expect(ol.status).toBe(201);
       expectProblem(await t.http.get(`${wsBase}${ol.body.id}/`).set(key()), 404, 'resource_not_found');
-      expectProblem(await t.http.patch(`${wsBase}${ol.body.id}/`).set(key()).send({ name: 'x' }), 404, 'resource_not_found');
+      expectProblem(
+        await t.http.patch(`${wsBase}${ol.body.id}/`).set(key()).send({ name: 'x' }),
+        404,
+        'resource_not_found',
+      );
       expectProblem(await t.http.delete(`${wsBase}${ol.body.id}/`).set(key()), 404, 'resource_not_found');
       expectProblem(await t.http.get(`/api/v2/workspaces/${other.slug}/labels/`).set(key()), 404, 'resource_not_found');
       // another workspace's label as parent: 400 in the body

@@ -65,7 +65,13 @@ describe('lists: envelopes, pagination, ordering, filters, search', () => {
 
     it('an empty list is still an envelope', async () => {
       const res = await get(`${members}?member_id=00000000-0000-4000-8000-000000000000`);
-      expect(res.body).toEqual({ data: [], next: null, previous: null, total_count: 0, pagination: { style: 'offset' } });
+      expect(res.body).toEqual({
+        data: [],
+        next: null,
+        previous: null,
+        total_count: 0,
+        pagination: { style: 'offset' },
+      });
       const cur = await get(`${members}?member_id=00000000-0000-4000-8000-000000000000&paginate=cursor`);
       expect(cur.body).toEqual({ data: [], next_cursor: null, has_more: false, pagination: { style: 'cursor' } });
     });
@@ -126,7 +132,9 @@ describe('lists: envelopes, pagination, ordering, filters, search', () => {
       );
       const url = `/api/v2/workspaces/${big.slug}/members/`;
       const at = async (offset: number, perPage: number) => {
-        const res = await t.http.get(`${url}?offset=${offset}&per_page=${perPage}&count=false`).set('X-Api-Key', big.owner.key);
+        const res = await t.http
+          .get(`${url}?offset=${offset}&per_page=${perPage}&count=false`)
+          .set('X-Api-Key', big.owner.key);
         expect(res.status).toBe(200);
         return res.body;
       };
@@ -140,14 +148,20 @@ describe('lists: envelopes, pagination, ordering, filters, search', () => {
       expect(near.previous).toBe(9940);
       expect((await at(10000, 50)).next).toBeNull();
       expect((await at(9999, 1)).next).toBe(10000);
-      expectProblem(await t.http.get(`${url}?offset=10040&per_page=50`).set('X-Api-Key', big.owner.key), 400, 'validation_error');
+      expectProblem(
+        await t.http.get(`${url}?offset=10040&per_page=50`).set('X-Api-Key', big.owner.key),
+        400,
+        'validation_error',
+      );
       // total_count still tells how many rows there are.
-      expect((await t.http.get(`${url}?offset=9990&per_page=50`).set('X-Api-Key', big.owner.key)).body.total_count).toBe(10061);
+      expect(
+        (await t.http.get(`${url}?offset=9990&per_page=50`).set('X-Api-Key', big.owner.key)).body.total_count,
+      ).toBe(10061);
     });
 
     it('offset pages cover the list exactly once', async () => {
       const seen: string[] = [];
-      for (let off = 0; off !== null; ) {
+      for (let off = 0; off !== null;) {
         const res = await get(`${members}?per_page=60&offset=${off}`);
         seen.push(...res.body.data.map((m: { id: string }) => m.id));
         off = res.body.next;
@@ -212,16 +226,23 @@ describe('lists: envelopes, pagination, ordering, filters, search', () => {
     it('a malformed or truncated cursor is 400 naming cursor', async () => {
       const first = await get(`${members}?paginate=cursor&per_page=5`);
       const good: string = first.body.next_cursor;
-      const tampered = Buffer.from(JSON.stringify(['created_at', 'not-a-time', '00000000-0000-4000-8000-000000000000'])).toString('base64url');
+      const tampered = Buffer.from(
+        JSON.stringify(['created_at', 'not-a-time', '00000000-0000-4000-8000-000000000000']),
+      ).toString('base64url');
       for (const bad of ['!!!', 'abc', good.slice(0, good.length - 6), good.slice(0, 10), 'W10', tampered]) {
-        const res = expectProblem(await get(`${members}?cursor=${encodeURIComponent(bad)}&per_page=5`), 400, 'validation_error');
+        const res = expectProblem(
+          await get(`${members}?cursor=${encodeURIComponent(bad)}&per_page=5`),
+          400,
+          'validation_error',
+        );
         expect(res.errors[0].field).toBe('cursor');
       }
     });
 
-    it('a hand-edited position that is no value of the ordering\'s type is 400 naming cursor, never a 500', async () => {
+    it("a hand-edited position that is no value of the ordering's type is 400 naming cursor, never a 500", async () => {
       const id = '00000000-0000-4000-8000-000000000000';
-      const make = (order: string, value: string) => Buffer.from(JSON.stringify([order, value, id])).toString('base64url');
+      const make = (order: string, value: string) =>
+        Buffer.from(JSON.stringify([order, value, id])).toString('base64url');
       const first = await get(`${members}?paginate=cursor&per_page=1&order_by=created_at`);
       const [, good] = JSON.parse(Buffer.from(first.body.next_cursor, 'base64url').toString('utf8'));
       const edits = [
@@ -235,20 +256,39 @@ describe('lists: envelopes, pagination, ordering, filters, search', () => {
         ['id', 'not-a-uuid'],
       ];
       for (const [order, value] of edits) {
-        const res = expectProblem(await get(`${members}?cursor=${make(order, value)}&order_by=${order}&per_page=5`), 400, 'validation_error');
+        const res = expectProblem(
+          await get(`${members}?cursor=${make(order, value)}&order_by=${order}&per_page=5`),
+          400,
+          'validation_error',
+        );
         expect(res.errors.map((e: { field: string }) => e.field)).toEqual(['cursor']);
       }
       // The untouched position still works, and so does the same instant with a Z or another offset.
-      expect((await get(`${members}?cursor=${make('created_at', good)}&order_by=created_at&per_page=5`)).status).toBe(200);
-      expect((await get(`${members}?cursor=${make('created_at', '2026-01-01T00:00:00Z')}&order_by=created_at&per_page=5`)).status).toBe(200);
-      expect((await get(`${members}?cursor=${make('created_at', '2026-01-01 05:30:00+05:30')}&order_by=created_at&per_page=5`)).status).toBe(200);
+      expect((await get(`${members}?cursor=${make('created_at', good)}&order_by=created_at&per_page=5`)).status).toBe(
+        200,
+      );
+      expect(
+        (await get(`${members}?cursor=${make('created_at', '2026-01-01T00:00:00Z')}&order_by=created_at&per_page=5`))
+          .status,
+      ).toBe(200);
+      expect(
+        (
+          await get(
+            `${members}?cursor=${make('created_at', '2026-01-01 05:30:00+05:30')}&order_by=created_at&per_page=5`,
+          )
+        ).status,
+      ).toBe(200);
     });
 
     it('a hand-made cursor with a null position on a non-nullable ordering is 400 naming cursor', async () => {
       const id = '00000000-0000-4000-8000-000000000000';
       const make = (order: string) => Buffer.from(JSON.stringify([order, null, id])).toString('base64url');
       for (const order of ['created_at', '-created_at', 'id', '-id']) {
-        const res = expectProblem(await get(`${members}?cursor=${make(order)}&order_by=${order}&per_page=5`), 400, 'validation_error');
+        const res = expectProblem(
+          await get(`${members}?cursor=${make(order)}&order_by=${order}&per_page=5`),
+          400,
+          'validation_error',
+        );
         expect(res.errors.map((e: { field: string }) => e.field)).toEqual(['cursor']);
       }
       expectProblem(await get(`${projects}?cursor=${make('created_at')}`), 400, 'validation_error');
@@ -256,15 +296,25 @@ describe('lists: envelopes, pagination, ordering, filters, search', () => {
 
     it('a cursor made for another order_by is 400', async () => {
       const first = await get(`${members}?paginate=cursor&per_page=5&order_by=-created_at`);
-      const res = expectProblem(await get(`${members}?cursor=${first.body.next_cursor}&per_page=5&order_by=created_at`), 400, 'validation_error');
+      const res = expectProblem(
+        await get(`${members}?cursor=${first.body.next_cursor}&per_page=5&order_by=created_at`),
+        400,
+        'validation_error',
+      );
       expect(res.errors[0].field).toBe('cursor');
       expect(res.detail).toContain('order_by');
       expectProblem(await get(`${members}?cursor=${first.body.next_cursor}&per_page=5`), 400, 'validation_error');
-      expect((await get(`${members}?cursor=${first.body.next_cursor}&per_page=5&order_by=-created_at`)).status).toBe(200);
+      expect((await get(`${members}?cursor=${first.body.next_cursor}&per_page=5&order_by=-created_at`)).status).toBe(
+        200,
+      );
     });
 
     it('an ineligible ordering with cursor pagination is 400 ordering_not_cursor_eligible', async () => {
-      const res = expectProblem(await get(`${projects}?paginate=cursor&order_by=name`), 400, 'ordering_not_cursor_eligible');
+      const res = expectProblem(
+        await get(`${projects}?paginate=cursor&order_by=name`),
+        400,
+        'ordering_not_cursor_eligible',
+      );
       expect(res.detail).toContain('created_at');
       expectProblem(await get(`${projects}?paginate=cursor&order_by=-name`), 400, 'ordering_not_cursor_eligible');
       expectProblem(await get(`${projects}?cursor=abc&order_by=name`), 400, 'ordering_not_cursor_eligible');
@@ -300,9 +350,11 @@ describe('lists: envelopes, pagination, ordering, filters, search', () => {
     it('projects order by name in offset mode', async () => {
       for (const n of ['Charlie', 'Alpha', 'Bravo']) await t.project(ten.slug, ten.owner.key, { name: n });
       // Compared with the database's own collation order.
-      const expected = (await t.ds.query(`SELECT name FROM projects WHERE workspace_id = $1 AND deleted_at IS NULL ORDER BY name, id`, [ten.workspaceId])).map(
-        (r: { name: string }) => r.name,
-      );
+      const expected = (
+        await t.ds.query(`SELECT name FROM projects WHERE workspace_id = $1 AND deleted_at IS NULL ORDER BY name, id`, [
+          ten.workspaceId,
+        ])
+      ).map((r: { name: string }) => r.name);
       expect(expected.length).toBeGreaterThanOrEqual(3);
       const names = (await get(`${projects}?order_by=name`)).body.data.map((p: { name: string }) => p.name);
       expect(names).toEqual(expected);
@@ -388,13 +440,16 @@ describe('lists: envelopes, pagination, ordering, filters, search', () => {
       const w = await t.tenant();
       const url = `/api/v2/workspaces/${w.slug}/projects/`;
       for (let i = 0; i < 12; i++) await t.project(w.slug, w.owner.key, { name: `Seed ${i}` });
-      const before = (await t.http.get(`${url}?per_page=200`).set('X-Api-Key', w.owner.key)).body.data.map((p: { id: string }) => p.id);
+      const before = (await t.http.get(`${url}?per_page=200`).set('X-Api-Key', w.owner.key)).body.data.map(
+        (p: { id: string }) => p.id,
+      );
       expect(before).toHaveLength(12);
 
       let inserting = true;
       const inserted: string[] = [];
       const writer = (async () => {
-        for (let i = 0; inserting && i < 200; i++) inserted.push((await t.project(w.slug, w.owner.key, { name: `Concurrent ${i}` })).id);
+        for (let i = 0; inserting && i < 200; i++)
+          inserted.push((await t.project(w.slug, w.owner.key, { name: `Concurrent ${i}` })).id);
       })();
 
       const seen: string[] = [];
@@ -422,14 +477,20 @@ describe('lists: envelopes, pagination, ordering, filters, search', () => {
       const w = await t.tenant();
       const url = `/api/v2/workspaces/${w.slug}/members/`;
       for (let i = 0; i < 9; i++) await t.member(w.slug, 'member');
-      const before = (await t.http.get(`${url}?per_page=200`).set('X-Api-Key', w.owner.key)).body.data.map((m: { id: string }) => m.id);
+      const before = (await t.http.get(`${url}?per_page=200`).set('X-Api-Key', w.owner.key)).body.data.map(
+        (m: { id: string }) => m.id,
+      );
       const seen: string[] = [];
-      let res = await t.http.get(`${url}?paginate=cursor&per_page=3&order_by=-created_at`).set('X-Api-Key', w.owner.key);
+      let res = await t.http
+        .get(`${url}?paginate=cursor&per_page=3&order_by=-created_at`)
+        .set('X-Api-Key', w.owner.key);
       for (;;) {
         seen.push(...res.body.data.map((m: { id: string }) => m.id));
         if (!res.body.has_more) break;
         await Promise.all([t.member(w.slug, 'guest'), t.member(w.slug, 'guest')]);
-        res = await t.http.get(`${url}?cursor=${res.body.next_cursor}&per_page=3&order_by=-created_at`).set('X-Api-Key', w.owner.key);
+        res = await t.http
+          .get(`${url}?cursor=${res.body.next_cursor}&per_page=3&order_by=-created_at`)
+          .set('X-Api-Key', w.owner.key);
       }
       expect([...seen].sort()).toEqual([...before].sort());
     });
@@ -451,12 +512,18 @@ describe('lists: envelopes, pagination, ordering, filters, search', () => {
       const w = await t.tenant();
       const ids: string[] = [];
       for (let i = 0; i < 7; i++) ids.push((await t.project(w.slug, w.owner.key, { name: `N${i}` })).id);
-      await t.ds.query(`UPDATE projects SET archived_at = now() - (random() * interval '10 days') WHERE id = ANY($1::uuid[])`, [ids.slice(0, 3)]);
+      await t.ds.query(
+        `UPDATE projects SET archived_at = now() - (random() * interval '10 days') WHERE id = ANY($1::uuid[])`,
+        [ids.slice(0, 3)],
+      );
       for (const order of ['archived_at', '-archived_at']) {
         const seen: string[] = [];
         let cursor: string | undefined;
         for (let i = 0; i < 20; i++) {
-          const q = parseListQuery({ paginate: 'cursor', per_page: '2', order_by: order, ...(cursor ? { cursor } : {}) }, SPEC);
+          const q = parseListQuery(
+            { paginate: 'cursor', per_page: '2', order_by: order, ...(cursor ? { cursor } : {}) },
+            SPEC,
+          );
           const { rows, envelope } = await runList<{ id: string }>(t.ds, SPEC, q, {
             select: 'p.id',
             from: 'projects p',

@@ -39,7 +39,11 @@ describe('project members: hierarchy and role caps', () => {
       expectProblem(await t.http.patch(`${url}${padmin2Row}/`).set(k(padmin)).send({ role }), 403, 'forbidden');
     }
     expectProblem(await t.http.delete(`${url}${padmin2Row}/`).set(k(padmin)), 403, 'forbidden');
-    expectProblem(await t.http.patch(`${url}${padminRow}/`).set(k(padmin)).send({ role: 'contributor' }), 403, 'forbidden');
+    expectProblem(
+      await t.http.patch(`${url}${padminRow}/`).set(k(padmin)).send({ role: 'contributor' }),
+      403,
+      'forbidden',
+    );
     // Nothing changed.
     expect((await t.http.get(`${url}${padmin2Row}/`).set(k())).body.role).toBe('admin');
     // A workspace owner or admin can.
@@ -55,7 +59,9 @@ describe('project members: hierarchy and role caps', () => {
     const res = await t.http.post(url).set(k(padmin)).send({ member_id: m.id, role: 'contributor' });
     expect(res.status).toBe(201);
     const row = res.body.id;
-    expect((await t.http.patch(`${url}${row}/`).set(k(padmin)).send({ role: 'commenter' })).body.role).toBe('commenter');
+    expect((await t.http.patch(`${url}${row}/`).set(k(padmin)).send({ role: 'commenter' })).body.role).toBe(
+      'commenter',
+    );
     // Granting admin (their own level) is refused, on POST and PATCH.
     expectProblem(await t.http.patch(`${url}${row}/`).set(k(padmin)).send({ role: 'admin' }), 403, 'forbidden');
     const m2 = await t.member(ten.slug, 'member');
@@ -84,7 +90,11 @@ describe('project members: hierarchy and role caps', () => {
     const { url, add } = await setup();
     const owner2 = await t.member(ten.slug, 'owner');
     const wsAdmin = await t.member(ten.slug, 'admin');
-    expectProblem(await t.http.post(url).set(k(wsAdmin)).send({ member_id: owner2.id, role: 'admin' }), 403, 'forbidden');
+    expectProblem(
+      await t.http.post(url).set(k(wsAdmin)).send({ member_id: owner2.id, role: 'admin' }),
+      403,
+      'forbidden',
+    );
     const row = await add(owner2, 'admin');
     expectProblem(await t.http.delete(`${url}${row}/`).set(k(wsAdmin)), 403, 'forbidden');
     expect((await t.http.delete(`${url}${row}/`).set(k())).status).toBe(204);
@@ -101,12 +111,20 @@ describe('project members: hierarchy and role caps', () => {
     const owner2 = await t.member(ten.slug, 'owner');
     for (const target of [wsAdmin, owner2]) {
       for (const role of ['guest', 'commenter', 'contributor']) {
-        const res = expectProblem(await t.http.post(url).set(k()).send({ member_id: target.id, role }), 400, 'validation_error');
+        const res = expectProblem(
+          await t.http.post(url).set(k()).send({ member_id: target.id, role }),
+          400,
+          'validation_error',
+        );
         expect(errorFields(res)).toEqual(['role']);
       }
     }
     const row = await add(wsAdmin, 'admin');
-    const res = expectProblem(await t.http.patch(`${url}${row}/`).set(k()).send({ role: 'guest' }), 400, 'validation_error');
+    const res = expectProblem(
+      await t.http.patch(`${url}${row}/`).set(k()).send({ role: 'guest' }),
+      400,
+      'validation_error',
+    );
     expect(errorFields(res)).toEqual(['role']);
     expect((await t.http.get(`${url}${row}/`).set(k())).body.role).toBe('admin');
   });
@@ -116,16 +134,41 @@ describe('project members: hierarchy and role caps', () => {
     const m = await t.member(ten.slug, 'member');
     const created = await t.http.post(`${url}?expand=member`).set(k()).send({ member_id: m.id, role: 'guest' });
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ id: expect.any(String), member_id: m.id, role: 'guest', member: { id: m.id, display_name: 'Test User', avatar_url: null, email: m.email } });
+    expect(created.body).toEqual({
+      id: expect.any(String),
+      member_id: m.id,
+      role: 'guest',
+      member: { id: m.id, display_name: 'Test User', avatar_url: null, email: m.email },
+    });
     const patched = await t.http.patch(`${url}${created.body.id}/?expand=member`).set(k()).send({ role: 'commenter' });
     expect(patched.status).toBe(200);
     expect(patched.body).toEqual({ ...created.body, role: 'commenter' });
     // Without expand, the flat row.
-    expect((await t.http.patch(`${url}${created.body.id}/`).set(k()).send({ role: 'guest' })).body).toEqual({ id: created.body.id, member_id: m.id, role: 'guest' });
+    expect((await t.http.patch(`${url}${created.body.id}/`).set(k()).send({ role: 'guest' })).body).toEqual({
+      id: created.body.id,
+      member_id: m.id,
+      role: 'guest',
+    });
     for (const bad of ['user', 'project', 'role']) {
       const m2 = await t.member(ten.slug, 'member');
-      expect(errorFields(expectProblem(await t.http.post(`${url}?expand=${bad}`).set(k()).send({ member_id: m2.id, role: 'guest' }), 400, 'validation_error'))).toEqual(['expand']);
-      expect(errorFields(expectProblem(await t.http.patch(`${url}${created.body.id}/?expand=${bad}`).set(k()).send({ role: 'guest' }), 400, 'validation_error'))).toEqual(['expand']);
+      expect(
+        errorFields(
+          expectProblem(
+            await t.http.post(`${url}?expand=${bad}`).set(k()).send({ member_id: m2.id, role: 'guest' }),
+            400,
+            'validation_error',
+          ),
+        ),
+      ).toEqual(['expand']);
+      expect(
+        errorFields(
+          expectProblem(
+            await t.http.patch(`${url}${created.body.id}/?expand=${bad}`).set(k()).send({ role: 'guest' }),
+            400,
+            'validation_error',
+          ),
+        ),
+      ).toEqual(['expand']);
     }
     // The workspace member PATCH behaves the same.
     const wsRow = (await t.http.get(`${ws}/members/?member_id=${m.id}`).set(k())).body.data[0].id;
@@ -147,14 +190,19 @@ describe('workspace members: removal', () => {
   afterAll(() => t.close());
 
   const k = (u: { key: string } = ten.owner) => ({ 'X-Api-Key': u.key });
-  const remove = (body: Record<string, unknown>, actor: { key: string } = ten.owner) => t.http.post(`${ws}/members/remove/`).set(k(actor)).send(body);
-  const onRoster = async (u: User) => (await t.http.get(`${ws}/members/?member_id=${u.id}`).set(k())).body.data.length === 1;
+  const remove = (body: Record<string, unknown>, actor: { key: string } = ten.owner) =>
+    t.http.post(`${ws}/members/remove/`).set(k(actor)).send(body);
+  const onRoster = async (u: User) =>
+    (await t.http.get(`${ws}/members/?member_id=${u.id}`).set(k())).body.data.length === 1;
 
   it('204 with an empty body; the user leaves the workspace roster and every project roster, and sees nothing any more', async () => {
     const u = await t.member(ten.slug, 'member');
     const own = await t.project(ten.slug, u.key); // u is its admin
     const other = await t.project(ten.slug, ten.owner.key);
-    expect((await t.http.post(`${ws}/projects/${other.id}/members/`).set(k()).send({ member_id: u.id, role: 'contributor' })).status).toBe(201);
+    expect(
+      (await t.http.post(`${ws}/projects/${other.id}/members/`).set(k()).send({ member_id: u.id, role: 'contributor' }))
+        .status,
+    ).toBe(201);
     expect((await t.http.get(`${ws}/projects/`).set(k(u))).body.data).toHaveLength(2);
 
     const res = await remove({ email: u.email.toUpperCase(), remove_seat: true });
@@ -201,10 +249,16 @@ describe('workspace members: removal', () => {
     // With a second owner, an owner may remove the first one, even themselves; then the new last owner stays.
     const owner3 = await t.member(solo.slug, 'owner');
     expect((await soloRemove(solo.owner.email)).status).toBe(204);
-    expectProblem(await t.http.get(`/api/v2/workspaces/${solo.slug}/members/`).set(k(solo.owner)), 404, 'resource_not_found');
+    expectProblem(
+      await t.http.get(`/api/v2/workspaces/${solo.slug}/members/`).set(k(solo.owner)),
+      404,
+      'resource_not_found',
+    );
     expectProblem(await soloRemove(owner3.email, owner3), 409, 'conflict');
     const roster = (await t.http.get(`/api/v2/workspaces/${solo.slug}/members/`).set(k(owner3))).body.data;
-    expect(roster.map((r: { member_id: string; role: string }) => [r.member_id, r.role])).toEqual([[owner3.id, 'owner']]);
+    expect(roster.map((r: { member_id: string; role: string }) => [r.member_id, r.role])).toEqual([
+      [owner3.id, 'owner'],
+    ]);
   });
 
   it('an email that is not an active member is 400 naming email; a bad body is 400 too', async () => {
@@ -217,7 +271,9 @@ describe('workspace members: removal', () => {
       expect([...new Set(errorFields(expectProblem(await remove(body), 400, 'validation_error')))]).toEqual(['email']);
     }
     const u = await t.member(ten.slug, 'member');
-    expect(errorFields(expectProblem(await remove({ email: u.email, remove_seat: 'yes' }), 400, 'validation_error'))).toEqual(['remove_seat']);
+    expect(
+      errorFields(expectProblem(await remove({ email: u.email, remove_seat: 'yes' }), 400, 'validation_error')),
+    ).toEqual(['remove_seat']);
     expect(await onRoster(u)).toBe(true);
   });
 
@@ -228,13 +284,35 @@ describe('workspace members: removal', () => {
       expectProblem(await remove({ email: target.email }, u), 403, 'forbidden');
     }
     const readOnly = await t.token(ten.owner.email, ['workspaces.members:read']);
-    expectProblem(await t.http.post(`${ws}/members/remove/`).set('Authorization', `Bearer ${readOnly}`).send({ email: target.email }), 403, 'forbidden');
+    expectProblem(
+      await t.http
+        .post(`${ws}/members/remove/`)
+        .set('Authorization', `Bearer ${readOnly}`)
+        .send({ email: target.email }),
+      403,
+      'forbidden',
+    );
     expect(await onRoster(target)).toBe(true);
     const writer = await t.token(ten.owner.email, ['workspaces.members:write']);
-    expect((await t.http.post(`${ws}/members/remove/`).set('Authorization', `Bearer ${writer}`).send({ email: target.email })).status).toBe(204);
+    expect(
+      (
+        await t.http
+          .post(`${ws}/members/remove/`)
+          .set('Authorization', `Bearer ${writer}`)
+          .send({ email: target.email })
+      ).status,
+    ).toBe(204);
     // Another tenant's path is the tenant wall; the path without its trailing slash is 404 too.
     const other = await t.tenant();
-    expectProblem(await t.http.post(`/api/v2/workspaces/${other.slug}/members/remove/`).set(k()).send({ email: other.owner.email }), 404, 'resource_not_found');
-    expectProblem(await t.http.post(`${ws}/members/remove`).set(k()).send({ email: target.email }), 404, 'resource_not_found');
+    expectProblem(
+      await t.http.post(`/api/v2/workspaces/${other.slug}/members/remove/`).set(k()).send({ email: other.owner.email }),
+      404,
+      'resource_not_found',
+    );
+    expectProblem(
+      await t.http.post(`${ws}/members/remove`).set(k()).send({ email: target.email }),
+      404,
+      'resource_not_found',
+    );
   });
 });

@@ -17,7 +17,10 @@ describe('modules', () => {
     return res.body;
   };
   const addToProject = async (pid: string, userId: string, role: string) => {
-    const r = await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/${pid}/members/`).set(key()).send({ member_id: userId, role });
+    const r = await t.http
+      .post(`/api/v2/workspaces/${ten.slug}/projects/${pid}/members/`)
+      .set(key())
+      .send({ member_id: userId, role });
     if (r.status !== 201) throw new Error(`add member failed: ${r.status} ${JSON.stringify(r.body)}`);
   };
   const ids = (res: { body: { data: Array<{ id: string }> } }) => res.body.data.map((x) => x.id);
@@ -150,7 +153,10 @@ describe('modules', () => {
       const q = await t.project(ten.slug, ten.owner.key);
       expect((await create({ name: 'First', sort_order: 42 }, q.id)).sort_order).toBe(42);
       // PATCH sets a specific slot.
-      const moved = await t.http.patch(`${base(p.id)}${d.id}/`).set(key()).send({ sort_order: a.sort_order + 1 });
+      const moved = await t.http
+        .patch(`${base(p.id)}${d.id}/`)
+        .set(key())
+        .send({ sort_order: a.sort_order + 1 });
       expect(moved.body.sort_order).toBe(a.sort_order + 1);
       expect(ids(await t.http.get(base(p.id)).set(key()))).toEqual([c.id, b.id, a.id, d.id]);
     });
@@ -164,24 +170,61 @@ describe('modules', () => {
   });
 
   describe('get, update, delete', () => {
-    it('gets a module; another project\'s module, an unknown id and a malformed id are rejected', async () => {
+    it("gets a module; another project's module, an unknown id and a malformed id are rejected", async () => {
       const m = await create({ name: 'Getme' });
       expect((await t.http.get(`${base()}${m.id}/`).set(key())).body).toEqual(m);
       const p = await t.project(ten.slug, ten.owner.key);
       expectProblem(await t.http.get(`${base(p.id)}${m.id}/`).set(key()), 404, 'resource_not_found');
-      expectProblem(await t.http.get(`${base()}00000000-0000-4000-8000-000000000000/`).set(key()), 404, 'resource_not_found');
-      expect(errorFields(expectProblem(await t.http.get(`${base()}xyz/`).set(key()), 400, 'validation_error'))).toEqual(['pk']);
+      expectProblem(
+        await t.http.get(`${base()}00000000-0000-4000-8000-000000000000/`).set(key()),
+        404,
+        'resource_not_found',
+      );
+      expect(errorFields(expectProblem(await t.http.get(`${base()}xyz/`).set(key()), 400, 'validation_error'))).toEqual(
+        ['pk'],
+      );
     });
 
     it('PATCH is partial, null clears, status moves freely, member_ids is read-only', async () => {
-      const m = await create({ name: 'Patchme', description: 'd', status: 'completed', start_date: '2025-01-01', target_date: '2025-01-31', lead_id: contributor.id, external_id: 'X' });
+      const m = await create({
+        name: 'Patchme',
+        description: 'd',
+        status: 'completed',
+        start_date: '2025-01-01',
+        target_date: '2025-01-31',
+        lead_id: contributor.id,
+        external_id: 'X',
+      });
       const url = `${base()}${m.id}/`;
-      const a = await t.http.patch(url).set(key(contributor.key)).send({ status: 'backlog', member_ids: [ten.owner.id], archived_at: '2025-01-01T00:00:00Z' });
+      const a = await t.http
+        .patch(url)
+        .set(key(contributor.key))
+        .send({ status: 'backlog', member_ids: [ten.owner.id], archived_at: '2025-01-01T00:00:00Z' });
       expect(a.status).toBe(200);
-      expect(a.body).toMatchObject({ name: 'Patchme', description: 'd', status: 'backlog', lead_id: contributor.id, external_id: 'X', member_ids: [], archived_at: null });
-      const b = await t.http.patch(url).set(key()).send({ lead_id: null, start_date: null, description: null, external_id: null });
-      expect(b.body).toMatchObject({ lead_id: null, start_date: null, target_date: '2025-01-31', description: '', external_id: null });
-      const c = await t.http.patch(url).set(key()).send({ status: 'in-progress', name: 'Renamed module', lead_id: guest.id });
+      expect(a.body).toMatchObject({
+        name: 'Patchme',
+        description: 'd',
+        status: 'backlog',
+        lead_id: contributor.id,
+        external_id: 'X',
+        member_ids: [],
+        archived_at: null,
+      });
+      const b = await t.http
+        .patch(url)
+        .set(key())
+        .send({ lead_id: null, start_date: null, description: null, external_id: null });
+      expect(b.body).toMatchObject({
+        lead_id: null,
+        start_date: null,
+        target_date: '2025-01-31',
+        description: '',
+        external_id: null,
+      });
+      const c = await t.http
+        .patch(url)
+        .set(key())
+        .send({ status: 'in-progress', name: 'Renamed module', lead_id: guest.id });
       expect(c.body).toMatchObject({ status: 'in-progress', name: 'Renamed module', lead_id: guest.id });
       expect((await t.http.get(url).set(key())).body).toEqual(c.body);
     });
@@ -189,25 +232,64 @@ describe('modules', () => {
     it('PATCH validates status and lead and checks target_date against the stored start_date', async () => {
       const m = await create({ name: 'Dated', start_date: '2025-05-10', target_date: '2025-05-20' });
       const url = `${base()}${m.id}/`;
-      expect(errorFields(expectProblem(await t.http.patch(url).set(key()).send({ target_date: '2025-05-09' }), 400, 'validation_error'))).toEqual(['target_date']);
-      expect(errorFields(expectProblem(await t.http.patch(url).set(key()).send({ start_date: '2025-05-21' }), 400, 'validation_error'))).toEqual(['target_date']);
-      expect(errorFields(expectProblem(await t.http.patch(url).set(key()).send({ status: 'started' }), 400, 'validation_error'))).toEqual(['status']);
-      expect(errorFields(expectProblem(await t.http.patch(url).set(key()).send({ lead_id: outsider.id }), 400, 'validation_error'))).toEqual(['lead_id']);
+      expect(
+        errorFields(
+          expectProblem(
+            await t.http.patch(url).set(key()).send({ target_date: '2025-05-09' }),
+            400,
+            'validation_error',
+          ),
+        ),
+      ).toEqual(['target_date']);
+      expect(
+        errorFields(
+          expectProblem(await t.http.patch(url).set(key()).send({ start_date: '2025-05-21' }), 400, 'validation_error'),
+        ),
+      ).toEqual(['target_date']);
+      expect(
+        errorFields(
+          expectProblem(await t.http.patch(url).set(key()).send({ status: 'started' }), 400, 'validation_error'),
+        ),
+      ).toEqual(['status']);
+      expect(
+        errorFields(
+          expectProblem(await t.http.patch(url).set(key()).send({ lead_id: outsider.id }), 400, 'validation_error'),
+        ),
+      ).toEqual(['lead_id']);
       // Re-sending the stored lead is checked too: a lead who left the project is 400, not a silent 200.
       const leaver = await t.member(ten.slug, 'member');
-      const joined = await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/${projectId}/members/`).set(key()).send({ member_id: leaver.id, role: 'contributor' });
+      const joined = await t.http
+        .post(`/api/v2/workspaces/${ten.slug}/projects/${projectId}/members/`)
+        .set(key())
+        .send({ member_id: leaver.id, role: 'contributor' });
       expect(joined.status).toBe(201);
       expect((await t.http.patch(url).set(key()).send({ lead_id: leaver.id })).body.lead_id).toBe(leaver.id);
       expect((await t.http.patch(url).set(key()).send({ lead_id: leaver.id })).status).toBe(200);
-      expect((await t.http.delete(`/api/v2/workspaces/${ten.slug}/projects/${projectId}/members/${joined.body.id}/`).set(key())).status).toBe(204);
-      const gone = expectProblem(await t.http.patch(url).set(key()).send({ lead_id: leaver.id }), 400, 'validation_error');
+      expect(
+        (
+          await t.http
+            .delete(`/api/v2/workspaces/${ten.slug}/projects/${projectId}/members/${joined.body.id}/`)
+            .set(key())
+        ).status,
+      ).toBe(204);
+      const gone = expectProblem(
+        await t.http.patch(url).set(key()).send({ lead_id: leaver.id }),
+        400,
+        'validation_error',
+      );
       expect(errorFields(gone)).toEqual(['lead_id']);
-      expect((await t.http.patch(url).set(key()).send({ description: 'lead untouched when not sent' })).status).toBe(200);
+      expect((await t.http.patch(url).set(key()).send({ description: 'lead untouched when not sent' })).status).toBe(
+        200,
+      );
       expect((await t.http.patch(url).set(key()).send({ lead_id: null })).body.lead_id).toBeNull();
-      expect(errorFields(expectProblem(await t.http.patch(url).set(key()).send({ name: null }), 400, 'validation_error'))).toContain('name');
+      expect(
+        errorFields(expectProblem(await t.http.patch(url).set(key()).send({ name: null }), 400, 'validation_error')),
+      ).toContain('name');
       const ok = await t.http.patch(url).set(key()).send({ start_date: '2025-06-01', target_date: '2025-06-02' });
       expect(ok.body).toMatchObject({ start_date: '2025-06-01', target_date: '2025-06-02' });
-      expect((await t.http.patch(url).set(key()).send({ start_date: null, target_date: '2020-01-01' })).status).toBe(200);
+      expect((await t.http.patch(url).set(key()).send({ start_date: null, target_date: '2020-01-01' })).status).toBe(
+        200,
+      );
     });
 
     it('rename collision is 409', async () => {
@@ -237,7 +319,12 @@ describe('modules', () => {
       pid = (await t.project(ten.slug, ten.owner.key)).id;
       await addToProject(pid, contributor.id, 'contributor');
       ms = [];
-      ms.push(await create({ name: 'Alpha API', status: 'backlog', lead_id: contributor.id, external_id: 'E1', external_source: 'jira' }, pid));
+      ms.push(
+        await create(
+          { name: 'Alpha API', status: 'backlog', lead_id: contributor.id, external_id: 'E1', external_source: 'jira' },
+          pid,
+        ),
+      );
       ms.push(await create({ name: 'Beta api', status: 'in-progress', external_source: 'jira' }, pid));
       ms.push(await create({ name: 'Gamma', status: 'in-progress', lead_id: ten.owner.id, external_id: 'E3' }, pid));
       ms.push(await create({ name: 'Delta API', status: 'completed' }, pid));
@@ -249,29 +336,62 @@ describe('modules', () => {
       expect(ids(res)).toEqual(ms.map((m) => m.id).reverse());
       expect(ids(await t.http.get(`${base(pid)}?order_by=-sort_order`).set(key()))).toEqual(ms.map((m) => m.id));
       expect(ids(await t.http.get(`${base(pid)}?order_by=created_at`).set(key()))).toEqual(ms.map((m) => m.id));
-      expect(ids(await t.http.get(`${base(pid)}?order_by=-created_at`).set(key()))).toEqual(ms.map((m) => m.id).reverse());
+      expect(ids(await t.http.get(`${base(pid)}?order_by=-created_at`).set(key()))).toEqual(
+        ms.map((m) => m.id).reverse(),
+      );
       expect(ids(await t.http.get(`${base(pid)}?order_by=id`).set(key()))).toEqual(ms.map((m) => m.id).sort());
       expect(ids(await t.http.get(`${base(pid)}?order_by=bogus`).set(key()))).toEqual(ms.map((m) => m.id).reverse());
     });
 
     it('filters by status (validated), lead_id, external ids and search', async () => {
-      expect(ids(await t.http.get(`${base(pid)}?status=in-progress&order_by=created_at`).set(key()))).toEqual([ms[1].id, ms[2].id]);
-      expect(ids(await t.http.get(`${base(pid)}?status__in=backlog,completed&order_by=created_at`).set(key()))).toEqual([ms[0].id, ms[3].id]);
-      expect(errorFields(expectProblem(await t.http.get(`${base(pid)}?status=in_progress`).set(key()), 400, 'validation_error'))).toEqual(['status']);
-      expect(errorFields(expectProblem(await t.http.get(`${base(pid)}?status__in=planned,nope`).set(key()), 400, 'validation_error'))).toEqual(['status__in']);
+      expect(ids(await t.http.get(`${base(pid)}?status=in-progress&order_by=created_at`).set(key()))).toEqual([
+        ms[1].id,
+        ms[2].id,
+      ]);
+      expect(ids(await t.http.get(`${base(pid)}?status__in=backlog,completed&order_by=created_at`).set(key()))).toEqual(
+        [ms[0].id, ms[3].id],
+      );
+      expect(
+        errorFields(
+          expectProblem(await t.http.get(`${base(pid)}?status=in_progress`).set(key()), 400, 'validation_error'),
+        ),
+      ).toEqual(['status']);
+      expect(
+        errorFields(
+          expectProblem(await t.http.get(`${base(pid)}?status__in=planned,nope`).set(key()), 400, 'validation_error'),
+        ),
+      ).toEqual(['status__in']);
       expect(ids(await t.http.get(`${base(pid)}?lead_id=${contributor.id}`).set(key()))).toEqual([ms[0].id]);
-      expect(ids(await t.http.get(`${base(pid)}?lead_id__in=${contributor.id},${ten.owner.id}&order_by=created_at`).set(key()))).toEqual([ms[0].id, ms[2].id]);
-      expect(ids(await t.http.get(`${base(pid)}?lead_id__isnull=true&order_by=created_at`).set(key()))).toEqual([ms[1].id, ms[3].id]);
+      expect(
+        ids(
+          await t.http.get(`${base(pid)}?lead_id__in=${contributor.id},${ten.owner.id}&order_by=created_at`).set(key()),
+        ),
+      ).toEqual([ms[0].id, ms[2].id]);
+      expect(ids(await t.http.get(`${base(pid)}?lead_id__isnull=true&order_by=created_at`).set(key()))).toEqual([
+        ms[1].id,
+        ms[3].id,
+      ]);
       expectProblem(await t.http.get(`${base(pid)}?lead_id=abc`).set(key()), 400, 'validation_error');
       expect(ids(await t.http.get(`${base(pid)}?external_id=E3`).set(key()))).toEqual([ms[2].id]);
-      expect(ids(await t.http.get(`${base(pid)}?external_source=jira&order_by=created_at`).set(key()))).toEqual([ms[0].id, ms[1].id]);
-      expect(ids(await t.http.get(`${base(pid)}?search=api&order_by=created_at`).set(key()))).toEqual([ms[0].id, ms[1].id, ms[3].id]);
+      expect(ids(await t.http.get(`${base(pid)}?external_source=jira&order_by=created_at`).set(key()))).toEqual([
+        ms[0].id,
+        ms[1].id,
+      ]);
+      expect(ids(await t.http.get(`${base(pid)}?search=api&order_by=created_at`).set(key()))).toEqual([
+        ms[0].id,
+        ms[1].id,
+        ms[3].id,
+      ]);
       expect(ids(await t.http.get(`${base(pid)}?search=api&status=in-progress`).set(key()))).toEqual([ms[1].id]);
     });
 
     it('a bare cursor request is 400 (default sort_order); created_at and id walk', async () => {
       expectProblem(await t.http.get(`${base(pid)}?paginate=cursor`).set(key()), 400, 'ordering_not_cursor_eligible');
-      expectProblem(await t.http.get(`${base(pid)}?paginate=cursor&order_by=-sort_order`).set(key()), 400, 'ordering_not_cursor_eligible');
+      expectProblem(
+        await t.http.get(`${base(pid)}?paginate=cursor&order_by=-sort_order`).set(key()),
+        400,
+        'ordering_not_cursor_eligible',
+      );
       const seen: string[] = [];
       let res = await t.http.get(`${base(pid)}?paginate=cursor&order_by=created_at&per_page=3`).set(key());
       seen.push(...ids(res));
@@ -280,10 +400,16 @@ describe('modules', () => {
       seen.push(...ids(res));
       expect(res.body).toMatchObject({ has_more: false, next_cursor: null });
       expect(seen).toEqual(ms.map((m) => m.id));
-      expect(ids(await t.http.get(`${base(pid)}?paginate=cursor&order_by=id`).set(key()))).toEqual(ms.map((m) => m.id).sort());
+      expect(ids(await t.http.get(`${base(pid)}?paginate=cursor&order_by=id`).set(key()))).toEqual(
+        ms.map((m) => m.id).sort(),
+      );
       // A cursor made for one ordering is refused under another.
       const first = await t.http.get(`${base(pid)}?paginate=cursor&order_by=created_at&per_page=1`).set(key());
-      expectProblem(await t.http.get(`${base(pid)}?cursor=${first.body.next_cursor}&order_by=id`).set(key()), 400, 'validation_error');
+      expectProblem(
+        await t.http.get(`${base(pid)}?cursor=${first.body.next_cursor}&order_by=id`).set(key()),
+        400,
+        'validation_error',
+      );
     });
 
     it('rejects ?expand=', async () => {
@@ -304,11 +430,15 @@ describe('modules', () => {
         expectProblem(await t.http.delete(`${base()}${m.id}/`).set(key(u.key)), 403, 'forbidden');
       }
       expectProblem(await t.http.get(base()).set(key(outsider.key)), 403, 'forbidden');
-      expect((await t.http.patch(`${base()}${m.id}/`).set(key(contributor.key)).send({ status: 'paused' })).status).toBe(200);
+      expect(
+        (await t.http.patch(`${base()}${m.id}/`).set(key(contributor.key)).send({ status: 'paused' })).status,
+      ).toBe(200);
     });
 
     it('OAuth tokens need projects.modules:read / :write', async () => {
-      const bearer = async (scopes: string[]) => ({ Authorization: `Bearer ${await t.token(ten.owner.email, scopes)}` });
+      const bearer = async (scopes: string[]) => ({
+        Authorization: `Bearer ${await t.token(ten.owner.email, scopes)}`,
+      });
       const read = await bearer(['projects.modules:read']);
       const write = await bearer(['projects.modules:write']);
       const cycles = await bearer(['projects.cycles:read', 'projects.cycles:write']);
@@ -319,16 +449,22 @@ describe('modules', () => {
       expectProblem(await t.http.post(base()).set(cycles).send({ name: 'Nope' }), 403, 'forbidden');
     });
 
-    it('another tenant\'s workspace, project or module is 404', async () => {
+    it("another tenant's workspace, project or module is 404", async () => {
       const other = await t.tenant();
       const op = await t.project(other.slug, other.owner.key);
       const om = await create({ name: 'Foreign module' }, op.id, other.owner.key, other.slug);
       expectProblem(await t.http.get(base(op.id, other.slug)).set(key()), 404, 'resource_not_found');
       expectProblem(await t.http.get(base(op.id)).set(key()), 404, 'resource_not_found');
       expectProblem(await t.http.get(`${base()}${om.id}/`).set(key()), 404, 'resource_not_found');
-      expectProblem(await t.http.patch(`${base()}${om.id}/`).set(key()).send({ name: 'Stolen' }), 404, 'resource_not_found');
+      expectProblem(
+        await t.http.patch(`${base()}${om.id}/`).set(key()).send({ name: 'Stolen' }),
+        404,
+        'resource_not_found',
+      );
       expectProblem(await t.http.delete(`${base()}${om.id}/`).set(key()), 404, 'resource_not_found');
-      expect((await t.http.get(`${base(op.id, other.slug)}${om.id}/`).set(key(other.owner.key))).body.name).toBe('Foreign module');
+      expect((await t.http.get(`${base(op.id, other.slug)}${om.id}/`).set(key(other.owner.key))).body.name).toBe(
+        'Foreign module',
+      );
     });
   });
 
@@ -340,7 +476,10 @@ describe('modules', () => {
       await t.http.patch(feat).set(key()).send({ is_modules_enabled: false });
       const attempts = [
         await t.http.post(base(p.id)).set(key()).send({ name: 'After' }),
-        await t.http.patch(`${base(p.id)}${m.id}/`).set(key()).send({ status: 'paused' }),
+        await t.http
+          .patch(`${base(p.id)}${m.id}/`)
+          .set(key())
+          .send({ status: 'paused' }),
         await t.http.delete(`${base(p.id)}${m.id}/`).set(key()),
       ];
       for (const res of attempts) {
@@ -351,7 +490,14 @@ describe('modules', () => {
       expect(ids(await t.http.get(base(p.id)).set(key()))).toEqual([m.id]);
       expect((await t.http.get(`${base(p.id)}${m.id}/`).set(key())).body.status).toBe('planned');
       // Cycles are a separate switch.
-      expect((await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/${p.id}/cycles/`).set(key()).send({ name: 'Cycle still ok' })).status).toBe(201);
+      expect(
+        (
+          await t.http
+            .post(`/api/v2/workspaces/${ten.slug}/projects/${p.id}/cycles/`)
+            .set(key())
+            .send({ name: 'Cycle still ok' })
+        ).status,
+      ).toBe(201);
       await t.http.patch(feat).set(key()).send({ is_modules_enabled: true });
       expect((await t.http.post(base(p.id)).set(key()).send({ name: 'After' })).status).toBe(201);
     });
@@ -359,23 +505,39 @@ describe('modules', () => {
   describe('work items in modules', () => {
     let pid: string;
     const stateOf = async (p: string, group: string): Promise<string> =>
-      (await t.ds.query(`SELECT id FROM states WHERE project_id = $1 AND "group" = $2 AND deleted_at IS NULL ORDER BY sequence LIMIT 1`, [p, group]))[0].id;
+      (
+        await t.ds.query(
+          `SELECT id FROM states WHERE project_id = $1 AND "group" = $2 AND deleted_at IS NULL ORDER BY sequence LIMIT 1`,
+          [p, group],
+        )
+      )[0].id;
     const wiUrl = (p = pid) => `/api/v2/workspaces/${ten.slug}/projects/${p}/work-items/`;
     const workItem = async (p: string, opts: { assignees?: string[]; name?: string } = {}): Promise<string> => {
-      const res = await t.http.post(wiUrl(p)).set(key()).send({ name: opts.name ?? 'Item', state_id: await stateOf(p, 'backlog'), assignee_ids: opts.assignees ?? [] });
+      const res = await t.http
+        .post(wiUrl(p))
+        .set(key())
+        .send({ name: opts.name ?? 'Item', state_id: await stateOf(p, 'backlog'), assignee_ids: opts.assignees ?? [] });
       if (res.status !== 201) throw new Error(`work item create failed: ${res.status} ${JSON.stringify(res.body)}`);
       return res.body.id;
     };
-    const archive = async (id: string, p = pid) => expect((await t.http.post(`${wiUrl(p)}${id}/archive/`).set(key())).status).toBe(200);
-    const softDelete = async (id: string, p = pid) => expect((await t.http.delete(`${wiUrl(p)}${id}/`).set(key())).status).toBe(204);
+    const archive = async (id: string, p = pid) =>
+      expect((await t.http.post(`${wiUrl(p)}${id}/archive/`).set(key())).status).toBe(200);
+    const softDelete = async (id: string, p = pid) =>
+      expect((await t.http.delete(`${wiUrl(p)}${id}/`).set(key())).status).toBe(204);
     const listIds = async (query: string, p = pid): Promise<string[]> => {
       const res = await t.http.get(`${wiUrl(p)}?${query}&per_page=200`).set(key());
       expect(res.status).toBe(200);
       return res.body.data.map((x: { id: string }) => x.id).sort();
     };
     const modulesOf = async (id: string): Promise<string[]> =>
-      (await t.ds.query(`SELECT module_id FROM module_work_items WHERE work_item_id = $1 ORDER BY module_id`, [id])).map((r: { module_id: string }) => r.module_id);
-    const membership = (moduleId: string, body: unknown, k = ten.owner.key, p = pid) => t.http.post(`${base(p)}${moduleId}/work-items/`).set(key(k)).send(body as object);
+      (
+        await t.ds.query(`SELECT module_id FROM module_work_items WHERE work_item_id = $1 ORDER BY module_id`, [id])
+      ).map((r: { module_id: string }) => r.module_id);
+    const membership = (moduleId: string, body: unknown, k = ten.owner.key, p = pid) =>
+      t.http
+        .post(`${base(p)}${moduleId}/work-items/`)
+        .set(key(k))
+        .send(body as object);
 
     beforeAll(async () => {
       pid = (await t.project(ten.slug, ten.owner.key)).id;
@@ -420,8 +582,12 @@ describe('modules', () => {
       expect(body.errors[0].message).not.toContain(mine);
       expect(await modulesOf(mine)).toEqual([]);
       expect(errorFields(expectProblem(await membership(m.id, {}), 400, 'validation_error'))).toEqual(['add']);
-      expect(errorFields(expectProblem(await membership(m.id, { add: [mine], remove: [mine] }), 400, 'validation_error'))).toEqual(['remove']);
-      expect(errorFields(expectProblem(await membership(m.id, { remove: ['zzz'] }), 400, 'validation_error'))).toEqual(['remove']);
+      expect(
+        errorFields(expectProblem(await membership(m.id, { add: [mine], remove: [mine] }), 400, 'validation_error')),
+      ).toEqual(['remove']);
+      expect(errorFields(expectProblem(await membership(m.id, { remove: ['zzz'] }), 400, 'validation_error'))).toEqual([
+        'remove',
+      ]);
     });
 
     it('needs a live module of this project, contributor role, the write scope and the feature', async () => {
@@ -433,13 +599,29 @@ describe('modules', () => {
       expectProblem(await membership(m.id, { add: [w] }, commenter.key), 403, 'forbidden');
       expectProblem(await membership(m.id, { add: [w] }, guest.key), 403, 'forbidden');
       const readTok = { Authorization: `Bearer ${await t.token(ten.owner.email, ['projects.modules:read'])}` };
-      expectProblem(await t.http.post(`${base(pid)}${m.id}/work-items/`).set(readTok).send({ add: [w] }), 403, 'forbidden');
+      expectProblem(
+        await t.http
+          .post(`${base(pid)}${m.id}/work-items/`)
+          .set(readTok)
+          .send({ add: [w] }),
+        403,
+        'forbidden',
+      );
       const cyclesTok = { Authorization: `Bearer ${await t.token(ten.owner.email, ['projects.cycles:write'])}` };
-      expectProblem(await t.http.post(`${base(pid)}${m.id}/work-items/`).set(cyclesTok).send({ add: [w] }), 403, 'forbidden');
+      expectProblem(
+        await t.http
+          .post(`${base(pid)}${m.id}/work-items/`)
+          .set(cyclesTok)
+          .send({ add: [w] }),
+        403,
+        'forbidden',
+      );
       const feat = `/api/v2/workspaces/${ten.slug}/projects/${pid}/features/`;
       await t.http.patch(feat).set(key()).send({ is_modules_enabled: false });
       try {
-        expect(errorFields(expectProblem(await membership(m.id, { add: [w] }), 400, 'validation_error'))).toEqual(['is_modules_enabled']);
+        expect(errorFields(expectProblem(await membership(m.id, { add: [w] }), 400, 'validation_error'))).toEqual([
+          'is_modules_enabled',
+        ]);
       } finally {
         await t.http.patch(feat).set(key()).send({ is_modules_enabled: true });
       }
@@ -461,7 +643,14 @@ describe('modules', () => {
       expect((await t.http.get(`${base(pid)}${m.id}/`).set(key())).body.member_ids).toEqual(expected);
       const list = await t.http.get(`${base(pid)}?search=Members`).set(key());
       expect(list.body.data[0].member_ids).toEqual(expected);
-      expect((await t.http.patch(`${base(pid)}${m.id}/`).set(key()).send({ member_ids: [guest.id] })).body.member_ids).toEqual(expected);
+      expect(
+        (
+          await t.http
+            .patch(`${base(pid)}${m.id}/`)
+            .set(key())
+            .send({ member_ids: [guest.id] })
+        ).body.member_ids,
+      ).toEqual(expected);
       await membership(m.id, { remove: [w1] });
       expect((await t.http.get(`${base(pid)}${m.id}/`).set(key())).body.member_ids).toEqual([contributor.id]);
     });
@@ -476,7 +665,9 @@ describe('modules', () => {
       expect(await modulesOf(w)).toEqual([keep.id]);
       expect(await listIds(`module_id=${m.id}`)).toEqual([]);
       expect(await listIds(`module_id=${keep.id}`)).toEqual([w]);
-      const rows = await t.ds.query(`SELECT count(*)::int AS c FROM work_items WHERE id = $1 AND deleted_at IS NULL`, [w]);
+      const rows = await t.ds.query(`SELECT count(*)::int AS c FROM work_items WHERE id = $1 AND deleted_at IS NULL`, [
+        w,
+      ]);
       expect(rows[0].c).toBe(1);
     });
     it('work items expand modules: an array of the live modules, [] when none', async () => {
@@ -500,8 +691,11 @@ describe('modules', () => {
       expect(one.body.cycle).toBeNull();
       expect((await t.http.get(`${wiUrl()}${both}/`).set(key())).body).not.toHaveProperty('modules');
       await t.http.delete(`${base(pid)}${m1.id}/`).set(key());
-      expect((await t.http.get(`${wiUrl()}${both}/?expand=modules`).set(key())).body.modules.map((x: { id: string }) => x.id)).toEqual([m2.id]);
+      expect(
+        (await t.http.get(`${wiUrl()}${both}/?expand=modules`).set(key())).body.modules.map(
+          (x: { id: string }) => x.id,
+        ),
+      ).toEqual([m2.id]);
     });
   });
 });
-

@@ -11,7 +11,14 @@ type Operation = {
   operationId?: string;
   tags?: string[];
   security?: Array<Record<string, string[]>>;
-  parameters?: Array<{ name: string; in: string; style?: string; explode?: boolean; schema?: { type?: string; format?: string; enum?: string[]; items?: { enum?: string[] } }; $ref?: string }>;
+  parameters?: Array<{
+    name: string;
+    in: string;
+    style?: string;
+    explode?: boolean;
+    schema?: { type?: string; format?: string; enum?: string[]; items?: { enum?: string[] } };
+    $ref?: string;
+  }>;
   responses: Record<string, { content?: Record<string, { schema?: any }> }>;
   'x-required-scope'?: string | null;
 };
@@ -37,7 +44,8 @@ describe('OpenAPI document', () => {
   afterAll(() => t.close());
 
   const apiOps = () => ops.filter((o) => o.op.operationId !== 'schema_get');
-  const routeOf = (o: { path: string; method: string }) => routes.find((r) => openApiPath(r.path) === o.path && r.method === o.method);
+  const routeOf = (o: { path: string; method: string }) =>
+    routes.find((r) => openApiPath(r.path) === o.path && r.method === o.method);
 
   it('is served without credentials as OpenAPI 3 and validates with @readme/openapi-parser', async () => {
     expect(doc.openapi).toMatch(/^3\./);
@@ -71,17 +79,32 @@ describe('OpenAPI document', () => {
     expect(schemas.WorkItemDto.properties.sequence_id.type).toBe('integer');
     const withDefault = Object.entries<any>(schemas)
       .filter(([name]) => name.startsWith('Update'))
-      .flatMap(([name, s]) => Object.entries<any>(s.properties ?? {}).filter(([, p]) => p.default !== undefined).map(([k]) => `${name}.${k}`));
+      .flatMap(([name, s]) =>
+        Object.entries<any>(s.properties ?? {})
+          .filter(([, p]) => p.default !== undefined)
+          .map(([k]) => `${name}.${k}`),
+      );
     expect(withDefault).toEqual([]);
-    expect(schemas.CreateEstimatePointDto.properties.key).toMatchObject({ type: 'integer', minimum: 0, maximum: 1000000 });
-    expect(schemas.UpdateWorkspaceFeaturesDto.properties.work_item_type_default_level).toMatchObject({ type: 'integer', maximum: 2147483647 });
+    expect(schemas.CreateEstimatePointDto.properties.key).toMatchObject({
+      type: 'integer',
+      minimum: 0,
+      maximum: 1000000,
+    });
+    expect(schemas.UpdateWorkspaceFeaturesDto.properties.work_item_type_default_level).toMatchObject({
+      type: 'integer',
+      maximum: 2147483647,
+    });
   });
 
   it('the fields the spec marks read-only carry readOnly; names and external ids declare their 255 limit', () => {
     const schemas = doc.components.schemas;
     const readOnly = {
-      StateDto: ['is_triage'], CycleDto: ['owned_by_id'], ModuleDto: ['member_ids'],
-      WorkItemTypeDto: ['is_default', 'is_epic', 'level', 'logo_props'], WorkItemPropertyDto: ['name'], PropertyOptionDto: ['sort_order'],
+      StateDto: ['is_triage'],
+      CycleDto: ['owned_by_id'],
+      ModuleDto: ['member_ids'],
+      WorkItemTypeDto: ['is_default', 'is_epic', 'level', 'logo_props'],
+      WorkItemPropertyDto: ['name'],
+      PropertyOptionDto: ['sort_order'],
     };
     for (const [dto, fields] of Object.entries(readOnly)) {
       for (const f of fields) expect([dto, f, schemas[dto].properties[f].readOnly]).toEqual([dto, f, true]);
@@ -113,12 +136,19 @@ describe('OpenAPI document', () => {
       // Alternatives, one scope each: the route's scope first, then every other scope the guard accepts.
       const oauth = sec.filter((s) => s.oauth2).map((s) => s.oauth2);
       const accepted = r.rule.scope === 'any-read' ? ANY_READ_SCOPES : scopesSatisfying(r.rule.scope);
-      if (!hasKey || oauth.some((x) => x.length !== 1) || JSON.stringify(oauth.map((x) => x[0]).sort()) !== JSON.stringify([...accepted].sort())) {
+      if (
+        !hasKey ||
+        oauth.some((x) => x.length !== 1) ||
+        JSON.stringify(oauth.map((x) => x[0]).sort()) !== JSON.stringify([...accepted].sort())
+      ) {
         bad.push(`${o.method} ${o.path}: security ${JSON.stringify(sec)} vs scope ${scope}`);
       }
-      if (r.rule.scope !== 'any-read' && oauth[0]?.[0] !== scope) bad.push(`${o.method} ${o.path}: the route's own scope is not listed first`);
-      if (r.rule.scope.endsWith(':read') && !oauth.some((x) => x[0] === 'read')) bad.push(`${o.method} ${o.path}: global read not listed`);
-      if (r.rule.scope.endsWith(':write') && !oauth.some((x) => x[0] === 'write')) bad.push(`${o.method} ${o.path}: global write not listed`);
+      if (r.rule.scope !== 'any-read' && oauth[0]?.[0] !== scope)
+        bad.push(`${o.method} ${o.path}: the route's own scope is not listed first`);
+      if (r.rule.scope.endsWith(':read') && !oauth.some((x) => x[0] === 'read'))
+        bad.push(`${o.method} ${o.path}: global read not listed`);
+      if (r.rule.scope.endsWith(':write') && !oauth.some((x) => x[0] === 'write'))
+        bad.push(`${o.method} ${o.path}: global write not listed`);
       if (!(scope in SCOPES)) bad.push(`${o.method} ${o.path}: scope ${scope} is not in the catalogue`);
     }
     expect(bad).toEqual([]);
@@ -133,27 +163,43 @@ describe('OpenAPI document', () => {
   it('every operation documents problem+json failures (401 and 429 at least on authenticated ones)', () => {
     const bad: string[] = [];
     for (const o of apiOps()) {
-      const problems = Object.entries(o.op.responses).filter(([status, r]) => Number(status) >= 400 && r.content?.['application/problem+json']);
+      const problems = Object.entries(o.op.responses).filter(
+        ([status, r]) => Number(status) >= 400 && r.content?.['application/problem+json'],
+      );
       const statuses = problems.map(([s]) => s);
-      for (const need of ['401', '403', '429']) if (!statuses.includes(need)) bad.push(`${o.method} ${o.path}: no ${need} problem`);
+      for (const need of ['401', '403', '429'])
+        if (!statuses.includes(need)) bad.push(`${o.method} ${o.path}: no ${need} problem`);
       for (const [status, r] of problems) {
-        if (r.content!['application/problem+json'].schema?.$ref !== '#/components/schemas/ProblemDto') bad.push(`${o.method} ${o.path} ${status}: not a ProblemDto`);
+        if (r.content!['application/problem+json'].schema?.$ref !== '#/components/schemas/ProblemDto')
+          bad.push(`${o.method} ${o.path} ${status}: not a ProblemDto`);
       }
       if (o.path.includes('{') && !statuses.includes('404')) bad.push(`${o.method} ${o.path}: no 404 problem`);
-      if (['POST', 'PATCH'].includes(o.method) && !statuses.includes('400')) bad.push(`${o.method} ${o.path}: no 400 problem`);
+      if (['POST', 'PATCH'].includes(o.method) && !statuses.includes('400'))
+        bad.push(`${o.method} ${o.path}: no 400 problem`);
     }
     // Any operation can answer 400 (a NUL in a query parameter, `expand` where none is accepted), the public ones too.
-    for (const o of ops) if (!o.op.responses['400']?.content?.['application/problem+json']) bad.push(`${o.method} ${o.path}: no 400 problem`);
+    for (const o of ops)
+      if (!o.op.responses['400']?.content?.['application/problem+json'])
+        bad.push(`${o.method} ${o.path}: no 400 problem`);
     // Every operation can meet a database outage: 503 with Retry-After.
-    for (const o of ops) if (!(o.op.responses['503'] as any)?.headers?.['Retry-After']) bad.push(`${o.method} ${o.path}: no 503 problem`);
+    for (const o of ops)
+      if (!(o.op.responses['503'] as any)?.headers?.['Retry-After']) bad.push(`${o.method} ${o.path}: no 503 problem`);
     // A body can be too large (413) or not JSON (415) on every operation that takes one.
     for (const o of ops) {
       if (!(o.op as { requestBody?: unknown }).requestBody) continue;
-      for (const need of ['413', '415']) if (!o.op.responses[need]?.content?.['application/problem+json']) bad.push(`${o.method} ${o.path}: no ${need} problem`);
+      for (const need of ['413', '415'])
+        if (!o.op.responses[need]?.content?.['application/problem+json'])
+          bad.push(`${o.method} ${o.path}: no ${need} problem`);
     }
     for (const o of ops) {
       const r429 = o.op.responses['429'];
-      if (r429 && !['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'].every((h) => (r429 as any).headers?.[h])) bad.push(`${o.method} ${o.path}: 429 without its headers`);
+      if (
+        r429 &&
+        !['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'].every(
+          (h) => (r429 as any).headers?.[h],
+        )
+      )
+        bad.push(`${o.method} ${o.path}: 429 without its headers`);
     }
     expect(ops.find((o) => o.op.operationId === 'schema_get')!.op.responses['429']).toBeDefined();
     // gap-reference 3.1: work item DELETE lists 409 among its errors.
@@ -168,7 +214,9 @@ describe('OpenAPI document', () => {
   it('every operation has a success response; list operations return the offset/cursor envelope', () => {
     const bad: string[] = [];
     const lists = apiOps().filter((o) => (o.op.parameters ?? []).some((p) => p.name === 'per_page'));
-    expect(lists.map((o) => o.op.operationId)).toEqual(expect.arrayContaining(['projects_list', 'workspace_members_list', 'project_members_list']));
+    expect(lists.map((o) => o.op.operationId)).toEqual(
+      expect.arrayContaining(['projects_list', 'workspace_members_list', 'project_members_list']),
+    );
     for (const o of apiOps()) {
       const ok = Object.keys(o.op.responses).filter((s) => /^2\d\d$/.test(s));
       if (!ok.length) bad.push(`${o.method} ${o.path}: no 2xx response`);
@@ -180,10 +228,18 @@ describe('OpenAPI document', () => {
         bad.push(`${o.method} ${o.path}: no list envelope`);
         continue;
       }
-      const [cursor, offset] = [schema.oneOf.find((s: any) => s.title === 'CursorPage'), schema.oneOf.find((s: any) => s.title === 'OffsetPage')];
-      if (!Object.keys(offset.properties).includes('total_count') || Object.keys(cursor.properties).includes('total_count')) bad.push(`${o.method} ${o.path}: envelope fields`);
+      const [cursor, offset] = [
+        schema.oneOf.find((s: any) => s.title === 'CursorPage'),
+        schema.oneOf.find((s: any) => s.title === 'OffsetPage'),
+      ];
+      if (
+        !Object.keys(offset.properties).includes('total_count') ||
+        Object.keys(cursor.properties).includes('total_count')
+      )
+        bad.push(`${o.method} ${o.path}: envelope fields`);
       for (const p of ['per_page', 'offset', 'count', 'paginate', 'cursor', 'order_by']) {
-        if (!o.op.parameters!.some((x) => x.name === p && x.in === 'query')) bad.push(`${o.method} ${o.path}: no ${p} parameter`);
+        if (!o.op.parameters!.some((x) => x.name === p && x.in === 'query'))
+          bad.push(`${o.method} ${o.path}: no ${p} parameter`);
       }
     }
     expect(bad).toEqual([]);
@@ -196,7 +252,12 @@ describe('OpenAPI document', () => {
       const param = (o.op.parameters ?? []).find((p) => p.name === 'expand');
       if (r.expand) {
         // A comma-separated list: an array in form style, not exploded (`expand=state,labels`).
-        const ok = param && param.schema?.type === 'array' && JSON.stringify((param.schema as any).items?.enum) === JSON.stringify([...r.expand]) && param.style === 'form' && param.explode === false;
+        const ok =
+          param &&
+          param.schema?.type === 'array' &&
+          JSON.stringify((param.schema as any).items?.enum) === JSON.stringify([...r.expand]) &&
+          param.style === 'form' &&
+          param.explode === false;
         if (!ok) bad.push(`${o.method} ${o.path}: expand ${JSON.stringify(param)}`);
       } else if (param) bad.push(`${o.method} ${o.path}: documents expand but accepts none`);
     }
@@ -213,7 +274,8 @@ describe('OpenAPI document', () => {
         if (!prm) bad.push(`${o.method} ${o.path}: ${name}`);
         // Typed: ids are UUIDs (400 otherwise), slugs and identifiers strings.
         const want = name === 'pk' || name.endsWith('_id') ? { type: 'string', format: 'uuid' } : { type: 'string' };
-        if (prm && ((prm.schema as any)?.type !== want.type || (prm.schema as any)?.format !== (want as any).format)) bad.push(`${o.method} ${o.path}: ${name} schema ${JSON.stringify(prm.schema)}`);
+        if (prm && ((prm.schema as any)?.type !== want.type || (prm.schema as any)?.format !== (want as any).format))
+          bad.push(`${o.method} ${o.path}: ${name} schema ${JSON.stringify(prm.schema)}`);
       }
     }
     expect(bad).toEqual([]);
@@ -237,7 +299,8 @@ describe('OpenAPI document', () => {
     } catch {
       committed = null;
     }
-    const hint = 'openapi.json is out of date with the code. Regenerate it with `npm run openapi:write` and commit it, so reviews see the API change.';
+    const hint =
+      'openapi.json is out of date with the code. Regenerate it with `npm run openapi:write` and commit it, so reviews see the API change.';
     if (JSON.stringify(sortKeys(committed)) !== JSON.stringify(sortKeys(doc))) {
       const diff = diffPaths(committed, doc).slice(0, 20);
       throw new Error(`${hint}\nFirst differences:\n  ${diff.join('\n  ')}`);
@@ -248,7 +311,11 @@ describe('OpenAPI document', () => {
 function sortKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortKeys);
   if (v && typeof v === 'object') {
-    return Object.fromEntries(Object.keys(v as object).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]));
+    return Object.fromEntries(
+      Object.keys(v as object)
+        .sort()
+        .map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]),
+    );
   }
   return v;
 }
@@ -258,7 +325,9 @@ function diffPaths(a: unknown, b: unknown, at = '$'): string[] {
   if (JSON.stringify(sortKeys(a)) === JSON.stringify(sortKeys(b))) return [];
   if (a && b && typeof a === 'object' && typeof b === 'object' && !Array.isArray(a) && !Array.isArray(b)) {
     const keys = new Set([...Object.keys(a as object), ...Object.keys(b as object)]);
-    return [...keys].flatMap((k) => diffPaths((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${at}.${k}`));
+    return [...keys].flatMap((k) =>
+      diffPaths((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${at}.${k}`),
+    );
   }
   if (a === undefined) return [`${at}: only in the generated document`];
   if (b === undefined) return [`${at}: only in openapi.json`];

@@ -21,7 +21,9 @@ describe('operations files', () => {
     const read = new Set<string>();
     for (const f of sourceFiles(join(ROOT, 'src'))) {
       const text = readFileSync(f, 'utf8');
-      for (const m of text.matchAll(/process\.env\.([A-Z0-9_]+)|process\.env\[['"]([A-Z0-9_]+)['"]\]|\b(?:int|bool)\(['"]([A-Z0-9_]+)['"]/g)) {
+      for (const m of text.matchAll(
+        /process\.env\.([A-Z0-9_]+)|process\.env\[['"]([A-Z0-9_]+)['"]\]|\b(?:int|bool)\(['"]([A-Z0-9_]+)['"]/g,
+      )) {
         read.add(m[1] ?? m[2] ?? m[3]);
       }
     }
@@ -46,21 +48,39 @@ describe('operations files', () => {
     // The image starts the service exactly as `npm run start:prod` does (node flags included).
     const startProd = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts['start:prod'].split(/\s+/);
     expect(startProd).toEqual(['node', '--max-old-space-size=192', 'dist/src/main.js']);
-    expect(df).toMatch(new RegExp(`^CMD ${JSON.stringify(startProd).replace(/[[\]]/g, '\\$&').replace(/,/g, ', ')}$`, 'm'));
+    expect(df).toMatch(
+      new RegExp(`^CMD ${JSON.stringify(startProd).replace(/[[\]]/g, '\\$&').replace(/,/g, ', ')}$`, 'm'),
+    );
   });
 
   it('a bad setting stops the start at once with a message naming the variable (before any database work)', async () => {
     ensureBuilt();
     const bad: Array<[string, string]> = [
-      ['PORT', '99999'], ['RATE_LIMIT_MAX', '0'], ['RATE_LIMIT_WINDOW_SECONDS', '0'], ['DB_POOL_SIZE', '0'], ['BODY_LIMIT_BYTES', '0'],
-      ['LOG_LEVEL', 'bogus'], ['TRUST_PROXY', 'maybe'], ['SEED_ON_EMPTY', 'nope'], ['PUBLIC_BASE_URL', 'not-a-url'], ['EMBEDDED_PG_PORT', '70000'],
-      ['AUDIT_FAILURE_WINDOW_SECONDS', 'x'], ['AUTH_CACHE_TTL_SECONDS', '-1'], ['DATABASE_URL', 'notaurl'], ['REDIS_URL', 'http://127.0.0.1:6390'], ['PORT', '0'],
+      ['PORT', '99999'],
+      ['RATE_LIMIT_MAX', '0'],
+      ['RATE_LIMIT_WINDOW_SECONDS', '0'],
+      ['DB_POOL_SIZE', '0'],
+      ['BODY_LIMIT_BYTES', '0'],
+      ['LOG_LEVEL', 'bogus'],
+      ['TRUST_PROXY', 'maybe'],
+      ['SEED_ON_EMPTY', 'nope'],
+      ['PUBLIC_BASE_URL', 'not-a-url'],
+      ['EMBEDDED_PG_PORT', '70000'],
+      ['AUDIT_FAILURE_WINDOW_SECONDS', 'x'],
+      ['AUTH_CACHE_TTL_SECONDS', '-1'],
+      ['DATABASE_URL', 'notaurl'],
+      ['REDIS_URL', 'http://127.0.0.1:6390'],
+      ['PORT', '0'],
     ];
     const runs = await Promise.all(
       bad.map(
         ([name, value]) =>
           new Promise<{ code: number | null; err: string }>((resolve) => {
-            const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', [name]: value };
+            const env: NodeJS.ProcessEnv = {
+              ...process.env,
+              DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
+              [name]: value,
+            };
             const p = spawn('node', [DIST_MAIN], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
             let err = '';
             p.stderr!.on('data', (d) => (err += d));
@@ -123,13 +143,25 @@ describe('graceful shutdown of the compiled service on embedded PostgreSQL', () 
     dataDir = mkdtempSync(join(tmpdir(), 'wt-shutdown-'));
     chmodSync(dataDir, 0o755);
     [port, pgPort] = [await freePort(), await freePort()];
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, EMBEDDED_PG_PORT: String(pgPort), LOG_LEVEL: 'warn' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      EMBEDDED_PG_PORT: String(pgPort),
+      LOG_LEVEL: 'warn',
+    };
     for (const k of ['DATABASE_URL', 'REDIS_URL', 'PUBLIC_BASE_URL']) delete env[k];
     server = spawn('node', [DIST_MAIN], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     server.stdout!.on('data', (d) => (output += d));
     server.stderr!.on('data', (d) => (output += d));
     const deadline = Date.now() + 90_000;
-    while (!(await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false))) {
+    while (
+      !(await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      ))
+    ) {
       if (Date.now() > deadline || server.exitCode !== null) throw new Error(`server did not start:\n${output}`);
       await new Promise((r) => setTimeout(r, 300));
     }
@@ -146,9 +178,17 @@ describe('graceful shutdown of the compiled service on embedded PostgreSQL', () 
     const url = `http://127.0.0.1:${port}/api/v2/workspaces/default/projects/`;
     expect((await fetch(url, { headers: { 'X-Api-Key': key! } })).status).toBe(200);
     const json = { 'X-Api-Key': key!, 'content-type': 'application/json' };
-    const project = (await (await fetch(url, { method: 'POST', headers: json, body: JSON.stringify({ name: 'Shutdown', identifier: 'SHUT' }) })).json()) as { id: string };
+    const project = (await (
+      await fetch(url, {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({ name: 'Shutdown', identifier: 'SHUT' }),
+      })
+    ).json()) as { id: string };
     const itemUrl = `${url}${project.id}/work-items/`;
-    const item = (await (await fetch(itemUrl, { method: 'POST', headers: json, body: JSON.stringify({ name: 'Before' }) })).json()) as { id: string };
+    const item = (await (
+      await fetch(itemUrl, { method: 'POST', headers: json, body: JSON.stringify({ name: 'Before' }) })
+    ).json()) as { id: string };
     expect(item.id).toBeDefined();
 
     // The superuser password is this data directory's own (random, 0600), not a well-known one.
@@ -164,7 +204,12 @@ describe('graceful shutdown of the compiled service on embedded PostgreSQL', () 
     // Another DATA_DIR on the same EMBEDDED_PG_PORT is refused with a message naming the port, never served this data.
     const otherDir = mkdtempSync(join(tmpdir(), 'wt-other-'));
     try {
-      const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(await freePort()), DATA_DIR: otherDir, EMBEDDED_PG_PORT: String(pgPort) };
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        PORT: String(await freePort()),
+        DATA_DIR: otherDir,
+        EMBEDDED_PG_PORT: String(pgPort),
+      };
       delete env.DATABASE_URL;
       const second = spawn('node', [DIST_MAIN], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
@@ -183,7 +228,11 @@ describe('graceful shutdown of the compiled service on embedded PostgreSQL', () 
     await pg.query('BEGIN');
     await pg.query('LOCK TABLE projects IN ACCESS EXCLUSIVE MODE');
     const started = Date.now();
-    const inFlight = fetch(url, { headers: { 'X-Api-Key': key! } }).then(async (r) => ({ status: r.status, body: (await r.json()) as { pagination: unknown }, at: Date.now() - started }));
+    const inFlight = fetch(url, { headers: { 'X-Api-Key': key! } }).then(async (r) => ({
+      status: r.status,
+      body: (await r.json()) as { pagination: unknown },
+      at: Date.now() - started,
+    }));
     // A write whose client hangs up while it waits, and which a second lock keeps running after the
     // server has closed: its handler still needs pool connections, so the pool must outlive it.
     const pg2 = new Client({ connectionString: pgUrl });
@@ -191,7 +240,9 @@ describe('graceful shutdown of the compiled service on embedded PostgreSQL', () 
     await pg2.query('BEGIN');
     await pg2.query('LOCK TABLE work_items IN ACCESS EXCLUSIVE MODE');
     const abandoned = httpRequest(`${itemUrl}${item.id}/`, { method: 'PATCH', agent: false, headers: json });
-    const hungUp = new Promise((resolve) => abandoned.on('error', (e: NodeJS.ErrnoException) => resolve(e.code)).on('response', (r) => resolve(r.statusCode)));
+    const hungUp = new Promise((resolve) =>
+      abandoned.on('error', (e: NodeJS.ErrnoException) => resolve(e.code)).on('response', (r) => resolve(r.statusCode)),
+    );
     abandoned.end(JSON.stringify({ name: 'After' }));
     await new Promise((r) => setTimeout(r, 200));
     abandoned.destroy();
@@ -228,7 +279,14 @@ describe('request logs of the compiled service', () => {
     ensureBuilt();
     const db = await createTestDatabase();
     const port = await freePort();
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: db.url, LOG_LEVEL: 'info', SEED_ON_EMPTY: 'false' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: db.url,
+      LOG_LEVEL: 'info',
+      SEED_ON_EMPTY: 'false',
+    };
     delete env.REDIS_URL;
     const server = spawn('node', [DIST_MAIN], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -236,11 +294,18 @@ describe('request logs of the compiled service', () => {
     server.stderr!.on('data', (d) => (output += d));
     try {
       const deadline = Date.now() + 60_000;
-      while (!(await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false))) {
+      while (
+        !(await fetch(`http://127.0.0.1:${port}/healthz`).then(
+          (r) => r.ok,
+          () => false,
+        ))
+      ) {
         if (Date.now() > deadline || server.exitCode !== null) throw new Error(`server did not start:\n${output}`);
         await new Promise((r) => setTimeout(r, 200));
       }
-      const res = await fetch(`http://127.0.0.1:${port}/api/v2/users/me/?api_key=wt_api_SECRET123&access_token=tok456&client_secret=cs789&per_page=5`);
+      const res = await fetch(
+        `http://127.0.0.1:${port}/api/v2/users/me/?api_key=wt_api_SECRET123&access_token=tok456&client_secret=cs789&per_page=5`,
+      );
       expect(res.status).toBe(401);
       await new Promise((r) => setTimeout(r, 300));
       expect(output).toContain('api_key=[redacted]&access_token=[redacted]&client_secret=[redacted]&per_page=5');

@@ -17,9 +17,14 @@ describe('projects', () => {
   afterAll(() => t.close());
 
   const k = (u: { key: string } = ten.owner) => ({ 'X-Api-Key': u.key });
-  const create = (body: Record<string, unknown>, u: { key: string } = ten.owner) => t.http.post(`${ws}/projects/`).set(k(u)).send(body);
+  const create = (body: Record<string, unknown>, u: { key: string } = ten.owner) =>
+    t.http.post(`${ws}/projects/`).set(k(u)).send(body);
   const roster = async (projectId: string) =>
-    (await t.http.get(`${ws}/projects/${projectId}/members/?per_page=200`).set(k())).body.data as Array<{ id: string; member_id: string; role: string }>;
+    (await t.http.get(`${ws}/projects/${projectId}/members/?per_page=200`).set(k())).body.data as Array<{
+      id: string;
+      member_id: string;
+      role: string;
+    }>;
   let n = 0;
   const name = () => `Project ${Date.now().toString(36)}-${n++}`;
 
@@ -44,7 +49,9 @@ describe('projects', () => {
       const l = expectProblem(await create({ name: name(), project_lead_id: guest.id }), 400, 'validation_error');
       expect(errorFields(l)).toEqual(['project_lead_id']);
       // Nothing was created, and the guest holds no contributor membership anywhere.
-      const rows = await t.ds.query(`SELECT role FROM project_members WHERE member_id = $1 AND deleted_at IS NULL`, [guest.id]);
+      const rows = await t.ds.query(`SELECT role FROM project_members WHERE member_id = $1 AND deleted_at IS NULL`, [
+        guest.id,
+      ]);
       expect(rows).toEqual([]);
     });
 
@@ -55,7 +62,11 @@ describe('projects', () => {
           expect(errorFields(res)).toEqual([f]);
         }
       }
-      const unknown = expectProblem(await create({ name: name(), default_assignee_id: '00000000-0000-4000-8000-000000000000' }), 400, 'validation_error');
+      const unknown = expectProblem(
+        await create({ name: name(), default_assignee_id: '00000000-0000-4000-8000-000000000000' }),
+        400,
+        'validation_error',
+      );
       expect(errorFields(unknown)).toEqual(['default_assignee_id']);
     });
 
@@ -75,27 +86,53 @@ describe('projects', () => {
       const p = await t.project(ten.slug, ten.owner.key);
       const url = `${ws}/projects/${p.id}/`;
       // A workspace guest listed as commenter, a member listed as commenter: not assignable.
-      for (const [u, role] of [[guest, 'commenter'], [await t.member(ten.slug, 'member'), 'commenter']] as const) {
+      for (const [u, role] of [
+        [guest, 'commenter'],
+        [await t.member(ten.slug, 'member'), 'commenter'],
+      ] as const) {
         expect((await t.http.post(`${url}members/`).set(k()).send({ member_id: u.id, role })).status).toBe(201);
-        const res = expectProblem(await t.http.patch(url).set(k()).send({ default_assignee_id: u.id }), 400, 'validation_error');
+        const res = expectProblem(
+          await t.http.patch(url).set(k()).send({ default_assignee_id: u.id }),
+          400,
+          'validation_error',
+        );
         expect(errorFields(res)).toEqual(['default_assignee_id']);
       }
       // Not on the project, outside the workspace, of another workspace: 400 naming the field.
       for (const u of [member, outsider, foreigner]) {
         for (const f of ['project_lead_id', 'default_assignee_id']) {
-          const res = expectProblem(await t.http.patch(url).set(k()).send({ [f]: u.id }), 400, 'validation_error');
+          const res = expectProblem(
+            await t.http
+              .patch(url)
+              .set(k())
+              .send({ [f]: u.id }),
+            400,
+            'validation_error',
+          );
           expect(errorFields(res)).toEqual([f]);
         }
       }
       // A guest cannot lead either, even when listed.
-      const lead = expectProblem(await t.http.patch(url).set(k()).send({ project_lead_id: guest.id }), 400, 'validation_error');
+      const lead = expectProblem(
+        await t.http.patch(url).set(k()).send({ project_lead_id: guest.id }),
+        400,
+        'validation_error',
+      );
       expect(errorFields(lead)).toEqual(['project_lead_id']);
       expect((await t.http.get(url).set(k())).body).toMatchObject({ default_assignee_id: null, project_lead_id: null });
       // A contributor, and a workspace admin (a project admin everywhere, even unlisted), are assignable.
-      expect((await t.http.post(`${url}members/`).set(k()).send({ member_id: member.id, role: 'contributor' })).status).toBe(201);
-      expect((await t.http.patch(url).set(k()).send({ default_assignee_id: member.id })).body.default_assignee_id).toBe(member.id);
-      expect((await t.http.patch(url).set(k()).send({ default_assignee_id: wsAdmin.id })).body.default_assignee_id).toBe(wsAdmin.id);
-      expect((await t.http.patch(url).set(k()).send({ default_assignee_id: null })).body.default_assignee_id).toBeNull();
+      expect(
+        (await t.http.post(`${url}members/`).set(k()).send({ member_id: member.id, role: 'contributor' })).status,
+      ).toBe(201);
+      expect((await t.http.patch(url).set(k()).send({ default_assignee_id: member.id })).body.default_assignee_id).toBe(
+        member.id,
+      );
+      expect(
+        (await t.http.patch(url).set(k()).send({ default_assignee_id: wsAdmin.id })).body.default_assignee_id,
+      ).toBe(wsAdmin.id);
+      expect(
+        (await t.http.patch(url).set(k()).send({ default_assignee_id: null })).body.default_assignee_id,
+      ).toBeNull();
     });
   });
 
@@ -107,7 +144,9 @@ describe('projects', () => {
       const p = await t.project(ten.slug, ten.owner.key, { name: 'Keeps its name' });
       const url = `${ws}/projects/${p.id}/`;
       for (const v of ['', '   ', '\t\n ']) {
-        expect(errorFields(expectProblem(await t.http.patch(url).set(k()).send({ name: v }), 400, 'validation_error'))).toEqual(['name']);
+        expect(
+          errorFields(expectProblem(await t.http.patch(url).set(k()).send({ name: v }), 400, 'validation_error')),
+        ).toEqual(['name']);
       }
       expect((await t.http.get(url).set(k())).body.name).toBe('Keeps its name');
       // Surrounding whitespace is trimmed.
@@ -117,8 +156,18 @@ describe('projects', () => {
     it('a blank or padded identifier is 400 naming identifier, on create and on update', async () => {
       const p = await t.project(ten.slug, ten.owner.key);
       for (const v of ['', '   ', ' AB ', 'A B']) {
-        expect(errorFields(expectProblem(await create({ name: name(), identifier: v }), 400, 'validation_error'))).toEqual(['identifier']);
-        expect(errorFields(expectProblem(await t.http.patch(`${ws}/projects/${p.id}/`).set(k()).send({ identifier: v }), 400, 'validation_error'))).toEqual(['identifier']);
+        expect(
+          errorFields(expectProblem(await create({ name: name(), identifier: v }), 400, 'validation_error')),
+        ).toEqual(['identifier']);
+        expect(
+          errorFields(
+            expectProblem(
+              await t.http.patch(`${ws}/projects/${p.id}/`).set(k()).send({ identifier: v }),
+              400,
+              'validation_error',
+            ),
+          ),
+        ).toEqual(['identifier']);
       }
     });
   });
@@ -130,14 +179,20 @@ describe('projects', () => {
       const statuses = all.map((r) => r.status).sort();
       expect(statuses).toEqual([201, 409, 409, 409, 409, 409, 409, 409]);
       for (const r of all.filter((x) => x.status === 409)) expectProblem(r, 409, 'conflict');
-      const rows = await t.ds.query(`SELECT count(*)::int AS c FROM projects WHERE workspace_id = $1 AND identifier = 'RACE' AND deleted_at IS NULL`, [ten.workspaceId]);
+      const rows = await t.ds.query(
+        `SELECT count(*)::int AS c FROM projects WHERE workspace_id = $1 AND identifier = 'RACE' AND deleted_at IS NULL`,
+        [ten.workspaceId],
+      );
       expect(rows[0].c).toBe(1);
     });
 
     it('parallel creates with the same identifier and different names: one 201, the rest 409 naming the identifier', async () => {
-      const all = await Promise.all(Array.from({ length: 6 }, (_, i) => create({ name: `Race ${i} ${Date.now()}`, identifier: 'RACEB' })));
+      const all = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => create({ name: `Race ${i} ${Date.now()}`, identifier: 'RACEB' })),
+      );
       expect(all.filter((r) => r.status === 201)).toHaveLength(1);
-      for (const r of all.filter((x) => x.status !== 201)) expect(expectProblem(r, 409, 'conflict').detail).toMatch(/identifier/);
+      for (const r of all.filter((x) => x.status !== 201))
+        expect(expectProblem(r, 409, 'conflict').detail).toMatch(/identifier/);
     });
 
     it('parallel creates whose derived identifiers collide all succeed, with distinct identifiers', async () => {
@@ -164,7 +219,9 @@ describe('projects', () => {
       // A chosen identifier is not retried: the same miss is a 409 naming the identifier.
       const spy2 = jest.spyOn(repo, 'identifierTaken').mockResolvedValueOnce(false);
       try {
-        expect(expectProblem(await create({ name: 'Echo third', identifier: 'EO' }), 409, 'conflict').detail).toMatch(/identifier/);
+        expect(expectProblem(await create({ name: 'Echo third', identifier: 'EO' }), 409, 'conflict').detail).toMatch(
+          /identifier/,
+        );
       } finally {
         spy2.mockRestore();
       }
@@ -173,7 +230,9 @@ describe('projects', () => {
     it('parallel renames to the same name: one 200, the rest 409', async () => {
       const ps: Array<{ id: string }> = [];
       for (let i = 0; i < 5; i++) ps.push(await t.project(ten.slug, ten.owner.key));
-      const all = await Promise.all(ps.map((p) => t.http.patch(`${ws}/projects/${p.id}/`).set(k()).send({ name: 'Renamed in a race' })));
+      const all = await Promise.all(
+        ps.map((p) => t.http.patch(`${ws}/projects/${p.id}/`).set(k()).send({ name: 'Renamed in a race' })),
+      );
       expect(all.filter((r) => r.status === 200)).toHaveLength(1);
       for (const r of all.filter((x) => x.status !== 200)) expectProblem(r, 409, 'conflict');
     });
@@ -183,7 +242,8 @@ describe('projects', () => {
     it('has no stack in the body and echoes the request id', async () => {
       const service = t.app.get(ProjectsService);
       const err = new Error('exploded at the database layer');
-      err.stack = 'Error: exploded\n    at ProjectsService.get (/app/src/projects/projects.service.ts:42:11)\n    at process.processTicksAndRejections (node:internal)';
+      err.stack =
+        'Error: exploded\n    at ProjectsService.get (/app/src/projects/projects.service.ts:42:11)\n    at process.processTicksAndRejections (node:internal)';
       const spy = jest.spyOn(service, 'get').mockRejectedValue(err);
       try {
         const p = await t.project(ten.slug, ten.owner.key);

@@ -21,9 +21,19 @@ describe('races between writes and deletes', () => {
     const p = await t.project(ten.slug, ten.owner.key);
     const items = `${ws}/projects/${p.id}/work-items/`;
     for (let round = 0; round < 8; round++) {
-      const item = (await t.http.post(items).set(k()).send({ name: `racer ${round}` })).body;
+      const item = (
+        await t.http
+          .post(items)
+          .set(k())
+          .send({ name: `racer ${round}` })
+      ).body;
       const rs = await Promise.all([
-        ...Array.from({ length: 4 }, (_, i) => t.http.patch(`${items}${item.id}/`).set(k()).send({ name: `renamed ${i}`, priority: 'high' })),
+        ...Array.from({ length: 4 }, (_, i) =>
+          t.http
+            .patch(`${items}${item.id}/`)
+            .set(k())
+            .send({ name: `renamed ${i}`, priority: 'high' }),
+        ),
         t.http.post(`${items}${item.id}/archive/`).set(k()),
         t.http.post(`${items}${item.id}/unarchive/`).set(k()),
         round % 2 ? t.http.delete(`${items}${item.id}/`).set(k()) : t.http.post(`${items}${item.id}/archive/`).set(k()),
@@ -38,17 +48,32 @@ describe('races between writes and deletes', () => {
   it('parallel DELETEs of a project or of a project member: one 204, the rest 404, one audit entry; a PATCH racing the delete is 200 or 404', async () => {
     const p = await t.project(ten.slug, ten.owner.key);
     const u = await t.member(ten.slug, 'member');
-    const pm = (await t.http.post(`${ws}/projects/${p.id}/members/`).set(k()).send({ member_id: u.id, role: 'contributor' })).body;
-    const pmDeletes = await Promise.all(Array.from({ length: 8 }, () => t.http.delete(`${ws}/projects/${p.id}/members/${pm.id}/`).set(k())));
+    const pm = (
+      await t.http.post(`${ws}/projects/${p.id}/members/`).set(k()).send({ member_id: u.id, role: 'contributor' })
+    ).body;
+    const pmDeletes = await Promise.all(
+      Array.from({ length: 8 }, () => t.http.delete(`${ws}/projects/${p.id}/members/${pm.id}/`).set(k())),
+    );
     expect(statuses(pmDeletes).sort()).toEqual([204, ...Array(7).fill(404)]);
     const rs = await Promise.all([
       ...Array.from({ length: 8 }, () => t.http.delete(`${ws}/projects/${p.id}/`).set(k())),
-      ...Array.from({ length: 8 }, (_, i) => t.http.patch(`${ws}/projects/${p.id}/`).set(k()).send({ name: `Renamed race ${i}` })),
+      ...Array.from({ length: 8 }, (_, i) =>
+        t.http
+          .patch(`${ws}/projects/${p.id}/`)
+          .set(k())
+          .send({ name: `Renamed race ${i}` }),
+      ),
     ]);
     expect(statuses(rs.slice(0, 8)).filter((s) => s === 204)).toHaveLength(1);
     for (const r of rs) expect([200, 204, 404]).toContain(r.status);
-    const entries = await t.ds.query(`SELECT event_name FROM audit_logs WHERE target_id IN ($1, $2) AND event_name IN ('project.deleted', 'project_member.removed')`, [p.id, pm.id]);
-    expect(entries.map((e: { event_name: string }) => e.event_name).sort()).toEqual(['project.deleted', 'project_member.removed']);
+    const entries = await t.ds.query(
+      `SELECT event_name FROM audit_logs WHERE target_id IN ($1, $2) AND event_name IN ('project.deleted', 'project_member.removed')`,
+      [p.id, pm.id],
+    );
+    expect(entries.map((e: { event_name: string }) => e.event_name).sort()).toEqual([
+      'project.deleted',
+      'project_member.removed',
+    ]);
   });
 
   it('deleting an estimate point or a type while work items are written with it leaves no live item linked to it', async () => {
@@ -58,12 +83,30 @@ describe('races between writes and deletes', () => {
     const est = (await t.http.post(`${pr}/estimates/`).set(k()).send({ name: 'Sizes', is_active: true })).body;
     expect((await t.http.post(`${pr}/work-item-types/enable/`).set(k())).status).toBe(200);
     for (let round = 0; round < 6; round++) {
-      const pt = (await t.http.post(`${pr}/estimates/${est.id}/points/`).set(k()).send({ value: `v${round}` })).body;
-      const type = (await t.http.post(`${pr}/work-item-types/`).set(k()).send({ name: `Kind ${round}` })).body;
+      const pt = (
+        await t.http
+          .post(`${pr}/estimates/${est.id}/points/`)
+          .set(k())
+          .send({ value: `v${round}` })
+      ).body;
+      const type = (
+        await t.http
+          .post(`${pr}/work-item-types/`)
+          .set(k())
+          .send({ name: `Kind ${round}` })
+      ).body;
       const existing = (await t.http.post(`${pr}/work-items/`).set(k()).send({ name: 'patched' })).body;
       const rs = await Promise.all([
-        ...Array.from({ length: 6 }, (_, i) => t.http.post(`${pr}/work-items/`).set(k()).send({ name: `w${i}`, ...(i % 2 ? { estimate: `v${round}` } : { type_id: type.id }) })),
-        t.http.patch(`${pr}/work-items/${existing.id}/`).set(k()).send({ estimate_point_id: pt.id, type: `Kind ${round}` }),
+        ...Array.from({ length: 6 }, (_, i) =>
+          t.http
+            .post(`${pr}/work-items/`)
+            .set(k())
+            .send({ name: `w${i}`, ...(i % 2 ? { estimate: `v${round}` } : { type_id: type.id }) }),
+        ),
+        t.http
+          .patch(`${pr}/work-items/${existing.id}/`)
+          .set(k())
+          .send({ estimate_point_id: pt.id, type: `Kind ${round}` }),
         t.http.delete(`${pr}/estimates/${est.id}/points/${pt.id}/`).set(k()),
         t.http.delete(`${pr}/work-item-types/${type.id}/`).set(k()),
       ]);
@@ -85,12 +128,38 @@ describe('races between writes and deletes', () => {
     expect((await t.http.post(`${pr}/work-item-types/enable/`).set(k())).status).toBe(200);
     const type = (await t.http.post(`${pr}/work-item-types/`).set(k()).send({ name: 'Valued' })).body;
     for (let round = 0; round < 5; round++) {
-      const prop = (await t.http.post(`${pr}/work-item-properties/`).set(k()).send({ display_name: `Colour ${round}`, property_type: 'OPTION', options: [{ name: 'red' }, { name: 'blue' }] })).body;
-      const note = (await t.http.post(`${pr}/work-item-properties/`).set(k()).send({ display_name: `Note ${round}`, property_type: 'TEXT' })).body;
-      expect((await t.http.post(`${pr}/work-item-types/${type.id}/properties/`).set(k()).send({ properties: [prop.id, note.id] })).status).toBe(201);
+      const prop = (
+        await t.http
+          .post(`${pr}/work-item-properties/`)
+          .set(k())
+          .send({
+            display_name: `Colour ${round}`,
+            property_type: 'OPTION',
+            options: [{ name: 'red' }, { name: 'blue' }],
+          })
+      ).body;
+      const note = (
+        await t.http
+          .post(`${pr}/work-item-properties/`)
+          .set(k())
+          .send({ display_name: `Note ${round}`, property_type: 'TEXT' })
+      ).body;
+      expect(
+        (
+          await t.http
+            .post(`${pr}/work-item-types/${type.id}/properties/`)
+            .set(k())
+            .send({ properties: [prop.id, note.id] })
+        ).status,
+      ).toBe(201);
       const red = prop.options.find((o: { name: string }) => o.name === 'red').id;
       const rs = await Promise.all([
-        ...Array.from({ length: 8 }, (_, i) => t.http.post(`${pr}/work-items/`).set(k()).send({ name: `v${i}`, type_id: type.id, custom_fields: { [prop.name]: red, [note.name]: 'kept?' } })),
+        ...Array.from({ length: 8 }, (_, i) =>
+          t.http
+            .post(`${pr}/work-items/`)
+            .set(k())
+            .send({ name: `v${i}`, type_id: type.id, custom_fields: { [prop.name]: red, [note.name]: 'kept?' } }),
+        ),
         t.http.delete(`${pr}/work-item-properties/${prop.id}/options/${red}/`).set(k()),
         t.http.delete(`${pr}/work-item-types/${type.id}/properties/${note.id}/`).set(k()),
       ]);
@@ -107,11 +176,28 @@ describe('races between writes and deletes', () => {
     const p = await t.project(ten.slug, ten.owner.key);
     const pr = `${ws}/projects/${p.id}`;
     for (let round = 0; round < 5; round++) {
-      const states = (await t.http.get(`${pr}/states/`).set(k())).body.data as Array<{ id: string; is_default: boolean }>;
+      const states = (await t.http.get(`${pr}/states/`).set(k())).body.data as Array<{
+        id: string;
+        is_default: boolean;
+      }>;
       const old = states.find((s) => s.is_default)!;
-      const next = (await t.http.post(`${pr}/states/`).set(k()).send({ name: `Next ${round}`, color: '#123456' })).body;
-      const creates = Array.from({ length: 6 }, (_, i) => t.http.post(`${pr}/work-items/`).set(k()).send({ name: `d${i}` }));
-      const promote = t.http.patch(`${pr}/states/${next.id}/`).set(k()).send({ is_default: true }).then(() => t.http.delete(`${pr}/states/${old.id}/`).set(k()));
+      const next = (
+        await t.http
+          .post(`${pr}/states/`)
+          .set(k())
+          .send({ name: `Next ${round}`, color: '#123456' })
+      ).body;
+      const creates = Array.from({ length: 6 }, (_, i) =>
+        t.http
+          .post(`${pr}/work-items/`)
+          .set(k())
+          .send({ name: `d${i}` }),
+      );
+      const promote = t.http
+        .patch(`${pr}/states/${next.id}/`)
+        .set(k())
+        .send({ is_default: true })
+        .then(() => t.http.delete(`${pr}/states/${old.id}/`).set(k()));
       const rs = await Promise.all([...creates, promote]);
       for (const r of rs.slice(0, 6)) expect(r.status).toBe(201);
       expect([204, 409]).toContain(rs[6].status);
@@ -124,7 +210,10 @@ describe('races between writes and deletes', () => {
       const u = await t.member(ten.slug, 'member');
       const url = `${ws}/projects/${p.id}/members/`;
       const pm = (await t.http.post(url).set(k()).send({ member_id: u.id, role: 'commenter' })).body;
-      const [wm] = await t.ds.query(`SELECT id FROM workspace_members WHERE workspace_id = $1 AND member_id = $2 AND deleted_at IS NULL`, [ten.workspaceId, u.id]);
+      const [wm] = await t.ds.query(
+        `SELECT id FROM workspace_members WHERE workspace_id = $1 AND member_id = $2 AND deleted_at IS NULL`,
+        [ten.workspaceId, u.id],
+      );
       const rs = await Promise.all([
         t.http.patch(`${url}${pm.id}/`).set(k()).send({ role: 'contributor' }),
         t.http.patch(`${ws}/members/${wm.id}/`).set(k()).send({ role: 'guest' }),
@@ -147,9 +236,15 @@ describe('races between writes and deletes', () => {
     await qr.startTransaction();
     try {
       await qr.query(`SELECT id FROM workspace_features WHERE workspace_id = $1 FOR UPDATE`, [ten.workspaceId]);
-      const pending = t.http.post(`${pr}/work-item-types/`).set(k()).send({ name: 'Raced kind' }).then((r) => r);
+      const pending = t.http
+        .post(`${pr}/work-item-types/`)
+        .set(k())
+        .send({ name: 'Raced kind' })
+        .then((r) => r);
       await waitForLockWait(t.ds, '%FROM workspace_features%FOR SHARE%');
-      await qr.query(`UPDATE workspace_features SET is_work_item_types_enabled = true WHERE workspace_id = $1`, [ten.workspaceId]);
+      await qr.query(`UPDATE workspace_features SET is_work_item_types_enabled = true WHERE workspace_id = $1`, [
+        ten.workspaceId,
+      ]);
       await qr.commitTransaction();
       expectProblem(await pending, 409, 'work_item_types_managed_at_workspace');
     } finally {
@@ -162,8 +257,13 @@ describe('races between writes and deletes', () => {
       [ten.workspaceId],
     );
     expect(trail).toEqual([
-      expect.objectContaining({ reason: 'work_item_types_managed_at_workspace', metadata: expect.objectContaining({ surface: 'project', mode: 'workspace' }) }),
+      expect.objectContaining({
+        reason: 'work_item_types_managed_at_workspace',
+        metadata: expect.objectContaining({ surface: 'project', mode: 'workspace' }),
+      }),
     ]);
-    await t.ds.query(`UPDATE workspace_features SET is_work_item_types_enabled = false WHERE workspace_id = $1`, [ten.workspaceId]);
+    await t.ds.query(`UPDATE workspace_features SET is_work_item_types_enabled = false WHERE workspace_id = $1`, [
+      ten.workspaceId,
+    ]);
   });
 });

@@ -11,7 +11,12 @@ import { BASE_URL, createTestApp, expectProblem, Tenant, TestApp } from '../help
 const LIMIT = 3;
 const rateLimit = { limit: LIMIT, ttlMs: 60_000 };
 
-type Inject = (opts: { method: 'GET' | 'PUT' | 'DELETE'; url: string; remoteAddress?: string; headers?: Record<string, string> }) => Promise<{ statusCode: number; headers: Record<string, unknown>; json: () => any }>;
+type Inject = (opts: {
+  method: 'GET' | 'PUT' | 'DELETE';
+  url: string;
+  remoteAddress?: string;
+  headers?: Record<string, string>;
+}) => Promise<{ statusCode: number; headers: Record<string, unknown>; json: () => any }>;
 const injector = (app: NestFastifyApplication): Inject => {
   const f = app.getHttpAdapter().getInstance() as unknown as { inject: Inject };
   return (o) => f.inject(o);
@@ -48,7 +53,11 @@ describe('rate limits (in memory)', () => {
     expect(res.headers['x-ratelimit-remaining']).toBe('0');
     expect(Number(res.headers['x-ratelimit-reset'])).toBeGreaterThan(0);
     // Still throttled on every route: one budget per credential, not per route.
-    expectProblem(await t.http.get(`/api/v2/workspaces/${ten.slug}/projects/`).set('X-Api-Key', u.key), 429, 'rate_limited');
+    expectProblem(
+      await t.http.get(`/api/v2/workspaces/${ten.slug}/projects/`).set('X-Api-Key', u.key),
+      429,
+      'rate_limited',
+    );
   });
 
   it('keeps a separate budget per credential (API key, another key, OAuth token)', async () => {
@@ -74,8 +83,11 @@ describe('rate limits (in memory)', () => {
     expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
     // Another address has its own budget; public routes are limited too (the schema), the probes are not.
     expect((await inject({ ...a, remoteAddress: '203.0.113.8' })).statusCode).toBe(401);
-    expect((await inject({ method: 'GET', url: '/api/v2/schema/', remoteAddress: '203.0.113.7' })).statusCode).toBe(429);
-    for (let i = 0; i < LIMIT + 2; i++) expect((await inject({ method: 'GET', url: '/healthz', remoteAddress: '203.0.113.7' })).statusCode).toBe(200);
+    expect((await inject({ method: 'GET', url: '/api/v2/schema/', remoteAddress: '203.0.113.7' })).statusCode).toBe(
+      429,
+    );
+    for (let i = 0; i < LIMIT + 2; i++)
+      expect((await inject({ method: 'GET', url: '/healthz', remoteAddress: '203.0.113.7' })).statusCode).toBe(200);
     // A credential from the blocked address is not blocked: its budget is its own.
     const u = await t.user();
     expect((await inject({ ...a, headers: { 'x-api-key': u.key } })).statusCode).toBe(200);
@@ -83,9 +95,14 @@ describe('rate limits (in memory)', () => {
 
   it('failed authentication counts against the client address: a new bogus credential each time buys no budget', async () => {
     const inject = injector(t.app);
-    const from = (headers: Record<string, string>) => inject({ method: 'GET', url: '/api/v2/users/me/', remoteAddress: '203.0.113.20', headers });
+    const from = (headers: Record<string, string>) =>
+      inject({ method: 'GET', url: '/api/v2/users/me/', remoteAddress: '203.0.113.20', headers });
     // Unknown API key, unknown bearer token, and a malformed bearer header: each one new, each one 401.
-    const bogus: Array<Record<string, string>> = [{ 'x-api-key': 'wt_api_bogus1' }, { authorization: 'Bearer wt_oat_bogus2' }, { authorization: 'Bearer two parts' }];
+    const bogus: Array<Record<string, string>> = [
+      { 'x-api-key': 'wt_api_bogus1' },
+      { authorization: 'Bearer wt_oat_bogus2' },
+      { authorization: 'Bearer two parts' },
+    ];
     for (let i = 0; i < LIMIT; i++) {
       const res = await from(bogus[i]);
       expect(res.statusCode).toBe(401);
@@ -101,7 +118,16 @@ describe('rate limits (in memory)', () => {
     // The same budget as requests without credentials from that address.
     expect((await from({})).statusCode).toBe(429);
     // Another address is untouched; a valid credential from the blocked address keeps its own budget.
-    expect((await inject({ method: 'GET', url: '/api/v2/users/me/', remoteAddress: '203.0.113.21', headers: { 'x-api-key': 'wt_api_bogus6' } })).statusCode).toBe(401);
+    expect(
+      (
+        await inject({
+          method: 'GET',
+          url: '/api/v2/users/me/',
+          remoteAddress: '203.0.113.21',
+          headers: { 'x-api-key': 'wt_api_bogus6' },
+        })
+      ).statusCode,
+    ).toBe(401);
     const u = await t.user();
     const ok = await from({ 'x-api-key': u.key });
     expect(ok.statusCode).toBe(200);
@@ -117,7 +143,12 @@ describe('rate limits (in memory)', () => {
       { method: 'PUT' as const, url: '/api/v2/users/me/', status: 405 },
     ];
     for (let i = 0; i < LIMIT; i++) {
-      const res = await inject({ method: probes[i].method, url: probes[i].url, remoteAddress, headers: { 'x-api-key': `wt_api_probe${i}` } });
+      const res = await inject({
+        method: probes[i].method,
+        url: probes[i].url,
+        remoteAddress,
+        headers: { 'x-api-key': `wt_api_probe${i}` },
+      });
       expect(res.statusCode).toBe(probes[i].status);
       expect(res.headers['x-ratelimit-limit']).toBe(String(LIMIT));
       expect(res.headers['x-ratelimit-remaining']).toBe(String(LIMIT - 1 - i));
@@ -133,14 +164,31 @@ describe('rate limits (in memory)', () => {
     // The probes spent the address budget: a request without credentials from there is throttled too...
     expect((await inject({ method: 'GET', url: '/api/v2/users/me/', remoteAddress })).statusCode).toBe(429);
     // ...while another address still gets its 404, and the health probes stay exempt.
-    expect((await inject({ method: 'GET', url: '/api/v2/nothing-here/', remoteAddress: '203.0.113.31' })).statusCode).toBe(404);
+    expect(
+      (await inject({ method: 'GET', url: '/api/v2/nothing-here/', remoteAddress: '203.0.113.31' })).statusCode,
+    ).toBe(404);
     expect((await inject({ method: 'GET', url: '/healthz', remoteAddress })).statusCode).toBe(200);
   });
 
   it('X-Forwarded-For is ignored unless TRUST_PROXY is set', async () => {
     const inject = injector(t.app);
-    for (let i = 0; i < LIMIT; i++) await inject({ method: 'GET', url: '/api/v2/users/me/', remoteAddress: '198.51.100.1', headers: { 'x-forwarded-for': `192.0.2.${i}` } });
-    expect((await inject({ method: 'GET', url: '/api/v2/users/me/', remoteAddress: '198.51.100.1', headers: { 'x-forwarded-for': '192.0.2.99' } })).statusCode).toBe(429);
+    for (let i = 0; i < LIMIT; i++)
+      await inject({
+        method: 'GET',
+        url: '/api/v2/users/me/',
+        remoteAddress: '198.51.100.1',
+        headers: { 'x-forwarded-for': `192.0.2.${i}` },
+      });
+    expect(
+      (
+        await inject({
+          method: 'GET',
+          url: '/api/v2/users/me/',
+          remoteAddress: '198.51.100.1',
+          headers: { 'x-forwarded-for': '192.0.2.99' },
+        })
+      ).statusCode,
+    ).toBe(429);
   });
 });
 
@@ -153,7 +201,8 @@ describe('rate limits (in memory): fixed windows', () => {
 
   it('a spent budget is whole again once its window (and the block) has passed', async () => {
     const u = await t.user();
-    for (let i = 0; i < LIMIT; i++) expect((await t.http.get('/api/v2/users/me/').set('X-Api-Key', u.key)).status).toBe(200);
+    for (let i = 0; i < LIMIT; i++)
+      expect((await t.http.get('/api/v2/users/me/').set('X-Api-Key', u.key)).status).toBe(200);
     expectProblem(await t.http.get('/api/v2/users/me/').set('X-Api-Key', u.key), 429, 'rate_limited');
     await new Promise((r) => setTimeout(r, 1_700));
     const res = await t.http.get('/api/v2/users/me/').set('X-Api-Key', u.key);
@@ -172,7 +221,13 @@ describe('rate limits behind a proxy (TRUST_PROXY)', () => {
 
   it('keys unauthenticated budgets by the forwarded client address', async () => {
     const inject = injector(t.app);
-    const from = (ip: string) => inject({ method: 'GET', url: '/api/v2/users/me/', remoteAddress: '10.0.0.1', headers: { 'x-forwarded-for': ip } });
+    const from = (ip: string) =>
+      inject({
+        method: 'GET',
+        url: '/api/v2/users/me/',
+        remoteAddress: '10.0.0.1',
+        headers: { 'x-forwarded-for': ip },
+      });
     for (let i = 0; i < LIMIT; i++) expect((await from('192.0.2.10')).statusCode).toBe(401);
     expect((await from('192.0.2.10')).statusCode).toBe(429);
     expect((await from('192.0.2.11')).statusCode).toBe(401);
@@ -181,9 +236,17 @@ describe('rate limits behind a proxy (TRUST_PROXY)', () => {
   it('a forwarded "address" that is no address, longer than the audit column, is recorded cut to it; the answer stays 401', async () => {
     const ten = await t.tenant();
     const junk = `not-an-ip-${'x'.repeat(90)}`;
-    const res = await injector(t.app)({ method: 'GET', url: `/api/v2/workspaces/${ten.slug}/projects/`, remoteAddress: '10.0.0.2', headers: { 'x-forwarded-for': junk, 'x-api-key': 'wt_api_bogus' } });
+    const res = await injector(t.app)({
+      method: 'GET',
+      url: `/api/v2/workspaces/${ten.slug}/projects/`,
+      remoteAddress: '10.0.0.2',
+      headers: { 'x-forwarded-for': junk, 'x-api-key': 'wt_api_bogus' },
+    });
     expect(res.statusCode).toBe(401);
-    const rows = await t.ds.query(`SELECT ip_address FROM audit_logs WHERE workspace_id = $1 AND event_name = 'auth.failed'`, [ten.workspaceId]);
+    const rows = await t.ds.query(
+      `SELECT ip_address FROM audit_logs WHERE workspace_id = $1 AND event_name = 'auth.failed'`,
+      [ten.workspaceId],
+    );
     expect(rows).toEqual([{ ip_address: junk.slice(0, 64) }]);
   });
 });
@@ -192,7 +255,9 @@ const REDIS_URL = process.env.REDIS_URL;
 const describeRedis = REDIS_URL ? describe : describe.skip;
 if (!REDIS_URL) {
   // eslint-disable-next-line no-console
-  console.warn('rate-limit.spec: REDIS_URL is not set, so the shared Redis budget is not tested (set REDIS_URL=redis://127.0.0.1:6379).');
+  console.warn(
+    'rate-limit.spec: REDIS_URL is not set, so the shared Redis budget is not tested (set REDIS_URL=redis://127.0.0.1:6379).',
+  );
 }
 
 const instanceConfig = (dbPoolSize: number): AppConfig => ({
@@ -278,7 +343,8 @@ describe('rate limits when Redis is unreachable', () => {
   it('fails open: requests are served, not turned into 500s, and not slowed by waiting for Redis', async () => {
     const u = await t.user();
     const started = Date.now();
-    for (let i = 0; i < LIMIT + 2; i++) expect((await t.http.get('/api/v2/users/me/').set('X-Api-Key', u.key)).status).toBe(200);
+    for (let i = 0; i < LIMIT + 2; i++)
+      expect((await t.http.get('/api/v2/users/me/').set('X-Api-Key', u.key)).status).toBe(200);
     // Each request would wait out the command timeout if it queued for the absent Redis.
     expect((Date.now() - started) / (LIMIT + 2)).toBeLessThan(150);
   });
@@ -303,9 +369,9 @@ describe('rate limits when Redis is connected but silent', () => {
   it('after one timed-out command Redis is skipped for a while: requests are served without waiting', async () => {
     const u = await t.user();
     const started = Date.now();
-    for (let i = 0; i < 6; i++) expect((await t.http.get('/api/v2/users/me/').set('X-Api-Key', u.key)).status).toBe(200);
+    for (let i = 0; i < 6; i++)
+      expect((await t.http.get('/api/v2/users/me/').set('X-Api-Key', u.key)).status).toBe(200);
     // One command timeout (1 s), not six.
     expect(Date.now() - started).toBeLessThan(3000);
   });
 });
-

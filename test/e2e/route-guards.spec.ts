@@ -47,7 +47,10 @@ describe('route guards: every route declares its access rule', () => {
   });
 
   it('public routes are only the probes and the schema', () => {
-    const pub = routes.filter((r) => r.isPublic).map((r) => `${r.method} ${r.path}`).sort();
+    const pub = routes
+      .filter((r) => r.isPublic)
+      .map((r) => `${r.method} ${r.path}`)
+      .sort();
     expect(pub).toEqual(['GET /api/v2/schema', 'GET /healthz', 'GET /readyz']);
   });
 
@@ -62,7 +65,9 @@ describe('route guards: every route declares its access rule', () => {
   });
 
   it('every /workspaces/:slug/ route declares a workspace or project role', () => {
-    const bad = routes.filter((r) => r.rule && r.path.includes('/workspaces/:slug') && !r.rule.workspace && !r.rule.project).map(label);
+    const bad = routes
+      .filter((r) => r.rule && r.path.includes('/workspaces/:slug') && !r.rule.workspace && !r.rule.project)
+      .map(label);
     expect(bad).toEqual([]);
   });
 

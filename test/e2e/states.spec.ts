@@ -21,11 +21,28 @@ describe('states', () => {
     const res = await t.http.get(base).set(key());
     expect(res.status).toBe(200);
     expect(res.body.total_count).toBe(6);
-    expect(res.body.data.map((s: any) => s.name)).toEqual(['Backlog', 'Todo', 'In Progress', 'Done', 'Cancelled', 'Triage']);
+    expect(res.body.data.map((s: any) => s.name)).toEqual([
+      'Backlog',
+      'Todo',
+      'In Progress',
+      'Done',
+      'Cancelled',
+      'Triage',
+    ]);
     const backlog = res.body.data[0];
     expect(backlog).toEqual({
-      id: expect.any(String), name: 'Backlog', description: '', color: '#A3A3A3', group: 'backlog', sequence: 15000,
-      is_default: true, is_triage: false, external_id: null, external_source: null, created_at: expect.any(String), created_by_id: ten.owner.id,
+      id: expect.any(String),
+      name: 'Backlog',
+      description: '',
+      color: '#A3A3A3',
+      group: 'backlog',
+      sequence: 15000,
+      is_default: true,
+      is_triage: false,
+      external_id: null,
+      external_source: null,
+      created_at: expect.any(String),
+      created_by_id: ten.owner.id,
     });
     expect(res.body.data.find((s: any) => s.name === 'Triage').is_triage).toBe(true);
   });
@@ -33,10 +50,34 @@ describe('states', () => {
   it('creates with name and color; group defaults to backlog; sequence appended after the last', async () => {
     const res = await create({ name: 'Review', color: '#abc' });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ name: 'Review', color: '#abc', group: 'backlog', sequence: 75000, is_default: false, is_triage: false, created_by_id: ten.owner.id });
-    const explicit = await create({ name: 'Explicit', color: '#112233', group: 'started', sequence: 1, description: 'd', external_id: 'X1', external_source: 'jira', is_triage: true });
+    expect(res.body).toMatchObject({
+      name: 'Review',
+      color: '#abc',
+      group: 'backlog',
+      sequence: 75000,
+      is_default: false,
+      is_triage: false,
+      created_by_id: ten.owner.id,
+    });
+    const explicit = await create({
+      name: 'Explicit',
+      color: '#112233',
+      group: 'started',
+      sequence: 1,
+      description: 'd',
+      external_id: 'X1',
+      external_source: 'jira',
+      is_triage: true,
+    });
     expect(explicit.status).toBe(201);
-    expect(explicit.body).toMatchObject({ group: 'started', sequence: 1, description: 'd', external_id: 'X1', external_source: 'jira', is_triage: false });
+    expect(explicit.body).toMatchObject({
+      group: 'started',
+      sequence: 1,
+      description: 'd',
+      external_id: 'X1',
+      external_source: 'jira',
+      is_triage: false,
+    });
     const list = await t.http.get(base).set(key());
     expect(list.body.data[0].name).toBe('Explicit');
   });
@@ -76,13 +117,34 @@ describe('states', () => {
   });
 
   it('PATCH is partial; a body with only color changes only the colour; null clears description and external ids', async () => {
-    const s = await create({ name: 'Partial', color: '#111111', description: 'keep', external_id: 'E', external_source: 'S' });
+    const s = await create({
+      name: 'Partial',
+      color: '#111111',
+      description: 'keep',
+      external_id: 'E',
+      external_source: 'S',
+    });
     const url = `${base}${s.body.id}/`;
     const a = await t.http.patch(url).set(key()).send({ color: '#222222' });
     expect(a.status).toBe(200);
-    expect(a.body).toMatchObject({ name: 'Partial', color: '#222222', description: 'keep', external_id: 'E', group: 'backlog' });
-    const b = await t.http.patch(url).set(key()).send({ description: null, external_id: null, group: 'completed', sequence: 5.5 });
-    expect(b.body).toMatchObject({ description: '', external_id: null, external_source: 'S', group: 'completed', sequence: 5.5 });
+    expect(a.body).toMatchObject({
+      name: 'Partial',
+      color: '#222222',
+      description: 'keep',
+      external_id: 'E',
+      group: 'backlog',
+    });
+    const b = await t.http
+      .patch(url)
+      .set(key())
+      .send({ description: null, external_id: null, group: 'completed', sequence: 5.5 });
+    expect(b.body).toMatchObject({
+      description: '',
+      external_id: null,
+      external_source: 'S',
+      group: 'completed',
+      sequence: 5.5,
+    });
     expectProblem(await t.http.patch(url).set(key()).send({ color: 'blue' }), 400, 'validation_error');
     expectProblem(await t.http.patch(url).set(key()).send({ name: null }), 400, 'validation_error');
     expectProblem(await t.http.patch(url).set(key()).send({ group: 'nope' }), 400, 'validation_error');
@@ -92,7 +154,11 @@ describe('states', () => {
 
   it('is_default false on the default state is 400 (a project always has one default)', async () => {
     const def = (await t.http.get(`${base}?is_default=true`).set(key())).body.data[0];
-    const b = expectProblem(await t.http.patch(`${base}${def.id}/`).set(key()).send({ is_default: false }), 400, 'validation_error');
+    const b = expectProblem(
+      await t.http.patch(`${base}${def.id}/`).set(key()).send({ is_default: false }),
+      400,
+      'validation_error',
+    );
     expect(b.errors[0].field).toBe('is_default');
   });
 
@@ -103,12 +169,23 @@ describe('states', () => {
     expect(g.body.data.map((s: any) => s.name)).toEqual(expect.arrayContaining(['Cancelled', 'Filter me']));
     const gin = await t.http.get(`${base}?group__in=triage,unstarted`).set(key());
     expect(gin.body.data.map((s: any) => s.group).sort()).toEqual(['triage', 'unstarted']);
-    expect(expectProblem(await t.http.get(`${base}?group=doing`).set(key()), 400, 'validation_error').errors[0].field).toBe('group');
-    expect(expectProblem(await t.http.get(`${base}?group__in=started,doing`).set(key()), 400, 'validation_error').errors[0].field).toBe('group__in');
+    expect(
+      expectProblem(await t.http.get(`${base}?group=doing`).set(key()), 400, 'validation_error').errors[0].field,
+    ).toBe('group');
+    expect(
+      expectProblem(await t.http.get(`${base}?group__in=started,doing`).set(key()), 400, 'validation_error').errors[0]
+        .field,
+    ).toBe('group__in');
     expectProblem(await t.http.get(`${base}?is_default=maybe`).set(key()), 400, 'validation_error');
-    expect((await t.http.get(`${base}?external_id=F-1`).set(key())).body.data.map((s: any) => s.name)).toEqual(['Filter me']);
-    expect((await t.http.get(`${base}?external_source=gh`).set(key())).body.data.map((s: any) => s.name)).toEqual(['Filter me']);
-    expect((await t.http.get(`${base}?search=FILTER`).set(key())).body.data.map((s: any) => s.name)).toEqual(['Filter me']);
+    expect((await t.http.get(`${base}?external_id=F-1`).set(key())).body.data.map((s: any) => s.name)).toEqual([
+      'Filter me',
+    ]);
+    expect((await t.http.get(`${base}?external_source=gh`).set(key())).body.data.map((s: any) => s.name)).toEqual([
+      'Filter me',
+    ]);
+    expect((await t.http.get(`${base}?search=FILTER`).set(key())).body.data.map((s: any) => s.name)).toEqual([
+      'Filter me',
+    ]);
   });
 
   it('orders by sequence by default, by created_at and id (either direction); cursor needs created_at or id', async () => {
@@ -119,7 +196,11 @@ describe('states', () => {
     const ids = (await t.http.get(`${base}?order_by=-id&per_page=200`).set(key())).body.data.map((s: any) => s.id);
     expect(ids).toEqual([...ids].sort().reverse());
     expectProblem(await t.http.get(`${base}?paginate=cursor`).set(key()), 400, 'ordering_not_cursor_eligible');
-    expectProblem(await t.http.get(`${base}?paginate=cursor&order_by=sequence`).set(key()), 400, 'ordering_not_cursor_eligible');
+    expectProblem(
+      await t.http.get(`${base}?paginate=cursor&order_by=sequence`).set(key()),
+      400,
+      'ordering_not_cursor_eligible',
+    );
     const p1 = await t.http.get(`${base}?paginate=cursor&order_by=created_at&per_page=4`).set(key());
     expect(p1.body.has_more).toBe(true);
     const p2 = await t.http.get(`${base}?order_by=created_at&per_page=4&cursor=${p1.body.next_cursor}`).set(key());
@@ -138,7 +219,11 @@ describe('states', () => {
     expect(d.text).toBe('');
     expectProblem(await t.http.get(`${base}${s.body.id}/`).set(key()), 404, 'resource_not_found');
     expectProblem(await t.http.delete(`${base}${s.body.id}/`).set(key()), 404, 'resource_not_found');
-    expectProblem(await t.http.patch(`${base}${s.body.id}/`).set(key()).send({ color: '#000' }), 404, 'resource_not_found');
+    expectProblem(
+      await t.http.patch(`${base}${s.body.id}/`).set(key()).send({ color: '#000' }),
+      404,
+      'resource_not_found',
+    );
     const rows = await t.ds.query(`SELECT deleted_at FROM states WHERE id = $1`, [s.body.id]);
     expect(rows[0].deleted_at).not.toBeNull();
     // the name is free again
@@ -147,33 +232,57 @@ describe('states', () => {
 
   it('DELETE of a state that still holds work items is 409 "This state still has work items in it."', async () => {
     const s = await create({ name: 'Busy', color: '#fff' });
-    const wi = await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/${projectId}/work-items/`).set(key()).send({ name: 'Item', state_id: s.body.id });
+    const wi = await t.http
+      .post(`/api/v2/workspaces/${ten.slug}/projects/${projectId}/work-items/`)
+      .set(key())
+      .send({ name: 'Item', state_id: s.body.id });
     expect(wi.status).toBe(201);
     const b = expectProblem(await t.http.delete(`${base}${s.body.id}/`).set(key()), 409, 'conflict');
     expect(b.detail).toBe('This state still has work items in it.');
   });
 
-  it('tenant wall: another project\'s state is 404; another workspace is 404; malformed id 400', async () => {
+  it("tenant wall: another project's state is 404; another workspace is 404; malformed id 400", async () => {
     const other = await t.tenant();
     const otherProject = await t.project(other.slug, other.owner.key);
-    const otherState = (await t.http.get(`/api/v2/workspaces/${other.slug}/projects/${otherProject.id}/states/`).set({ 'X-Api-Key': other.owner.key })).body.data[0];
+    const otherState = (
+      await t.http
+        .get(`/api/v2/workspaces/${other.slug}/projects/${otherProject.id}/states/`)
+        .set({ 'X-Api-Key': other.owner.key })
+    ).body.data[0];
     expectProblem(await t.http.get(`${base}${otherState.id}/`).set(key()), 404, 'resource_not_found');
-    expectProblem(await t.http.patch(`${base}${otherState.id}/`).set(key()).send({ color: '#000' }), 404, 'resource_not_found');
+    expectProblem(
+      await t.http.patch(`${base}${otherState.id}/`).set(key()).send({ color: '#000' }),
+      404,
+      'resource_not_found',
+    );
     expectProblem(await t.http.delete(`${base}${otherState.id}/`).set(key()), 404, 'resource_not_found');
     // same workspace, other project
     const sibling = await t.project(ten.slug, ten.owner.key);
-    const sibState = (await t.http.get(`/api/v2/workspaces/${ten.slug}/projects/${sibling.id}/states/`).set(key())).body.data[1];
+    const sibState = (await t.http.get(`/api/v2/workspaces/${ten.slug}/projects/${sibling.id}/states/`).set(key())).body
+      .data[1];
     expectProblem(await t.http.get(`${base}${sibState.id}/`).set(key()), 404, 'resource_not_found');
-    expectProblem(await t.http.get(`/api/v2/workspaces/${other.slug}/projects/${otherProject.id}/states/`).set(key()), 404, 'resource_not_found');
-    expect(expectProblem(await t.http.get(`${base}nope/`).set(key()), 400, 'validation_error').errors[0].field).toBe('pk');
+    expectProblem(
+      await t.http.get(`/api/v2/workspaces/${other.slug}/projects/${otherProject.id}/states/`).set(key()),
+      404,
+      'resource_not_found',
+    );
+    expect(expectProblem(await t.http.get(`${base}nope/`).set(key()), 400, 'validation_error').errors[0].field).toBe(
+      'pk',
+    );
   });
 
   it('roles: project guest reads, contributor cannot write (403); scopes: read scope cannot write', async () => {
     const guest = await t.member(ten.slug, 'guest');
     const contrib = await t.member(ten.slug, 'member');
     const outsider = await t.member(ten.slug, 'member');
-    for (const [u, role] of [[guest, 'guest'], [contrib, 'contributor']] as const) {
-      const r = await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/${projectId}/members/`).set(key()).send({ member_id: u.id, role });
+    for (const [u, role] of [
+      [guest, 'guest'],
+      [contrib, 'contributor'],
+    ] as const) {
+      const r = await t.http
+        .post(`/api/v2/workspaces/${ten.slug}/projects/${projectId}/members/`)
+        .set(key())
+        .send({ member_id: u.id, role });
       expect(r.status).toBe(201);
     }
     const g = { 'X-Api-Key': guest.key };
@@ -193,7 +302,14 @@ describe('states', () => {
     expect((await t.http.get(base).set(bearer)).status).toBe(200);
     expectProblem(await t.http.post(base).set(bearer).send({ name: 'T', color: '#fff' }), 403, 'forbidden');
     const writer = await t.token(ten.owner.email, ['projects.states:write']);
-    expect((await t.http.post(base).set({ Authorization: `Bearer ${writer}` }).send({ name: 'By token', color: '#fff' })).status).toBe(201);
+    expect(
+      (
+        await t.http
+          .post(base)
+          .set({ Authorization: `Bearer ${writer}` })
+          .send({ name: 'By token', color: '#fff' })
+      ).status,
+    ).toBe(201);
     const labelsOnly = await t.token(ten.owner.email, ['projects.labels:read']);
     expectProblem(await t.http.get(base).set({ Authorization: `Bearer ${labelsOnly}` }), 403, 'forbidden');
   });

@@ -12,7 +12,9 @@ const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
 if (!haveChromium && !process.env.CI) {
   // eslint-disable-next-line no-console
-  console.warn(`swagger-ui.spec: skipped, no chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH). In CI this fails instead.`);
+  console.warn(
+    `swagger-ui.spec: skipped, no chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH). In CI this fails instead.`,
+  );
 }
 const run = haveChromium || process.env.CI ? describe : describe.skip;
 
@@ -44,7 +46,8 @@ run('Swagger UI in a browser', () => {
   let base: string;
   let browser: Browser;
   beforeAll(async () => {
-    if (!haveChromium) throw new Error(`CI is set but there is no chromium at ${CHROMIUM}: .ci/run installs it with apt-get.`);
+    if (!haveChromium)
+      throw new Error(`CI is set but there is no chromium at ${CHROMIUM}: .ci/run installs it with apt-get.`);
     const host = pageHost();
     const port = await freePort(host);
     base = `http://${host}:${port}`;
@@ -107,8 +110,16 @@ run('Swagger UI in a browser', () => {
     const status = me.locator('.live-responses-table tr.response td.response-col_status').first();
     await status.waitFor({ timeout: 30_000 });
     expect((await status.innerText()).trim()).toBe('200');
-    const body = await me.locator('.live-responses-table tr.response .response-col_description pre.microlight').first().innerText();
-    expect(JSON.parse(body)).toMatchObject({ id: ten.owner.id, email: ten.owner.email, principal_kind: 'api_key', scopes: [] });
+    const body = await me
+      .locator('.live-responses-table tr.response .response-col_description pre.microlight')
+      .first()
+      .innerText();
+    expect(JSON.parse(body)).toMatchObject({
+      id: ten.owner.id,
+      email: ten.owner.email,
+      principal_kind: 'api_key',
+      scopes: [],
+    });
     // The request really went to this app with the key (the curl shown carries the header).
     expect(await me.locator('.curl-command').innerText()).toContain('X-Api-Key');
 
@@ -128,7 +139,12 @@ run('Swagger UI in a browser', () => {
     const listStatus = list.locator('.live-responses-table tr.response td.response-col_status').first();
     await listStatus.waitFor({ timeout: 30_000 });
     expect((await listStatus.innerText()).trim()).toBe('200');
-    const listBody = JSON.parse(await list.locator('.live-responses-table tr.response .response-col_description pre.microlight').first().innerText());
+    const listBody = JSON.parse(
+      await list
+        .locator('.live-responses-table tr.response .response-col_description pre.microlight')
+        .first()
+        .innerText(),
+    );
     expect(listBody.data.map((p: { name: string }) => p.name)).toContain('Seen in Swagger');
 
     // No script errors, and no request blocked by the Content-Security-Policy.

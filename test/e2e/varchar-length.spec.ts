@@ -47,50 +47,97 @@ interface Case {
 
 const CASES: Case[] = [
   { what: 'project name', field: 'name', send: ({ pa }, v) => pa.post(`${pa.ws}/projects/`, { name: v }) },
-  { what: 'project external_id', field: 'external_id', send: ({ pa, uniq }, v) => pa.post(`${pa.ws}/projects/`, { name: `P ${uniq()}`, external_id: v, external_source: 'len' }) },
+  {
+    what: 'project external_id',
+    field: 'external_id',
+    send: ({ pa, uniq }, v) =>
+      pa.post(`${pa.ws}/projects/`, { name: `P ${uniq()}`, external_id: v, external_source: 'len' }),
+  },
   { what: 'state name', field: 'name', send: ({ pa, pr }, v) => pa.post(`${pr}/states/`, { name: v, color: '#123' }) },
-  { what: 'state name (PATCH)', field: 'name', status: 200, send: ({ pa, otherPr, stateId }, v) => pa.patch(`${otherPr}/states/${stateId}/`, { name: v }) },
+  {
+    what: 'state name (PATCH)',
+    field: 'name',
+    status: 200,
+    send: ({ pa, otherPr, stateId }, v) => pa.patch(`${otherPr}/states/${stateId}/`, { name: v }),
+  },
   {
     what: 'state external_source',
     field: 'external_source',
-    send: ({ pa, pr, uniq }, v) => pa.post(`${pr}/states/`, { name: `S ${uniq()}`, color: '#123', external_id: 'x', external_source: v }),
+    send: ({ pa, pr, uniq }, v) =>
+      pa.post(`${pr}/states/`, { name: `S ${uniq()}`, color: '#123', external_id: 'x', external_source: v }),
   },
   { what: 'project label name', field: 'name', send: ({ pa, pr }, v) => pa.post(`${pr}/labels/`, { name: v }) },
   { what: 'workspace label name', field: 'name', send: ({ pa }, v) => pa.post(`${pa.ws}/labels/`, { name: v }) },
-  { what: 'estimate name', field: 'name', send: ({ pa, pr }, v) => pa.post(`${pr}/estimates/`, { name: v, is_active: false }) },
-  { what: 'estimate point value', field: 'value', send: ({ pa, pr, estimateId }, v) => pa.post(`${pr}/estimates/${estimateId}/points/`, { value: v }) },
+  {
+    what: 'estimate name',
+    field: 'name',
+    send: ({ pa, pr }, v) => pa.post(`${pr}/estimates/`, { name: v, is_active: false }),
+  },
+  {
+    what: 'estimate point value',
+    field: 'value',
+    send: ({ pa, pr, estimateId }, v) => pa.post(`${pr}/estimates/${estimateId}/points/`, { value: v }),
+  },
   { what: 'workflow name', field: 'name', send: ({ pa, pr }, v) => pa.post(`${pr}/workflows/`, { name: v }) },
   { what: 'work item name', field: 'name', send: ({ pa, pr }, v) => pa.post(`${pr}/work-items/`, { name: v }) },
-  { what: 'work item name (PATCH)', field: 'name', status: 200, send: ({ pa, pr, itemId }, v) => pa.patch(`${pr}/work-items/${itemId}/`, { name: v }) },
+  {
+    what: 'work item name (PATCH)',
+    field: 'name',
+    status: 200,
+    send: ({ pa, pr, itemId }, v) => pa.patch(`${pr}/work-items/${itemId}/`, { name: v }),
+  },
   {
     what: 'work item external_id',
     field: 'external_id',
     read: null,
-    send: ({ pa, pr, uniq }, v) => pa.post(`${pr}/work-items/`, { name: `W ${uniq()}`, external_id: v, external_source: 'len' }),
+    send: ({ pa, pr, uniq }, v) =>
+      pa.post(`${pr}/work-items/`, { name: `W ${uniq()}`, external_id: v, external_source: 'len' }),
   },
   { what: 'cycle name', field: 'name', send: ({ pa, pr }, v) => pa.post(`${pr}/cycles/`, { name: v }) },
   { what: 'module name', field: 'name', send: ({ pa, pr }, v) => pa.post(`${pr}/modules/`, { name: v }) },
-  { what: 'work item type name (project)', field: 'name', send: ({ pa, pr }, v) => pa.post(`${pr}/work-item-types/`, { name: v }) },
+  {
+    what: 'work item type name (project)',
+    field: 'name',
+    send: ({ pa, pr }, v) => pa.post(`${pr}/work-item-types/`, { name: v }),
+  },
   {
     what: 'work item property display_name (project)',
     field: 'display_name',
     send: ({ pa, pr }, v) => pa.post(`${pr}/work-item-properties/`, { display_name: v, property_type: 'TEXT' }),
   },
-  { what: 'property option name', field: 'name', send: ({ pa, pr, optionPropId }, v) => pa.post(`${pr}/work-item-properties/${optionPropId}/options/`, { name: v }) },
+  {
+    what: 'property option name',
+    field: 'name',
+    send: ({ pa, pr, optionPropId }, v) => pa.post(`${pr}/work-item-properties/${optionPropId}/options/`, { name: v }),
+  },
   {
     what: 'option name inside a property create',
     field: 'options.0.name',
     read: (body) => body.options?.[0]?.name,
-    send: ({ pa, pr, uniq }, v) => pa.post(`${pr}/work-item-properties/`, { display_name: `O ${uniq()}`, property_type: 'OPTION', options: [{ name: v }] }),
+    send: ({ pa, pr, uniq }, v) =>
+      pa.post(`${pr}/work-item-properties/`, {
+        display_name: `O ${uniq()}`,
+        property_type: 'OPTION',
+        options: [{ name: v }],
+      }),
   },
-  { what: 'work item type name (workspace)', field: 'name', send: ({ wa }, v) => wa.post(`${wa.ws}/work-item-types/`, { name: v }) },
+  {
+    what: 'work item type name (workspace)',
+    field: 'name',
+    send: ({ wa }, v) => wa.post(`${wa.ws}/work-item-types/`, { name: v }),
+  },
   {
     what: 'work item property display_name (workspace)',
     field: 'display_name',
     send: ({ wa }, v) => wa.post(`${wa.ws}/work-item-properties/`, { display_name: v, property_type: 'TEXT' }),
   },
   { what: 'property context name', field: 'name', send: (f, v) => f.context({ name: v }) },
-  { what: 'option name inside a context', field: 'options.0.name', read: (body) => body.options?.[0]?.name, send: (f, v) => f.context({ options: [{ name: v }] }) },
+  {
+    what: 'option name inside a context',
+    field: 'options.0.name',
+    read: (body) => body.options?.[0]?.name,
+    send: (f, v) => f.context({ options: [{ name: v }] }),
+  },
 ];
 
 describe('varchar(255) lengths are counted in code points, as PostgreSQL counts them', () => {
@@ -118,36 +165,53 @@ describe('varchar(255) lengths are counted in code points, as PostgreSQL counts 
       pa,
       pr,
       estimateId: ok(await pa.post(`${pr}/estimates/`, { name: 'Sizes', type: 'categories' }), 201).id,
-      optionPropId: ok(await pa.post(`${pr}/work-item-properties/`, { display_name: 'Risk', property_type: 'OPTION' }), 201).id,
+      optionPropId: ok(
+        await pa.post(`${pr}/work-item-properties/`, { display_name: 'Risk', property_type: 'OPTION' }),
+        201,
+      ).id,
       otherPr,
       stateId: ok(await pa.post(`${otherPr}/states/`, { name: 'To rename', color: '#123' }), 201).id,
       itemId: ok(await pa.post(`${pr}/work-items/`, { name: 'To rename' }), 201).id,
       wa,
       // A property of its own per context: contexts of one property may not overlap.
       async context(body) {
-        const prop = ok(await wa.post(`${wa.ws}/work-item-properties/`, { display_name: `Ctx ${uniq()}`, property_type: 'OPTION' }), 201);
-        return wa.post(`${wa.ws}/work-item-properties/${prop.id}/contexts/`, { name: `Ctx ${uniq()}`, project_ids: [projectB], issue_type_ids: [typeB], ...body });
+        const prop = ok(
+          await wa.post(`${wa.ws}/work-item-properties/`, { display_name: `Ctx ${uniq()}`, property_type: 'OPTION' }),
+          201,
+        );
+        return wa.post(`${wa.ws}/work-item-properties/${prop.id}/contexts/`, {
+          name: `Ctx ${uniq()}`,
+          project_ids: [projectB],
+          issue_type_ids: [typeB],
+          ...body,
+        });
       },
       uniq,
     };
   });
   afterAll(() => t.close());
 
-  it.each(CASES.map((c) => [c.what, c] as const))('%s: 256 code points (254 letters and a variation-selected emoji) are a 400 naming the field; 255 are stored', async (_what, c) => {
-    const refused = expectProblem(await c.send(f, TOO_LONG), 400, 'validation_error');
-    expect(errorFields(refused)).toEqual([c.field]);
-    expect(refused.errors[0].message).toBe(`${c.field} must be shorter than or equal to 255 characters`);
+  it.each(CASES.map((c) => [c.what, c] as const))(
+    '%s: 256 code points (254 letters and a variation-selected emoji) are a 400 naming the field; 255 are stored',
+    async (_what, c) => {
+      const refused = expectProblem(await c.send(f, TOO_LONG), 400, 'validation_error');
+      expect(errorFields(refused)).toEqual([c.field]);
+      expect(refused.errors[0].message).toBe(`${c.field} must be shorter than or equal to 255 characters`);
 
-    for (const value of [EMOJI_255, HEART_AT_255]) {
-      const body = ok(await c.send(f, value), c.status ?? 201);
-      const read = c.read === undefined ? (x: Record<string, any>) => x[c.field] : c.read;
-      if (read) expect(read(body)).toBe(value);
-    }
-  });
+      for (const value of [EMOJI_255, HEART_AT_255]) {
+        const body = ok(await c.send(f, value), c.status ?? 201);
+        const read = c.read === undefined ? (x: Record<string, any>) => x[c.field] : c.read;
+        if (read) expect(read(body)).toBe(value);
+      }
+    },
+  );
 
   it('the audit trail keeps a name of 255 astral characters whole (its columns are cut in code points, not UTF-16 units)', async () => {
     const ten = await t.tenant();
-    const res = await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/`).set('X-Api-Key', ten.owner.key).send({ name: EMOJI_255 });
+    const res = await t.http
+      .post(`/api/v2/workspaces/${ten.slug}/projects/`)
+      .set('X-Api-Key', ten.owner.key)
+      .send({ name: EMOJI_255 });
     const id = ok(res, 201).id;
     const [entry] = await auditEntries(t, ten, { event_name: 'project.created', target_id: id });
     expect(entry.target_display_name).toBe(EMOJI_255);
@@ -157,8 +221,13 @@ describe('varchar(255) lengths are counted in code points, as PostgreSQL counts 
     // Any email that is no member's is a 400 naming email: only the message tells the length check answered.
     const ten = await t.tenant();
     const email = `${'m'.repeat(307)}@example.com${HEART}`; // 321 code points
-    const res = await t.http.post(`/api/v2/workspaces/${ten.slug}/members/remove/`).set('X-Api-Key', ten.owner.key).send({ email });
-    expect(expectProblem(res, 400, 'validation_error').errors).toEqual([{ field: 'email', message: 'email must be shorter than or equal to 320 characters' }]);
+    const res = await t.http
+      .post(`/api/v2/workspaces/${ten.slug}/members/remove/`)
+      .set('X-Api-Key', ten.owner.key)
+      .send({ email });
+    expect(expectProblem(res, 400, 'validation_error').errors).toEqual([
+      { field: 'email', message: 'email must be shorter than or equal to 320 characters' },
+    ]);
   });
 
   it('a value the column refuses anyway (SQLSTATE 22001) is a 400 validation_error, not a 500', async () => {
@@ -167,9 +236,14 @@ describe('varchar(255) lengths are counted in code points, as PostgreSQL counts 
     const projectId = (await t.project(ten.slug, ten.owner.key)).id;
     const svc = t.app.get(StatesService);
     const create = svc.create.bind(svc);
-    const spy = jest.spyOn(svc, 'create').mockImplementation((ctx, dto) => create(ctx, { ...dto, name: 'x'.repeat(300) }));
+    const spy = jest
+      .spyOn(svc, 'create')
+      .mockImplementation((ctx, dto) => create(ctx, { ...dto, name: 'x'.repeat(300) }));
     try {
-      const res = await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/${projectId}/states/`).set('X-Api-Key', ten.owner.key).send({ name: 'Short', color: '#123' });
+      const res = await t.http
+        .post(`/api/v2/workspaces/${ten.slug}/projects/${projectId}/states/`)
+        .set('X-Api-Key', ten.owner.key)
+        .send({ name: 'Short', color: '#123' });
       const body = expectProblem(res, 400, 'validation_error');
       expect(body.detail).toBe('A value is longer than its field takes (at most 255 characters).');
       expect(body.errors).toEqual([]);

@@ -14,7 +14,9 @@ describe('work item total_count counters', () => {
     const p = await t.project(ten.slug, ten.owner.key);
     pid = p.id;
     base = `/api/v2/workspaces/${ten.slug}/projects/${p.id}/work-items/`;
-    const st = await t.http.get(`/api/v2/workspaces/${ten.slug}/projects/${p.id}/states/`).set({ 'X-Api-Key': ten.owner.key });
+    const st = await t.http
+      .get(`/api/v2/workspaces/${ten.slug}/projects/${p.id}/states/`)
+      .set({ 'X-Api-Key': ten.owner.key });
     states = Object.fromEntries(st.body.data.map((x: any) => [x.group, x.id]));
   });
   afterAll(() => t.close());
@@ -26,7 +28,10 @@ describe('work item total_count counters', () => {
   async function totals(): Promise<[number, number]> {
     const plain = await t.http.get(`${base}?per_page=1`).set(key());
     expect(plain.status).toBe(200);
-    const [{ c }] = await t.ds.query(`SELECT count(*)::int AS c FROM work_items WHERE project_id = $1 AND deleted_at IS NULL AND archived_at IS NULL`, [pid]);
+    const [{ c }] = await t.ds.query(
+      `SELECT count(*)::int AS c FROM work_items WHERE project_id = $1 AND deleted_at IS NULL AND archived_at IS NULL`,
+      [pid],
+    );
     return [plain.body.total_count, c];
   }
   /** Filter combinations the state/priority counters answer, each against a real COUNT: the mismatches. */
@@ -40,20 +45,32 @@ describe('work item total_count counters', () => {
       [`state_id=${g('started')}`, 'w.state_id = $2', [g('started')]],
       [`state_id__in=${g('started')},${g('backlog')}`, 'w.state_id = ANY($2::uuid[])', [[g('started'), g('backlog')]]],
       ['state_group=started', `w.state_id IN (SELECT id FROM states WHERE "group" = 'started')`, []],
-      ['state_group__in=backlog,completed&priority=high', `w.state_id IN (SELECT id FROM states WHERE "group" IN ('backlog', 'completed')) AND w.priority = 'high'`, []],
-      [`state_id=${g('started')}&priority__in=urgent,high&state_group=started`, `w.state_id = $2 AND w.priority IN ('urgent', 'high')`, [g('started')]],
+      [
+        'state_group__in=backlog,completed&priority=high',
+        `w.state_id IN (SELECT id FROM states WHERE "group" IN ('backlog', 'completed')) AND w.priority = 'high'`,
+        [],
+      ],
+      [
+        `state_id=${g('started')}&priority__in=urgent,high&state_group=started`,
+        `w.state_id = $2 AND w.priority IN ('urgent', 'high')`,
+        [g('started')],
+      ],
       [`state_id=${g('started')}&state_group=backlog`, 'false', []],
     ];
     for (const [qs, cond, params] of cases) {
       const res = await t.http.get(`${base}?per_page=200&${qs}`).set(key());
       expect(res.status).toBe(200);
       const ids: string[] = (
-        await t.ds.query(`SELECT id FROM work_items w WHERE w.project_id = $1 AND w.deleted_at IS NULL AND w.archived_at IS NULL AND ${cond} ORDER BY created_at DESC, id DESC`, [pid, ...params])
+        await t.ds.query(
+          `SELECT id FROM work_items w WHERE w.project_id = $1 AND w.deleted_at IS NULL AND w.archived_at IS NULL AND ${cond} ORDER BY created_at DESC, id DESC`,
+          [pid, ...params],
+        )
       ).map((r: { id: string }) => r.id);
       expect(ids.length).toBeLessThan(200);
       // The page (the filter itself) and the total (the counters) both against the SQL.
       const page = res.body.data.map((x: { id: string }) => x.id);
-      if (res.body.total_count !== ids.length || page.join() !== ids.join()) out.push({ qs, api: res.body.total_count, sql: ids.length, samePage: page.join() === ids.join() });
+      if (res.body.total_count !== ids.length || page.join() !== ids.join())
+        out.push({ qs, api: res.body.total_count, sql: ids.length, samePage: page.join() === ids.join() });
     }
     return out;
   }
@@ -61,7 +78,10 @@ describe('work item total_count counters', () => {
   it('follows creates, archive, unarchive, delete and bulk inserts', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
-      const r = await t.http.post(base).set(key()).send({ name: `Item ${i}` });
+      const r = await t.http
+        .post(base)
+        .set(key())
+        .send({ name: `Item ${i}` });
       expect(r.status).toBe(201);
       ids.push(r.body.id);
     }
@@ -78,7 +98,9 @@ describe('work item total_count counters', () => {
     expect(await totals()).toEqual([4, 4]);
     expect((await t.http.patch(`${base}${ids[2]}/`).set(key()).send({ name: 'renamed' })).status).toBe(200);
     expect(await totals()).toEqual([4, 4]);
-    const [proj] = await t.ds.query(`SELECT project_id, workspace_id, state_id FROM work_items WHERE id = $1`, [ids[2]]);
+    const [proj] = await t.ds.query(`SELECT project_id, workspace_id, state_id FROM work_items WHERE id = $1`, [
+      ids[2],
+    ]);
     await t.ds.query(
       `INSERT INTO work_items (workspace_id, project_id, name, state_id) SELECT $1, $2, 'bulk ' || g, $3 FROM generate_series(1, 50) g`,
       [proj.workspace_id, proj.project_id, proj.state_id],
@@ -89,7 +111,14 @@ describe('work item total_count counters', () => {
 
   it('filtered by state, state group and priority: exact after state and priority changes, archive, delete, a state group change', async () => {
     const mk = async (i: number) => {
-      const r = await t.http.post(base).set(key()).send({ name: `sp ${i}`, priority: ['urgent', 'high', 'low'][i % 3], state_id: i % 2 ? states.started : states.backlog });
+      const r = await t.http
+        .post(base)
+        .set(key())
+        .send({
+          name: `sp ${i}`,
+          priority: ['urgent', 'high', 'low'][i % 3],
+          state_id: i % 2 ? states.started : states.backlog,
+        });
       expect(r.status).toBe(201);
       return r.body.id as string;
     };
@@ -122,7 +151,14 @@ describe('work item total_count counters', () => {
 
   it('stays exact under concurrent creates, archives and deletes (counts spread over slots)', async () => {
     const before = (await totals())[0];
-    const made = await Promise.all(Array.from({ length: 40 }, (_, i) => t.http.post(base).set(key()).send({ name: `Parallel ${i}` })));
+    const made = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        t.http
+          .post(base)
+          .set(key())
+          .send({ name: `Parallel ${i}` }),
+      ),
+    );
     expect(made.map((r) => r.status)).toEqual(Array(40).fill(201));
     await Promise.all(made.slice(0, 10).map((r) => t.http.post(`${base}${r.body.id}/archive/`).set(key())));
     await Promise.all(made.slice(10, 15).map((r) => t.http.delete(`${base}${r.body.id}/`).set(key())));

@@ -23,8 +23,12 @@ describe('work item relation filters read from the link rows', () => {
     const st = await t.http.get(`/api/v2/workspaces/${ten.slug}/projects/${pid}/states/`).set(key());
     states = Object.fromEntries(st.body.data.map((s: any) => [s.group, s.id]));
     other = await t.member(ten.slug, 'member');
-    await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/${pid}/members/`).set(key()).send({ member_id: other.id, role: 'contributor' });
-    red = (await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/${pid}/labels/`).set(key()).send({ name: 'red' })).body.id;
+    await t.http
+      .post(`/api/v2/workspaces/${ten.slug}/projects/${pid}/members/`)
+      .set(key())
+      .send({ member_id: other.id, role: 'contributor' });
+    red = (await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/${pid}/labels/`).set(key()).send({ name: 'red' }))
+      .body.id;
   });
   afterAll(() => t.close());
 
@@ -61,7 +65,10 @@ describe('work item relation filters read from the link rows', () => {
     let first: string[] = [];
     for (const qs of [...QUERIES(ten.owner.id), ...QUERIES(other.id)]) {
       // Two ids, one of them nobody's: the work-item-driven path (a single id takes the link-driven one too).
-      const oracle = qs.replace(/^(assignee_id|label_id)=([0-9a-f-]+)/, '$1__in=$2,00000000-0000-4000-8000-000000000000');
+      const oracle = qs.replace(
+        /^(assignee_id|label_id)=([0-9a-f-]+)/,
+        '$1__in=$2,00000000-0000-4000-8000-000000000000',
+      );
       const [a, b] = [await get(`per_page=200&${qs}`), await get(`per_page=200&${oracle}`)];
       const shape = (x: any) => ({ total: x.total_count, names: x.data.map((r: any) => r.name) });
       expect({ qs, ...shape(a) }).toEqual({ qs, ...shape(b) });
@@ -72,7 +79,10 @@ describe('work item relation filters read from the link rows', () => {
     return first;
   }
   const create = async (name: string, body: Record<string, unknown>) => {
-    const r = await t.http.post(base).set(key()).send({ name, ...body });
+    const r = await t.http
+      .post(base)
+      .set(key())
+      .send({ name, ...body });
     expect(r.status).toBe(201);
     return r.body.id as string;
   };
@@ -91,7 +101,14 @@ describe('work item relation filters read from the link rows', () => {
     expect((await t.http.patch(`${base}${b}/`).set(key()).send({ state_id: states.started })).status).toBe(200);
     expect((await get(`assignee_id=${me}&state_group=started`)).data.map((x: any) => x.name)).toEqual(['b', 'a']);
     // A state change and a new assignee set in one PATCH: the new link follows the new group too.
-    expect((await t.http.patch(`${base}${c}/`).set(key()).send({ state_id: states.completed, assignee_ids: [me] })).status).toBe(200);
+    expect(
+      (
+        await t.http
+          .patch(`${base}${c}/`)
+          .set(key())
+          .send({ state_id: states.completed, assignee_ids: [me] })
+      ).status,
+    ).toBe(200);
     expect((await get(`assignee_id=${me}&state_group=completed`)).data.map((x: any) => x.name)).toEqual(['d', 'c']);
     expect((await get(`assignee_id=${other.id}`)).data.map((x: any) => x.name)).toEqual(['b']);
     await agree();
@@ -107,13 +124,22 @@ describe('work item relation filters read from the link rows', () => {
     await agree();
 
     // A state's group change rewrites its items' links.
-    expect((await t.http.patch(`/api/v2/workspaces/${ten.slug}/projects/${pid}/states/${states.started}/`).set(key()).send({ group: 'cancelled' })).status).toBe(200);
+    expect(
+      (
+        await t.http
+          .patch(`/api/v2/workspaces/${ten.slug}/projects/${pid}/states/${states.started}/`)
+          .set(key())
+          .send({ group: 'cancelled' })
+      ).status,
+    ).toBe(200);
     expect((await get(`assignee_id=${me}&state_group=started`)).total_count).toBe(0);
     expect((await get(`assignee_id=${me}&state_group=cancelled`)).data.map((x: any) => x.name)).toEqual(['b', 'a']);
     await agree();
 
     // Deleting the label strips it; links written by plain SQL get their copies from the trigger.
-    expect((await t.http.delete(`/api/v2/workspaces/${ten.slug}/projects/${pid}/labels/${red}/`).set(key())).status).toBe(204);
+    expect(
+      (await t.http.delete(`/api/v2/workspaces/${ten.slug}/projects/${pid}/labels/${red}/`).set(key())).status,
+    ).toBe(204);
     expect((await get(`label_id=${red}`)).total_count).toBe(0);
     await t.ds.query(
       `INSERT INTO work_item_assignees (work_item_id, assignee_id, workspace_id, project_id) SELECT id, $2, workspace_id, project_id FROM work_items WHERE id = $1`,
@@ -139,23 +165,35 @@ describe('work item relation filters read from the link rows', () => {
   it('the counters behind total_count stay exact under concurrent writes from many connections', async () => {
     const me = ten.owner.id;
     expect(await counterDrift()).toEqual([]);
-    const blue = (await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/${pid}/labels/`).set(key()).send({ name: 'blue' })).body.id;
+    const blue = (
+      await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/${pid}/labels/`).set(key()).send({ name: 'blue' })
+    ).body.id;
     const ids = await Promise.all(
       Array.from({ length: 24 }, (_, i) =>
-        create(`par${i}`, { state_id: i % 2 ? states.started : states.backlog, assignee_ids: i % 3 ? [me] : [me, other.id], label_ids: i % 5 ? [blue] : [] }),
+        create(`par${i}`, {
+          state_id: i % 2 ? states.started : states.backlog,
+          assignee_ids: i % 3 ? [me] : [me, other.id],
+          label_ids: i % 5 ? [blue] : [],
+        }),
       ),
     );
     const writes = ids.map((id, i) => {
       const url = `${base}${id}/`;
       if (i % 4 === 0) return t.http.patch(url).set(key()).send({ state_id: states.completed });
-      if (i % 4 === 1) return t.http.patch(url).set(key()).send({ assignee_ids: [other.id], label_ids: [] });
+      if (i % 4 === 1)
+        return t.http
+          .patch(url)
+          .set(key())
+          .send({ assignee_ids: [other.id], label_ids: [] });
       if (i % 4 === 2) return t.http.post(`${url}archive/`).set(key());
       return t.http.delete(url).set(key());
     });
     for (const r of await Promise.all(writes)) expect([200, 204]).toContain(r.status);
     expect(await counterDrift()).toEqual([]);
     await agree();
-    expect((await get(`label_id=${blue}`)).total_count).toBe((await get(`label_id__in=${blue},00000000-0000-4000-8000-000000000000`)).total_count);
+    expect((await get(`label_id=${blue}`)).total_count).toBe(
+      (await get(`label_id__in=${blue},00000000-0000-4000-8000-000000000000`)).total_count,
+    );
     // One id in the __in form: the same answer as the plain filter.
     expect(await get(`per_page=200&label_id__in=${blue}`)).toEqual(await get(`per_page=200&label_id=${blue}`));
     // A page past the end still reports the total (read from the counters on their own).
@@ -164,13 +202,22 @@ describe('work item relation filters read from the link rows', () => {
     expect(past).toMatchObject({ data: [], total_count: all.total_count });
     const pastGroup = await get(`assignee_id=${me}&state_group=completed&offset=500`);
     expect(pastGroup.data).toEqual([]);
-    expect(pastGroup.total_count).toBe((await get(`assignee_id__in=${me},00000000-0000-4000-8000-000000000000&state_group=completed`)).total_count);
+    expect(pastGroup.total_count).toBe(
+      (await get(`assignee_id__in=${me},00000000-0000-4000-8000-000000000000&state_group=completed`)).total_count,
+    );
   });
 
   it('never reach another project or workspace', async () => {
     const elsewhere = await t.project(ten.slug, ten.owner.key);
     const url = `/api/v2/workspaces/${ten.slug}/projects/${elsewhere.id}/work-items/`;
-    expect((await t.http.post(url).set(key()).send({ name: 'elsewhere', assignee_ids: [ten.owner.id] })).status).toBe(201);
+    expect(
+      (
+        await t.http
+          .post(url)
+          .set(key())
+          .send({ name: 'elsewhere', assignee_ids: [ten.owner.id] })
+      ).status,
+    ).toBe(201);
     const mine = await get(`assignee_id=${ten.owner.id}`);
     expect(mine.data.map((x: any) => x.name)).not.toContain('elsewhere');
     const there = await t.http.get(`${url}?assignee_id=${ten.owner.id}`).set(key());

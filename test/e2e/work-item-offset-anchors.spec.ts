@@ -27,15 +27,28 @@ describe('work item offset pages through remembered positions', () => {
     ten = await t.tenant();
     pid = (await t.project(ten.slug, ten.owner.key, { identifier: 'OFA' })).id;
     base = `/api/v2/workspaces/${ten.slug}/projects/${pid}/work-items/`;
-    states = (await t.http.get(`/api/v2/workspaces/${ten.slug}/projects/${pid}/states/`).set(key())).body.data.map((s: { id: string }) => s.id);
-    for (let i = 0; i < 40; i++) expect((await t.http.post(base).set(key()).send({ name: `item ${i}` })).status).toBe(201);
+    states = (await t.http.get(`/api/v2/workspaces/${ten.slug}/projects/${pid}/states/`).set(key())).body.data.map(
+      (s: { id: string }) => s.id,
+    );
+    for (let i = 0; i < 40; i++)
+      expect(
+        (
+          await t.http
+            .post(base)
+            .set(key())
+            .send({ name: `item ${i}` })
+        ).status,
+      ).toBe(201);
   });
   afterAll(() => t.close());
 
   const oracle = async (order: string): Promise<string[]> =>
-    (await t.ds.query(`SELECT id FROM work_items WHERE project_id = $1 AND deleted_at IS NULL AND archived_at IS NULL ORDER BY ${ORDERS[order]}`, [pid])).map(
-      (r: { id: string }) => r.id,
-    );
+    (
+      await t.ds.query(
+        `SELECT id FROM work_items WHERE project_id = $1 AND deleted_at IS NULL AND archived_at IS NULL ORDER BY ${ORDERS[order]}`,
+        [pid],
+      )
+    ).map((r: { id: string }) => r.id);
   const page = async (order: string, offset: number, perPage: number) => {
     const res = await t.http.get(`${base}?order_by=${order}&offset=${offset}&per_page=${perPage}`).set(key());
     expect(res.status).toBe(200);
@@ -48,7 +61,11 @@ describe('work item offset pages through remembered positions', () => {
       for (let k = 0; k < 2; k++) {
         const body = await page(order, offset, perPage);
         const want = all.slice(offset, offset + perPage);
-        expect({ order, offset, ids: body.data.map((x: { id: string }) => x.id) }).toEqual({ order, offset, ids: want });
+        expect({ order, offset, ids: body.data.map((x: { id: string }) => x.id) }).toEqual({
+          order,
+          offset,
+          ids: want,
+        });
         expect(body.total_count).toBe(all.length);
         expect(body.next).toBe(offset + perPage < all.length ? offset + perPage : null);
       }
@@ -56,22 +73,33 @@ describe('work item offset pages through remembered positions', () => {
   }
 
   it('match the whole list after every kind of change, in every ordering that uses them', async () => {
-    const anchors = (t.app.get(WorkItemsRepository) as unknown as { anchors: { anchors: Map<string, unknown> } }).anchors.anchors;
+    const anchors = (t.app.get(WorkItemsRepository) as unknown as { anchors: { anchors: Map<string, unknown> } })
+      .anchors.anchors;
     let seed = 7;
     const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
-    const live = async () => (await oracle('-created_at'));
+    const live = async () => await oracle('-created_at');
     for (let round = 0; round < 30; round++) {
       const ids = await live();
       const victim = ids[rnd(ids.length)];
       switch (round % 8) {
         case 0:
-          expect((await t.http.post(base).set(key()).send({ name: `new ${round}` })).status).toBe(201);
+          expect(
+            (
+              await t.http
+                .post(base)
+                .set(key())
+                .send({ name: `new ${round}` })
+            ).status,
+          ).toBe(201);
           break;
         case 1:
           expect((await t.http.post(`${base}${victim}/archive/`).set(key())).status).toBe(200);
           break;
         case 2: {
-          const [archived] = await t.ds.query(`SELECT id FROM work_items WHERE project_id = $1 AND archived_at IS NOT NULL AND deleted_at IS NULL LIMIT 1`, [pid]);
+          const [archived] = await t.ds.query(
+            `SELECT id FROM work_items WHERE project_id = $1 AND archived_at IS NOT NULL AND deleted_at IS NULL LIMIT 1`,
+            [pid],
+          );
           if (archived) expect((await t.http.post(`${base}${archived.id}/unarchive/`).set(key())).status).toBe(200);
           break;
         }
@@ -80,10 +108,20 @@ describe('work item offset pages through remembered positions', () => {
           break;
         case 4:
           // Edits that move nothing in these orderings.
-          expect((await t.http.patch(`${base}${victim}/`).set(key()).send({ name: `renamed ${round}`, priority: 'high', state_id: states[round % states.length] })).status).toBe(200);
+          expect(
+            (
+              await t.http
+                .patch(`${base}${victim}/`)
+                .set(key())
+                .send({ name: `renamed ${round}`, priority: 'high', state_id: states[round % states.length] })
+            ).status,
+          ).toBe(200);
           break;
         case 5:
-          await t.ds.query(`INSERT INTO work_items (workspace_id, project_id, name, state_id) SELECT w.workspace_id, w.project_id, 'sql ' || g, w.state_id FROM work_items w, generate_series(1, 3) g WHERE w.id = $1`, [victim]);
+          await t.ds.query(
+            `INSERT INTO work_items (workspace_id, project_id, name, state_id) SELECT w.workspace_id, w.project_id, 'sql ' || g, w.state_id FROM work_items w, generate_series(1, 3) g WHERE w.id = $1`,
+            [victim],
+          );
           break;
         case 6:
           // created_at rewritten: the item moves in created_at order.
@@ -97,13 +135,22 @@ describe('work item offset pages through remembered positions', () => {
       const n = (await live()).length;
       await check(order, [5, 10, 15, n - 3, n + 2, 1, 20], 5);
       // A client paging through the whole list by offset.
-      await check(order, Array.from({ length: Math.ceil(n / 7) }, (_, i) => i * 7), 7);
+      await check(
+        order,
+        Array.from({ length: Math.ceil(n / 7) }, (_, i) => i * 7),
+        7,
+      );
     }
     expect(anchors.size).toBeGreaterThan(0);
   });
 
   it('are not used where a filter or search could move rows (their pages still match)', async () => {
-    const all = (await t.ds.query(`SELECT id FROM work_items WHERE project_id = $1 AND deleted_at IS NULL AND archived_at IS NULL AND priority = 'high' ORDER BY created_at DESC, id DESC`, [pid])).map((r: { id: string }) => r.id);
+    const all = (
+      await t.ds.query(
+        `SELECT id FROM work_items WHERE project_id = $1 AND deleted_at IS NULL AND archived_at IS NULL AND priority = 'high' ORDER BY created_at DESC, id DESC`,
+        [pid],
+      )
+    ).map((r: { id: string }) => r.id);
     const first = await t.http.get(`${base}?priority=high&offset=1&per_page=2`).set(key());
     expect(first.body.data.map((x: { id: string }) => x.id)).toEqual(all.slice(1, 3));
     const [x] = await t.ds.query(`SELECT id FROM work_items WHERE id = $1`, [all[0]]);
@@ -114,17 +161,40 @@ describe('work item offset pages through remembered positions', () => {
     // One assignee's items (the link-driven list): assignments change without touching the project's live set.
     const me = ten.owner.id;
     const mine = async () =>
-      (await t.ds.query(
-        `SELECT w.id FROM work_items w JOIN work_item_assignees a ON a.work_item_id = w.id AND a.assignee_id = $2
+      (
+        await t.ds.query(
+          `SELECT w.id FROM work_items w JOIN work_item_assignees a ON a.work_item_id = w.id AND a.assignee_id = $2
           WHERE w.project_id = $1 AND w.deleted_at IS NULL AND w.archived_at IS NULL ORDER BY w.created_at DESC, w.id DESC`,
-        [pid, me],
-      )).map((r: { id: string }) => r.id);
-    const ids: string[] = (await t.ds.query(`SELECT id FROM work_items WHERE project_id = $1 AND deleted_at IS NULL AND archived_at IS NULL ORDER BY created_at DESC LIMIT 6`, [pid])).map((r: { id: string }) => r.id);
-    for (const id of ids) expect((await t.http.patch(`${base}${id}/`).set(key()).send({ assignee_ids: [me] })).status).toBe(200);
+          [pid, me],
+        )
+      ).map((r: { id: string }) => r.id);
+    const ids: string[] = (
+      await t.ds.query(
+        `SELECT id FROM work_items WHERE project_id = $1 AND deleted_at IS NULL AND archived_at IS NULL ORDER BY created_at DESC LIMIT 6`,
+        [pid],
+      )
+    ).map((r: { id: string }) => r.id);
+    for (const id of ids)
+      expect(
+        (
+          await t.http
+            .patch(`${base}${id}/`)
+            .set(key())
+            .send({ assignee_ids: [me] })
+        ).status,
+      ).toBe(200);
     const before = await mine();
-    expect((await t.http.get(`${base}?assignee_id=${me}&offset=2&per_page=2`).set(key())).body.data.map((y: { id: string }) => y.id)).toEqual(before.slice(2, 4));
+    expect(
+      (await t.http.get(`${base}?assignee_id=${me}&offset=2&per_page=2`).set(key())).body.data.map(
+        (y: { id: string }) => y.id,
+      ),
+    ).toEqual(before.slice(2, 4));
     expect((await t.http.patch(`${base}${before[0]}/`).set(key()).send({ assignee_ids: [] })).status).toBe(200);
     const after = await mine();
-    expect((await t.http.get(`${base}?assignee_id=${me}&offset=2&per_page=2`).set(key())).body.data.map((y: { id: string }) => y.id)).toEqual(after.slice(2, 4));
+    expect(
+      (await t.http.get(`${base}?assignee_id=${me}&offset=2&per_page=2`).set(key())).body.data.map(
+        (y: { id: string }) => y.id,
+      ),
+    ).toEqual(after.slice(2, 4));
   });
 });

@@ -25,7 +25,14 @@ describe('work item type mode gating', () => {
     // Project-level catalogue, built in project mode.
     ids.pTask = ok(await api.post(`${pr}/work-item-types/enable/`)).id;
     ids.pType = ok(await api.post(`${pr}/work-item-types/`, { name: 'Bug' }), 201).id;
-    const pp = ok(await api.post(`${pr}/work-item-properties/`, { display_name: 'Sev', property_type: 'OPTION', options: [{ name: 'a' }] }), 201);
+    const pp = ok(
+      await api.post(`${pr}/work-item-properties/`, {
+        display_name: 'Sev',
+        property_type: 'OPTION',
+        options: [{ name: 'a' }],
+      }),
+      201,
+    );
     ids.pProp = pp.id;
     ids.pOpt = pp.options[0].id;
     ok(await api.post(`${pr}/work-item-types/${ids.pType}/properties/`, { properties: [ids.pProp] }), 201);
@@ -33,7 +40,14 @@ describe('work item type mode gating', () => {
     await api.mode(true);
     ids.wDefault = ok(await api.post(`${api.ws}/work-item-types/`, { name: 'Incident' }), 201).id;
     ids.wType = ok(await api.post(`${api.ws}/work-item-types/`, { name: 'Request' }), 201).id;
-    const wp = ok(await api.post(`${api.ws}/work-item-properties/`, { display_name: 'Impact', property_type: 'OPTION', options: [{ name: 'b' }] }), 201);
+    const wp = ok(
+      await api.post(`${api.ws}/work-item-properties/`, {
+        display_name: 'Impact',
+        property_type: 'OPTION',
+        options: [{ name: 'b' }],
+      }),
+      201,
+    );
     ids.wProp = wp.id;
     ids.wOpt = wp.options[0].id;
     ids.wCtx = ok(await api.get(`${api.ws}/work-item-properties/${wp.id}/contexts/`)).data[0].id;
@@ -48,34 +62,109 @@ describe('work item type mode gating', () => {
     { label: 'update type', method: 'patch', url: `${pr}/work-item-types/${ids.pType}/`, body: { name: 'Blocked' } },
     { label: 'delete type', method: 'del', url: `${pr}/work-item-types/${ids.pType}/` },
     { label: 'mark default', method: 'post', url: `${pr}/work-item-types/${ids.pType}/mark-default/` },
-    { label: 'attach properties', method: 'post', url: `${pr}/work-item-types/${ids.pType}/properties/`, body: { properties: [ids.pProp] } },
+    {
+      label: 'attach properties',
+      method: 'post',
+      url: `${pr}/work-item-types/${ids.pType}/properties/`,
+      body: { properties: [ids.pProp] },
+    },
     { label: 'detach property', method: 'del', url: `${pr}/work-item-types/${ids.pType}/properties/${ids.pProp}/` },
-    { label: 'create property', method: 'post', url: `${pr}/work-item-properties/`, body: { display_name: 'Blocked', property_type: 'TEXT' } },
-    { label: 'update property', method: 'patch', url: `${pr}/work-item-properties/${ids.pProp}/`, body: { display_name: 'Blocked' } },
+    {
+      label: 'create property',
+      method: 'post',
+      url: `${pr}/work-item-properties/`,
+      body: { display_name: 'Blocked', property_type: 'TEXT' },
+    },
+    {
+      label: 'update property',
+      method: 'patch',
+      url: `${pr}/work-item-properties/${ids.pProp}/`,
+      body: { display_name: 'Blocked' },
+    },
     { label: 'delete property', method: 'del', url: `${pr}/work-item-properties/${ids.pProp}/` },
-    { label: 'create option', method: 'post', url: `${pr}/work-item-properties/${ids.pProp}/options/`, body: { name: 'Blocked' } },
-    { label: 'update option', method: 'patch', url: `${pr}/work-item-properties/${ids.pProp}/options/${ids.pOpt}/`, body: { name: 'Blocked' } },
+    {
+      label: 'create option',
+      method: 'post',
+      url: `${pr}/work-item-properties/${ids.pProp}/options/`,
+      body: { name: 'Blocked' },
+    },
+    {
+      label: 'update option',
+      method: 'patch',
+      url: `${pr}/work-item-properties/${ids.pProp}/options/${ids.pOpt}/`,
+      body: { name: 'Blocked' },
+    },
     { label: 'delete option', method: 'del', url: `${pr}/work-item-properties/${ids.pProp}/options/${ids.pOpt}/` },
   ];
   const workspaceWrites = (): Call[] => [
-    { label: 'import (project path)', method: 'post', url: `${pr}/work-item-types/import/`, body: { work_item_types: [ids.wType] } },
+    {
+      label: 'import (project path)',
+      method: 'post',
+      url: `${pr}/work-item-types/import/`,
+      body: { work_item_types: [ids.wType] },
+    },
     { label: 'create type', method: 'post', url: `${api.ws}/work-item-types/`, body: { name: 'Blocked' } },
-    { label: 'update type', method: 'patch', url: `${api.ws}/work-item-types/${ids.wType}/`, body: { name: 'Blocked' } },
+    {
+      label: 'update type',
+      method: 'patch',
+      url: `${api.ws}/work-item-types/${ids.wType}/`,
+      body: { name: 'Blocked' },
+    },
     { label: 'delete type', method: 'del', url: `${api.ws}/work-item-types/${ids.wType}/` },
     { label: 'mark default', method: 'post', url: `${api.ws}/work-item-types/${ids.wType}/mark-default/` },
-    { label: 'attach properties', method: 'post', url: `${api.ws}/work-item-types/${ids.wType}/properties/`, body: { properties: [ids.wProp] } },
+    {
+      label: 'attach properties',
+      method: 'post',
+      url: `${api.ws}/work-item-types/${ids.wType}/properties/`,
+      body: { properties: [ids.wProp] },
+    },
     { label: 'detach property', method: 'del', url: `${api.ws}/work-item-types/${ids.wType}/properties/${ids.wProp}/` },
-    { label: 'create property', method: 'post', url: `${api.ws}/work-item-properties/`, body: { display_name: 'Blocked', property_type: 'TEXT' } },
-    { label: 'update property', method: 'patch', url: `${api.ws}/work-item-properties/${ids.wProp}/`, body: { display_name: 'Blocked' } },
+    {
+      label: 'create property',
+      method: 'post',
+      url: `${api.ws}/work-item-properties/`,
+      body: { display_name: 'Blocked', property_type: 'TEXT' },
+    },
+    {
+      label: 'update property',
+      method: 'patch',
+      url: `${api.ws}/work-item-properties/${ids.wProp}/`,
+      body: { display_name: 'Blocked' },
+    },
     { label: 'delete property', method: 'del', url: `${api.ws}/work-item-properties/${ids.wProp}/` },
-    { label: 'create option', method: 'post', url: `${api.ws}/work-item-properties/${ids.wProp}/options/`, body: { name: 'Blocked' } },
-    { label: 'update option', method: 'patch', url: `${api.ws}/work-item-properties/${ids.wProp}/options/${ids.wOpt}/`, body: { name: 'Blocked' } },
+    {
+      label: 'create option',
+      method: 'post',
+      url: `${api.ws}/work-item-properties/${ids.wProp}/options/`,
+      body: { name: 'Blocked' },
+    },
+    {
+      label: 'update option',
+      method: 'patch',
+      url: `${api.ws}/work-item-properties/${ids.wProp}/options/${ids.wOpt}/`,
+      body: { name: 'Blocked' },
+    },
     { label: 'delete option', method: 'del', url: `${api.ws}/work-item-properties/${ids.wProp}/options/${ids.wOpt}/` },
-    { label: 'create context', method: 'post', url: `${api.ws}/work-item-properties/${ids.wProp}/contexts/`, body: { name: 'Blocked', project_ids: [projectId], issue_type_ids: [ids.wType] } },
-    { label: 'update context', method: 'patch', url: `${api.ws}/work-item-properties/${ids.wProp}/contexts/${ids.wCtx}/`, body: { name: 'Blocked' } },
-    { label: 'delete context', method: 'del', url: `${api.ws}/work-item-properties/${ids.wProp}/contexts/${ids.wCtx}/` },
+    {
+      label: 'create context',
+      method: 'post',
+      url: `${api.ws}/work-item-properties/${ids.wProp}/contexts/`,
+      body: { name: 'Blocked', project_ids: [projectId], issue_type_ids: [ids.wType] },
+    },
+    {
+      label: 'update context',
+      method: 'patch',
+      url: `${api.ws}/work-item-properties/${ids.wProp}/contexts/${ids.wCtx}/`,
+      body: { name: 'Blocked' },
+    },
+    {
+      label: 'delete context',
+      method: 'del',
+      url: `${api.ws}/work-item-properties/${ids.wProp}/contexts/${ids.wCtx}/`,
+    },
   ];
-  const send = (c: Call) => (c.method === 'post' ? api.post(c.url, c.body) : c.method === 'patch' ? api.patch(c.url, c.body) : api.del(c.url));
+  const send = (c: Call) =>
+    c.method === 'post' ? api.post(c.url, c.body) : c.method === 'patch' ? api.patch(c.url, c.body) : api.del(c.url);
 
   const reads = (): string[] => [
     `${pr}/work-item-types/`,
@@ -105,7 +194,10 @@ describe('work item type mode gating', () => {
     const calls = projectWrites();
     for (const c of calls) {
       const body = expectProblem(await send(c), 409, 'work_item_types_managed_at_workspace');
-      expect({ label: c.label, detail: body.detail }).toEqual({ label: c.label, detail: expect.stringContaining('workspace level') });
+      expect({ label: c.label, detail: body.detail }).toEqual({
+        label: c.label,
+        detail: expect.stringContaining('workspace level'),
+      });
     }
     const entries = (await audits(t, ten, 'work_item_types.surface_conflict')).slice(before);
     expect(entries).toHaveLength(calls.length);
@@ -119,14 +211,21 @@ describe('work item type mode gating', () => {
         target_type: 'workspace',
         target_id: ten.workspaceId,
       });
-      expect(e.metadata).toMatchObject({ surface: 'project', mode: 'workspace', method: expect.stringMatching(/^(POST|PATCH|DELETE)$/), route: expect.stringContaining('/work-item-') });
+      expect(e.metadata).toMatchObject({
+        surface: 'project',
+        mode: 'workspace',
+        method: expect.stringMatching(/^(POST|PATCH|DELETE)$/),
+        route: expect.stringContaining('/work-item-'),
+      });
     }
     // A repeat of the same refused operation is aggregated into the existing entry (flood protection).
     expectProblem(await send(calls[0]), 409, 'work_item_types_managed_at_workspace');
     expect((await audits(t, ten, 'work_item_types.surface_conflict')).slice(before)).toHaveLength(calls.length);
     expect(ok(await api.get(`${pr}/work-item-types/${ids.pType}/`)).name).toBe('Bug');
     expect(ok(await api.get(`${pr}/work-item-properties/${ids.pProp}/`)).display_name).toBe('Sev');
-    expect(ok(await api.get(`${pr}/work-item-types/`)).data.some((x: { name: string }) => x.name === 'Blocked')).toBe(false);
+    expect(ok(await api.get(`${pr}/work-item-types/`)).data.some((x: { name: string }) => x.name === 'Blocked')).toBe(
+      false,
+    );
   });
 
   it('project mode: every workspace-surface write, and import, is 409 work_item_types_managed_at_project, audited, nothing changed', async () => {
@@ -135,7 +234,10 @@ describe('work item type mode gating', () => {
     const calls = workspaceWrites();
     for (const c of calls) {
       const body = expectProblem(await send(c), 409, 'work_item_types_managed_at_project');
-      expect({ label: c.label, detail: body.detail }).toEqual({ label: c.label, detail: expect.stringContaining('per project') });
+      expect({ label: c.label, detail: body.detail }).toEqual({
+        label: c.label,
+        detail: expect.stringContaining('per project'),
+      });
     }
     const entries = (await audits(t, ten, 'work_item_types.surface_conflict')).slice(before);
     expect(entries).toHaveLength(calls.length);
@@ -144,7 +246,9 @@ describe('work item type mode gating', () => {
     expect(entries[0].metadata).toMatchObject({ surface: 'workspace', mode: 'project', method: 'POST' });
     expect(entries[1]).toMatchObject({ project_id: null });
     expect(ok(await api.get(`${api.ws}/work-item-types/${ids.wType}/`)).name).toBe('Request');
-    expect(ok(await api.get(`${pr}/work-item-types/`)).data.some((x: { id: string }) => x.id === ids.wType)).toBe(false);
+    expect(ok(await api.get(`${pr}/work-item-types/`)).data.some((x: { id: string }) => x.id === ids.wType)).toBe(
+      false,
+    );
     expect(ok(await api.get(`${api.ws}/work-item-properties/${ids.wProp}/contexts/${ids.wCtx}/`)).name).toBe('Default');
   });
 
@@ -173,19 +277,34 @@ describe('work item type mode gating', () => {
     expectProblem(await api.post(`${pr}/work-item-types/`, { name: 12 }), 409, 'work_item_types_managed_at_workspace');
     expectProblem(await api.post(`${pr}/work-item-properties/`, {}), 409, 'work_item_types_managed_at_workspace');
     // Unknown project: 404; no credentials: 401; insufficient role: 403 — not 409.
-    expectProblem(await api.post(`${api.ws}/projects/00000000-0000-4000-8000-000000000000/work-item-types/`, { name: 'x' }), 404, 'resource_not_found');
+    expectProblem(
+      await api.post(`${api.ws}/projects/00000000-0000-4000-8000-000000000000/work-item-types/`, { name: 'x' }),
+      404,
+      'resource_not_found',
+    );
     expectProblem(await t.http.post(`${pr}/work-item-types/`).send({ name: 'x' }), 401, 'unauthorized');
     const contributor = await api.projectMember(projectId, 'contributor');
-    expectProblem(await t.http.post(`${pr}/work-item-types/`).set('X-Api-Key', contributor.key).send({ name: 'x' }), 403, 'forbidden');
+    expectProblem(
+      await t.http.post(`${pr}/work-item-types/`).set('X-Api-Key', contributor.key).send({ name: 'x' }),
+      403,
+      'forbidden',
+    );
     const member = await t.member(ten.slug, 'member');
     await api.mode(false);
-    expectProblem(await t.http.post(`${api.ws}/work-item-types/`).set('X-Api-Key', member.key).send({ name: 'x' }), 403, 'forbidden');
+    expectProblem(
+      await t.http.post(`${api.ws}/work-item-types/`).set('X-Api-Key', member.key).send({ name: 'x' }),
+      403,
+      'forbidden',
+    );
   });
 
   it('the guard refuses a write route that does not declare its surface', async () => {
     const guard = t.app.get(TypeModeGuard);
     const req = { method: 'POST', url: '/x', routeOptions: { url: '/x' }, ctx: { workspace: { id: ten.workspaceId } } };
-    const fake = { switchToHttp: () => ({ getRequest: () => req }), getHandler: () => function undeclared() {} } as unknown as ExecutionContext;
+    const fake = {
+      switchToHttp: () => ({ getRequest: () => req }),
+      getHandler: () => function undeclared() {},
+    } as unknown as ExecutionContext;
     await expect(guard.canActivate(fake)).rejects.toThrow(/lacks @TypeSurface/);
     req.method = 'GET';
     await expect(guard.canActivate(fake)).resolves.toBe(true);
@@ -204,7 +323,8 @@ describe('work item type mode gating', () => {
           continue;
         }
         const mode = op['x-work-item-type-mode'];
-        const code = mode === 'workspace' ? 'work_item_types_managed_at_project' : 'work_item_types_managed_at_workspace';
+        const code =
+          mode === 'workspace' ? 'work_item_types_managed_at_project' : 'work_item_types_managed_at_workspace';
         if (!mode || !r409.includes(code)) bad.push(`${method.toUpperCase()} ${path}`);
         gated.push(`${method.toUpperCase()} ${path}`);
       }

@@ -28,17 +28,40 @@ describe('work items list', () => {
     const st = await t.http.get(`/api/v2/workspaces/${ten.slug}/projects/${pid}/states/`).set(key());
     states = Object.fromEntries(st.body.data.map((s: any) => [s.name, s.id]));
     member = await t.member(ten.slug, 'member');
-    await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/${pid}/members/`).set(key()).send({ member_id: member.id, role: 'contributor' });
-    for (const n of ['red', 'blue']) labels[n] = (await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/${pid}/labels/`).set(key()).send({ name: n })).body.id;
+    await t.http
+      .post(`/api/v2/workspaces/${ten.slug}/projects/${pid}/members/`)
+      .set(key())
+      .send({ member_id: member.id, role: 'contributor' });
+    for (const n of ['red', 'blue'])
+      labels[n] = (
+        await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/${pid}/labels/`).set(key()).send({ name: n })
+      ).body.id;
     const mk = async (name: string, body: Record<string, unknown> = {}) => {
-      const r = await t.http.post(base).set(key()).send({ name, ...body });
+      const r = await t.http
+        .post(base)
+        .set(key())
+        .send({ name, ...body });
       if (r.status !== 201) throw new Error(JSON.stringify(r.body));
       ids[name] = r.body.id;
       return r.body;
     };
     // Created in this order, so -created_at lists them in reverse.
-    await mk('alpha', { priority: 'low', state_id: states.Todo, assignee_ids: [member.id], label_ids: [labels.red], start_date: '2025-01-10', target_date: '2025-01-20' });
-    await mk('bravo', { priority: 'urgent', state_id: states['In Progress'], assignee_ids: [member.id, ten.owner.id], label_ids: [labels.red, labels.blue], external_id: 'E1', external_source: 'jira' });
+    await mk('alpha', {
+      priority: 'low',
+      state_id: states.Todo,
+      assignee_ids: [member.id],
+      label_ids: [labels.red],
+      start_date: '2025-01-10',
+      target_date: '2025-01-20',
+    });
+    await mk('bravo', {
+      priority: 'urgent',
+      state_id: states['In Progress'],
+      assignee_ids: [member.id, ten.owner.id],
+      label_ids: [labels.red, labels.blue],
+      external_id: 'E1',
+      external_source: 'jira',
+    });
     await mk('charlie', { priority: 'medium', state_id: states.Done, parent_id: ids.alpha, start_date: '2025-02-10' });
     await mk('delta', { priority: 'high', state_id: states.Cancelled, target_date: '2025-03-01' });
     await mk('echo Search-Me', { state_id: states.Triage });
@@ -48,14 +71,33 @@ describe('work items list', () => {
     await mk('deleted one');
     await t.http.delete(`${base}${ids['deleted one']}/`).set(key());
     const ws = ten.workspaceId;
-    cycleId = (await t.ds.query(`INSERT INTO cycles (workspace_id, project_id, name, owned_by_id, sort_order) VALUES ($1, $2, 'C1', $3, 1) RETURNING id`, [ws, pid, ten.owner.id]))[0].id;
-    moduleId = (await t.ds.query(`INSERT INTO modules (workspace_id, project_id, name, sort_order) VALUES ($1, $2, 'M1', 1) RETURNING id`, [ws, pid]))[0].id;
-    await t.ds.query(`UPDATE work_items SET cycle_id = $1 WHERE id = ANY($2::uuid[])`, [cycleId, [ids.alpha, ids.delta]]);
-    await t.ds.query(`INSERT INTO module_work_items (workspace_id, project_id, module_id, work_item_id) VALUES ($1, $2, $3, $4), ($1, $2, $3, $5)`, [ws, pid, moduleId, ids.bravo, ids.charlie]);
+    cycleId = (
+      await t.ds.query(
+        `INSERT INTO cycles (workspace_id, project_id, name, owned_by_id, sort_order) VALUES ($1, $2, 'C1', $3, 1) RETURNING id`,
+        [ws, pid, ten.owner.id],
+      )
+    )[0].id;
+    moduleId = (
+      await t.ds.query(
+        `INSERT INTO modules (workspace_id, project_id, name, sort_order) VALUES ($1, $2, 'M1', 1) RETURNING id`,
+        [ws, pid],
+      )
+    )[0].id;
+    await t.ds.query(`UPDATE work_items SET cycle_id = $1 WHERE id = ANY($2::uuid[])`, [
+      cycleId,
+      [ids.alpha, ids.delta],
+    ]);
+    await t.ds.query(
+      `INSERT INTO module_work_items (workspace_id, project_id, module_id, work_item_id) VALUES ($1, $2, $3, $4), ($1, $2, $3, $5)`,
+      [ws, pid, moduleId, ids.bravo, ids.charlie],
+    );
     await t.ds.query(`UPDATE work_items SET is_draft = true, sort_order = -1 WHERE id = $1`, [ids.foxtrot]);
     // noise in another project and workspace
     const other = await t.project(ten.slug, ten.owner.key);
-    await t.http.post(`/api/v2/workspaces/${ten.slug}/projects/${other.id}/work-items/`).set(key()).send({ name: 'alpha elsewhere' });
+    await t.http
+      .post(`/api/v2/workspaces/${ten.slug}/projects/${other.id}/work-items/`)
+      .set(key())
+      .send({ name: 'alpha elsewhere' });
   });
   afterAll(() => t.close());
 
@@ -66,7 +108,27 @@ describe('work items list', () => {
     expect(b.pagination).toEqual({ style: 'offset' });
     expect(b.data.every((x: any) => x.custom_fields === null)).toBe(true);
     const bravo = b.data.find((x: any) => x.name === 'bravo');
-    expect(Object.keys(bravo).sort()).toEqual(['archived_at', 'assignee_ids', 'created_at', 'created_by_id', 'custom_fields', 'id', 'identifier', 'is_draft', 'label_ids', 'name', 'parent_id', 'priority', 'sequence_id', 'start_date', 'state_id', 'target_date', 'type_id'].sort());
+    expect(Object.keys(bravo).sort()).toEqual(
+      [
+        'archived_at',
+        'assignee_ids',
+        'created_at',
+        'created_by_id',
+        'custom_fields',
+        'id',
+        'identifier',
+        'is_draft',
+        'label_ids',
+        'name',
+        'parent_id',
+        'priority',
+        'sequence_id',
+        'start_date',
+        'state_id',
+        'target_date',
+        'type_id',
+      ].sort(),
+    );
     expect([...bravo.assignee_ids].sort()).toEqual([member.id, ten.owner.id].sort());
     expect([...bravo.label_ids].sort()).toEqual([labels.red, labels.blue].sort());
     expect(bravo.identifier).toBe(`LST-${bravo.sequence_id}`);
@@ -80,15 +142,32 @@ describe('work items list', () => {
     expect(await names('state_group=backlog')).toEqual(['foxtrot']);
     expect(await names('priority=urgent')).toEqual(['bravo']);
     expect(await names('priority__in=high,low')).toEqual(['alpha', 'delta']);
-    for (const q of ['state_group=doing', 'state_group__in=started,doing', 'priority=critical', 'priority__in=high,critical', 'state_id=nope']) {
+    for (const q of [
+      'state_group=doing',
+      'state_group__in=started,doing',
+      'priority=critical',
+      'priority__in=high,critical',
+      'state_id=nope',
+    ]) {
       const b = expectProblem(await t.http.get(`${base}?${q}`).set(key()), 400, 'validation_error');
       expect(b.errors[0].field).toBe(q.split('=')[0]);
     }
     // An empty element is never skipped: every element of every __in is checked.
-    for (const q of ['priority__in=none,,', 'priority__in=high,%20,low', 'state_group__in=started,', `state_id__in=,${states.Todo}`,
-      `label_id__in=${labels.red},,${labels.blue}`, `assignee_id__in=${member.id},`, `parent_id__in=${ids.alpha},`, `module_id__in=,`, 'type_id__in=']) {
+    for (const q of [
+      'priority__in=none,,',
+      'priority__in=high,%20,low',
+      'state_group__in=started,',
+      `state_id__in=,${states.Todo}`,
+      `label_id__in=${labels.red},,${labels.blue}`,
+      `assignee_id__in=${member.id},`,
+      `parent_id__in=${ids.alpha},`,
+      `module_id__in=,`,
+      'type_id__in=',
+    ]) {
       const b = expectProblem(await t.http.get(`${base}?${q}`).set(key()), 400, 'validation_error');
-      expect(b.errors).toEqual([{ field: q.split('=')[0], message: expect.stringMatching(/empty element|at least one/) }]);
+      expect(b.errors).toEqual([
+        { field: q.split('=')[0], message: expect.stringMatching(/empty element|at least one/) },
+      ]);
     }
   });
 
@@ -166,15 +245,25 @@ describe('work items list', () => {
     const all = async (qs: string): Promise<Array<{ name: string; priority: string; group: string }>> =>
       (await list(qs)).data.map((x: any) => ({ name: x.name, priority: x.priority, group: x.state_id }));
     const groupOf = Object.fromEntries(
-      (await t.http.get(`/api/v2/workspaces/${ten.slug}/projects/${pid}/states/`).set(key())).body.data.map((s: any) => [s.id, s.group]),
+      (await t.http.get(`/api/v2/workspaces/${ten.slug}/projects/${pid}/states/`).set(key())).body.data.map(
+        (s: any) => [s.id, s.group],
+      ),
     );
     const cases: Array<[string, string, (r: { priority: string; group: string }) => boolean]> = [
       ['priority', 'priority__in=low,urgent', (r) => ['low', 'urgent'].includes(r.priority)],
       ['-priority', 'priority__in=none,high,none', (r) => ['none', 'high'].includes(r.priority)],
       ['priority', 'priority__in=medium', (r) => r.priority === 'medium'],
       ['-priority', 'priority__in=urgent,high,medium,low,none&label_id__isnull=true', () => true],
-      ['state_group', 'state_group__in=cancelled,backlog,started', (r) => ['cancelled', 'backlog', 'started'].includes(groupOf[r.group])],
-      ['-state_group', 'state_group__in=triage,unstarted,completed', (r) => ['triage', 'unstarted', 'completed'].includes(groupOf[r.group])],
+      [
+        'state_group',
+        'state_group__in=cancelled,backlog,started',
+        (r) => ['cancelled', 'backlog', 'started'].includes(groupOf[r.group]),
+      ],
+      [
+        '-state_group',
+        'state_group__in=triage,unstarted,completed',
+        (r) => ['triage', 'unstarted', 'completed'].includes(groupOf[r.group]),
+      ],
     ];
     for (const [order, filter, keep] of cases) {
       const extra = filter.includes('label_id__isnull=true') ? '&label_id__isnull=true' : '';
@@ -210,7 +299,11 @@ describe('work items list', () => {
       expect(new Set(seen).size).toBe(6);
     }
     for (const o of ['sort_order', 'priority', '-state_group']) {
-      expectProblem(await t.http.get(`${base}?paginate=cursor&order_by=${o}`).set(key()), 400, 'ordering_not_cursor_eligible');
+      expectProblem(
+        await t.http.get(`${base}?paginate=cursor&order_by=${o}`).set(key()),
+        400,
+        'ordering_not_cursor_eligible',
+      );
     }
     expectProblem(await t.http.get(`${base}?cursor=garbage!`).set(key()), 400, 'validation_error');
   });
@@ -226,8 +319,30 @@ describe('work items list', () => {
   });
 
   it('offset pages (skipped off the ordering index, rows read after) are the slices of the whole list, for every ordering and with filters', async () => {
-    const orderings = ['created_at', '-created_at', 'updated_at', '-updated_at', 'sequence_id', '-sequence_id', 'id', '-id', 'sort_order', '-sort_order', 'priority', '-priority', 'state_group', '-state_group'];
-    const filters = ['', 'priority__in=low,urgent,medium,none', 'search=a', 'state_group__in=unstarted,started,triage,backlog', `label_id__isnull=false`, `cycle_id__isnull=true`];
+    const orderings = [
+      'created_at',
+      '-created_at',
+      'updated_at',
+      '-updated_at',
+      'sequence_id',
+      '-sequence_id',
+      'id',
+      '-id',
+      'sort_order',
+      '-sort_order',
+      'priority',
+      '-priority',
+      'state_group',
+      '-state_group',
+    ];
+    const filters = [
+      '',
+      'priority__in=low,urgent,medium,none',
+      'search=a',
+      'state_group__in=unstarted,started,triage,backlog',
+      `label_id__isnull=false`,
+      `cycle_id__isnull=true`,
+    ];
     let checked = 0;
     for (const order of orderings) {
       for (const filter of filters) {
@@ -239,10 +354,15 @@ describe('work items list', () => {
         for (let offset = 1; offset < all.length; offset++) {
           const res = await t.http.get(`${base}?per_page=2&offset=${offset}&${qs}`).set(key());
           expect(res.status).toBe(200);
-          expect({ qs, offset, page: res.body.data.map((x: any) => x.name) }).toEqual({ qs, offset, page: all.slice(offset, offset + 2) });
+          expect({ qs, offset, page: res.body.data.map((x: any) => x.name) }).toEqual({
+            qs,
+            offset,
+            page: all.slice(offset, offset + 2),
+          });
           expect(res.body.total_count).toBe(all.length);
           // Page rows are full rows: the id arrays come from the page statement.
-          for (const row of res.body.data) expect(Array.isArray(row.assignee_ids) && Array.isArray(row.label_ids)).toBe(true);
+          for (const row of res.body.data)
+            expect(Array.isArray(row.assignee_ids) && Array.isArray(row.label_ids)).toBe(true);
           checked++;
         }
       }
@@ -275,13 +395,23 @@ describe('work items list', () => {
     const byGroup = Object.fromEntries(st.body.data.map((s: any) => [s.group, s.id]));
     const one = (await t.http.post(url).set(key()).send({ name: 'one', state_id: byGroup.completed })).body;
     await t.http.post(url).set(key()).send({ name: 'two', state_id: byGroup.started });
-    const order = async () => (await t.http.get(`${url}?order_by=state_group`).set(key())).body.data.map((x: any) => x.name);
+    const order = async () =>
+      (await t.http.get(`${url}?order_by=state_group`).set(key())).body.data.map((x: any) => x.name);
     expect(await order()).toEqual(['two', 'one']);
     expect((await t.http.patch(`${url}${one.id}/`).set(key()).send({ state_id: byGroup.backlog })).status).toBe(200);
     expect(await order()).toEqual(['one', 'two']);
     // The backlog state becomes a cancelled one: its items move behind the started one.
-    expect((await t.http.patch(`/api/v2/workspaces/${ten.slug}/projects/${p.id}/states/${byGroup.backlog}/`).set(key()).send({ group: 'cancelled' })).status).toBe(200);
+    expect(
+      (
+        await t.http
+          .patch(`/api/v2/workspaces/${ten.slug}/projects/${p.id}/states/${byGroup.backlog}/`)
+          .set(key())
+          .send({ group: 'cancelled' })
+      ).status,
+    ).toBe(200);
     expect(await order()).toEqual(['two', 'one']);
-    expect((await t.http.get(`${url}?state_group=cancelled`).set(key())).body.data.map((x: any) => x.name)).toEqual(['one']);
+    expect((await t.http.get(`${url}?state_group=cancelled`).set(key())).body.data.map((x: any) => x.name)).toEqual([
+      'one',
+    ]);
   });
 });

@@ -46,7 +46,8 @@ export function ensureBuilt(): void {
       execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'pipe' });
     } catch (e) {
       // Type errors are reported by `npm test`'s own tsc step; these tests only need the emitted files.
-      if (!existsSync(DIST_CLI) || !existsSync(DIST_MAIN)) throw new Error(`build failed: ${String((e as { stdout?: Buffer }).stdout ?? e)}`);
+      if (!existsSync(DIST_CLI) || !existsSync(DIST_MAIN))
+        throw new Error(`build failed: ${String((e as { stdout?: Buffer }).stdout ?? e)}`);
     }
   } finally {
     rmdirSync(lock);

@@ -42,7 +42,8 @@ export function controllerRoutes(app: INestApplication): ControllerRoute[] {
       const methodPath = Reflect.getMetadata(PATH_METADATA, handler);
       if (methodPath === undefined) continue;
       const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod] ?? 'GET';
-      const rule = (Reflect.getMetadata(AUTH_META, handler) ?? Reflect.getMetadata(AUTH_META, cls)) as AuthRule | undefined;
+      const rule = (Reflect.getMetadata(AUTH_META, handler) ?? Reflect.getMetadata(AUTH_META, cls)) as
+        AuthRule | undefined;
       const isPublic = !!(Reflect.getMetadata(PUBLIC_META, handler) ?? Reflect.getMetadata(PUBLIC_META, cls));
       for (const cp of classPaths) {
         for (const mp of ([] as string[]).concat(methodPath)) {

@@ -118,7 +118,13 @@ export function expectProblem(res: request.Response, status: number, code: strin
   }
   expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
   expect(res.body).toEqual(
-    expect.objectContaining({ type: `${BASE_URL}/errors/${code}`, title: expect.any(String), status, code, detail: expect.any(String) }),
+    expect.objectContaining({
+      type: `${BASE_URL}/errors/${code}`,
+      title: expect.any(String),
+      status,
+      code,
+      detail: expect.any(String),
+    }),
   );
   return res.body;
 }

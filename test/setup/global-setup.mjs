@@ -37,7 +37,16 @@ export default async function globalSetup() {
         // Only root needs (and may create) the system `postgres` user.
         createPostgresUser: process.getuid?.() === 0,
         initdbFlags: ['--encoding=UTF8', '--locale=C'],
-        postgresFlags: ['-c', 'max_connections=300', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
+        postgresFlags: [
+          '-c',
+          'max_connections=300',
+          '-c',
+          'fsync=off',
+          '-c',
+          'synchronous_commit=off',
+          '-c',
+          'full_page_writes=off',
+        ],
         onLog: () => undefined,
         onError: () => undefined,
       });

@@ -1,4 +1,15 @@
-import { CallHandler, ExecutionContext, Inject, Injectable, Logger, NestInterceptor, OnApplicationBootstrap, OnApplicationShutdown, Optional, UseInterceptors } from '@nestjs/common';
+import {
+  CallHandler,
+  ExecutionContext,
+  Inject,
+  Injectable,
+  Logger,
+  NestInterceptor,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+  Optional,
+  UseInterceptors,
+} from '@nestjs/common';
 import { Client } from 'pg';
 import { Observable, tap } from 'rxjs';
 import { DataSource } from 'typeorm';
@@ -125,7 +136,11 @@ export class AuthCache implements OnApplicationBootstrap, OnApplicationShutdown 
   /** A connection of its own, LISTENing; on any failure the cache is off until it is back. */
   private async listen(): Promise<void> {
     const url = (this.ds.options as { url?: string }).url;
-    const client = new Client({ connectionString: url, connectionTimeoutMillis: 10_000, application_name: 'work-tracking-api:auth-cache' });
+    const client = new Client({
+      connectionString: url,
+      connectionTimeoutMillis: 10_000,
+      application_name: 'work-tracking-api:auth-cache',
+    });
     this.listener = client;
     client.on('notification', (msg) => {
       if (msg.channel === AUTH_CHANGED_CHANNEL) this.invalidate();
@@ -136,7 +151,10 @@ export class AuthCache implements OnApplicationBootstrap, OnApplicationShutdown 
       this.down();
       client.end().catch(() => undefined);
       if (this.stopped) return;
-      this.logger.warn({ msg: 'auth cache listener lost; credentials are looked up on every request until it is back', err: err?.message });
+      this.logger.warn({
+        msg: 'auth cache listener lost; credentials are looked up on every request until it is back',
+        err: err?.message,
+      });
       this.reconnectLater();
     };
     client.on('error', lost);

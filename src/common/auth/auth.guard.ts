@@ -6,7 +6,14 @@ import { AuthRepository } from './auth.repository';
 import { hashSecret, readCredential } from './credentials';
 import { chargeFailedAuthentication } from '../throttle/credential-throttler.guard';
 import { PrincipalKind, RequestContext } from './request-context';
-import { effectiveProjectRole, projectLevel, PROJECT_ROLE_LEVEL, WORKSPACE_ROLE_LEVEL, WorkspaceRole, workspaceLevel } from './roles';
+import {
+  effectiveProjectRole,
+  projectLevel,
+  PROJECT_ROLE_LEVEL,
+  WORKSPACE_ROLE_LEVEL,
+  WorkspaceRole,
+  workspaceLevel,
+} from './roles';
 import { grantSatisfies } from './scopes';
 import { ProblemException } from '../errors/problem.exception';
 import { isUuid } from '../http/validation';
@@ -70,15 +77,16 @@ export class AuthGuard implements CanActivate {
       },
       workspace: member ? { id: row.workspace_id!, slug: row.workspace_slug!, name: row.workspace_name! } : null,
       workspaceRole: member ? (row.workspace_role as WorkspaceRole) : null,
-      project: member && row.project_id
-        ? {
-            id: row.project_id,
-            workspaceId: row.workspace_id!,
-            identifier: row.project_identifier!,
-            name: row.project_name!,
-            defaultAssigneeId: row.project_default_assignee_id,
-          }
-        : null,
+      project:
+        member && row.project_id
+          ? {
+              id: row.project_id,
+              workspaceId: row.workspace_id!,
+              identifier: row.project_identifier!,
+              name: row.project_name!,
+              defaultAssigneeId: row.project_default_assignee_id,
+            }
+          : null,
       projectRole: member && row.project_id ? effectiveProjectRole(row.workspace_role, row.project_role) : null,
       ip: req.ip ?? null,
       userAgent: (req.headers['user-agent'] as string | undefined) ?? null,
@@ -91,7 +99,9 @@ export class AuthGuard implements CanActivate {
     if (projectId !== null && !ctx.project) throw ProblemException.notFound('Project');
     if (cred.kind === 'oauth' && !this.scopeAllows(rule, ctx.principal.scopes)) {
       await this.events.permissionDenied(ctx, req, 'insufficient_scope', rule.scope);
-      throw ProblemException.forbidden(`This token lacks the scope ${rule.scope === 'any-read' ? 'read (or any *:read scope)' : rule.scope}.`);
+      throw ProblemException.forbidden(
+        `This token lacks the scope ${rule.scope === 'any-read' ? 'read (or any *:read scope)' : rule.scope}.`,
+      );
     }
 
     if (rule.project) {

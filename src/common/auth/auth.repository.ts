@@ -33,11 +33,23 @@ export class AuthRepository {
   ) {}
 
   /** Through the AuthCache: a credential resolved moments ago for the same workspace and project is not looked up again. */
-  resolve(kind: 'api_key' | 'oauth', hash: string, slug: string | null, projectId: string | null): Promise<ResolvedAuthRow | null> {
-    return this.cache.resolve(`${kind}\u0000${hash}\u0000${slug ?? ''}\u0000${projectId ?? ''}`, () => this.lookup(kind, hash, slug, projectId));
+  resolve(
+    kind: 'api_key' | 'oauth',
+    hash: string,
+    slug: string | null,
+    projectId: string | null,
+  ): Promise<ResolvedAuthRow | null> {
+    return this.cache.resolve(`${kind}\u0000${hash}\u0000${slug ?? ''}\u0000${projectId ?? ''}`, () =>
+      this.lookup(kind, hash, slug, projectId),
+    );
   }
 
-  private async lookup(kind: 'api_key' | 'oauth', hash: string, slug: string | null, projectId: string | null): Promise<ResolvedAuthRow | null> {
+  private async lookup(
+    kind: 'api_key' | 'oauth',
+    hash: string,
+    slug: string | null,
+    projectId: string | null,
+  ): Promise<ResolvedAuthRow | null> {
     const cred =
       kind === 'api_key'
         ? `SELECT id, user_id, NULL::text[] AS scopes, expires_at FROM api_keys

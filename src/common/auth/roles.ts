@@ -39,7 +39,9 @@ export const PROJECT_ROLES = Object.values(ProjectRole);
  */
 export const WORK_ITEM_READER = ProjectRole.Commenter;
 /** The project roles at or above WORK_ITEM_READER, for SQL over project_members.role. */
-export const WORK_ITEM_READER_ROLES = PROJECT_ROLES.filter((r) => PROJECT_ROLE_LEVEL[r] >= PROJECT_ROLE_LEVEL[WORK_ITEM_READER]);
+export const WORK_ITEM_READER_ROLES = PROJECT_ROLES.filter(
+  (r) => PROJECT_ROLE_LEVEL[r] >= PROJECT_ROLE_LEVEL[WORK_ITEM_READER],
+);
 
 export function workspaceLevel(role: string | null | undefined): number {
   return (role && WORKSPACE_ROLE_LEVEL[role]) || 0;
@@ -70,5 +72,8 @@ export interface Viewer {
 }
 
 export function viewerOf(ctx: { principal: { userId: string }; workspaceRole: string | null }): Viewer {
-  return { userId: ctx.principal.userId, allProjects: workspaceLevel(ctx.workspaceRole) >= WORKSPACE_ROLE_LEVEL[WorkspaceRole.Admin] };
+  return {
+    userId: ctx.principal.userId,
+    allProjects: workspaceLevel(ctx.workspaceRole) >= WORKSPACE_ROLE_LEVEL[WorkspaceRole.Admin],
+  };
 }

@@ -3,8 +3,8 @@
  * Each route names one scope with @Authenticated; the guard and the OpenAPI document both read it.
  */
 export const SCOPES = {
-  'read': 'Read everything the user can read',
-  'write': 'Write everything the user can write',
+  read: 'Read everything the user can read',
+  write: 'Write everything the user can write',
   'projects:read': 'Read projects',
   'projects:write': 'Create, update and delete projects',
   'projects.features:read': 'Read project features',

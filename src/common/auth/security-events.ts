@@ -18,6 +18,11 @@ export interface RateLimitInfo {
 @Injectable()
 export class SecurityEvents {
   async authenticationFailed(_req: FastifyRequest, _slug: string | null, _reason: string): Promise<void> {}
-  async permissionDenied(_ctx: RequestContext, _req: FastifyRequest, _reason: string, _required: string): Promise<void> {}
+  async permissionDenied(
+    _ctx: RequestContext,
+    _req: FastifyRequest,
+    _reason: string,
+    _required: string,
+  ): Promise<void> {}
   async rateLimited(_req: FastifyRequest, _info: RateLimitInfo): Promise<void> {}
 }

@@ -29,7 +29,9 @@ function int(name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTE
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
   if (!/^\d+$/.test(raw.trim()) || n < min || n > max) {
-    throw new Error(`${name} must be an integer from ${min} to ${max === Number.MAX_SAFE_INTEGER ? 'any size' : max}, got "${raw}"`);
+    throw new Error(
+      `${name} must be an integer from ${min} to ${max === Number.MAX_SAFE_INTEGER ? 'any size' : max}, got "${raw}"`,
+    );
   }
   return n;
 }
@@ -73,7 +75,9 @@ function serviceUrl(name: string, protocols: string[]): string | undefined {
     // reported below
   }
   if (!protocols.includes(protocol)) {
-    throw new Error(`${name} must be a ${protocols.map((p) => `${p}//`).join(' or ')} URL, got "${raw.replace(/:[^:@/]*@/, ':***@')}"`);
+    throw new Error(
+      `${name} must be a ${protocols.map((p) => `${p}//`).join(' or ')} URL, got "${raw.replace(/:[^:@/]*@/, ':***@')}"`,
+    );
   }
   return raw;
 }
@@ -81,7 +85,8 @@ function serviceUrl(name: string, protocols: string[]): string | undefined {
 export function loadConfig(): AppConfig {
   const port = int('PORT', 3000, 1, 65535);
   const logLevel = (process.env.LOG_LEVEL || 'info').trim().toLowerCase();
-  if (!LOG_LEVELS.includes(logLevel)) throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${process.env.LOG_LEVEL}"`);
+  if (!LOG_LEVELS.includes(logLevel))
+    throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${process.env.LOG_LEVEL}"`);
   return {
     port,
     host: process.env.HOST || '0.0.0.0',

@@ -30,4 +30,6 @@ export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions
 }
 
 /** Used by the TypeORM CLI (migration:generate) with DATABASE_URL. */
-export default new DataSource(dataSourceOptions(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'));
+export default new DataSource(
+  dataSourceOptions(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'),
+);

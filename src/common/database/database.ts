@@ -12,7 +12,8 @@ export interface DatabaseTarget {
 /** DATABASE_URL when set, else the embedded PostgreSQL under DATA_DIR (started if not running). */
 export async function resolveDatabase(): Promise<DatabaseTarget> {
   const cfg = loadConfig();
-  if (cfg.databaseUrl) return { url: cfg.databaseUrl, embedded: false, stop: async () => undefined, releaseSignals: () => undefined };
+  if (cfg.databaseUrl)
+    return { url: cfg.databaseUrl, embedded: false, stop: async () => undefined, releaseSignals: () => undefined };
   const h = await startEmbeddedPostgres(cfg.dataDir, cfg.embeddedPgPort);
   return { url: h.url, embedded: true, stop: h.stop, releaseSignals: h.releaseSignals };
 }

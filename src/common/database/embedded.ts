@@ -59,7 +59,11 @@ const samePath = (a: string, b: string): boolean => {
  * already listening (another instance, or the CLI next to a running server), it is reused; a server of
  * another data directory, or anything else, on the port stops the start with a message saying so.
  */
-export async function startEmbeddedPostgres(dataDir: string, port: number, database = 'worktracking'): Promise<EmbeddedHandle> {
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  port: number,
+  database = 'worktracking',
+): Promise<EmbeddedHandle> {
   const root = resolve(dataDir);
   mkdirSync(root, { recursive: true });
   chmodSync(root, 0o755);
@@ -77,7 +81,9 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, datab
   }
   if (running !== 'refused') {
     if (!samePath(running.dataDirectory, dir)) {
-      throw new Error(`EMBEDDED_PG_PORT ${port} is served by a PostgreSQL with its data in ${running.dataDirectory}, not ${dir} (another DATA_DIR). Set another EMBEDDED_PG_PORT.`);
+      throw new Error(
+        `EMBEDDED_PG_PORT ${port} is served by a PostgreSQL with its data in ${running.dataDirectory}, not ${dir} (another DATA_DIR). Set another EMBEDDED_PG_PORT.`,
+      );
     }
     await ensureDatabase(`${base}/postgres`, database);
     return { url, stop: async () => undefined, releaseSignals: () => undefined };
@@ -134,9 +140,10 @@ async function ensureDatabase(adminUrl: string, database: string): Promise<void>
   await c.connect();
   try {
     const r = await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
-    if (!r.rowCount) await c.query(`CREATE DATABASE "${database.replace(/"/g, '')}"`).catch((e: { code?: string }) => {
-      if (e.code !== '42P04') throw e;
-    });
+    if (!r.rowCount)
+      await c.query(`CREATE DATABASE "${database.replace(/"/g, '')}"`).catch((e: { code?: string }) => {
+        if (e.code !== '42P04') throw e;
+      });
   } finally {
     await c.end();
   }

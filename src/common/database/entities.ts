@@ -25,10 +25,23 @@ import { WorkItemTypePropertyEntity } from '../../work-item-types/work-item-type
 import { WorkItemPropertyEntity } from '../../work-item-properties/work-item-property.entity';
 import { PropertyOptionEntity } from '../../work-item-properties/property-option.entity';
 import { PropertyContextEntity } from '../../work-item-property-contexts/property-context.entity';
-import { ContextOptionEntity, ContextProjectEntity, ContextTypeEntity } from '../../work-item-property-contexts/context-links.entity';
-import { ModuleWorkItemEntity, WorkItemAssigneeEntity, WorkItemEntity, WorkItemLabelEntity } from '../../work-items/work-item.entity';
+import {
+  ContextOptionEntity,
+  ContextProjectEntity,
+  ContextTypeEntity,
+} from '../../work-item-property-contexts/context-links.entity';
+import {
+  ModuleWorkItemEntity,
+  WorkItemAssigneeEntity,
+  WorkItemEntity,
+  WorkItemLabelEntity,
+} from '../../work-items/work-item.entity';
 import { ProjectWorkItemCountEntity } from '../../work-items/project-work-item-count.entity';
-import { WorkItemAssigneeCountEntity, WorkItemLabelCountEntity, WorkItemStatePriorityCountEntity } from '../../work-items/work-item-counts.entity';
+import {
+  WorkItemAssigneeCountEntity,
+  WorkItemLabelCountEntity,
+  WorkItemStatePriorityCountEntity,
+} from '../../work-items/work-item-counts.entity';
 import { WorkItemCommentEntity } from '../../comments/comment.entity';
 
 export const ENTITIES = [

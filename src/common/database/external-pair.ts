@@ -40,6 +40,8 @@ export async function assertExternalPairFree(
   );
   if (rows.length) {
     const where = scope.projectId ? 'this project' : 'this workspace';
-    throw ProblemException.conflict(`A ${PAIR_TABLES[table]} with external_source "${source}" and external_id "${externalId}" already exists in ${where}: ${rows[0].id}.`);
+    throw ProblemException.conflict(
+      `A ${PAIR_TABLES[table]} with external_source "${source}" and external_id "${externalId}" already exists in ${where}: ${rows[0].id}.`,
+    );
   }
 }

@@ -22,6 +22,7 @@ export async function preparedQuery<T>(ds: DataSource, name: string, text: strin
  */
 export function poolReader(ds: DataSource): Queryable {
   return {
-    query: async <T>(sql: string, params?: unknown[]): Promise<T> => (await poolOf(ds).query(sql, params as unknown[])).rows as T,
+    query: async <T>(sql: string, params?: unknown[]): Promise<T> =>
+      (await poolOf(ds).query(sql, params as unknown[])).rows as T,
   };
 }

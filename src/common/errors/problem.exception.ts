@@ -23,7 +23,12 @@ export class ProblemException extends Error {
 
   /** 405 with the methods the path does allow (the 404 handler's registry, or a literal route's). */
   static methodNotAllowed(method: string, allowed: string[]): ProblemException {
-    return new ProblemException(ErrorCode.MethodNotAllowed, `Method ${method} is not allowed on this path.`, undefined, { Allow: allowed.join(', ') });
+    return new ProblemException(
+      ErrorCode.MethodNotAllowed,
+      `Method ${method} is not allowed on this path.`,
+      undefined,
+      { Allow: allowed.join(', ') },
+    );
   }
 
   static validation(field: string, message: string): ProblemException {
@@ -57,6 +62,8 @@ export class ProblemException extends Error {
 
   /** RFC 9110 asks a 401 to name a scheme: the OAuth bearer token (API keys go in X-Api-Key, no registered scheme). */
   static unauthorized(detail = 'Authentication credentials were missing or invalid.'): ProblemException {
-    return new ProblemException(ErrorCode.Unauthorized, detail, undefined, { 'WWW-Authenticate': 'Bearer realm="api"' });
+    return new ProblemException(ErrorCode.Unauthorized, detail, undefined, {
+      'WWW-Authenticate': 'Bearer realm="api"',
+    });
   }
 }

@@ -41,7 +41,19 @@ function sqlState(e: unknown): string | undefined {
 }
 
 /** Connection-level failures of the pool: the database is down, restarting, full or unreachable. */
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', '57P01', '57P02', '57P03', '53300', '3D000']);
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  '3D000',
+]);
 
 /**
  * A request that failed because the database cannot be reached is 503 with Retry-After, which clients and load
@@ -51,10 +63,15 @@ function databaseUnavailable(e: unknown): boolean {
   const err = e as { message?: string } | null;
   const code = sqlState(e);
   if (code && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) return true;
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|does not allow connections|is not currently accepting connections/.test(err?.message ?? '');
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|does not allow connections|is not currently accepting connections/.test(
+    err?.message ?? '',
+  );
 }
 
-const unavailable = () => new ProblemException(ErrorCode.ServiceUnavailable, 'The database is unavailable; retry shortly.', undefined, { 'Retry-After': '5' });
+const unavailable = () =>
+  new ProblemException(ErrorCode.ServiceUnavailable, 'The database is unavailable; retry shortly.', undefined, {
+    'Retry-After': '5',
+  });
 
 /**
  * A statement the database gave up on: canceled (57014: a `statement_timeout` the operator set, or an
@@ -114,7 +131,11 @@ export class ProblemFilter implements ExceptionFilter {
       const err = exception as Error;
       this.logger.error({ msg: 'unhandled exception', reqId: req?.id, err: err?.message, stack: err?.stack });
     } else if (problem.code === ErrorCode.ServiceUnavailable) {
-      this.logger.warn({ msg: statementAbandoned(sqlState(exception)) ? 'statement canceled by the database' : 'database unavailable', reqId: req?.id, err: (exception as Error)?.message });
+      this.logger.warn({
+        msg: statementAbandoned(sqlState(exception)) ? 'statement canceled by the database' : 'database unavailable',
+        reqId: req?.id,
+        err: (exception as Error)?.message,
+      });
     } else if (exception instanceof QueryFailedError && (exception.driverError as PgDriverError)?.code === '22001') {
       // A 400 for the client, but a length check is missing somewhere: worth a line (no stack trace).
       this.logger.warn({ msg: 'value too long for its column', reqId: req?.id, err: exception.message });
@@ -145,16 +166,21 @@ export class ProblemFilter implements ExceptionFilter {
       }
       const path = url.split('?')[0];
       const allowed = allowedMethodsFor(path);
-      if (allowed.length && !allowed.includes(req.method)) return ProblemException.methodNotAllowed(req.method, allowed);
+      if (allowed.length && !allowed.includes(req.method))
+        return ProblemException.methodNotAllowed(req.method, allowed);
       return new ProblemException(ErrorCode.ResourceNotFound, 'No route matches this path.');
     }
     if (status === 413) return new ProblemException(ErrorCode.PayloadTooLarge, 'Request body is too large.');
-    if (status === 415) return new ProblemException(ErrorCode.UnsupportedMediaType, 'Send JSON with Content-Type: application/json.');
+    if (status === 415)
+      return new ProblemException(ErrorCode.UnsupportedMediaType, 'Send JSON with Content-Type: application/json.');
     if (status === 429) return new ProblemException(ErrorCode.RateLimited, 'Request was throttled.');
     if (status === 401) return ProblemException.unauthorized();
     if (status === 403) return ProblemException.forbidden();
     if (status === 405) return new ProblemException(ErrorCode.MethodNotAllowed, 'Method not allowed.');
-    if (status === 400) return new ProblemException(ErrorCode.ValidationError, 'Malformed request.', [{ field: 'body', message: e.message }]);
+    if (status === 400)
+      return new ProblemException(ErrorCode.ValidationError, 'Malformed request.', [
+        { field: 'body', message: e.message },
+      ]);
     if (status >= 500) return new ProblemException(ErrorCode.InternalError, 'An unexpected error occurred.');
     return new ProblemException(ErrorCode.ValidationError, e.message);
   }
@@ -167,12 +193,17 @@ export class ProblemFilter implements ExceptionFilter {
       case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
         return ProblemException.unsupportedMediaType();
       case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-        return new ProblemException(ErrorCode.ValidationError, 'The JSON body is empty.', [{ field: 'body', message: 'Body cannot be empty when Content-Type is application/json.' }]);
+        return new ProblemException(ErrorCode.ValidationError, 'The JSON body is empty.', [
+          { field: 'body', message: 'Body cannot be empty when Content-Type is application/json.' },
+        ]);
       default:
         if (e.statusCode === 413) return new ProblemException(ErrorCode.PayloadTooLarge, 'Request body is too large.');
-        if (e.statusCode === 415) return new ProblemException(ErrorCode.UnsupportedMediaType, 'Unsupported media type.');
+        if (e.statusCode === 415)
+          return new ProblemException(ErrorCode.UnsupportedMediaType, 'Unsupported media type.');
         if (e.statusCode && e.statusCode >= 400 && e.statusCode < 500) {
-          return new ProblemException(ErrorCode.ValidationError, 'Malformed request body.', [{ field: 'body', message: e.message ?? 'Malformed body.' }]);
+          return new ProblemException(ErrorCode.ValidationError, 'Malformed request body.', [
+            { field: 'body', message: e.message ?? 'Malformed body.' },
+          ]);
         }
         return new ProblemException(ErrorCode.InternalError, 'An unexpected error occurred.');
     }
@@ -181,16 +212,22 @@ export class ProblemFilter implements ExceptionFilter {
   private fromPg(e: PgDriverError): ProblemException {
     switch (e?.code) {
       case '23505':
-        return ProblemException.conflict(`A record with the same unique value already exists${e.constraint ? ` (${e.constraint})` : ''}.`);
+        return ProblemException.conflict(
+          `A record with the same unique value already exists${e.constraint ? ` (${e.constraint})` : ''}.`,
+        );
       case '23503':
-        return new ProblemException(ErrorCode.ValidationError, 'A referenced record does not exist.', [{ field: e.column ?? 'body', message: 'Referenced record does not exist.' }]);
+        return new ProblemException(ErrorCode.ValidationError, 'A referenced record does not exist.', [
+          { field: e.column ?? 'body', message: 'Referenced record does not exist.' },
+        ]);
       case '22P02':
       case '22007':
       case '22008':
       case '22009':
       case '22021':
       case '22003':
-        return new ProblemException(ErrorCode.ValidationError, 'A value has an invalid format.', [{ field: e.column ?? 'body', message: 'Invalid value.' }]);
+        return new ProblemException(ErrorCode.ValidationError, 'A value has an invalid format.', [
+          { field: e.column ?? 'body', message: 'Invalid value.' },
+        ]);
       case '22001':
         return valueTooLong(e);
       case '40001':

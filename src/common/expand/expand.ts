@@ -65,7 +65,10 @@ export function IgnoresExpand(): MethodDecorator {
 
 export function parseExpand(raw: unknown, allowed: readonly string[]): Set<string> {
   const text = Array.isArray(raw) ? raw.join(',') : typeof raw === 'string' ? raw : '';
-  const values = text.split(',').map((s) => s.trim()).filter(Boolean);
+  const values = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = values.filter((v) => !allowed.includes(v));
   if (unknown.length) {
     const hint = allowed.length ? `Allowed values: ${allowed.join(', ')}.` : 'This resource does not accept expand.';

@@ -24,7 +24,11 @@ export class HealthController {
   async ready(@Res({ passthrough: true }) reply: FastifyReply) {
     // A connection of its own, not one of the pool's: a probe answers within 3 s, and a database that hangs
     // never ties up the connections requests need (a stuck probe query would hold one until it answered).
-    const probe = new Client({ connectionString: (this.ds.options as { url: string }).url, connectionTimeoutMillis: 3000, query_timeout: 3000 });
+    const probe = new Client({
+      connectionString: (this.ds.options as { url: string }).url,
+      connectionTimeoutMillis: 3000,
+      query_timeout: 3000,
+    });
     try {
       await probe.connect();
       await probe.query('SELECT 1');

@@ -8,7 +8,18 @@ import { ProblemException } from '../errors/problem.exception';
  * scripts, styles, event handlers or `javascript:` URLs. The plain-text form (search, `*_stripped`)
  * is derived from the cleaned HTML by the same library.
  */
-const ALLOWED_TAGS = new Set<string>([...sanitizeHtml.defaults.allowedTags, 'img', 'h1', 'h2', 's', 'del', 'ins', 'mark', 'label', 'input']);
+const ALLOWED_TAGS = new Set<string>([
+  ...sanitizeHtml.defaults.allowedTags,
+  'img',
+  'h1',
+  'h2',
+  's',
+  'del',
+  'ins',
+  'mark',
+  'label',
+  'input',
+]);
 
 /** Dropped like any disallowed tag, but a whole-document wrapper around nothing is still an empty document. */
 const DOCUMENT_WRAPPERS = new Set(['html', 'body']);
@@ -36,9 +47,45 @@ const HTML_OPTIONS: sanitizeHtml.IOptions = {
  * -> "a b"), while inline markup and entities must not split a word ("un<em>believ</em>able" -> "unbelievable").
  */
 const BLOCK_TAGS = new Set([
-  'address', 'article', 'aside', 'blockquote', 'br', 'caption', 'dd', 'div', 'dl', 'dt', 'figcaption', 'figure', 'footer',
-  'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hr', 'img', 'input', 'label', 'li', 'main', 'nav', 'ol', 'p', 'pre', 'section',
-  'table', 'tbody', 'td', 'tfoot', 'th', 'thead', 'tr', 'ul',
+  'address',
+  'article',
+  'aside',
+  'blockquote',
+  'br',
+  'caption',
+  'dd',
+  'div',
+  'dl',
+  'dt',
+  'figcaption',
+  'figure',
+  'footer',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'header',
+  'hr',
+  'img',
+  'input',
+  'label',
+  'li',
+  'main',
+  'nav',
+  'ol',
+  'p',
+  'pre',
+  'section',
+  'table',
+  'tbody',
+  'td',
+  'tfoot',
+  'th',
+  'thead',
+  'tr',
+  'ul',
 ]);
 
 /** The plain text of cleaned HTML (the parser sanitize-html uses; entities decoded), whitespace collapsed. */
@@ -47,7 +94,10 @@ function plain(html: string): string {
   const boundary = (name: string) => {
     if (BLOCK_TAGS.has(name)) out += ' ';
   };
-  const parser = new Parser({ onopentagname: boundary, onclosetag: boundary, ontext: (text) => (out += text) }, { decodeEntities: true });
+  const parser = new Parser(
+    { onopentagname: boundary, onclosetag: boundary, ontext: (text) => (out += text) },
+    { decodeEntities: true },
+  );
   parser.write(html);
   parser.end();
   return out.split(/\s+/).filter(Boolean).join(' ');
@@ -77,7 +127,12 @@ export function cleanRichText(field: string, input: string, opts: { required?: b
   const stripped = plain(html);
   const hasMedia = html.includes('<img src=');
   if (input.trim() !== '' && !stripped && !hasMedia && (dropped.size > 0 || !isEmptyMarkup(input))) {
-    const what = dropped.size ? ` (removed: ${[...dropped].sort().map((t) => `<${t}>`).join(', ')})` : '';
+    const what = dropped.size
+      ? ` (removed: ${[...dropped]
+          .sort()
+          .map((t) => `<${t}>`)
+          .join(', ')})`
+      : '';
     throw ProblemException.validation(
       field,
       `The HTML could not be sanitized into usable content${what}; scripts, styles, embeds and other unsafe markup are removed.`,

@@ -22,22 +22,26 @@ import { setupOpenApi } from '../openapi/openapi';
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Query parameters whose value may be a secret: logged as `[redacted]`. */
-const SECRET_QUERY_KEYS = /key|token|secret|pass(word|wd)?|pwd|auth|session|credential|signature|^sig$|jwt|bearer|^code$/i;
+const SECRET_QUERY_KEYS =
+  /key|token|secret|pass(word|wd)?|pwd|auth|session|credential|signature|^sig$|jwt|bearer|^code$/i;
 
 export function redactQuery(url: string): string {
   const q = url.indexOf('?');
   if (q < 0) return url;
-  const parts = url.slice(q + 1).split('&').map((pair) => {
-    const eq = pair.indexOf('=');
-    const name = eq < 0 ? pair : pair.slice(0, eq);
-    let decoded = name;
-    try {
-      decoded = decodeURIComponent(name);
-    } catch {
-      // a malformed escape is logged as sent
-    }
-    return eq >= 0 && SECRET_QUERY_KEYS.test(decoded.replace(/\[\]$/, '')) ? `${name}=[redacted]` : pair;
-  });
+  const parts = url
+    .slice(q + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      const name = eq < 0 ? pair : pair.slice(0, eq);
+      let decoded = name;
+      try {
+        decoded = decodeURIComponent(name);
+      } catch {
+        // a malformed escape is logged as sent
+      }
+      return eq >= 0 && SECRET_QUERY_KEYS.test(decoded.replace(/\[\]$/, '')) ? `${name}=[redacted]` : pair;
+    });
   return `${url.slice(0, q)}?${parts.join('&')}`;
 }
 
@@ -46,7 +50,11 @@ export function redactQuery(url: string): string {
  * a JSON body parser with the configured size limit, request ids, security headers and the OpenAPI
  * document. Used by main.ts and by the tests, so both run the same stack.
  */
-export async function createApp(cfg: AppConfig, databaseUrl: string, opts: { logger?: boolean } = {}): Promise<NestFastifyApplication> {
+export async function createApp(
+  cfg: AppConfig,
+  databaseUrl: string,
+  opts: { logger?: boolean } = {},
+): Promise<NestFastifyApplication> {
   const options: FastifyServerOptions & Record<string, unknown> = {
     logger:
       opts.logger === false
@@ -55,7 +63,12 @@ export async function createApp(cfg: AppConfig, databaseUrl: string, opts: { log
             level: cfg.logLevel,
             // Credentials belong in headers (never logged), but a client may put one in the query string.
             serializers: {
-              req: (req: { method: string; url: string; id: string; ip?: string }) => ({ method: req.method, url: redactQuery(req.url), reqId: req.id, remoteAddress: req.ip }),
+              req: (req: { method: string; url: string; id: string; ip?: string }) => ({
+                method: req.method,
+                url: redactQuery(req.url),
+                reqId: req.id,
+                remoteAddress: req.ip,
+              }),
             },
           },
     bodyLimit: cfg.bodyLimitBytes,
@@ -66,8 +79,13 @@ export async function createApp(cfg: AppConfig, databaseUrl: string, opts: { log
     // answer it as a problem too, instead of Fastify's plain JSON.
     clientErrorHandler: (err: NodeJS.ErrnoException, socket: Socket) => {
       if (err.code === 'ECONNRESET' || !socket.writable) return socket.destroy(err);
-      const [field, detail] = err.code === 'HPE_HEADER_OVERFLOW' ? ['headers', 'The request line and headers are too large.'] : ['request', 'The HTTP request is malformed.'];
-      const body = JSON.stringify(problemBody(cfg.publicBaseUrl, ErrorCode.ValidationError, detail, [{ field, message: detail }]));
+      const [field, detail] =
+        err.code === 'HPE_HEADER_OVERFLOW'
+          ? ['headers', 'The request line and headers are too large.']
+          : ['request', 'The HTTP request is malformed.'];
+      const body = JSON.stringify(
+        problemBody(cfg.publicBaseUrl, ErrorCode.ValidationError, detail, [{ field, message: detail }]),
+      );
       socket.end(
         `HTTP/1.1 400 Bad Request\r\nContent-Type: application/problem+json; charset=utf-8\r\n` +
           `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
@@ -127,22 +145,29 @@ export async function createApp(cfg: AppConfig, databaseUrl: string, opts: { log
 
   // JSON only. An empty body counts as no body; on @Bodyless() routes any body is ignored, whatever its type.
   fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser(/^application\/([\w.+-]+\+)?json(\s*;.*)?$/i, { parseAs: 'string' }, (req: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
-    const text = String(body);
-    if (text.trim() === '' || isBodyless(req)) return done(null, undefined);
-    try {
-      done(null, sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }));
-    } catch {
-      // Raised after authentication (InputProblemGuard), like every other input problem.
-      deferInputProblem(req, ProblemException.invalidJson());
+  fastify.addContentTypeParser(
+    /^application\/([\w.+-]+\+)?json(\s*;.*)?$/i,
+    { parseAs: 'string' },
+    (req: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
+      const text = String(body);
+      if (text.trim() === '' || isBodyless(req)) return done(null, undefined);
+      try {
+        done(null, sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }));
+      } catch {
+        // Raised after authentication (InputProblemGuard), like every other input problem.
+        deferInputProblem(req, ProblemException.invalidJson());
+        done(null, undefined);
+      }
+    },
+  );
+  fastify.addContentTypeParser(
+    '*',
+    (req: FastifyRequest, payload: NodeJS.ReadableStream, done: (err: Error | null, body?: unknown) => void) => {
+      if (!isBodyless(req)) deferInputProblem(req, ProblemException.unsupportedMediaType());
+      payload.resume();
       done(null, undefined);
-    }
-  });
-  fastify.addContentTypeParser('*', (req: FastifyRequest, payload: NodeJS.ReadableStream, done: (err: Error | null, body?: unknown) => void) => {
-    if (!isBodyless(req)) deferInputProblem(req, ProblemException.unsupportedMediaType());
-    payload.resume();
-    done(null, undefined);
-  });
+    },
+  );
 
   setupOpenApi(app, cfg);
   await app.init();

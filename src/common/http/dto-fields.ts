@@ -12,7 +12,12 @@ import { MaxChars, Nullable, OptionalNotNull } from './validation';
  */
 export function ExternalField(description: string): PropertyDecorator {
   return applyDecorators(
-    ApiPropertyOptional({ type: String, nullable: true, maxLength: 255, description: `${description}. An empty string is the same as null.` }),
+    ApiPropertyOptional({
+      type: String,
+      nullable: true,
+      maxLength: 255,
+      description: `${description}. An empty string is the same as null.`,
+    }),
     Transform(({ value }) => (typeof value === 'string' && value.trim() === '' ? null : value)),
     Nullable(),
     IsString(),
@@ -29,7 +34,9 @@ export function LogoPropsField(): PropertyDecorator {
  * An optional, non-null integer stored in a PostgreSQL `integer`: its bounds are checked here (and declared in
  * the schema), so a larger value is a 400 naming the field rather than the database's out-of-range error.
  */
-export function Int32Field(opts: { minimum?: number; maximum?: number; default?: number; description?: string } = {}): PropertyDecorator {
+export function Int32Field(
+  opts: { minimum?: number; maximum?: number; default?: number; description?: string } = {},
+): PropertyDecorator {
   const minimum = opts.minimum ?? INT32_MIN;
   const maximum = opts.maximum ?? INT32_MAX;
   return applyDecorators(

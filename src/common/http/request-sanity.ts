@@ -42,7 +42,8 @@ function flawIn(value: unknown, path: string, depth: number, seen: { members: nu
     return why ? ProblemException.validation(path || 'body', why) : null;
   }
   if (value === null || typeof value !== 'object') return null;
-  if (depth > MAX_BODY_DEPTH) return ProblemException.validation(path || 'body', `Nested more than ${MAX_BODY_DEPTH} levels deep.`);
+  if (depth > MAX_BODY_DEPTH)
+    return ProblemException.validation(path || 'body', `Nested more than ${MAX_BODY_DEPTH} levels deep.`);
   if (Array.isArray(value)) {
     if ((seen.members += value.length) > MAX_BODY_MEMBERS) return tooWide(path);
     for (let i = 0; i < value.length; i++) {
@@ -63,7 +64,10 @@ function flawIn(value: unknown, path: string, depth: number, seen: { members: nu
 }
 
 function tooWide(path: string): ProblemException {
-  return ProblemException.validation(path || 'body', `Holds more than ${MAX_BODY_MEMBERS} members and elements in all.`);
+  return ProblemException.validation(
+    path || 'body',
+    `Holds more than ${MAX_BODY_MEMBERS} members and elements in all.`,
+  );
 }
 
 function flawInMap(values: unknown): ProblemException | null {

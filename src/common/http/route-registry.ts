@@ -44,7 +44,9 @@ export function allowedMethodsFor(path: string): string[] {
 export function literalRouteMethods(matchedUrl: string, path: string): string[] | null {
   let siblings = literalSiblings.get(matchedUrl);
   if (!siblings) {
-    siblings = [...routes.entries()].filter(([url]) => url !== matchedUrl && moreLiteral(url, matchedUrl)).map(([, e]) => e);
+    siblings = [...routes.entries()]
+      .filter(([url]) => url !== matchedUrl && moreLiteral(url, matchedUrl))
+      .map(([, e]) => e);
     literalSiblings.set(matchedUrl, siblings);
   }
   if (!siblings.length) return null;

@@ -1,13 +1,39 @@
-import { applyDecorators, ArgumentMetadata, Injectable, PipeTransform, ValidationError, ValidationPipe } from '@nestjs/common';
+import {
+  applyDecorators,
+  ArgumentMetadata,
+  Injectable,
+  PipeTransform,
+  ValidationError,
+  ValidationPipe,
+} from '@nestjs/common';
 import { Transform } from 'class-transformer';
 import { buildMessage, NotEquals, ValidateBy, ValidateIf, ValidationOptions } from 'class-validator';
 import { exceedsVarchar } from '../database/columns';
 import { FieldError, ProblemException } from '../errors/problem.exception';
 
 /** Checks of a value's kind (class-validator constraint names). */
-const KIND_CHECKS = new Set(['isDefined', 'isNotEmpty', 'isString', 'isArray', 'isInt', 'isNumber', 'isBoolean', 'isObject', 'notEquals']);
+const KIND_CHECKS = new Set([
+  'isDefined',
+  'isNotEmpty',
+  'isString',
+  'isArray',
+  'isInt',
+  'isNumber',
+  'isBoolean',
+  'isObject',
+  'notEquals',
+]);
 /** Checks of a size, which say nothing about a value of the wrong kind ("name must be shorter than 255" for a missing name). */
-const SIZE_CHECKS = new Set(['maxLength', 'minLength', 'isLength', 'arrayMaxSize', 'arrayMinSize', 'arrayNotEmpty', 'max', 'min']);
+const SIZE_CHECKS = new Set([
+  'maxLength',
+  'minLength',
+  'isLength',
+  'arrayMaxSize',
+  'arrayMinSize',
+  'arrayNotEmpty',
+  'max',
+  'min',
+]);
 
 function flatten(errors: ValidationError[], parent = ''): FieldError[] {
   const out: FieldError[] = [];
@@ -67,7 +93,10 @@ export function MaxChars(max: number, options?: ValidationOptions): PropertyDeco
       constraints: [max],
       validator: {
         validate: (value) => typeof value === 'string' && !exceedsVarchar(value, max),
-        defaultMessage: buildMessage((each) => `${each}$property must be shorter than or equal to $constraint1 characters`, options),
+        defaultMessage: buildMessage(
+          (each) => `${each}$property must be shorter than or equal to $constraint1 characters`,
+          options,
+        ),
       },
     },
     options,

@@ -1,6 +1,16 @@
 import { LoggerService } from '@nestjs/common';
 
-export const LEVELS: Record<string, number> = { trace: 10, verbose: 10, debug: 20, log: 30, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity };
+export const LEVELS: Record<string, number> = {
+  trace: 10,
+  verbose: 10,
+  debug: 20,
+  log: 30,
+  info: 30,
+  warn: 40,
+  error: 50,
+  fatal: 60,
+  silent: Infinity,
+};
 
 /** Structured JSON lines for Nest's own logs, matching Fastify's pino request logs. */
 export class JsonLogger implements LoggerService {

@@ -43,7 +43,8 @@ export function buildOpenApi(app: INestApplication, baseUrl: string): OpenAPIObj
     )
     .build();
   const doc = SwaggerModule.createDocument(app, config, {
-    operationIdFactory: (controllerKey: string, methodKey: string) => `${controllerKey.replace(/Controller$/, '')}_${methodKey}`,
+    operationIdFactory: (controllerKey: string, methodKey: string) =>
+      `${controllerKey.replace(/Controller$/, '')}_${methodKey}`,
   });
   // Nest strips trailing slashes from routes; the public paths carry them (see http/trailing-slash.ts).
   const paths: OpenAPIObject['paths'] = {};

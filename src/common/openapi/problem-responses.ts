@@ -64,11 +64,16 @@ export const GENERIC_INPUT_PROBLEM = problemResponse(
 
 /** A problem+json response object for documents post-processed by buildOpenApi. */
 function problemResponse(description: string) {
-  return { description, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDto' } } } };
+  return {
+    description,
+    content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDto' } } },
+  };
 }
 
 /** A body over BODY_LIMIT_BYTES (cut off while being read, before the credential check). */
-export const BODY_TOO_LARGE = problemResponse('`payload_too_large`: the body exceeds the configured limit (1 MiB by default)');
+export const BODY_TOO_LARGE = problemResponse(
+  '`payload_too_large`: the body exceeds the configured limit (1 MiB by default)',
+);
 
 /** A body that is not JSON (`application/json` or `+json`). */
 export const BODY_NOT_JSON = problemResponse('`unsupported_media_type`: the body is not JSON');

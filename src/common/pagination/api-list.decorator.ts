@@ -17,13 +17,40 @@ const SCHEMA: Record<FilterType, Record<string, unknown>> = {
 /** OpenAPI parameters of a list endpoint, generated from the same ListSpec that parses them. */
 export function ApiListQuery(spec: ListSpec): MethodDecorator {
   const orderValues = Object.keys(spec.orderings).flatMap((k) => [k, `-${k}`]);
-  const eligible = Object.entries(spec.orderings).filter(([, d]) => d.cursor).map(([k]) => k);
+  const eligible = Object.entries(spec.orderings)
+    .filter(([, d]) => d.cursor)
+    .map(([k]) => k);
   const decorators: MethodDecorator[] = [
-    ApiQuery({ name: 'per_page', required: false, schema: { type: 'integer', minimum: 1, default: PER_PAGE_DEFAULT }, description: `Page size; values above ${PER_PAGE_MAX} are clamped.` }),
-    ApiQuery({ name: 'offset', required: false, schema: { type: 'integer', minimum: 0, maximum: OFFSET_MAX, default: 0 }, description: 'Offset pagination start; past the cap use paginate=cursor.' }),
-    ApiQuery({ name: 'count', required: false, schema: { type: 'boolean', default: true }, description: 'false omits total_count (offset mode).' }),
-    ApiQuery({ name: 'paginate', required: false, schema: { type: 'string', enum: ['cursor', 'offset'] }, description: '`cursor` selects cursor mode; anything else means offset.' }),
-    ApiQuery({ name: 'cursor', required: false, schema: { type: 'string' }, description: 'Opaque next_cursor token; repeat filters, order_by and per_page with it.' }),
+    ApiQuery({
+      name: 'per_page',
+      required: false,
+      schema: { type: 'integer', minimum: 1, default: PER_PAGE_DEFAULT },
+      description: `Page size; values above ${PER_PAGE_MAX} are clamped.`,
+    }),
+    ApiQuery({
+      name: 'offset',
+      required: false,
+      schema: { type: 'integer', minimum: 0, maximum: OFFSET_MAX, default: 0 },
+      description: 'Offset pagination start; past the cap use paginate=cursor.',
+    }),
+    ApiQuery({
+      name: 'count',
+      required: false,
+      schema: { type: 'boolean', default: true },
+      description: 'false omits total_count (offset mode).',
+    }),
+    ApiQuery({
+      name: 'paginate',
+      required: false,
+      schema: { type: 'string', enum: ['cursor', 'offset'] },
+      description: '`cursor` selects cursor mode; anything else means offset.',
+    }),
+    ApiQuery({
+      name: 'cursor',
+      required: false,
+      schema: { type: 'string' },
+      description: 'Opaque next_cursor token; repeat filters, order_by and per_page with it.',
+    }),
     ApiQuery({
       name: 'order_by',
       required: false,
@@ -31,17 +58,34 @@ export function ApiListQuery(spec: ListSpec): MethodDecorator {
       description: `Ordering (prefix - for descending). Cursor-eligible: ${eligible.join(', ') || 'none'}. Unknown values fall back to ${spec.defaultOrder}.`,
     }),
   ];
-  if (spec.search?.length) decorators.push(ApiQuery({ name: 'search', required: false, schema: { type: 'string' }, description: 'Case-insensitive substring match.' }));
+  if (spec.search?.length)
+    decorators.push(
+      ApiQuery({
+        name: 'search',
+        required: false,
+        schema: { type: 'string' },
+        description: 'Case-insensitive substring match.',
+      }),
+    );
   for (const f of spec.filters) {
     const base = f.type === 'enum' ? { type: 'string', enum: [...(f.values ?? [])] } : SCHEMA[f.type];
     for (const op of f.ops) {
       const name = op === 'eq' ? f.name : `${f.name}__${op}`;
       const schema =
-        op === 'isnull' ? { type: 'boolean' } : op === 'in' ? { type: 'string', description: 'Comma-separated values' } : base;
+        op === 'isnull'
+          ? { type: 'boolean' }
+          : op === 'in'
+            ? { type: 'string', description: 'Comma-separated values' }
+            : base;
       decorators.push(ApiQuery({ name, required: false, schema: schema as never, description: f.description }));
     }
   }
-  decorators.push(ApiProblemResponses([400, '`validation_error` (bad filter, per_page, offset or cursor) or `ordering_not_cursor_eligible`'], 404));
+  decorators.push(
+    ApiProblemResponses(
+      [400, '`validation_error` (bad filter, per_page, offset or cursor) or `ordering_not_cursor_eligible`'],
+      404,
+    ),
+  );
   return applyDecorators(...decorators);
 }
 

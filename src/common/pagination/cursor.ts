@@ -13,7 +13,8 @@ export function encodeCursor(pos: CursorPosition): string {
 }
 
 export function decodeCursor(raw: string, expectedOrder: string): CursorPosition {
-  const bad = () => ProblemException.validation('cursor', 'The cursor is malformed or truncated. Use next_cursor exactly as returned.');
+  const bad = () =>
+    ProblemException.validation('cursor', 'The cursor is malformed or truncated. Use next_cursor exactly as returned.');
   if (!/^[A-Za-z0-9_-]+$/.test(raw)) throw bad();
   let parsed: unknown;
   try {
@@ -25,7 +26,10 @@ export function decodeCursor(raw: string, expectedOrder: string): CursorPosition
   const [order, value, id] = parsed as unknown[];
   if (typeof order !== 'string' || (value !== null && typeof value !== 'string') || !isUuid(id)) throw bad();
   if (order !== expectedOrder) {
-    throw ProblemException.validation('cursor', `This cursor was made for order_by=${order}; repeat the same order_by on every page.`);
+    throw ProblemException.validation(
+      'cursor',
+      `This cursor was made for order_by=${order}; repeat the same order_by on every page.`,
+    );
   }
   return { order, value, id };
 }

@@ -88,7 +88,8 @@ function parseValue(def: FilterDef, field: string, raw: string, errors: FieldErr
       return raw.toLowerCase();
     case 'int':
       if (!/^-?\d+$/.test(raw)) errors.push({ field, message: `"${raw}" is not an integer.` });
-      else if (Math.abs(Number(raw)) > INT32_MAX) errors.push({ field, message: `"${raw}" is out of range (at most ${INT32_MAX}).` });
+      else if (Math.abs(Number(raw)) > INT32_MAX)
+        errors.push({ field, message: `"${raw}" is out of range (at most ${INT32_MAX}).` });
       return Number(raw);
     case 'bool':
       if (!['true', 'false'].includes(raw.toLowerCase())) errors.push({ field, message: 'Must be true or false.' });
@@ -102,7 +103,8 @@ function parseValue(def: FilterDef, field: string, raw: string, errors: FieldErr
       // .7633946 up to .763395 and an inclusive bound would take in the next microsecond).
       return raw.replace(/(\.\d{6})\d+/, '$1');
     case 'enum':
-      if (!def.values!.includes(raw)) errors.push({ field, message: `"${raw}" is not one of: ${def.values!.join(', ')}.` });
+      if (!def.values!.includes(raw))
+        errors.push({ field, message: `"${raw}" is not one of: ${def.values!.join(', ')}.` });
       return raw;
     default:
       return raw;
@@ -126,7 +128,10 @@ export function parseListQuery(q: RawQuery, spec: ListSpec): ListQuery {
   const rawOffset = scalar(q, 'offset');
   if (rawOffset !== undefined) {
     if (!/^\d+$/.test(rawOffset) || Number(rawOffset) > OFFSET_MAX) {
-      errors.push({ field: 'offset', message: `offset must be an integer from 0 to ${OFFSET_MAX}; use paginate=cursor to go further.` });
+      errors.push({
+        field: 'offset',
+        message: `offset must be an integer from 0 to ${OFFSET_MAX}; use paginate=cursor to go further.`,
+      });
     } else offset = Number(rawOffset);
   }
 
@@ -154,8 +159,16 @@ export function parseListQuery(q: RawQuery, spec: ListSpec): ListQuery {
         // Every element is checked (gap-reference 1.2): an empty one (`a,,b`, `a,`) is a 400, never skipped.
         const parts = raw.split(',').map((s) => s.trim());
         if (raw.trim() === '') errors.push({ field, message: 'Give at least one comma-separated value.' });
-        else if (parts.some((s) => s.length === 0)) errors.push({ field, message: `"${raw}" has an empty element; give comma-separated values without empty entries.` });
-        filters.push({ def, op, value: parts.filter((s) => s.length > 0).map((p) => parseValue(def, field, p, errors)) });
+        else if (parts.some((s) => s.length === 0))
+          errors.push({
+            field,
+            message: `"${raw}" has an empty element; give comma-separated values without empty entries.`,
+          });
+        filters.push({
+          def,
+          op,
+          value: parts.filter((s) => s.length > 0).map((p) => parseValue(def, field, p, errors)),
+        });
       } else {
         filters.push({ def, op, value: parseValue(def, field, raw, errors) });
       }
@@ -170,7 +183,9 @@ export function parseListQuery(q: RawQuery, spec: ListSpec): ListQuery {
   let cursor: CursorPosition | null = null;
   if (mode === 'cursor') {
     if (!spec.orderings[orderKey].cursor) {
-      const eligible = Object.entries(spec.orderings).filter(([, d]) => d.cursor).map(([k]) => k);
+      const eligible = Object.entries(spec.orderings)
+        .filter(([, d]) => d.cursor)
+        .map(([k]) => k);
       throw new ProblemException(
         ErrorCode.OrderingNotCursorEligible,
         `Ordering "${orderRaw}" cannot anchor a cursor. Use order_by with one of: ${eligible.join(', ')} (or their "-" forms).`,

@@ -80,10 +80,12 @@ export interface ListSource {
 /** Cast failures of a position that got past positionFits (a backstop: 22009 bad zone offset, 22021 bad byte). */
 const CAST_ERRORS = new Set(['22P02', '22007', '22008', '22003', '22009', '22021']);
 
-const badCursor = () => ProblemException.validation('cursor', 'The cursor is malformed or truncated. Use next_cursor exactly as returned.');
+const badCursor = () =>
+  ProblemException.validation('cursor', 'The cursor is malformed or truncated. Use next_cursor exactly as returned.');
 
 /** `timestamptz::text` as PostgreSQL prints it (ISO DateStyle), offset in any session time zone. */
-const TIMESTAMPTZ_TEXT = /^(\d{4}-\d{2}-\d{2})[T ]([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,6})?(Z|[+-](\d{2})(:?[0-5]\d){0,2})$/;
+const TIMESTAMPTZ_TEXT =
+  /^(\d{4}-\d{2}-\d{2})[T ]([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,6})?(Z|[+-](\d{2})(:?[0-5]\d){0,2})$/;
 
 /**
  * Whether a cursor position is a value of the ordering's type in the form next_cursor carries. Checked before
@@ -123,7 +125,13 @@ function filterCondition(f: ListFilter, op: 'eq' | 'in', ref: string): string {
  * expression, OrderDef.pinnedBy) only binds its values: the array's reference is returned, for the caller to
  * read the page one value at a time.
  */
-export function applyFilters(spec: ListSpec, q: ListQuery, where: string[], p: SqlParams, pin?: ListFilter): string | undefined {
+export function applyFilters(
+  spec: ListSpec,
+  q: ListQuery,
+  where: string[],
+  p: SqlParams,
+  pin?: ListFilter,
+): string | undefined {
   let pinRef: string | undefined;
   for (const f of q.filters) {
     const cast = SQL_CAST[f.def.type];
@@ -132,7 +140,8 @@ export function applyFilters(spec: ListSpec, q: ListQuery, where: string[], p: S
       continue;
     }
     if (f.def.sql) {
-      const ref = f.op === 'isnull' ? null : f.op === 'in' ? `${p.add(f.value)}::${cast}[]` : `${p.add(f.value)}::${cast}`;
+      const ref =
+        f.op === 'isnull' ? null : f.op === 'in' ? `${p.add(f.value)}::${cast}[]` : `${p.add(f.value)}::${cast}`;
       where.push(f.def.sql(f.op, ref, f.value));
       continue;
     }
@@ -140,7 +149,9 @@ export function applyFilters(spec: ListSpec, q: ListQuery, where: string[], p: S
     switch (f.op) {
       case 'eq':
       case 'in':
-        where.push(filterCondition(f, f.op, f.op === 'in' ? `${p.add(f.value)}::${cast}[]` : `${p.add(f.value)}::${cast}`));
+        where.push(
+          filterCondition(f, f.op, f.op === 'in' ? `${p.add(f.value)}::${cast}[]` : `${p.add(f.value)}::${cast}`),
+        );
         break;
       case 'isnull':
         where.push(`${col} IS ${f.value ? '' : 'NOT '}NULL`);
@@ -149,7 +160,11 @@ export function applyFilters(spec: ListSpec, q: ListQuery, where: string[], p: S
         where.push(`${col} >= ${p.add(f.value)}::${cast}`);
         break;
       case 'lte':
-        where.push(f.def.type === 'datetime' ? atOrBefore(col, p.add(f.value), f.value as string) : `${col} <= ${p.add(f.value)}::${cast}`);
+        where.push(
+          f.def.type === 'datetime'
+            ? atOrBefore(col, p.add(f.value), f.value as string)
+            : `${col} <= ${p.add(f.value)}::${cast}`,
+        );
         break;
     }
   }
@@ -189,7 +204,8 @@ export async function runList<R extends Record<string, unknown>>(
   if (q.cursor && q.cursor.value === null && !ord.nullable) throw badCursor();
   if (q.cursor && q.cursor.value !== null && !positionFits(q.cursor.value, ord.cast)) throw badCursor();
   const cmp = q.desc ? '<' : '>';
-  const bind = (v: unknown, cast: string) => (src.stablePlan ? `(SELECT ${p.add(v)}::${cast})` : `${p.add(v)}::${cast}`);
+  const bind = (v: unknown, cast: string) =>
+    src.stablePlan ? `(SELECT ${p.add(v)}::${cast})` : `${p.add(v)}::${cast}`;
   /** Rows after the position (value, id) in the ordering, as next_cursor and offset anchors carry it. */
   const after = (value: string | null, rowId: string): string => {
     const idRef = bind(rowId, 'uuid');
@@ -211,7 +227,8 @@ export async function runList<R extends Record<string, unknown>>(
    */
   const ordered = (cols: string, from: string, conds: string[], limit: string, offsetRef?: string): string => {
     const skip = offsetRef ? ` OFFSET ${offsetRef}` : '';
-    if (!pin || !pinRef) return `SELECT ${cols} FROM ${from} ${whereOf(conds)} ORDER BY ${orderBy} LIMIT ${limit}${skip}`;
+    if (!pin || !pinRef)
+      return `SELECT ${cols} FROM ${from} ${whereOf(conds)} ORDER BY ${orderBy} LIMIT ${limit}${skip}`;
     const one = `SELECT ${cols}, ${ord.expr} AS "__pk", ${id} AS "__pid" FROM ${from} ${whereOf([...conds, filterCondition(pin, 'eq', '"__pv"."v"')])}
       ORDER BY ${orderBy} LIMIT ${offsetRef ? `${limit} + ${offsetRef}` : limit}`;
     return `SELECT "__pr".* FROM (SELECT DISTINCT "v" FROM unnest(${pinRef}) AS "__u"("v")) "__pv" CROSS JOIN LATERAL (${one}) "__pr"
@@ -225,7 +242,14 @@ export async function runList<R extends Record<string, unknown>>(
    */
   const pageSql = (conds: string[], offset: number, take: number): string => {
     const walk = src.keyWalk && (offset || src.keyWalk.always) ? src.keyWalk : null;
-    if (!walk) return ordered(select, src.from, [...where, ...conds], String(take), offset ? `${p.add(offset)}::int` : undefined);
+    if (!walk)
+      return ordered(
+        select,
+        src.from,
+        [...where, ...conds],
+        String(take),
+        offset ? `${p.add(offset)}::int` : undefined,
+      );
     const walkConds = [...walk.where, ...filters, ...conds];
     // A bound OFFSET is a guess to the planner (a tenth of the rows), so the cached generic plan looked dearer
     // than one planned per offset and PostgreSQL planned every execution (0.3 ms, more than the page). Under a
@@ -250,7 +274,10 @@ export async function runList<R extends Record<string, unknown>>(
       : src.filteredCount?.inPage
         ? src.filteredCount
         : null;
-  const anchors = src.offsetAnchors && q.mode === 'offset' && q.offset > 0 && ord.immutable && !q.filters.length && !q.search ? src.offsetAnchors : null;
+  const anchors =
+    src.offsetAnchors && q.mode === 'offset' && q.offset > 0 && ord.immutable && !q.filters.length && !q.search
+      ? src.offsetAnchors
+      : null;
   /** Wraps a page statement with the per-page columns, the counter and (anchored offsets) the live-set generation. */
   const withExtras = (sql: string): string => {
     const extra = [
@@ -272,7 +299,14 @@ export async function runList<R extends Record<string, unknown>>(
   if (anchors) {
     // The ordering key comes back with every row, to anchor the pages after this one.
     select += `, (${ord.expr})::text AS "__cv"`;
-    pageRows = offsetPage(anchors, q, p, (anchor) => (anchor ? pageSql([after(anchor.value, anchor.id)], 0, q.perPage + 1) : pageSql([], q.offset - 1, q.perPage + 2)), queryPage);
+    pageRows = offsetPage(
+      anchors,
+      q,
+      p,
+      (anchor) =>
+        anchor ? pageSql([after(anchor.value, anchor.id)], 0, q.perPage + 1) : pageSql([], q.offset - 1, q.perPage + 2),
+      queryPage,
+    );
   } else {
     pageRows = queryPage(pageSql(cursorConds, q.offset, q.perPage + 1));
   }
@@ -288,7 +322,9 @@ export async function runList<R extends Record<string, unknown>>(
   let total: number | null = countRows ? (countRows[0]?.c ?? 0) : null;
   if (counter) {
     // An empty page (past the end) carries no row to read the counter from.
-    total = rows.length ? Number(rows[0].__total) : ((await db.query<Array<{ c: number }>>(counter.sql, counter.params))[0]?.c ?? 0);
+    total = rows.length
+      ? Number(rows[0].__total)
+      : ((await db.query<Array<{ c: number }>>(counter.sql, counter.params))[0]?.c ?? 0);
     for (const r of rows) delete (r as Record<string, unknown>).__total;
   }
 
@@ -298,7 +334,11 @@ export async function runList<R extends Record<string, unknown>>(
   if (q.mode === 'cursor') {
     const last = rows[rows.length - 1];
     if (hasMore && last) {
-      nextCursor = encodeCursor({ order: `${q.desc ? '-' : ''}${q.orderKey}`, value: last.__cv as string | null, id: String(last.id) });
+      nextCursor = encodeCursor({
+        order: `${q.desc ? '-' : ''}${q.orderKey}`,
+        value: last.__cv as string | null,
+        id: String(last.id),
+      });
     }
   }
   if (q.mode === 'cursor' || anchors) for (const r of rows) delete (r as Record<string, unknown>).__cv;
@@ -310,7 +350,8 @@ export async function runList<R extends Record<string, unknown>>(
   }
 
   const envelope = <T>(data: T[]): ListEnvelope<T> => {
-    if (q.mode === 'cursor') return { data, next_cursor: nextCursor, has_more: hasMore, pagination: { style: 'cursor' } };
+    if (q.mode === 'cursor')
+      return { data, next_cursor: nextCursor, has_more: hasMore, pagination: { style: 'cursor' } };
     // Past the offset cap the next page cannot be requested in offset mode: next is null there, and the
     // caller switches to paginate=cursor (the 400 for an offset over the cap says so).
     const next = q.offset + q.perPage;

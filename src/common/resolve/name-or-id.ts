@@ -41,7 +41,11 @@ function bothForms(rel: NameOrIdRelation): ProblemException {
  * A to-one relation. Returns undefined when neither form was sent, null when the id form is null
  * (clear), else the record id.
  */
-export async function resolveOne(rel: NameOrIdRelation, id: unknown, name: unknown): Promise<string | null | undefined> {
+export async function resolveOne(
+  rel: NameOrIdRelation,
+  id: unknown,
+  name: unknown,
+): Promise<string | null | undefined> {
   if (id !== undefined && name !== undefined) throw bothForms(rel);
   if (id === undefined && name === undefined) return undefined;
   if (id === null || name === null) return null;
@@ -51,7 +55,8 @@ export async function resolveOne(rel: NameOrIdRelation, id: unknown, name: unkno
     if (!found.has(id.toLowerCase())) throw ProblemException.validation(rel.idField, `"${id}" is not ${rel.noun}.`);
     return id.toLowerCase();
   }
-  if (typeof name !== 'string' || !name.trim()) throw ProblemException.validation(rel.nameField, 'Must be a non-empty string.');
+  if (typeof name !== 'string' || !name.trim())
+    throw ProblemException.validation(rel.nameField, 'Must be a non-empty string.');
   const [resolved] = await resolveNames(rel, [name]);
   return resolved;
 }
@@ -96,7 +101,8 @@ async function resolveNames(rel: NameOrIdRelation, names: string[]): Promise<str
   names.forEach((name, i) => {
     const ids = byKey.get(keys[i]);
     if (!ids || !ids.size) errors.push({ field: rel.nameField, message: `"${name}" does not match ${rel.noun}.` });
-    else if (ids.size > 1) errors.push({ field: rel.nameField, message: `"${name}" matches several records; send ${rel.idField} instead.` });
+    else if (ids.size > 1)
+      errors.push({ field: rel.nameField, message: `"${name}" matches several records; send ${rel.idField} instead.` });
     else out.push([...ids][0]);
   });
   if (errors.length) throw ProblemException.validationMany(errors);

@@ -81,7 +81,11 @@ export class CredentialThrottlerGuard extends ThrottlerGuard {
   }
 
   /** Counts the request against its client address; the budget headers then describe that budget. */
-  private async chargeAddress(props: ThrottlerRequest, req: Record<string, any>, res: Record<string, any>): Promise<void> {
+  private async chargeAddress(
+    props: ThrottlerRequest,
+    req: Record<string, any>,
+    res: Record<string, any>,
+  ): Promise<void> {
     const { context, limit, ttl, blockDuration, throttler, generateKey } = props;
     const tracker = addressTracker(req);
     const key = generateKey(context, tracker, throttler.name!);
@@ -97,7 +101,10 @@ export class CredentialThrottlerGuard extends ThrottlerGuard {
    * 429 rate_limited. The base guard sets Retry-After (seconds) only; the budget headers are set here
    * too, so every response, throttled or not, tells the client where it stands.
    */
-  protected override async throwThrottlingException(context: ExecutionContext, detail: ThrottlerLimitDetail): Promise<void> {
+  protected override async throwThrottlingException(
+    context: ExecutionContext,
+    detail: ThrottlerLimitDetail,
+  ): Promise<void> {
     const retryAfter = Math.max(1, detail.timeToBlockExpire);
     await this.events?.rateLimited(context.switchToHttp().getRequest<FastifyRequest>(), {
       tracker: detail.tracker,

@@ -23,7 +23,13 @@ const SILENT_BACKOFF_MS = 5000;
 /** ioredis states of a connection that was lost or refused (not the first connect in progress). */
 const LOST = new Set(['reconnecting', 'close', 'end']);
 
-type ThrottleCommand = (windowKey: string, blockKey: string, ttlMs: number, limit: number, blockMs: number) => Promise<number[]>;
+type ThrottleCommand = (
+  windowKey: string,
+  blockKey: string,
+  ttlMs: number,
+  limit: number,
+  blockMs: number,
+) => Promise<number[]>;
 
 /**
  * Throttler storage in Redis so several API instances share one budget per credential.
@@ -40,7 +46,10 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnApplicationShu
   /** Until when a silent Redis is skipped (set by a command timeout). */
   private silentUntil = 0;
 
-  constructor(url: string, private readonly prefix = 'wt:throttle') {
+  constructor(
+    url: string,
+    private readonly prefix = 'wt:throttle',
+  ) {
     this.redis = new Redis(url, {
       maxRetriesPerRequest: 1,
       connectTimeout: 2000,
@@ -63,9 +72,18 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnApplicationShu
     // every request wait out the timeout again.
     if (Date.now() < this.silentUntil) return this.unlimited(ttl, new Error('Redis did not answer recently'));
     try {
-      const call = (this.redis as unknown as { wtThrottle: ThrottleCommand }).wtThrottle(k, `${k}:blocked`, ttl, limit, blockDuration || ttl);
+      const call = (this.redis as unknown as { wtThrottle: ThrottleCommand }).wtThrottle(
+        k,
+        `${k}:blocked`,
+        ttl,
+        limit,
+        blockDuration || ttl,
+      );
       const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer from Redis within ${COMMAND_TIMEOUT_MS} ms`)), COMMAND_TIMEOUT_MS);
+        timer = setTimeout(
+          () => reject(new Error(`no answer from Redis within ${COMMAND_TIMEOUT_MS} ms`)),
+          COMMAND_TIMEOUT_MS,
+        );
         timer.unref();
       });
       const [hits, ttlMs, blocked, blockMs] = await Promise.race([call, timeout]);
@@ -76,7 +94,8 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnApplicationShu
         timeToBlockExpire: Math.max(0, Math.ceil(blockMs / 1000)),
       };
     } catch (err) {
-      if ((err as Error)?.message?.startsWith('no answer from Redis')) this.silentUntil = Date.now() + SILENT_BACKOFF_MS;
+      if ((err as Error)?.message?.startsWith('no answer from Redis'))
+        this.silentUntil = Date.now() + SILENT_BACKOFF_MS;
       return this.unlimited(ttl, err as Error);
     } finally {
       clearTimeout(timer);
