@@ -22,7 +22,7 @@ import { WorkItemStateGroupCreatedIndex1795369000000 } from './1795369000000-Wor
 import { WorkItemLinkSyncStatement1795370000000 } from './1795370000000-WorkItemLinkSyncStatement';
 import { WorkItemLiveSetChanges1795371000000 } from './1795371000000-WorkItemLiveSetChanges';
 
-export const MIGRATIONS: Function[] = [
+export const MIGRATIONS: Array<new () => unknown> = [
   Foundation1795323810286,
   FeaturesAndAudit1795335339762,
   StatesLabelsEstimatesWorkflows1795335771762,

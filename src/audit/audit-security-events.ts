@@ -25,7 +25,7 @@ export function anonymousActor(req: FastifyRequest): AuditActor {
     actor_display_name: '',
     actor_email: '',
     ip_address: normalizeIp(req.ip),
-    user_agent: (req.headers['user-agent'] as string | undefined) ?? '',
+    user_agent: req.headers['user-agent'] ?? '',
   };
 }
 

@@ -305,7 +305,7 @@ export class CustomFieldsService {
     } else if (p.property_type === 'RELATION' && p.relation_type === 'ISSUE') lookup = (id) => rel.issues.get(id);
     else if (p.property_type === 'RELATION' && p.relation_type === 'USER') lookup = (id) => rel.users.get(id);
     if (!lookup) return null;
-    if (Array.isArray(v)) return v.map((x) => lookup!(String(x))).filter((d): d is Detail => !!d);
+    if (Array.isArray(v)) return v.map((x) => lookup(String(x))).filter((d): d is Detail => !!d);
     return lookup(String(v)) ?? null;
   }
 

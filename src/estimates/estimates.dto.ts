@@ -22,7 +22,7 @@ export class CreateEstimateDto {
     description: '`points` and `time` need numeric point values.',
   })
   @OptionalNotNull()
-  @IsIn(ESTIMATE_TYPES as unknown as string[])
+  @IsIn(ESTIMATE_TYPES)
   type?: EstimateType;
 
   @ApiPropertyOptional({
@@ -53,7 +53,7 @@ export class UpdateEstimateDto {
 
   @ApiPropertyOptional({ enum: ESTIMATE_TYPES })
   @OptionalNotNull()
-  @IsIn(ESTIMATE_TYPES as unknown as string[])
+  @IsIn(ESTIMATE_TYPES)
   type?: EstimateType;
 
   @ApiPropertyOptional({

@@ -17,7 +17,7 @@ export class CreateStateDto {
 
   @ApiPropertyOptional({ enum: STATE_GROUPS, default: 'backlog' })
   @OptionalNotNull()
-  @IsIn(STATE_GROUPS as unknown as string[])
+  @IsIn(STATE_GROUPS)
   group?: StateGroup;
 
   @ApiPropertyOptional({ type: String, nullable: true })
@@ -58,7 +58,7 @@ export class UpdateStateDto {
 
   @ApiPropertyOptional({ enum: STATE_GROUPS, description: 'Changes how the work items in this state are counted.' })
   @OptionalNotNull()
-  @IsIn(STATE_GROUPS as unknown as string[])
+  @IsIn(STATE_GROUPS)
   group?: StateGroup;
 
   @ApiPropertyOptional({ type: String, nullable: true })

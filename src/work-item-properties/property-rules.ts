@@ -248,7 +248,7 @@ function coerceScalar(cfg: ValueConfig, v: unknown, refs: ValueRefs): StoredScal
       if (!dateOnly && !isValidDateTime(v)) throw new ValueError('Must be an ISO 8601 date-time (or YYYY-MM-DD).');
       if (rules.date_only === true && !dateOnly) throw new ValueError('Must be a date (YYYY-MM-DD).');
       const t = Date.parse(dateOnly ? `${v}T00:00:00Z` : v);
-      const bound = (b: unknown) => Date.parse(isValidDate(String(b)) ? `${b}T00:00:00Z` : String(b));
+      const bound = (b: unknown) => Date.parse(isValidDate(String(b)) ? `${String(b)}T00:00:00Z` : String(b));
       if (typeof rules.min === 'string' && t < bound(rules.min))
         throw new ValueError(`Must not be before ${rules.min}.`);
       if (typeof rules.max === 'string' && t > bound(rules.max))

@@ -69,7 +69,7 @@ class PropertyWriteFields {
     description: 'Required when property_type is RELATION; must be null otherwise.',
   })
   @Nullable()
-  @IsIn(RELATION_TYPES as unknown as string[])
+  @IsIn(RELATION_TYPES)
   relation_type?: string | null;
 
   @ApiPropertyOptional({
@@ -144,7 +144,7 @@ export class CreateWorkItemPropertyDto extends PropertyWriteFields {
   display_name!: string;
 
   @ApiProperty({ enum: PROPERTY_TYPES })
-  @IsIn(PROPERTY_TYPES as unknown as string[])
+  @IsIn(PROPERTY_TYPES)
   property_type!: string;
 }
 
@@ -161,6 +161,6 @@ export class UpdateWorkItemPropertyDto extends PropertyWriteFields {
     description: 'Changing it on a property holding values changes what the values mean.',
   })
   @OptionalNotNull()
-  @IsIn(PROPERTY_TYPES as unknown as string[])
+  @IsIn(PROPERTY_TYPES)
   property_type?: string;
 }

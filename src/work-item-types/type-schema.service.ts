@@ -36,34 +36,34 @@ export class TypeSchemaService {
     if (!type) throw ProblemException.notFound('Work item type');
 
     const [states, estimate, props, members, labels] = await Promise.all([
-      this.ds.query(
+      this.ds.query<Array<{ id: string; name: string; color: string; group: string; is_default: boolean }>>(
         `SELECT id, name, color, "group", is_default FROM states WHERE workspace_id = $1 AND project_id = $2 AND deleted_at IS NULL ORDER BY sequence, id`,
         [ws, projectId],
-      ) as Promise<Array<{ id: string; name: string; color: string; group: string; is_default: boolean }>>,
-      this.ds.query(
+      ),
+      this.ds.query<Array<{ id: string; points: Array<{ id: string; value: string }> }>>(
         `SELECT e.id, coalesce((SELECT jsonb_agg(jsonb_build_object('id', pt.id, 'value', pt.value, 'key', pt.key) ORDER BY pt.key, pt.id)
                                   FROM estimate_points pt WHERE pt.workspace_id = $1 AND pt.estimate_id = e.id AND pt.deleted_at IS NULL), '[]'::jsonb) AS points
            FROM estimates e JOIN project_features f ON f.workspace_id = $1 AND f.project_id = e.project_id AND f.is_estimates_enabled
           WHERE e.workspace_id = $1 AND e.project_id = $2 AND e.is_active AND e.deleted_at IS NULL`,
         [ws, projectId],
-      ) as Promise<Array<{ id: string; points: Array<{ id: string; value: string }> }>>,
+      ),
       // With custom properties off a create accepts no custom_fields (400), so the schema lists none.
       this.features
         .isCustomPropertiesEnabled(ws)
         .then((on) => (on ? this.effective.forType(ws, projectId, type.id) : [])),
       include.has('members')
-        ? (this.ds.query(
+        ? this.ds.query<Array<{ id: string; display_name: string; email: string }>>(
             `SELECT u.id, u.display_name, u.email FROM project_members pm JOIN users u ON u.id = pm.member_id
               WHERE pm.workspace_id = $1 AND pm.project_id = $2 AND pm.deleted_at IS NULL ORDER BY u.display_name, u.id`,
             [ws, projectId],
-          ) as Promise<Array<{ id: string; display_name: string; email: string }>>)
+          )
         : Promise.resolve(null),
       include.has('labels')
-        ? (this.ds.query(
+        ? this.ds.query<Array<{ id: string; name: string; color: string | null }>>(
             `SELECT id, name, color FROM labels WHERE workspace_id = $1 AND (project_id = $2 OR project_id IS NULL) AND deleted_at IS NULL
               ORDER BY project_id NULLS LAST, sort_order, id`,
             [ws, projectId],
-          ) as Promise<Array<{ id: string; name: string; color: string | null }>>)
+          )
         : Promise.resolve(null),
     ]);
 

@@ -1,3 +1,4 @@
+import type { CustomValues } from '../custom-fields/custom-fields.service';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Viewer, WORK_ITEM_READER_ROLES } from '../common/auth/roles';
@@ -206,7 +207,7 @@ export interface WorkItemRow extends Record<string, unknown> {
 export interface WorkItemDetailRow extends WorkItemRow {
   project_id: string;
   workspace_id: string;
-  custom_values: Record<string, any>;
+  custom_values: CustomValues;
   external_id: string | null;
   external_source: string | null;
   estimate_point_id: string | null;
@@ -424,7 +425,7 @@ export class WorkItemsRepository {
     const where = [...liveItems(), ...drivingConds];
     // The driving filter leaves q.filters; the count stays filteredCount (never the unfiltered counter). A
     // counter sum binds what linkWhere bound first, in the same order: it runs inside the page statement.
-    if (rest.every((f) => f === stateGroup)) src.filteredCount = { ...src.filteredCount!, inPage: true };
+    if (rest.every((f) => f === stateGroup)) src.filteredCount = { ...src.filteredCount, inPage: true };
     // The state group is the link row's rank condition (linkWhere), an exact copy of the item's: asked again on
     // the item it only joins states, which made PostgreSQL re-plan the statement on every execution (a
     // generic plan would hash-join every item of the group): 0.8 ms of planning per request.

@@ -437,7 +437,7 @@ export class WorkItemsService {
             external_source: dto.external_source,
             custom_values: customValues,
           },
-          assigneeIds!,
+          assigneeIds,
           labelIds,
           ctx.principal.userId,
           tx,

@@ -26,7 +26,7 @@ describe('first-start bootstrap', () => {
     const seeded = results.filter((r) => r !== null);
     expect(seeded).toHaveLength(1);
     expect(await counts(t)).toEqual({ users: 1, workspaces: 1, keys: 1 });
-    expect((await t.http.get('/api/v2/workspaces/default/projects/').set('X-Api-Key', seeded[0]!.api_key)).status).toBe(
+    expect((await t.http.get('/api/v2/workspaces/default/projects/').set('X-Api-Key', seeded[0].api_key)).status).toBe(
       200,
     );
   });

@@ -312,7 +312,7 @@ function sortKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortKeys);
   if (v && typeof v === 'object') {
     return Object.fromEntries(
-      Object.keys(v as object)
+      Object.keys(v)
         .sort()
         .map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]),
     );
@@ -324,7 +324,7 @@ function sortKeys(v: unknown): unknown {
 function diffPaths(a: unknown, b: unknown, at = '$'): string[] {
   if (JSON.stringify(sortKeys(a)) === JSON.stringify(sortKeys(b))) return [];
   if (a && b && typeof a === 'object' && typeof b === 'object' && !Array.isArray(a) && !Array.isArray(b)) {
-    const keys = new Set([...Object.keys(a as object), ...Object.keys(b as object)]);
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
     return [...keys].flatMap((k) =>
       diffPaths((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${at}.${k}`),
     );

@@ -83,7 +83,7 @@ describe('operations files', () => {
             };
             const p = spawn('node', [DIST_MAIN], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
             let err = '';
-            p.stderr!.on('data', (d) => (err += d));
+            p.stderr.on('data', (d) => (err += d));
             p.once('exit', (code) => resolve({ code, err }));
           }),
       ),
@@ -213,8 +213,8 @@ describe('graceful shutdown of the compiled service on embedded PostgreSQL', () 
       delete env.DATABASE_URL;
       const second = spawn('node', [DIST_MAIN], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
-      second.stdout!.on('data', (d) => (out += d));
-      second.stderr!.on('data', (d) => (out += d));
+      second.stdout.on('data', (d) => (out += d));
+      second.stderr.on('data', (d) => (out += d));
       const code = await new Promise<number | null>((resolve) => second.once('exit', resolve));
       expect(code).toBe(1);
       expect(out).toContain(`EMBEDDED_PG_PORT ${pgPort}`);
@@ -290,8 +290,8 @@ describe('request logs of the compiled service', () => {
     delete env.REDIS_URL;
     const server = spawn('node', [DIST_MAIN], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
-    server.stdout!.on('data', (d) => (output += d));
-    server.stderr!.on('data', (d) => (output += d));
+    server.stdout.on('data', (d) => (output += d));
+    server.stderr.on('data', (d) => (output += d));
     try {
       const deadline = Date.now() + 60_000;
       while (

@@ -254,7 +254,6 @@ describe('rate limits behind a proxy (TRUST_PROXY)', () => {
 const REDIS_URL = process.env.REDIS_URL;
 const describeRedis = REDIS_URL ? describe : describe.skip;
 if (!REDIS_URL) {
-  // eslint-disable-next-line no-console
   console.warn(
     'rate-limit.spec: REDIS_URL is not set, so the shared Redis budget is not tested (set REDIS_URL=redis://127.0.0.1:6379).',
   );
@@ -325,7 +324,7 @@ describeRedis('rate limits shared through Redis (REDIS_URL)', () => {
 
   it('closing the app closes its Redis connection', async () => {
     const extra = await createApp(instanceConfig(1), t.dbUrl, { logger: false });
-    const storage = extra.get(ThrottlerStorage) as unknown as { redis: { status: string } };
+    const storage = extra.get<unknown>(ThrottlerStorage) as { redis: { status: string } };
     expect(storage).toBeInstanceOf(RedisThrottlerStorage);
     await extra.close();
     for (let i = 0; i < 50 && storage.redis.status !== 'end'; i++) await new Promise((r) => setTimeout(r, 20));

@@ -11,7 +11,6 @@ import { createTestApp, Tenant, TestApp } from '../helpers/test-app';
 const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
 if (!haveChromium && !process.env.CI) {
-  // eslint-disable-next-line no-console
   console.warn(
     `swagger-ui.spec: skipped, no chromium at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH). In CI this fails instead.`,
   );

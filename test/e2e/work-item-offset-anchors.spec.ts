@@ -73,8 +73,8 @@ describe('work item offset pages through remembered positions', () => {
   }
 
   it('match the whole list after every kind of change, in every ordering that uses them', async () => {
-    const anchors = (t.app.get(WorkItemsRepository) as unknown as { anchors: { anchors: Map<string, unknown> } })
-      .anchors.anchors;
+    const anchors = (t.app.get<unknown>(WorkItemsRepository) as { anchors: { anchors: Map<string, unknown> } }).anchors
+      .anchors;
     let seed = 7;
     const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
     const live = async () => await oracle('-created_at');

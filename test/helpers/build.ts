@@ -47,7 +47,7 @@ export function ensureBuilt(): void {
     } catch (e) {
       // Type errors are reported by `npm test`'s own tsc step; these tests only need the emitted files.
       if (!existsSync(DIST_CLI) || !existsSync(DIST_MAIN))
-        throw new Error(`build failed: ${String((e as { stdout?: Buffer }).stdout ?? e)}`);
+        throw new Error(`build failed: ${String((e as { stdout?: Buffer }).stdout ?? e)}`, { cause: e });
     }
   } finally {
     rmdirSync(lock);

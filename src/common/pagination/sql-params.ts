@@ -16,5 +16,6 @@ export class SqlParams {
 
 /** Anything that runs SQL: the DataSource or a transaction's EntityManager. */
 export interface Queryable {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- TypeORM's own signature, so both fit
   query<T = any>(sql: string, params?: unknown[]): Promise<T>;
 }

@@ -28,7 +28,7 @@ export interface NameOrIdRelation {
    */
   lookupNames(keys: string[]): Promise<Array<{ key: string; id: string }>>;
   /** How a sent name becomes a lookup key; default trim + lower-case. */
-  normalize?(name: string): string;
+  normalize?: (name: string) => string;
 }
 
 const defaultNormalize = (s: string) => s.trim().toLowerCase();

@@ -2,7 +2,7 @@ import { ExecutionContext, Inject, Injectable, Optional } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
 import { ThrottlerGuard, ThrottlerLimitDetail, ThrottlerRequest } from '@nestjs/throttler';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { hashSecret, readCredential } from '../auth/credentials';
 import { SecurityEvents } from '../auth/security-events';
 import { ProblemException } from '../errors/problem.exception';
@@ -50,17 +50,17 @@ export class CredentialThrottlerGuard extends ThrottlerGuard {
     await super.onModuleInit();
     // Guards run only on matched routes; unmatched requests reach Fastify's not-found handler, whose
     // hooks are those of the root instance. Added during app.init(), before the server is ready.
-    const fastify = this.adapterHost?.httpAdapter?.getInstance?.() as FastifyInstance | undefined;
+    const fastify = this.adapterHost?.httpAdapter?.getInstance?.();
     fastify?.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
       if (!req.is404) return;
       await this.canActivate(new ExecutionContextHost([req, reply], CredentialThrottlerGuard, unmatchedRoute));
     });
   }
 
-  protected override async getTracker(req: Record<string, any>): Promise<string> {
+  protected override async getTracker(req: Record<string, unknown>): Promise<string> {
     // Asked twice per request (handleRequest below, then the base): the credential is hashed once.
     const memo = req as { [TRACKER]?: string };
-    return (memo[TRACKER] ??= this.trackerOf(req as FastifyRequest));
+    return (memo[TRACKER] ??= this.trackerOf(req as unknown as FastifyRequest));
   }
 
   private trackerOf(r: FastifyRequest): string {
@@ -83,8 +83,8 @@ export class CredentialThrottlerGuard extends ThrottlerGuard {
   /** Counts the request against its client address; the budget headers then describe that budget. */
   private async chargeAddress(
     props: ThrottlerRequest,
-    req: Record<string, any>,
-    res: Record<string, any>,
+    req: Record<string, unknown>,
+    res: Record<string, unknown>,
   ): Promise<void> {
     const { context, limit, ttl, blockDuration, throttler, generateKey } = props;
     const tracker = addressTracker(req);
