@@ -4,6 +4,8 @@ import { AppConfig } from '../config/config';
 import { SCOPES } from '../auth/scopes';
 import { publicPath } from '../http/trailing-slash';
 import { BODY_NOT_JSON, BODY_TOO_LARGE, DATABASE_UNAVAILABLE, GENERIC_INPUT_PROBLEM } from './problem-responses';
+import { addProblemExamples } from './problem-examples';
+import { addRequestExamples } from './request-examples';
 
 let current: OpenAPIObject | null = null;
 
@@ -63,6 +65,8 @@ export function buildOpenApi(app: INestApplication, baseUrl: string): OpenAPIObj
       }
     }
   }
+  addProblemExamples(doc, baseUrl);
+  addRequestExamples(doc);
   return doc;
 }
 
