@@ -4,6 +4,7 @@ import { AuthCache, AuthCacheInvalidator } from './auth/auth-cache';
 import { AuthRepository } from './auth/auth.repository';
 import { SecurityEvents } from './auth/security-events';
 import { APP_CONFIG, AppConfig } from './config/config';
+import { ErrorCatalogueController } from './errors/error-catalogue.controller';
 import { HealthController } from './health/health.controller';
 import { SchemaController } from './openapi/schema.controller';
 
@@ -14,7 +15,7 @@ export class CommonModule {
   static forRoot(cfg: AppConfig): DynamicModule {
     return {
       module: CommonModule,
-      controllers: [HealthController, SchemaController],
+      controllers: [HealthController, SchemaController, ErrorCatalogueController],
       providers: [
         { provide: APP_CONFIG, useValue: cfg },
         AuthRepository,

@@ -46,12 +46,12 @@ describe('route guards: every route declares its access rule', () => {
     expect(bare).toEqual([]);
   });
 
-  it('public routes are only the probes and the schema', () => {
+  it('public routes are only the probes, the schema and the error catalogue', () => {
     const pub = routes
       .filter((r) => r.isPublic)
       .map((r) => `${r.method} ${r.path}`)
       .sort();
-    expect(pub).toEqual(['GET /api/v2/schema', 'GET /healthz', 'GET /readyz']);
+    expect(pub).toEqual(['GET /api/v2/schema', 'GET /errors', 'GET /errors/:code', 'GET /healthz', 'GET /readyz']);
   });
 
   it('every authenticated route names a scope', () => {
