@@ -181,7 +181,7 @@ export class AdminService {
    * settings are checked before anything is written, and a start that stopped half-way (the bootstrap user
    * alone) is completed by the next one instead of leaving a database with nobody able to call the API.
    */
-  async bootstrapIfEmpty(): Promise<null | { email: string; workspace: string; api_key: string }> {
+  async bootstrapIfEmpty(): Promise<null | { email: string; workspace: string; api_key: string; api_key_id: string }> {
     const email = (process.env.BOOTSTRAP_EMAIL || 'admin@example.com').trim().toLowerCase();
     const slug = (process.env.BOOTSTRAP_WORKSPACE || 'default').trim().toLowerCase();
     if (!EMAIL_RE.test(email) || exceedsVarchar(email))
@@ -205,7 +205,7 @@ export class AdminService {
       if (!(await this.workspaces.findBySlug(slug))) await this.createWorkspace(slug, 'Default workspace');
       await this.addMember(slug, email, WorkspaceRole.Owner);
       const key = await this.createApiKey(email, 'bootstrap');
-      return { email, workspace: slug, api_key: key.key };
+      return { email, workspace: slug, api_key: key.key, api_key_id: key.id };
     } finally {
       await lock.query(`SELECT pg_advisory_unlock(hashtext('wt:bootstrap'))`).catch(() => undefined);
       await lock.release();

@@ -1,12 +1,13 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { createServer, Socket } from 'node:net';
+import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { DIST_MAIN, ensureBuilt, ROOT } from '../helpers/build';
 import { createTestDatabase } from '../helpers/database';
+import { freePort } from '../helpers/net';
 
 /** Operations files and process behaviour: settings documented, container files sane, graceful shutdown. */
 
@@ -108,17 +109,6 @@ describe('operations files', () => {
     expect(c).toMatch(/condition: service_healthy/);
   });
 });
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 function canConnect(port: number): Promise<boolean> {
   return new Promise((resolve) => {

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import type { Browser } from 'playwright-core';
+
+export { freePort } from './net';
 
 /** Debian's chromium, driven by playwright-core (which never downloads a browser). */
 export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
@@ -17,17 +18,6 @@ export function browserDescribe(spec: string): jest.Describe {
     );
   }
   return haveChromium || process.env.CI ? describe : describe.skip;
-}
-
-export async function freePort(host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, host, () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /** A headless chromium with a new empty profile. */
