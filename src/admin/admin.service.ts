@@ -9,7 +9,8 @@ import { WORKSPACE_ROLES, WorkspaceRole } from '../common/auth/roles';
 import { exceedsVarchar, VARCHAR_MAX } from '../common/database/columns';
 import { ProblemException } from '../common/errors/problem.exception';
 import { parseListQuery, RawQuery } from '../common/pagination/list-query';
-import { MembersRepository } from '../members/members.repository';
+import { mapMember } from '../members/members.mapper';
+import { MEMBER_LIST, MembersRepository } from '../members/members.repository';
 import { MembersService } from '../members/members.service';
 import { OAuthTokensService } from '../oauth/oauth-tokens.service';
 import { UsersRepository } from '../users/users.repository';
@@ -144,6 +145,34 @@ export class AdminService {
     if (exceedsVarchar(label)) throw ProblemException.validation('label', `At most ${VARCHAR_MAX} characters.`);
     const user = await this.requireUser(email);
     return this.apiKeys.create(user.id, label);
+  }
+
+  /** A user's API keys (revoked ones too), for finding the id to revoke. */
+  async listApiKeys(email: string) {
+    const user = await this.requireUser(email);
+    return { data: await this.apiKeys.listForUser(user.id) };
+  }
+
+  /** Every user of the instance, whatever their workspaces. */
+  async listUsers() {
+    const rows = await this.users.listAll();
+    return {
+      data: rows.map((u) => ({
+        id: u.id,
+        email: u.email,
+        display_name: u.display_name,
+        is_active: u.is_active,
+        created_at: new Date(u.created_at).toISOString(),
+      })),
+    };
+  }
+
+  /** A workspace's members as `GET .../members/?expand=member` lists them (same filters and pagination). */
+  async listMembers(slug: string, query: RawQuery) {
+    const ws = await this.workspaceBySlug(slug);
+    const { rows, envelope } = await this.members.listWorkspace(ws.id, parseListQuery(query, MEMBER_LIST));
+    const expand = new Set(['member']);
+    return envelope(rows.map((r) => mapMember(r, expand)));
   }
 
   revokeApiKey(id: string) {

@@ -2,6 +2,7 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import { AuditSecurityEvents } from '../audit/audit-security-events';
 import { AuthCache, AuthCacheInvalidator } from './auth/auth-cache';
 import { AuthRepository } from './auth/auth.repository';
+import { CredentialUsage } from './auth/credential-usage';
 import { SecurityEvents } from './auth/security-events';
 import { APP_CONFIG, AppConfig } from './config/config';
 import { ErrorCatalogueController } from './errors/error-catalogue.controller';
@@ -21,9 +22,10 @@ export class CommonModule {
         AuthRepository,
         AuthCache,
         AuthCacheInvalidator,
+        CredentialUsage,
         { provide: SecurityEvents, useClass: AuditSecurityEvents },
       ],
-      exports: [APP_CONFIG, AuthRepository, AuthCache, AuthCacheInvalidator, SecurityEvents],
+      exports: [APP_CONFIG, AuthRepository, AuthCache, AuthCacheInvalidator, CredentialUsage, SecurityEvents],
     };
   }
 }
