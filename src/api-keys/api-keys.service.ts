@@ -7,7 +7,7 @@ import { ProblemException } from '../common/errors/problem.exception';
 import { isUuid } from '../common/http/validation';
 import { Queryable } from '../common/pagination/sql-params';
 
-/** A key as `api-key list` shows it. `last_used_at` is up to a minute behind (CredentialUsage stamps in batches). */
+/** A key as `api-key list` shows it. `last_used_at` is up to 30 s behind (CredentialUsage stamps in batches). */
 export interface ApiKeySummary {
   id: string;
   label: string;
