@@ -350,6 +350,16 @@ describe('OpenAPI examples', () => {
       );
     });
     expect(wrong).toEqual([]);
+    // The cursor refusal only where a list can answer it.
+    const bad = (path: string, method: string) =>
+      doc.paths[path][method].responses['400'].content['application/problem+json'];
+    expect(bad('/api/v2/workspaces/{slug}/projects/{project_id}/work-items/', 'post').example.code).toBe(
+      'validation_error',
+    );
+    expect(Object.keys(bad('/api/v2/workspaces/{slug}/projects/', 'get').examples)).toEqual([
+      'validation_error',
+      'ordering_not_cursor_eligible',
+    ]);
     // The mode-gated writes document both their 409s.
     const create = doc.paths['/api/v2/workspaces/{slug}/work-item-types/'].post.responses['409'];
     expect(Object.keys(create.content['application/problem+json'].examples).sort()).toEqual([

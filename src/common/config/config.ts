@@ -82,7 +82,7 @@ function corsOrigins(): string[] {
     }
     if (!/^https?:\/\//.test(origin) || origin !== entry.replace(/\/$/, '').toLowerCase()) {
       throw new Error(
-        `CORS_ORIGINS must list origins like https://app.example.com (scheme, host, optional port; no path), got "${entry}"`,
+        `CORS_ORIGINS must be a comma-separated list of origins like https://app.example.com (scheme, host, optional port; no path) or *, got "${entry}"`,
       );
     }
     return origin;

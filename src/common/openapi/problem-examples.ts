@@ -25,10 +25,12 @@ const PROBLEM = 'application/problem+json';
  * The codes a problem response documents: those its description names (`conflict`, `workflow_transition_denied`,
  * ...) that belong to its status, else the usual code of the status (its first row in the error-code table).
  */
-export function documentedCodes(status: number, description = ''): ErrorCode[] {
+export function documentedCodes(status: number, description = '', isList = true): ErrorCode[] {
   const named = [...description.matchAll(/`([a-z_]+)`/g)]
     .map((m) => m[1])
-    .filter((c): c is ErrorCode => isErrorCode(c) && ERROR_CODES[c].status === status);
+    .filter((c): c is ErrorCode => isErrorCode(c) && ERROR_CODES[c].status === status)
+    // The shared 400 description names the cursor refusal "on lists": only a list can answer it.
+    .filter((c) => isList || c !== ErrorCode.OrderingNotCursorEligible);
   if (named.length) return [...new Set(named)];
   const usual = (Object.keys(ERROR_CODES) as ErrorCode[]).find((c) => ERROR_CODES[c].status === status);
   return usual ? [usual] : [];
@@ -71,7 +73,8 @@ export function addProblemExamples(doc: OpenAPIObject, baseUrl: string): void {
       if (!op?.responses) continue;
       for (const [status, response] of Object.entries(op.responses)) {
         const media = response.content?.[PROBLEM];
-        const codes = media ? documentedCodes(Number(status), response.description) : [];
+        const isList = !!op.parameters?.some((p) => p.in === 'query' && p.name === 'paginate');
+        const codes = media ? documentedCodes(Number(status), response.description, isList) : [];
         if (!media || !codes.length) continue;
         const { example: _e, examples: _es, ...rest } = media;
         const body = (code: ErrorCode) => exampleBody(baseUrl, code, op, response.description ?? '');
