@@ -207,7 +207,7 @@ export class OAuthServer implements OnModuleInit, OnModuleDestroy {
   private async installationClaims(ctx: KoaContextWithOIDC, token: { kind: string }) {
     if (token.kind !== 'ClientCredentials') return undefined;
     const app = await this.apps.byClientId(ctx.oidc.client!.clientId);
-    const named = (ctx.oidc.body)?.app_installation_id;
+    const named = ctx.oidc.body?.app_installation_id;
     if (named !== undefined && typeof named !== 'string')
       throw new errors.InvalidRequest('app_installation_id must be a string');
     const installation = app ? await this.apps.installationFor(app, named) : null;
@@ -217,8 +217,9 @@ export class OAuthServer implements OnModuleInit, OnModuleDestroy {
 
   /** A consumed code or rotated refresh token presented again: the provider revoked its grant's tokens. */
   private async onGrantError(ctx: KoaContextWithOIDC, err: Error): Promise<void> {
-    const description = (err as { error_description?: string }).error_description ?? '';
-    if (!/already (consumed|used)/.test(description)) return;
+    // The detail, not the description: the provider tells clients only "grant request is invalid".
+    const detail = (err as { error_detail?: string }).error_detail ?? '';
+    if (!/already (consumed|used)/.test(detail)) return;
     const clientId = ctx.oidc.client?.clientId;
     const app = clientId ? await this.apps.byClientId(clientId).catch(() => null) : null;
     if (!app) return;
