@@ -22,6 +22,7 @@ import { WorkItemStateGroupCreatedIndex1795369000000 } from './1795369000000-Wor
 import { WorkItemLinkSyncStatement1795370000000 } from './1795370000000-WorkItemLinkSyncStatement';
 import { WorkItemLiveSetChanges1795371000000 } from './1795371000000-WorkItemLiveSetChanges';
 import { OAuthApps1795430000000 } from './1795430000000-OAuthApps';
+import { ApiKeyLastUsed1795450000000 } from './1795450000000-ApiKeyLastUsed';
 
 export const MIGRATIONS: Array<new () => unknown> = [
   Foundation1795323810286,
@@ -46,4 +47,5 @@ export const MIGRATIONS: Array<new () => unknown> = [
   WorkItemLinkSyncStatement1795370000000,
   WorkItemLiveSetChanges1795371000000,
   OAuthApps1795430000000,
+  ApiKeyLastUsed1795450000000,
 ];

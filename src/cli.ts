@@ -19,6 +19,8 @@ import { ProblemException } from './common/errors/problem.exception';
 import { createApp } from './common/http/create-app';
 import { buildOpenApi } from './common/openapi/openapi';
 import { AUDIT_LOG_LIST } from './audit/audit-logs.repository';
+import { MEMBER_LIST } from './members/members.repository';
+import type { ListSpec } from './common/pagination/list-spec';
 import { INT32_MAX } from './common/database/columns';
 
 @Module({})
@@ -41,10 +43,13 @@ const USAGE = `usage: npm run --silent cli -- <command> [--flags]
   migrate
   workspace create --slug S --name N
   user create --email E --display-name D
+  user list
   user set-password --email E              (reads the password from standard input)
   member add --workspace S --email E --role owner|admin|member|guest
   member remove --workspace S --email E
+  member list --workspace S [--per-page N] [--cursor C] [--role R] [--search T] ...   (as GET .../members/)
   api-key create --email E [--label L]
+  api-key list --email E
   api-key revoke --id ID
   token create --email E --scopes a,b,c [--ttl SECONDS]
   app create --workspace S --name N --redirect-uri U[,U2...] [--scopes a,b,c] [--public] [--bot-role R]
@@ -61,9 +66,12 @@ const COMMAND_FLAGS: Record<string, string[]> = {
   migrate: [],
   'workspace create': ['slug', 'name'],
   'user create': ['email', 'display-name'],
+  'user list': [],
   'member add': ['workspace', 'email', 'role'],
   'member remove': ['workspace', 'email'],
+  'member list': ['workspace'],
   'api-key create': ['email', 'label'],
+  'api-key list': ['email'],
   'api-key revoke': ['id'],
   'token create': ['email', 'scopes', 'ttl'],
   'user set-password': ['email'],
@@ -130,9 +138,9 @@ async function run(argv: string[]): Promise<unknown> {
   const allowed = COMMAND_FLAGS[key];
   if (!allowed) throw new UsageError(`unknown command "${key}"`);
   const flags = parseFlags(flagArgs);
-  // A misspelt flag must not be dropped silently (`--tll 60` would issue a 24-hour token); audit list checks
-  // its API filters itself.
-  if (key !== 'audit list') {
+  // A misspelt flag must not be dropped silently (`--tll 60` would issue a 24-hour token); the list commands
+  // check their API list parameters themselves.
+  if (!LIST_SPECS[key]) {
     const unknown = Object.keys(flags).find((f) => !allowed.includes(f));
     if (unknown) throw new UsageError(`unknown flag --${unknown} for ${key}`);
   }
@@ -157,6 +165,14 @@ async function run(argv: string[]): Promise<unknown> {
           return await admin.createApiKey(need(flags, 'email'), flags.label ?? '');
         case 'api-key revoke':
           return await admin.revokeApiKey(need(flags, 'id'));
+        case 'api-key list':
+          return await admin.listApiKeys(need(flags, 'email'));
+        case 'user list':
+          return await admin.listUsers();
+        case 'member list': {
+          const { workspace, ...rest } = flags;
+          return await admin.listMembers(need({ workspace }, 'workspace'), listQuery(key, rest));
+        }
         case 'token create': {
           const scopes = need(flags, 'scopes')
             .split(',')
@@ -184,7 +200,7 @@ async function run(argv: string[]): Promise<unknown> {
           const { workspace, instance, ...rest } = flags;
           if ((workspace === undefined) === (instance === undefined))
             throw new UsageError('give exactly one of --workspace S and --instance');
-          return await admin.auditList(instance ? null : workspace, auditListQuery(rest));
+          return await admin.auditList(instance ? null : workspace, listQuery(key, rest));
         }
       }
     } finally {
@@ -219,13 +235,16 @@ async function readPassword(): Promise<string> {
 
 const LIST_PARAMS = ['per_page', 'paginate', 'cursor', 'offset', 'order_by', 'search', 'count'];
 
-/** `--event-name x` -> `event_name=x`: the API's list parameters, validated by the same parser. */
-function auditListQuery(flags: Record<string, string>): Record<string, string> {
-  const allowed = new Set([...LIST_PARAMS, ...AUDIT_LOG_LIST.filters.map((f) => f.name)]);
+/** The commands that read an API list, with that list's spec (its filters are flags too). */
+const LIST_SPECS: Record<string, ListSpec | undefined> = { 'audit list': AUDIT_LOG_LIST, 'member list': MEMBER_LIST };
+
+/** `--event-name x` -> `event_name=x`: the API list's parameters, validated by the same parser. */
+function listQuery(command: string, flags: Record<string, string>): Record<string, string> {
+  const allowed = new Set([...LIST_PARAMS, ...(LIST_SPECS[command]?.filters ?? []).map((f) => f.name)]);
   const query: Record<string, string> = {};
   for (const [flag, value] of Object.entries(flags)) {
     const name = flag.replace(/-/g, '_');
-    if (!allowed.has(name)) throw new UsageError(`unknown flag --${flag} for audit list`);
+    if (!allowed.has(name)) throw new UsageError(`unknown flag --${flag} for ${command}`);
     query[name] = value;
   }
   return query;

@@ -41,6 +41,7 @@ async function main() {
           `    user       ${seeded.email}`,
           `    workspace  ${seeded.workspace}`,
           `    API key    ${seeded.api_key}`,
+          `    key id     ${seeded.api_key_id}   (npm run --silent cli -- api-key revoke --id ${seeded.api_key_id})`,
           '',
           `  Swagger UI  ${base}/api/v2/docs/   (Authorize -> ApiKey)`,
           `  Try it      curl -H "X-Api-Key: ${seeded.api_key}" ${base}/api/v2/workspaces/${seeded.workspace}/projects/`,

@@ -9,7 +9,8 @@ import { WORKSPACE_ROLES, WorkspaceRole } from '../common/auth/roles';
 import { exceedsVarchar, VARCHAR_MAX } from '../common/database/columns';
 import { ProblemException } from '../common/errors/problem.exception';
 import { parseListQuery, RawQuery } from '../common/pagination/list-query';
-import { MembersRepository } from '../members/members.repository';
+import { mapMember } from '../members/members.mapper';
+import { MEMBER_LIST, MembersRepository } from '../members/members.repository';
 import { MembersService } from '../members/members.service';
 import { OAuthTokensService } from '../oauth/oauth-tokens.service';
 import { UsersRepository } from '../users/users.repository';
@@ -146,6 +147,34 @@ export class AdminService {
     return this.apiKeys.create(user.id, label);
   }
 
+  /** A user's API keys (revoked ones too), for finding the id to revoke. */
+  async listApiKeys(email: string) {
+    const user = await this.requireUser(email);
+    return { data: await this.apiKeys.listForUser(user.id) };
+  }
+
+  /** Every user of the instance, whatever their workspaces. */
+  async listUsers() {
+    const rows = await this.users.listAll();
+    return {
+      data: rows.map((u) => ({
+        id: u.id,
+        email: u.email,
+        display_name: u.display_name,
+        is_active: u.is_active,
+        created_at: new Date(u.created_at).toISOString(),
+      })),
+    };
+  }
+
+  /** A workspace's members as `GET .../members/?expand=member` lists them (same filters and pagination). */
+  async listMembers(slug: string, query: RawQuery) {
+    const ws = await this.workspaceBySlug(slug);
+    const { rows, envelope } = await this.members.listWorkspace(ws.id, parseListQuery(query, MEMBER_LIST));
+    const expand = new Set(['member']);
+    return envelope(rows.map((r) => mapMember(r, expand)));
+  }
+
   revokeApiKey(id: string) {
     return this.changesAuth(this.apiKeys.revoke(id));
   }
@@ -181,7 +210,7 @@ export class AdminService {
    * settings are checked before anything is written, and a start that stopped half-way (the bootstrap user
    * alone) is completed by the next one instead of leaving a database with nobody able to call the API.
    */
-  async bootstrapIfEmpty(): Promise<null | { email: string; workspace: string; api_key: string }> {
+  async bootstrapIfEmpty(): Promise<null | { email: string; workspace: string; api_key: string; api_key_id: string }> {
     const email = (process.env.BOOTSTRAP_EMAIL || 'admin@example.com').trim().toLowerCase();
     const slug = (process.env.BOOTSTRAP_WORKSPACE || 'default').trim().toLowerCase();
     if (!EMAIL_RE.test(email) || exceedsVarchar(email))
@@ -205,7 +234,7 @@ export class AdminService {
       if (!(await this.workspaces.findBySlug(slug))) await this.createWorkspace(slug, 'Default workspace');
       await this.addMember(slug, email, WorkspaceRole.Owner);
       const key = await this.createApiKey(email, 'bootstrap');
-      return { email, workspace: slug, api_key: key.key };
+      return { email, workspace: slug, api_key: key.key, api_key_id: key.id };
     } finally {
       await lock.query(`SELECT pg_advisory_unlock(hashtext('wt:bootstrap'))`).catch(() => undefined);
       await lock.release();

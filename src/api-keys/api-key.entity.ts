@@ -13,5 +13,7 @@ export class ApiKeyEntity {
   @Column('varchar', { length: 255, default: '' }) label!: string;
   @Column('timestamptz', { nullable: true }) expires_at!: Date | null;
   @Column('timestamptz', { nullable: true }) revoked_at!: Date | null;
+  /** Stamped in batches by the servers (CredentialUsage): up to 30 s behind. */
+  @Column('timestamptz', { nullable: true }) last_used_at!: Date | null;
   @CreatedAt() created_at!: Date;
 }

@@ -7,6 +7,24 @@ import { ProblemException } from '../common/errors/problem.exception';
 import { isUuid } from '../common/http/validation';
 import { Queryable } from '../common/pagination/sql-params';
 
+/** A key as `api-key list` shows it. `last_used_at` is up to 30 s behind (CredentialUsage stamps in batches). */
+export interface ApiKeySummary {
+  id: string;
+  label: string;
+  key_prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+  expires_at: string | null;
+}
+
+type ApiKeyRow = Omit<ApiKeySummary, 'created_at' | 'last_used_at' | 'revoked_at' | 'expires_at'> & {
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+  expires_at: Date | null;
+};
+
 /**
  * Personal API keys: the secret is returned once and stored only as its SHA-256.
  * Creating and revoking a key are audited (`api_key.created`, `api_key.revoked`, category auth) in every
@@ -49,6 +67,25 @@ export class ApiKeysService {
       return { id: k.id as string, key };
     };
     return db ? run(db) : this.ds.transaction(run);
+  }
+
+  /** A user's keys, oldest first, revoked ones included (admin CLI `api-key list`); never the secret or its hash. */
+  async listForUser(userId: string): Promise<ApiKeySummary[]> {
+    const rows: ApiKeyRow[] = await this.ds.query(
+      `SELECT id, label, key_prefix, created_at, last_used_at, revoked_at, expires_at FROM api_keys
+        WHERE user_id = $1 ORDER BY created_at, id`,
+      [userId],
+    );
+    const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
+    return rows.map((r) => ({
+      id: r.id,
+      label: r.label,
+      key_prefix: r.key_prefix,
+      created_at: r.created_at.toISOString(),
+      last_used_at: iso(r.last_used_at),
+      revoked_at: iso(r.revoked_at),
+      expires_at: iso(r.expires_at),
+    }));
   }
 
   async revoke(

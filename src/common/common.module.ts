@@ -2,8 +2,10 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import { AuditSecurityEvents } from '../audit/audit-security-events';
 import { AuthCache, AuthCacheInvalidator } from './auth/auth-cache';
 import { AuthRepository } from './auth/auth.repository';
+import { CredentialUsage } from './auth/credential-usage';
 import { SecurityEvents } from './auth/security-events';
 import { APP_CONFIG, AppConfig } from './config/config';
+import { ErrorCatalogueController } from './errors/error-catalogue.controller';
 import { HealthController } from './health/health.controller';
 import { SchemaController } from './openapi/schema.controller';
 
@@ -14,15 +16,16 @@ export class CommonModule {
   static forRoot(cfg: AppConfig): DynamicModule {
     return {
       module: CommonModule,
-      controllers: [HealthController, SchemaController],
+      controllers: [HealthController, SchemaController, ErrorCatalogueController],
       providers: [
         { provide: APP_CONFIG, useValue: cfg },
         AuthRepository,
         AuthCache,
         AuthCacheInvalidator,
+        CredentialUsage,
         { provide: SecurityEvents, useClass: AuditSecurityEvents },
       ],
-      exports: [APP_CONFIG, AuthRepository, AuthCache, AuthCacheInvalidator, SecurityEvents],
+      exports: [APP_CONFIG, AuthRepository, AuthCache, AuthCacheInvalidator, CredentialUsage, SecurityEvents],
     };
   }
 }

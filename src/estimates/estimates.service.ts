@@ -5,6 +5,7 @@ import { ProblemException } from '../common/errors/problem.exception';
 import { isUuid } from '../common/http/validation';
 import { ListQuery } from '../common/pagination/list-query';
 import { Queryable } from '../common/pagination/sql-params';
+import { idInNameField, NameOrIdPair } from '../common/resolve/name-or-id';
 import { assertProjectFeatureEnabled } from '../features/feature-gate';
 import { FeaturesRepository } from '../features/features.repository';
 import {
@@ -17,6 +18,13 @@ import {
 } from './estimates.dto';
 import { EstimatePointRow, EstimateRow, mapEstimate, mapPoint } from './estimates.mapper';
 import { EstimatesRepository } from './estimates.repository';
+
+/** A work item's estimate as a name-or-id pair (work item writes: estimate_point_id or estimate). */
+export const ESTIMATE_POINT_FIELDS: NameOrIdPair = {
+  idField: 'estimate_point_id',
+  nameField: 'estimate',
+  nameTakes: "an estimate point's value",
+};
 
 /** Types whose point values must be numbers. */
 const NUMERIC_TYPES = new Set(['points', 'time']);
@@ -237,6 +245,8 @@ export class EstimatesService {
     }
     const value = by.value!.trim();
     const rows = await this.repo.activePointsMatching(projectId, { value }, db);
+    if (!rows.length && isUuid(value))
+      throw ProblemException.validation(field, idInNameField(ESTIMATE_POINT_FIELDS, value));
     if (!rows.length)
       throw ProblemException.validation(field, `No point of the project's active estimate has the value "${value}".`);
     if (rows.length > 1) {

@@ -31,6 +31,14 @@ export class UsersRepository {
     return rows[0] ?? null;
   }
 
+  /** Every user of the instance, oldest first (admin CLI `user list`). */
+  async listAll(db: Queryable = this.ds): Promise<Array<UserRow & { is_active: boolean; created_at: Date }>> {
+    return db.query(
+      `SELECT id, email, display_name, first_name, last_name, avatar_url, is_active, created_at
+         FROM users WHERE deleted_at IS NULL ORDER BY created_at, id`,
+    );
+  }
+
   async insert(email: string, displayName: string, db: Queryable = this.ds): Promise<UserRow> {
     const rows = await db.query(
       `INSERT INTO users (email, display_name) VALUES ($1, $2)

@@ -1,8 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Allow, ArrayMaxSize, IsArray, IsIn, IsNotEmpty, IsString, IsUUID } from 'class-validator';
+import { Allow, ArrayMaxSize, IsArray, IsIn, IsNotEmpty, IsString } from 'class-validator';
 import { ExpandedShapeIgnored } from '../common/expand/expand';
 import { ExternalField } from '../common/http/dto-fields';
 import { MaxChars, Nullable, NullClears, OptionalNotNull } from '../common/http/validation';
+import { IdOf } from '../common/resolve/name-or-id';
+import { WORK_ITEM_PAIRS } from './relation-fields';
 import { IsDateOnly } from '../modules/modules.dto';
 import { PRIORITIES } from './work-item.entity';
 import { WorkItemCycleRefDto, WorkItemModuleRefDto } from '../cycles/work-item-expand';
@@ -36,7 +38,7 @@ class WorkItemWriteFields {
       "A state of this project. Omitted on create: the project's default state. Omitted on PATCH: unchanged.",
   })
   @OptionalNotNull()
-  @IsUUID('all')
+  @IdOf(WORK_ITEM_PAIRS.state)
   state_id?: string;
 
   @ApiPropertyOptional({
@@ -56,7 +58,7 @@ class WorkItemWriteFields {
     description: 'A type of the project (own or imported workspace type); null makes the item untyped.',
   })
   @Nullable()
-  @IsUUID('all')
+  @IdOf(WORK_ITEM_PAIRS.type)
   type_id?: string | null;
 
   @ApiPropertyOptional({
@@ -76,7 +78,7 @@ class WorkItemWriteFields {
     description: 'A work item of the workspace (may be in another project); null: top level.',
   })
   @Nullable()
-  @IsUUID('all')
+  @IdOf(WORK_ITEM_PAIRS.parent)
   parent_id?: string | null;
 
   @ApiPropertyOptional({
@@ -100,7 +102,7 @@ class WorkItemWriteFields {
   @NullClears()
   @IsArray()
   @ArrayMaxSize(100)
-  @IsUUID('all', { each: true })
+  @IdOf(WORK_ITEM_PAIRS.assignees)
   assignee_ids?: string[];
 
   @ApiPropertyOptional({
@@ -125,7 +127,7 @@ class WorkItemWriteFields {
   @NullClears()
   @IsArray()
   @ArrayMaxSize(100)
-  @IsUUID('all', { each: true })
+  @IdOf(WORK_ITEM_PAIRS.labels)
   label_ids?: string[];
 
   @ApiPropertyOptional({
@@ -148,7 +150,7 @@ class WorkItemWriteFields {
     description: "A point of the project's active estimate (write-only); null clears.",
   })
   @Nullable()
-  @IsUUID('all')
+  @IdOf(WORK_ITEM_PAIRS.estimate)
   estimate_point_id?: string | null;
 
   @ApiPropertyOptional({

@@ -14,6 +14,7 @@ import { FieldError, ProblemException } from '../common/errors/problem.exception
 import { ListQuery } from '../common/pagination/list-query';
 import { Queryable } from '../common/pagination/sql-params';
 import { assertOneForm, NameOrIdRelation, resolveMany, resolveOne } from '../common/resolve/name-or-id';
+import { WORK_ITEM_PAIRS } from './relation-fields';
 import { CustomFieldsService } from '../custom-fields/custom-fields.service';
 import { EstimatesService } from '../estimates/estimates.service';
 import { WorkflowsService } from '../workflows/workflows.service';
@@ -192,22 +193,19 @@ export class WorkItemsService {
   ): Record<'state' | 'type' | 'parent' | 'assignees' | 'labels', NameOrIdRelation> {
     return {
       state: {
-        idField: 'state_id',
-        nameField: 'state',
+        ...WORK_ITEM_PAIRS.state,
         noun: 'a state of this project',
         lookupIds: (ids) => this.repo.stateIds(t.projectId, ids, db),
         lookupNames: (keys) => this.repo.stateNames(t.projectId, keys, db),
       },
       type: {
-        idField: 'type_id',
-        nameField: 'type',
+        ...WORK_ITEM_PAIRS.type,
         noun: 'an active work item type of this project',
         lookupIds: (ids) => this.repo.typeIds(t.workspaceId, t.projectId, ids, db),
         lookupNames: (keys) => this.repo.typeNames(t.workspaceId, t.projectId, keys, db),
       },
       parent: {
-        idField: 'parent_id',
-        nameField: 'parent',
+        ...WORK_ITEM_PAIRS.parent,
         noun: 'a work item of this workspace in a project you can read',
         lookupIds: (ids) => this.repo.workItemIds(t.workspaceId, ids, t.viewer, db),
         lookupNames: async (keys) => {
@@ -220,15 +218,13 @@ export class WorkItemsService {
         },
       },
       assignees: {
-        idField: 'assignee_ids',
-        nameField: 'assignees',
+        ...WORK_ITEM_PAIRS.assignees,
         noun: 'an active, assignable member of this project',
         lookupIds: (ids) => this.repo.assigneeIds(t.workspaceId, t.projectId, ids, db),
         lookupNames: (keys) => this.repo.assigneeEmails(t.workspaceId, t.projectId, keys, db),
       },
       labels: {
-        idField: 'label_ids',
-        nameField: 'labels',
+        ...WORK_ITEM_PAIRS.labels,
         noun: 'a label of this project or of the workspace',
         lookupIds: (ids) => this.repo.labelIds(t.workspaceId, t.projectId, ids, db),
         lookupNames: (keys) => this.repo.labelNames(t.workspaceId, t.projectId, keys, db),
@@ -239,7 +235,7 @@ export class WorkItemsService {
   /** Resolves every relation sent (undefined = not sent); the lookups run in parallel. */
   private async resolveRefs(t: Tenant, dto: UpdateWorkItemDto, db: Queryable) {
     const rel = this.relations(t, db);
-    assertOneForm({ idField: 'estimate_point_id', nameField: 'estimate' }, dto.estimate_point_id, dto.estimate);
+    assertOneForm(WORK_ITEM_PAIRS.estimate, dto.estimate_point_id, dto.estimate);
     if (dto.type_id !== undefined || dto.type !== undefined) {
       assertOneForm(rel.type, dto.type_id, dto.type);
       if (dto.type_id !== null && !(await this.repo.hasTypes(t.workspaceId, t.projectId, db))) {

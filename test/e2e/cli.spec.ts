@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { CredentialUsage } from '../../src/common/auth/credential-usage';
 import { auditEntries } from '../helpers/audit';
 import { DIST_CLI, ensureBuilt, ROOT } from '../helpers/build';
 import { createTestApp, expectProblem, TestApp } from '../helpers/test-app';
@@ -281,6 +282,55 @@ describe('admin CLI', () => {
     );
   });
 
+  it('api-key list -> {data: [{id, label, key_prefix, created_at, last_used_at, revoked_at, expires_at}]}, never a secret', async () => {
+    const second = await ok('api-key', 'create', '--email', email);
+    // The key made above was used against the app; its servers stamp uses in batches (flushed here at once).
+    await t.app.get(CredentialUsage).flush();
+    const out = await ok('api-key', 'list', '--email', email.toUpperCase());
+    const iso = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T.*Z$/);
+    expect(out).toEqual({
+      data: [
+        {
+          id: keyId,
+          label: 'ci',
+          key_prefix: key.slice(0, 12),
+          created_at: iso,
+          last_used_at: iso,
+          revoked_at: null,
+          expires_at: null,
+        },
+        { ...out.data[1], id: second.id, label: '', last_used_at: null, revoked_at: null },
+      ],
+    });
+    expect(JSON.stringify(out)).not.toContain(key);
+    expect((await fails('api-key', 'list', '--email', 'nobody@example.com')).line).toMatch(/^resource_not_found/);
+  });
+
+  it('user list -> {data: [{id, email, display_name, is_active, created_at}]}, every user oldest first', async () => {
+    const out = await ok('user', 'list');
+    const stored = await t.ds.query(`SELECT id FROM users WHERE deleted_at IS NULL ORDER BY created_at, id`);
+    expect(out.data.map((u: { id: string }) => u.id)).toEqual(stored.map((r: { id: string }) => r.id));
+    expect(out.data.find((u: { email: string }) => u.email === email)).toEqual({
+      id: expect.any(String),
+      email,
+      display_name: 'Cli User',
+      is_active: true,
+      created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+    });
+  });
+
+  it("member list --workspace S -> the API's member list (expand=member), with its filters and pagination", async () => {
+    const viaApi = await t.http.get(`/api/v2/workspaces/${slug}/members/?expand=member`).set('X-Api-Key', key);
+    expect(viaApi.status).toBe(200);
+    const viaCli = await ok('member', 'list', '--workspace', slug);
+    expect(viaCli).toEqual(viaApi.body);
+    expect(viaCli.data.map((m: { member: { email: string } }) => m.member.email)).toContain(email);
+    const owners = await ok('member', 'list', '--workspace', slug, '--role', 'owner', '--per-page', '1');
+    expect(owners.data).toHaveLength(1);
+    expect(owners.data[0]).toMatchObject({ role: 'owner', member: { email } });
+    expect((await fails('member', 'list', '--workspace', 'no-such-workspace')).line).toMatch(/^resource_not_found/);
+  });
+
   it('api-key revoke -> {id, user_id, revoked_at}; the key stops working; a second revoke fails', async () => {
     const out = await ok('api-key', 'revoke', '--id', keyId);
     expect(out).toEqual({
@@ -288,6 +338,8 @@ describe('admin CLI', () => {
       user_id: expect.any(String),
       revoked_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
     });
+    const listed = (await ok('api-key', 'list', '--email', email)).data.find((k: { id: string }) => k.id === keyId);
+    expect(listed.revoked_at).toBe(out.revoked_at);
     expectProblem(await t.http.get('/api/v2/users/me/').set('X-Api-Key', key), 401, 'unauthorized');
     const again = await fails('api-key', 'revoke', '--id', keyId);
     expect(again.line).toContain('resource_not_found');
@@ -320,6 +372,10 @@ describe('admin CLI', () => {
         ['audit', 'list'],
         ['audit', 'list', '--instance', '--workspace', 'x'],
         ['audit', 'list', '--instance', '--bogus', '1'],
+        ['api-key', 'list'],
+        ['user', 'list', '--email', 'x@example.com'],
+        ['member', 'list'],
+        ['member', 'list', '--workspace', 'x', '--bogus', '1'],
         // A misspelt flag is refused, never dropped (`--tll 60` would have issued a 24-hour token).
         ['token', 'create', '--email', 'x@example.com', '--scopes', 'read', '--tll', '60'],
         ['api-key', 'create', '--email', 'x@example.com', '--lable', 'ci'],
@@ -333,7 +389,8 @@ describe('admin CLI', () => {
         expect(r.code).toBe(2);
         expect(r.line).toMatch(/--help/);
       }
-    });
+      // A node process per case: minutes on a loaded machine.
+    }, 180_000);
 
     it('invalid values and missing records exit 1 naming the problem', async () => {
       const cases: Array<[string[], RegExp]> = [
@@ -385,7 +442,7 @@ describe('admin CLI', () => {
       });
       const ttl = await fails('token', 'create', '--email', email, '--scopes', 'read', '--ttl', '-5');
       expect(ttl.code).toBe(2);
-    });
+    }, 180_000);
 
     it('an unreachable database is one line too', async () => {
       const r = await new Promise<Run>((res) => {

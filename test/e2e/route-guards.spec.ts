@@ -46,7 +46,7 @@ describe('route guards: every route declares its access rule', () => {
     expect(bare).toEqual([]);
   });
 
-  it('public routes are only the probes, the schema and the OAuth authorization server (its own client auth)', () => {
+  it('public routes are only the probes, the schema, the error catalogue and the OAuth authorization server (its own client auth)', () => {
     const pub = routes
       .filter((r) => r.isPublic)
       .map((r) => `${r.method} ${r.path}`)
@@ -56,6 +56,8 @@ describe('route guards: every route declares its access rule', () => {
       [
         'GET /.well-known/oauth-authorization-server',
         'GET /api/v2/schema',
+        'GET /errors',
+        'GET /errors/:code',
         'GET /auth/o/authorize-app',
         'GET /auth/o/authorize',
         'GET /auth/o/authorize/:uid',

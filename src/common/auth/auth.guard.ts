@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { AUTH_META, AuthRule, PUBLIC_META } from './authenticated.decorator';
 import { AuthRepository } from './auth.repository';
+import { CredentialUsage } from './credential-usage';
 import { hashSecret, readCredential } from './credentials';
 import { chargeFailedAuthentication } from '../throttle/credential-throttler.guard';
 import { RequestContext } from './request-context';
@@ -30,6 +31,7 @@ export class AuthGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly repo: AuthRepository,
     private readonly events: SecurityEvents,
+    private readonly usage: CredentialUsage,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -62,6 +64,7 @@ export class AuthGuard implements CanActivate {
       await chargeFailedAuthentication(req);
       throw ProblemException.unauthorized();
     }
+    this.usage.note(cred.kind, row.credential_id);
     if (!projectIdValid) throw ProblemException.validation('project_id', 'Must be a valid UUID.');
 
     // A workspace is visible only to its active members: for anyone else it does not exist.

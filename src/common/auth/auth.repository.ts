@@ -46,6 +46,16 @@ export class AuthRepository {
     );
   }
 
+  /** Moves each key's last_used_at forward to its time (never back: another instance may have stamped it later). */
+  async stampKeysUsed(ids: string[], times: Date[]): Promise<void> {
+    await this.ds.query(
+      `UPDATE api_keys k SET last_used_at = u.at
+         FROM unnest($1::uuid[], $2::timestamptz[]) AS u(id, at)
+        WHERE k.id = u.id AND (k.last_used_at IS NULL OR k.last_used_at < u.at)`,
+      [ids, times],
+    );
+  }
+
   private async lookup(
     kind: 'api_key' | 'oauth',
     hash: string,

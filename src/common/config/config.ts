@@ -21,6 +21,8 @@ export interface AppConfig {
   auditFailureWindowSeconds: number;
   /** How long a resolved credential is reused (0: looked up on every request); changes invalidate it at once. */
   authCacheTtlSeconds: number;
+  /** Browser origins allowed to call the API (CORS); `['*']` any; empty: no CORS headers. */
+  corsOrigins: string[];
   /** The OAuth authorization server (src/oauth/): token lifetimes and the sign-in page's attempt budget. */
   oauth: OAuthConfig;
 }
@@ -74,6 +76,29 @@ function publicBaseUrl(port: number): string {
   return raw.replace(/\/+$/, '');
 }
 
+/** CORS_ORIGINS: comma-separated origins (`https://app.example.com`), or `*` for any; each checked at start. */
+function corsOrigins(): string[] {
+  const entries = (process.env.CORS_ORIGINS ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (entries.includes('*')) return ['*'];
+  return entries.map((entry) => {
+    let origin = '';
+    try {
+      origin = new URL(entry).origin;
+    } catch {
+      // reported below
+    }
+    if (!/^https?:\/\//.test(origin) || origin !== entry.replace(/\/$/, '').toLowerCase()) {
+      throw new Error(
+        `CORS_ORIGINS must be a comma-separated list of origins like https://app.example.com (scheme, host, optional port; no path) or *, got "${entry}"`,
+      );
+    }
+    return origin;
+  });
+}
+
 /** A connection URL setting with one of `protocols`; the password never appears in the message. */
 function serviceUrl(name: string, protocols: string[]): string | undefined {
   const raw = process.env[name]?.trim();
@@ -113,6 +138,7 @@ export function loadConfig(): AppConfig {
     trustProxy: bool('TRUST_PROXY', false),
     auditFailureWindowSeconds: int('AUDIT_FAILURE_WINDOW_SECONDS', 60, 1, 86_400),
     authCacheTtlSeconds: int('AUTH_CACHE_TTL_SECONDS', 10, 0, 3_600),
+    corsOrigins: corsOrigins(),
     oauth: {
       accessTokenTtlSeconds: int('OAUTH_ACCESS_TOKEN_TTL_SECONDS', 86_400, 60, 2_592_000),
       refreshTokenTtlSeconds: int('OAUTH_REFRESH_TOKEN_TTL_SECONDS', 2_592_000, 3_600, 31_536_000),

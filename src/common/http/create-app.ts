@@ -18,6 +18,7 @@ import { checkStorableInput, deferInputProblem } from './request-sanity';
 import { isBodyless } from './bodyless';
 import { securityHeaders } from './security-headers';
 import { setupOpenApi } from '../openapi/openapi';
+import { enableCors } from './cors';
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -170,6 +171,7 @@ export async function createApp(
     },
   );
 
+  enableCors(app, cfg.corsOrigins);
   setupOpenApi(app, cfg);
   await app.init();
   return app;

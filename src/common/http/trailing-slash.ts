@@ -11,6 +11,8 @@ const V2 = '/api/v2/';
 const EXEMPT = ['/api/v2/docs'];
 
 export function rewriteUrl(url: string): string {
+  // The error catalogue's address is /errors/ (Nest's route is /errors).
+  if (url === '/errors/' || url.startsWith('/errors/?')) return '/errors' + url.slice('/errors/'.length);
   if (!url.startsWith(V2)) return url;
   const q = url.indexOf('?');
   const path = q === -1 ? url : url.slice(0, q);

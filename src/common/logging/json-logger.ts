@@ -12,6 +12,18 @@ export const LEVELS: Record<string, number> = {
   silent: Infinity,
 };
 
+/**
+ * Nest's start-up chatter (a line per module, controller and route: some 200 lines), logged at debug: at the
+ * default level the first screen shows the bootstrap key and the Swagger address (LOG_LEVEL=debug brings it back).
+ */
+const START_UP_CONTEXTS = new Set([
+  'NestFactory',
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+  'NestApplication',
+]);
+
 /** Structured JSON lines for Nest's own logs, matching Fastify's pino request logs. */
 export class JsonLogger implements LoggerService {
   private readonly min: number;
@@ -31,7 +43,7 @@ export class JsonLogger implements LoggerService {
     (level === 'error' || level === 'fatal' ? process.stderr : process.stdout).write(line + '\n');
   }
   log(message: unknown, context?: string) {
-    this.write('info', message, context);
+    this.write(context && START_UP_CONTEXTS.has(context) ? 'debug' : 'info', message, context);
   }
   error(message: unknown, stack?: string, context?: string) {
     this.write('error', message, context, stack ? { stack } : undefined);

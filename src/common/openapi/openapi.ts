@@ -4,6 +4,8 @@ import { AppConfig } from '../config/config';
 import { SCOPES } from '../auth/scopes';
 import { publicPath } from '../http/trailing-slash';
 import { BODY_NOT_JSON, BODY_TOO_LARGE, DATABASE_UNAVAILABLE, GENERIC_INPUT_PROBLEM } from './problem-responses';
+import { addProblemExamples } from './problem-examples';
+import { addRequestExamples } from './request-examples';
 
 let current: OpenAPIObject | null = null;
 
@@ -14,7 +16,8 @@ export const API_DESCRIPTION = `Self-hosted work-tracking service, REST API v2.
   OAuth tokens are capped by their scopes (the global \`read\`/\`write\` scopes satisfy every GET/write);
   API keys carry no scope ceiling. Every operation also needs a role, named in \`x-required-role\`.
 * Lists return an envelope (\`pagination.style\` is \`offset\` or \`cursor\`); \`per_page\` defaults to 50, max 200.
-* Failures are \`application/problem+json\` with a stable \`code\`.`;
+* Failures are \`application/problem+json\` with a stable \`code\`; their \`type\` links to the code's entry in the
+  error catalogue (\`/errors/\`: when each code happens and what to do).`;
 
 /** Builds the OpenAPI document from the code: the one source for /api/v2/schema/ and Swagger UI. */
 export function buildOpenApi(app: INestApplication, baseUrl: string): OpenAPIObject {
@@ -66,6 +69,8 @@ export function buildOpenApi(app: INestApplication, baseUrl: string): OpenAPIObj
       }
     }
   }
+  addProblemExamples(doc, baseUrl);
+  addRequestExamples(doc);
   return doc;
 }
 

@@ -9,7 +9,11 @@ export class FieldErrorDto {
 
 /** RFC 9457 problem details, the body of every failure. */
 export class ProblemDto {
-  @ApiProperty({ example: 'http://localhost:3000/errors/validation_error' }) type!: string;
+  @ApiProperty({
+    example: 'http://localhost:3000/errors/validation_error',
+    description: "The code's entry in the error catalogue (GET it: HTML for browsers, JSON otherwise).",
+  })
+  type!: string;
   @ApiProperty({ example: 'Validation error' }) title!: string;
   @ApiProperty({ type: 'integer', example: 400 }) status!: number;
   @ApiProperty({ enum: Object.values(ErrorCode), example: 'validation_error' }) code!: string;

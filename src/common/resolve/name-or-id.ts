@@ -1,5 +1,6 @@
+import { IsUUID, ValidationArguments } from 'class-validator';
 import { FieldError, ProblemException } from '../errors/problem.exception';
-import { isUuid } from '../http/validation';
+import { isUuid, UUID_RE } from '../http/validation';
 
 /**
  * The name-or-id rule of write payloads (spec, work item create): a relation may be sent by id
@@ -9,15 +10,51 @@ import { isUuid } from '../http/validation';
  * - id form: every id must be one of the records the caller may point at (project/workspace); an id
  *   of another project or workspace, or of nothing, is 400 naming the id field and the id;
  * - name form: resolved (case-insensitively, by the lookup); no match is 400 naming the field and the
- *   value, several matches is 400 telling to use the id field.
+ *   value, several matches is 400 telling to use the id field;
+ * - the forms mixed up (an id sent in the name field, a name in the id field) → 400 saying which field takes
+ *   what: "state takes a state name, state_id takes an id." (formHint; the DTO's id check is IdOf).
  *
  * The lookups are supplied per relation and run one statement for the whole set of values.
  */
-export interface NameOrIdRelation {
+/** The two fields of one relation, and what its name form takes. */
+export interface NameOrIdPair {
   /** Id field, e.g. `state_id`, `label_ids`. */
   idField: string;
   /** Name field, e.g. `state`, `labels`. */
   nameField: string;
+  /** What the name field takes, for messages: "a state name", "member emails". Default "a name" / "names". */
+  nameTakes?: string;
+  /** A to-many relation (arrays of ids and names). */
+  many?: boolean;
+}
+
+/** "state takes a state name, state_id takes an id." */
+export function formHint(pair: NameOrIdPair): string {
+  const takes = pair.nameTakes ?? (pair.many ? 'names' : 'a name');
+  return `${pair.nameField} takes ${takes}, ${pair.idField} takes ${pair.many ? 'ids' : 'an id'}.`;
+}
+
+/** The message for an id sent in the name field: the commonest mix-up of the two forms. */
+export function idInNameField(pair: NameOrIdPair, value: string): string {
+  return `"${value}" is an id: ${formHint(pair)}`;
+}
+
+/** The message for values of the id field that are not UUIDs (a name sent where the id goes). */
+export function notIdsMessage(pair: NameOrIdPair, values: unknown[]): string {
+  const shown = values.map((v) => (typeof v === 'string' ? `"${v}"` : JSON.stringify(v))).join(', ');
+  return `${values.length > 1 ? `${shown} are not ids` : `${shown} is not an id`} (UUID): ${formHint(pair)}`;
+}
+
+/** The id field's check in a DTO: UUIDs (each, for a to-many pair), else a 400 telling which field takes what. */
+export function IdOf(pair: NameOrIdPair): PropertyDecorator {
+  return IsUUID('all', {
+    each: pair.many,
+    message: (args: ValidationArguments) =>
+      notIdsMessage(pair, Array.isArray(args.value) ? args.value.filter((v) => !isUuid(v)) : [args.value]),
+  });
+}
+
+export interface NameOrIdRelation extends NameOrIdPair {
   /** What the records are, for messages: "a state of this project". */
   noun: string;
   /** Ids (lower-case) among `ids` that are valid targets. */
@@ -50,7 +87,7 @@ export async function resolveOne(
   if (id === undefined && name === undefined) return undefined;
   if (id === null || name === null) return null;
   if (id !== undefined) {
-    if (!isUuid(id)) throw ProblemException.validation(rel.idField, 'Must be a valid UUID.');
+    if (!isUuid(id)) throw ProblemException.validation(rel.idField, notIdsMessage(rel, [id]));
     const found = await rel.lookupIds([id.toLowerCase()]);
     if (!found.has(id.toLowerCase())) throw ProblemException.validation(rel.idField, `"${id}" is not ${rel.noun}.`);
     return id.toLowerCase();
@@ -72,7 +109,7 @@ export async function resolveMany(rel: NameOrIdRelation, ids: unknown, names: un
   if (ids !== undefined) {
     if (!Array.isArray(ids)) throw ProblemException.validation(rel.idField, 'Must be an array of UUIDs.');
     const bad = ids.filter((x) => !isUuid(x));
-    if (bad.length) throw ProblemException.validation(rel.idField, `Not valid UUIDs: ${bad.map(String).join(', ')}.`);
+    if (bad.length) throw ProblemException.validation(rel.idField, notIdsMessage({ ...rel, many: true }, bad));
     const wanted = [...new Set((ids as string[]).map((x) => x.toLowerCase()))];
     if (!wanted.length) return [];
     const found = await rel.lookupIds(wanted);
@@ -84,7 +121,12 @@ export async function resolveMany(rel: NameOrIdRelation, ids: unknown, names: un
     throw ProblemException.validation(rel.nameField, 'Must be an array of non-empty strings.');
   }
   if (!names.length) return [];
-  return [...new Set(await resolveNames(rel, names as string[]))];
+  return [...new Set(await resolveNames({ ...rel, many: true }, names as string[]))];
+}
+
+/** Why a sent name matched no record: an id in the name field says so, with which field takes what. */
+function unmatched(rel: NameOrIdRelation, name: string): string {
+  return UUID_RE.test(name) ? idInNameField(rel, name) : `"${name}" does not match ${rel.noun}.`;
 }
 
 async function resolveNames(rel: NameOrIdRelation, names: string[]): Promise<string[]> {
@@ -100,7 +142,7 @@ async function resolveNames(rel: NameOrIdRelation, names: string[]): Promise<str
   const out: string[] = [];
   names.forEach((name, i) => {
     const ids = byKey.get(keys[i]);
-    if (!ids || !ids.size) errors.push({ field: rel.nameField, message: `"${name}" does not match ${rel.noun}.` });
+    if (!ids || !ids.size) errors.push({ field: rel.nameField, message: unmatched(rel, name) });
     else if (ids.size > 1)
       errors.push({ field: rel.nameField, message: `"${name}" matches several records; send ${rel.idField} instead.` });
     else out.push([...ids][0]);
