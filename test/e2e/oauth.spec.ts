@@ -26,6 +26,20 @@ const createTestAppDefaults = () => loadConfig().oauth;
  * and the refusals with their standard error codes. The sign-in and consent pages are driven as plain forms here
  * (a browser without JavaScript); oauth-browser.spec.ts drives them in Chromium.
  */
+
+/**
+ * The provider reports a replay through an event after it has answered, so its audit entry may land a moment
+ * after the response: read until an entry with that reason is there (or 10 s have passed).
+ */
+async function replayEntriesOf(t: TestApp, ten: Tenant, reason: string) {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const entries = await auditEntries(t, ten, { event_name: 'oauth.replay_detected' });
+    if (entries.some((e) => e.reason === reason) || Date.now() > deadline) return entries;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 describe('OAuth 2.0 authorization server', () => {
   let t: TestApp & { base: string };
   let ten: Tenant;
@@ -136,7 +150,7 @@ describe('OAuth 2.0 authorization server', () => {
     const again = await tokenRequest({ grant_type: 'refresh_token', refresh_token: rotated.refresh_token! });
     expect(again).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
 
-    const replays = await auditEntries(t, ten, { event_name: 'oauth.replay_detected' });
+    const replays = await replayEntriesOf(t, ten, 'refresh_token_reused');
     expect(replays.at(-1)).toMatchObject({
       category: 'security',
       outcome: 'failure',
@@ -167,7 +181,7 @@ describe('OAuth 2.0 authorization server', () => {
     expect(await status(first.body.access_token)).toBe(401);
     const refresh = await tokenRequest({ grant_type: 'refresh_token', refresh_token: first.body.refresh_token });
     expect(refresh.body.error).toBe('invalid_grant');
-    const replays = await auditEntries(t, ten, { event_name: 'oauth.replay_detected' });
+    const replays = await replayEntriesOf(t, ten, 'authorization_code_reused');
     expect(replays.map((e) => e.reason)).toContain('authorization_code_reused');
   });
 
