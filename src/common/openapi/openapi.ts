@@ -3,7 +3,15 @@ import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { AppConfig } from '../config/config';
 import { SCOPES } from '../auth/scopes';
 import { publicPath } from '../http/trailing-slash';
-import { BODY_NOT_JSON, BODY_TOO_LARGE, DATABASE_UNAVAILABLE, GENERIC_INPUT_PROBLEM } from './problem-responses';
+import { toOpenApi31 } from './openapi-31';
+import { declareFields } from '../fields/fields';
+import {
+  BODY_NOT_JSON,
+  BODY_TOO_LARGE,
+  DATABASE_UNAVAILABLE,
+  GENERIC_INPUT_PROBLEM,
+  INTERNAL_ERROR,
+} from './problem-responses';
 
 let current: OpenAPIObject | null = null;
 
@@ -42,19 +50,26 @@ export function buildOpenApi(app: INestApplication, baseUrl: string): OpenAPIObj
       'oauth2',
     )
     .build();
-  const doc = SwaggerModule.createDocument(app, config, {
-    operationIdFactory: (controllerKey: string, methodKey: string) =>
-      `${controllerKey.replace(/Controller$/, '')}_${methodKey}`,
-  });
+  // A copy: the rewrites below must not reach back into the decorators' metadata objects.
+  const doc = JSON.parse(
+    JSON.stringify(
+      SwaggerModule.createDocument(app, config, {
+        operationIdFactory: (controllerKey: string, methodKey: string) =>
+          `${controllerKey.replace(/Controller$/, '')}_${methodKey}`,
+      }),
+    ),
+  ) as OpenAPIObject;
   // Nest strips trailing slashes from routes; the public paths carry them (see http/trailing-slash.ts).
   const paths: OpenAPIObject['paths'] = {};
   for (const key of Object.keys(doc.paths).sort()) paths[publicPath(key)] = doc.paths[key];
   doc.paths = paths;
   typePathParameters(doc);
+  declareFields(doc as never);
   for (const item of Object.values(doc.paths)) {
     for (const op of Object.values(item) as Array<{ responses?: Record<string, unknown>; requestBody?: unknown }>) {
       if (!op?.responses) continue;
       if (!op.responses['400']) op.responses['400'] = GENERIC_INPUT_PROBLEM;
+      op.responses['500'] ??= INTERNAL_ERROR;
       op.responses['503'] ??= DATABASE_UNAVAILABLE;
       // Every operation that takes a body can meet the body limit and the JSON-only rule (create-app.ts).
       if (op.requestBody) {
@@ -63,7 +78,7 @@ export function buildOpenApi(app: INestApplication, baseUrl: string): OpenAPIObj
       }
     }
   }
-  return doc;
+  return toOpenApi31(doc);
 }
 
 /**

@@ -83,3 +83,8 @@ export const DATABASE_UNAVAILABLE = {
   ...problemResponse('`service_unavailable`: the database cannot be reached; retry after the time in Retry-After'),
   headers: { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } } },
 };
+
+/** A failure of the server itself: a problem with no detail of its cause (logged with the request id). */
+export const INTERNAL_ERROR = problemResponse(
+  '`internal_error`: an unexpected failure of the server; the body names no cause',
+);
