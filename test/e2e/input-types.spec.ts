@@ -83,7 +83,7 @@ describe('request bodies of the wrong JSON type', () => {
         .post(items())
         .set(key())
         .set('Content-Type', 'application/json')
-        .serialize((b: Buffer) => b)
+        .serialize((b: Buffer) => b as unknown as string)
         .send(bytes);
       expect(errorFields(expectProblem(res, 400, 'validation_error'))).toEqual(['body']);
       expect(res.body.detail).toMatch(/UTF-8/);

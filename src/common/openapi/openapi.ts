@@ -11,6 +11,7 @@ import {
   DATABASE_UNAVAILABLE,
   GENERIC_INPUT_PROBLEM,
   INTERNAL_ERROR,
+  WRITE_CONFLICT,
 } from './problem-responses';
 
 let current: OpenAPIObject | null = null;
@@ -66,8 +67,12 @@ export function buildOpenApi(app: INestApplication, baseUrl: string): OpenAPIObj
   typePathParameters(doc);
   declareFields(doc as never);
   for (const item of Object.values(doc.paths)) {
-    for (const op of Object.values(item) as Array<{ responses?: Record<string, unknown>; requestBody?: unknown }>) {
+    for (const [method, op] of Object.entries(item) as Array<
+      [string, { responses?: Record<string, unknown>; requestBody?: unknown }]
+    >) {
       if (!op?.responses) continue;
+      // A write that meets a concurrent one (serialization failure, deadlock) is rolled back as a 409 (problem.filter.ts).
+      if (method !== 'get') op.responses['409'] ??= WRITE_CONFLICT;
       if (!op.responses['400']) op.responses['400'] = GENERIC_INPUT_PROBLEM;
       op.responses['500'] ??= INTERNAL_ERROR;
       op.responses['503'] ??= DATABASE_UNAVAILABLE;

@@ -88,3 +88,8 @@ export const DATABASE_UNAVAILABLE = {
 export const INTERNAL_ERROR = problemResponse(
   '`internal_error`: an unexpected failure of the server; the body names no cause',
 );
+
+/** A write rolled back because a concurrent one conflicted with it (PostgreSQL 40001, 40P01): safe to retry. */
+export const WRITE_CONFLICT = problemResponse(
+  '`conflict`: the write met a concurrent change and was rolled back; retry it',
+);
