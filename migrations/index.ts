@@ -21,6 +21,7 @@ import { WorkItemNameSearch1795368000000 } from './1795368000000-WorkItemNameSea
 import { WorkItemStateGroupCreatedIndex1795369000000 } from './1795369000000-WorkItemStateGroupCreatedIndex';
 import { WorkItemLinkSyncStatement1795370000000 } from './1795370000000-WorkItemLinkSyncStatement';
 import { WorkItemLiveSetChanges1795371000000 } from './1795371000000-WorkItemLiveSetChanges';
+import { OAuthApps1795430000000 } from './1795430000000-OAuthApps';
 
 export const MIGRATIONS: Array<new () => unknown> = [
   Foundation1795323810286,
@@ -44,4 +45,5 @@ export const MIGRATIONS: Array<new () => unknown> = [
   WorkItemStateGroupCreatedIndex1795369000000,
   WorkItemLinkSyncStatement1795370000000,
   WorkItemLiveSetChanges1795371000000,
+  OAuthApps1795430000000,
 ];

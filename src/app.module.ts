@@ -25,6 +25,7 @@ import { MemoryThrottlerStorage } from './common/throttle/memory-throttler.stora
 import { RedisThrottlerStorage } from './common/throttle/redis-throttler.storage';
 import { MembersModule } from './members/members.module';
 import { OAuthModule } from './oauth/oauth.module';
+import { OAuthServerModule } from './oauth/oauth-server.module';
 import { ProjectsModule } from './projects/projects.module';
 import { StatesModule } from './states/states.module';
 import { LabelsModule } from './labels/labels.module';
@@ -64,6 +65,7 @@ export class AppModule {
         WorkflowsModule,
         ApiKeysModule,
         OAuthModule,
+        OAuthServerModule,
         WorkItemTypesModule,
         AdminModule,
         FeaturesModule,

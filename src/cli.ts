@@ -6,6 +6,10 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AdminModule } from './admin/admin.module';
 import { AdminService } from './admin/admin.service';
+import { AppsModule } from './apps/apps.module';
+import { AppsService } from './apps/apps.service';
+import { UsersModule } from './users/users.module';
+import { PasswordsService } from './users/passwords.service';
 import { AuditCoreModule } from './audit/audit-core.module';
 import { loadConfig } from './common/config/config';
 import { resolveDatabase } from './common/database/database';
@@ -22,7 +26,13 @@ class CliModule {
   static forRoot(url: string): DynamicModule {
     return {
       module: CliModule,
-      imports: [TypeOrmModule.forRoot(dataSourceOptions(url, 2)), AuditCoreModule, AdminModule],
+      imports: [
+        TypeOrmModule.forRoot(dataSourceOptions(url, 2)),
+        AuditCoreModule,
+        AdminModule,
+        AppsModule,
+        UsersModule,
+      ],
     };
   }
 }
@@ -31,11 +41,14 @@ const USAGE = `usage: npm run --silent cli -- <command> [--flags]
   migrate
   workspace create --slug S --name N
   user create --email E --display-name D
+  user set-password --email E              (reads the password from standard input)
   member add --workspace S --email E --role owner|admin|member|guest
   member remove --workspace S --email E
   api-key create --email E [--label L]
   api-key revoke --id ID
   token create --email E --scopes a,b,c [--ttl SECONDS]
+  app create --workspace S --name N --redirect-uri U[,U2...] [--scopes a,b,c] [--public] [--bot-role R]
+  app list --workspace S
   audit list (--workspace S | --instance) [--per-page N] [--paginate cursor] [--cursor C] [--offset N]
              [--order-by F] [--search T] [--<filter> V ...]   (filters as the API's: --event-name, --category,
              --outcome, --actor-id, --target-type, --target-id, --ip-address, --created-after, --created-before)
@@ -53,11 +66,14 @@ const COMMAND_FLAGS: Record<string, string[]> = {
   'api-key create': ['email', 'label'],
   'api-key revoke': ['id'],
   'token create': ['email', 'scopes', 'ttl'],
+  'user set-password': ['email'],
+  'app create': ['workspace', 'name', 'redirect-uri', 'scopes', 'public', 'bot-role'],
+  'app list': ['workspace'],
   'audit list': ['workspace', 'instance'],
 };
 
 /** Flags that take no value (present = true). */
-const SWITCHES = new Set(['instance']);
+const SWITCHES = new Set(['instance', 'public']);
 
 function parseFlags(args: string[]): Record<string, string> {
   // No prototype: `--__proto__ x` must be an own (unknown) flag, not a silent prototype assignment.
@@ -151,6 +167,19 @@ async function run(argv: string[]): Promise<unknown> {
             throw new UsageError(`--ttl must be a whole number of seconds, 1 to ${INT32_MAX}`);
           return await admin.createToken(need(flags, 'email'), scopes, ttl);
         }
+        case 'user set-password':
+          return await ctx.get(PasswordsService).setPassword(need(flags, 'email'), await readPassword());
+        case 'app create':
+          return await ctx.get(AppsService).create({
+            workspace: need(flags, 'workspace'),
+            name: need(flags, 'name'),
+            redirectUris: list(need(flags, 'redirect-uri')),
+            scopes: flags.scopes === undefined ? undefined : list(flags.scopes),
+            isPublic: flags.public === 'true',
+            botRole: flags['bot-role'],
+          });
+        case 'app list':
+          return { data: await ctx.get(AppsService).list(need(flags, 'workspace')) };
         case 'audit list': {
           const { workspace, instance, ...rest } = flags;
           if ((workspace === undefined) === (instance === undefined))
@@ -165,6 +194,27 @@ async function run(argv: string[]): Promise<unknown> {
     await db.stop();
   }
   return null;
+}
+
+/** `a,b, c` -> ['a', 'b', 'c']. */
+function list(v: string): string[] {
+  return v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+/** The password on standard input (its first line), so it never shows in the process list or shell history. */
+async function readPassword(): Promise<string> {
+  if (process.stdin.isTTY) process.stderr.write('password: ');
+  let text = '';
+  for await (const chunk of process.stdin) {
+    text += String(chunk);
+    if (text.includes('\n')) break;
+  }
+  const password = text.split(/\r?\n/)[0];
+  if (!password) throw new UsageError('give the password on standard input');
+  return password;
 }
 
 const LIST_PARAMS = ['per_page', 'paginate', 'cursor', 'offset', 'order_by', 'search', 'count'];

@@ -68,9 +68,86 @@ export const AUDIT_EVENT_CATALOGUE: CatalogueEntry[] = [
     category: 'auth',
     outcome: 'success',
     target_type: 'oauth_token',
-    when: 'An OAuth access token is issued (admin CLI).',
+    when: "An OAuth access token is issued: by the admin CLI, or by the token endpoint to an app (authorization code or client credentials; the app's workspace only).",
     values:
-      'new {id, user_id, scopes, expires_at, client_name} (never the token); metadata the user fields as api_key.created.',
+      'new {id, user_id, scopes, expires_at, client_name, client_id, grant_type} (never the token); metadata the user fields as api_key.created (CLI) or app_id, client_id, grant_id, principal_kind, app_installation_id (apps; source auth, actor the user or bot).',
+  },
+  {
+    event_name: 'token.refreshed',
+    category: 'auth',
+    outcome: 'success',
+    target_type: 'oauth_token',
+    when: 'An app exchanges a refresh token for a new access token (the refresh token rotates).',
+    values: 'new and metadata as token.issued (grant_type authorization_code refresh_token).',
+  },
+  {
+    event_name: 'token.revoked',
+    category: 'auth',
+    outcome: 'success',
+    target_type: 'oauth_token',
+    when: "An app's access token is revoked: by the app (RFC 7009), or with its grant when a code or refresh token is replayed.",
+    values:
+      'old {revoked_at: null}, new {revoked_at}; reason revocation_request, replay_detected or grant_revoked; metadata client_id, grant_id, principal_kind.',
+  },
+  {
+    event_name: 'oauth.replay_detected',
+    category: 'security',
+    outcome: 'failure',
+    target_type: 'oauth_grant',
+    when: 'A used authorization code or a rotated refresh token is presented again; every token of its grant is revoked.',
+    values:
+      "target_id the grant; reason authorization_code_reused or refresh_token_reused; actor the grant's user when known; metadata client_id, app_id, grant_id.",
+  },
+  // Apps and the sign-in and consent pages (source auth, except app.created: admin)
+  {
+    event_name: 'app.created',
+    category: 'integration',
+    outcome: 'success',
+    target_type: 'app',
+    when: 'An app (OAuth client) is registered and installed in the workspace (admin CLI app create).',
+    values:
+      'new {id, name, workspace, client_id, client_type, redirect_uris, scopes, app_installation_id, bot_user_id, bot_role} (never the secret); its bot user is also member.added.',
+  },
+  {
+    event_name: 'oauth.consent_granted',
+    category: 'integration',
+    outcome: 'success',
+    target_type: 'app',
+    when: 'A member approves an app on the consent page.',
+    values: 'new {scopes} (the scopes added to the grant); metadata client_id, redirect_uri, grant_id.',
+  },
+  {
+    event_name: 'oauth.consent_denied',
+    category: 'integration',
+    outcome: 'failure',
+    target_type: 'app',
+    when: 'A member denies an app on the consent page (nothing is issued).',
+    values: 'reason access_denied; metadata client_id, redirect_uri, scopes.',
+  },
+  {
+    event_name: 'auth.sign_in',
+    category: 'auth',
+    outcome: 'success',
+    target_type: 'user',
+    when: "A user signs in on the authorization server's sign-in page (in every workspace of the user).",
+    values: 'metadata client_id, request_id and the user fields as api_key.created.',
+  },
+  {
+    event_name: 'auth.sign_in_failed',
+    category: 'auth',
+    outcome: 'failure',
+    target_type: 'user',
+    when: 'A sign-in attempt fails (in the workspaces of the account named, or the instance trail for an unknown one).',
+    values:
+      'reason wrong_password, no_password_set, unknown_account or rate_limited; metadata email, client_id, request_id.',
+  },
+  {
+    event_name: 'user.password_set',
+    category: 'auth',
+    outcome: 'success',
+    target_type: 'user',
+    when: "A user's sign-in password is set (admin CLI user set-password).",
+    values: 'no values (never the password or its hash); metadata the user fields as api_key.created.',
   },
   // Instance objects (admin CLI, first-start bootstrap; source admin)
   {

@@ -19,10 +19,14 @@ export class AuditLogDto {
   @ApiProperty({ enum: AUDIT_CATEGORIES }) category!: string;
   @ApiProperty({ enum: AUDIT_OUTCOMES }) outcome!: string;
   @ApiProperty({
-    description: '`api` (REST API), `admin` (admin CLI and first-start bootstrap) or `system`. Tolerate other values.',
+    description:
+      '`api` (REST API), `admin` (admin CLI and first-start bootstrap), `auth` (the OAuth authorization server and its sign-in and consent pages) or `system`. Tolerate other values.',
   })
   source!: string;
-  @ApiProperty({ description: '`user` (OAuth token), `api_token` (API key), `system` or `anonymous`.' })
+  @ApiProperty({
+    description:
+      "`user` (OAuth token), `api_token` (API key), `bot` (an app installation's bot user, client-credentials token), `system` or `anonymous`.",
+  })
   actor_type!: string;
   @ApiProperty({
     type: String,

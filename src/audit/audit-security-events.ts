@@ -135,7 +135,7 @@ export class AuditSecurityEvents extends SecurityEvents {
           workspace_role: ctx.workspaceRole,
           project_role: ctx.projectRole,
           principal_kind: ctx.principal.kind,
-          ...(ctx.principal.kind === 'oauth' ? { scopes: ctx.principal.scopes } : {}),
+          ...(ctx.principal.kind === 'oauth' || ctx.principal.kind === 'bot' ? { scopes: ctx.principal.scopes } : {}),
         },
       });
     });

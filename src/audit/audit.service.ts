@@ -45,8 +45,10 @@ export type UserAuditEvent = Omit<AuditEvent, 'workspace_id' | 'project_id' | 'e
 
 /** Who acted, when there is no request context (CLI: source admin; jobs: system). */
 export interface AuditActor {
-  source: 'api' | 'admin' | 'system';
-  actor_type: 'user' | 'api_token' | 'system' | 'anonymous';
+  /** `auth`: the OAuth authorization server and its sign-in and consent pages (src/oauth/). */
+  source: 'api' | 'admin' | 'system' | 'auth';
+  /** `bot`: an app installation's bot user acting with a client-credentials token. */
+  actor_type: 'user' | 'api_token' | 'system' | 'anonymous' | 'bot';
   actor_id: string | null;
   actor_display_name: string;
   actor_email: string;
@@ -86,7 +88,7 @@ export function normalizeIp(ip: string | null | undefined): string | null {
 export function actorFromContext(ctx: RequestContext): AuditActor {
   return {
     source: 'api',
-    actor_type: ctx.principal.kind === 'api_key' ? 'api_token' : 'user',
+    actor_type: ctx.principal.kind === 'api_key' ? 'api_token' : ctx.principal.kind === 'bot' ? 'bot' : 'user',
     actor_id: ctx.principal.userId,
     actor_display_name: ctx.principal.displayName,
     actor_email: ctx.principal.email,

@@ -21,7 +21,7 @@ export class UsersController {
       display_name: ctx.principal.displayName,
       email: ctx.principal.email,
       principal_kind: ctx.principal.kind,
-      scopes: ctx.principal.kind === 'oauth' ? ctx.principal.scopes : [],
+      scopes: ctx.principal.kind === 'oauth' || ctx.principal.kind === 'bot' ? ctx.principal.scopes : [],
     };
   }
 }

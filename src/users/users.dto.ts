@@ -5,7 +5,15 @@ export class CurrentUserDto {
   id!: string;
   @ApiProperty() display_name!: string;
   @ApiProperty({ format: 'email' }) email!: string;
-  @ApiProperty({ enum: ['oauth', 'api_key', 'other'] }) principal_kind!: string;
-  @ApiProperty({ type: [String], description: 'Granted OAuth scopes; [] for API keys, which carry no scope ceiling.' })
+  @ApiProperty({
+    enum: ['oauth', 'api_key', 'bot', 'other'],
+    description:
+      "`bot`: an app installation's bot user acting with a client-credentials token (scope-capped like `oauth`).",
+  })
+  principal_kind!: string;
+  @ApiProperty({
+    type: [String],
+    description: 'Granted OAuth scopes (also of a bot token); [] for API keys, which carry no scope ceiling.',
+  })
   scopes!: string[];
 }

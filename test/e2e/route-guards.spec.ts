@@ -46,12 +46,29 @@ describe('route guards: every route declares its access rule', () => {
     expect(bare).toEqual([]);
   });
 
-  it('public routes are only the probes and the schema', () => {
+  it('public routes are only the probes, the schema and the OAuth authorization server (its own client auth)', () => {
     const pub = routes
       .filter((r) => r.isPublic)
       .map((r) => `${r.method} ${r.path}`)
       .sort();
-    expect(pub).toEqual(['GET /api/v2/schema', 'GET /healthz', 'GET /readyz']);
+    // (The walk shows paths as Nest declares them, without the trailing slash the public URLs carry.)
+    expect(pub).toEqual(
+      [
+        'GET /.well-known/oauth-authorization-server',
+        'GET /api/v2/schema',
+        'GET /auth/o/authorize-app',
+        'GET /auth/o/authorize',
+        'GET /auth/o/authorize/:uid',
+        'GET /auth/o/interaction/:uid',
+        'GET /healthz',
+        'GET /readyz',
+        'POST /auth/o/interaction/:uid/consent',
+        'POST /auth/o/interaction/:uid/login',
+        'POST /auth/o/introspect',
+        'POST /auth/o/revoke',
+        'POST /auth/o/token',
+      ].sort(),
+    );
   });
 
   it('every authenticated route names a scope', () => {

@@ -71,7 +71,7 @@ export class AuthGuard implements CanActivate {
         userId: row.user_id,
         email: row.email,
         displayName: row.display_name,
-        kind: cred.kind,
+        kind: row.principal_kind === 'bot' ? 'bot' : cred.kind,
         scopes: row.scopes ?? [],
         credentialId: row.credential_id,
       },

@@ -10,6 +10,8 @@ export interface ResolvedAuthRow {
   email: string;
   display_name: string;
   scopes: string[] | null;
+  /** `bot` for an app installation's client-credentials token; null for API keys. */
+  principal_kind: string | null;
   workspace_id: string | null;
   workspace_slug: string | null;
   workspace_name: string | null;
@@ -52,21 +54,22 @@ export class AuthRepository {
   ): Promise<ResolvedAuthRow | null> {
     const cred =
       kind === 'api_key'
-        ? `SELECT id, user_id, NULL::text[] AS scopes, expires_at FROM api_keys
-             WHERE key_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`
-        : `SELECT id, user_id, scopes, expires_at FROM oauth_tokens
-             WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > now()`;
+        ? `SELECT id, user_id, NULL::text[] AS scopes, expires_at, NULL::text AS principal_kind, NULL::uuid AS only_workspace_id
+             FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`
+        : `SELECT id, user_id, scopes, expires_at, principal_kind, workspace_id AS only_workspace_id
+             FROM oauth_tokens WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > now()`;
     const rows = await preparedQuery<ResolvedAuthRow>(
       this.ds,
       `auth_resolve_${kind}`,
       `WITH cred AS (${cred})
-       SELECT cred.id AS credential_id, cred.expires_at AS credential_expires_at, u.id AS user_id, u.email, u.display_name, cred.scopes,
+       SELECT cred.id AS credential_id, cred.expires_at AS credential_expires_at, u.id AS user_id, u.email, u.display_name, cred.scopes, cred.principal_kind,
               w.id AS workspace_id, w.slug AS workspace_slug, w.name AS workspace_name, wm.role AS workspace_role,
               p.id AS project_id, p.identifier AS project_identifier, p.name AS project_name,
               p.default_assignee_id AS project_default_assignee_id, pm.role AS project_role
          FROM cred
          JOIN users u ON u.id = cred.user_id AND u.deleted_at IS NULL AND u.is_active
          LEFT JOIN workspaces w ON $2::text IS NOT NULL AND w.slug = $2 AND w.deleted_at IS NULL
+                               AND (cred.only_workspace_id IS NULL OR w.id = cred.only_workspace_id)
          LEFT JOIN workspace_members wm ON wm.workspace_id = w.id AND wm.member_id = u.id AND wm.deleted_at IS NULL AND wm.is_active
          LEFT JOIN projects p ON $3::uuid IS NOT NULL AND wm.id IS NOT NULL AND p.id = $3 AND p.workspace_id = w.id
                              AND p.deleted_at IS NULL

@@ -2,7 +2,8 @@ import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { ProjectRole, WorkspaceRole } from './roles';
 
-export type PrincipalKind = 'api_key' | 'oauth' | 'other';
+/** `bot`: an app installation's bot user with a client-credentials token (scope-capped like `oauth`). */
+export type PrincipalKind = 'api_key' | 'oauth' | 'bot' | 'other';
 
 export interface Principal {
   userId: string;

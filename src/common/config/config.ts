@@ -21,6 +21,16 @@ export interface AppConfig {
   auditFailureWindowSeconds: number;
   /** How long a resolved credential is reused (0: looked up on every request); changes invalidate it at once. */
   authCacheTtlSeconds: number;
+  /** The OAuth authorization server (src/oauth/): token lifetimes and the sign-in page's attempt budget. */
+  oauth: OAuthConfig;
+}
+
+export interface OAuthConfig {
+  accessTokenTtlSeconds: number;
+  refreshTokenTtlSeconds: number;
+  codeTtlSeconds: number;
+  /** Sign-in attempts per client address and per account within the window (429 page above). */
+  signInRateLimit: { limit: number; ttlMs: number };
 }
 
 /** An integer setting within [min, max]; a bad value stops the start with a message naming the variable. */
@@ -103,6 +113,15 @@ export function loadConfig(): AppConfig {
     trustProxy: bool('TRUST_PROXY', false),
     auditFailureWindowSeconds: int('AUDIT_FAILURE_WINDOW_SECONDS', 60, 1, 86_400),
     authCacheTtlSeconds: int('AUTH_CACHE_TTL_SECONDS', 10, 0, 3_600),
+    oauth: {
+      accessTokenTtlSeconds: int('OAUTH_ACCESS_TOKEN_TTL_SECONDS', 86_400, 60, 2_592_000),
+      refreshTokenTtlSeconds: int('OAUTH_REFRESH_TOKEN_TTL_SECONDS', 2_592_000, 3_600, 31_536_000),
+      codeTtlSeconds: int('OAUTH_CODE_TTL_SECONDS', 60, 1, 600),
+      signInRateLimit: {
+        limit: int('SIGN_IN_RATE_LIMIT_MAX', 10, 1, 10_000),
+        ttlMs: int('SIGN_IN_RATE_LIMIT_WINDOW_SECONDS', 900, 1, 86_400) * 1000,
+      },
+    },
   };
 }
 

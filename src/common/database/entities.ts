@@ -43,8 +43,11 @@ import {
   WorkItemStatePriorityCountEntity,
 } from '../../work-items/work-item-counts.entity';
 import { WorkItemCommentEntity } from '../../comments/comment.entity';
+import { AppEntity, AppInstallationEntity } from '../../apps/app.entity';
 
 export const ENTITIES = [
+  AppEntity,
+  AppInstallationEntity,
   UserEntity,
   WorkspaceEntity,
   WorkspaceMemberEntity,

@@ -132,7 +132,8 @@ export async function createApp(
     done();
   });
   fastify.addHook('onSend', (req, reply, payload, next) => {
-    for (const [name, value] of security) reply.header(name, value);
+    // A header the route set itself wins (the sign-in pages' Content-Security-Policy names the app's redirect origins).
+    for (const [name, value] of security) if (!reply.hasHeader(name)) reply.header(name, value);
     reply.header('X-Request-Id', req.id);
     if (closing) reply.header('Connection', 'close');
     next(null, payload);

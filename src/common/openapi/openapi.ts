@@ -37,13 +37,16 @@ export function buildOpenApi(app: INestApplication, baseUrl: string): OpenAPIObj
       {
         type: 'oauth2',
         description:
-          'OAuth access token sent as Authorization: Bearer <token>. The flow URLs are those of the published API; this server does ' +
-          'not serve them yet: an operator issues tokens with exactly the scopes asked for (admin CLI `token create`). In Swagger UI, ' +
-          'authorize with ApiKey.',
+          'OAuth access token sent as `Authorization: Bearer TOKEN`, obtained by an app registered in the workspace ' +
+          '(admin CLI `app create`): authorization code with PKCE (S256) at these URLs, refresh tokens that rotate, ' +
+          'revocation (RFC 7009) at /auth/o/revoke/, introspection (RFC 7662) at /auth/o/introspect/, metadata (RFC 8414) ' +
+          'at /.well-known/oauth-authorization-server. In Swagger UI, Authorize with the client_id of a public app whose ' +
+          "redirect URI is this page's oauth2-redirect.html.",
         flows: {
           authorizationCode: {
             authorizationUrl: `${baseUrl}/auth/o/authorize/`,
             tokenUrl: `${baseUrl}/auth/o/token/`,
+            refreshUrl: `${baseUrl}/auth/o/token/`,
             scopes: { ...SCOPES },
           },
         },
@@ -112,7 +115,13 @@ export function setupOpenApi(app: INestApplication, cfg: AppConfig): void {
     jsonDocumentUrl: 'api/v2/docs/openapi.json',
     yamlDocumentUrl: 'api/v2/docs/openapi.yaml',
     customSiteTitle: 'Work Tracking API v2',
-    swaggerOptions: { persistAuthorization: true, displayOperationId: true },
+    swaggerOptions: {
+      persistAuthorization: true,
+      displayOperationId: true,
+      // The Authorize dialog runs the authorization code flow with PKCE against this server (a public app).
+      oauth2RedirectUrl: `${cfg.publicBaseUrl}/api/v2/docs/oauth2-redirect.html`,
+      initOAuth: { usePkceWithAuthorizationCodeGrant: true, scopeSeparator: ' ' },
+    },
   });
 }
 

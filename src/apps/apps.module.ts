@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { MembersModule } from '../members/members.module';
+import { UsersModule } from '../users/users.module';
+import { WorkspacesModule } from '../workspaces/workspaces.module';
+import { AppsRepository } from './apps.repository';
+import { AppsService } from './apps.service';
+
+/** Apps (OAuth clients) and their installations; registered through the admin CLI. */
+@Module({
+  imports: [UsersModule, MembersModule, WorkspacesModule],
+  providers: [AppsRepository, AppsService],
+  exports: [AppsService],
+})
+export class AppsModule {}
