@@ -18,6 +18,8 @@ import { dataSourceOptions } from './common/database/data-source';
 import { ProblemFilter } from './common/errors/problem.filter';
 import { ExpandInterceptor } from './common/expand/expand';
 import { BodyValidationPipe } from './common/http/validation';
+import { FieldsInterceptor } from './common/fields/fields';
+import { currentOpenApi } from './common/openapi/openapi';
 import { CredentialThrottlerGuard } from './common/throttle/credential-throttler.guard';
 import { MemoryThrottlerStorage } from './common/throttle/memory-throttler.storage';
 import { RedisThrottlerStorage } from './common/throttle/redis-throttler.storage';
@@ -77,6 +79,7 @@ export class AppModule {
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_GUARD, useClass: InputProblemGuard },
         { provide: APP_INTERCEPTOR, useClass: ExpandInterceptor },
+        { provide: APP_INTERCEPTOR, useFactory: () => new FieldsInterceptor(currentOpenApi as never) },
         { provide: APP_PIPE, useClass: BodyValidationPipe },
         { provide: APP_FILTER, useFactory: () => new ProblemFilter(cfg.publicBaseUrl) },
       ],

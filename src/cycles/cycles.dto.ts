@@ -11,7 +11,7 @@ import {
 } from 'class-validator';
 import { ExternalField, LogoPropsField } from '../common/http/dto-fields';
 import { MaxChars, Nullable, OptionalNotNull } from '../common/http/validation';
-import { isValidDate, isValidDateTime } from '../common/pagination/list-query';
+import { DATETIME_RE, isValidDate, isValidDateTime } from '../common/pagination/list-query';
 
 /** Area/Location spelling of IANA names (`UTC`, `Asia/Kolkata`, `Etc/GMT+5`); rejects `utc` and `+02:00`. */
 const TIME_ZONE_NAME = /^[A-Z][A-Za-z0-9_+-]*(\/[A-Z0-9][A-Za-z0-9_+-]*)*$/;
@@ -56,6 +56,12 @@ export function parseDateTime(raw: string): string | null {
   return Number.isNaN(d.getTime()) ? null : d.toISOString();
 }
 
+/**
+ * The date-time forms a cycle date accepts (IsDateTimeString): more than RFC 3339's `date-time` (an offset may be
+ * left out, a space may stand for T, a bare date is midnight UTC), so the schema states the pattern, not the format.
+ */
+const DATE_TIME_INPUT = { type: String, nullable: true, pattern: DATETIME_RE.source } as const;
+
 /** An ISO 8601 date-time (a bare date means midnight UTC; no offset means UTC). */
 export function IsDateTimeString(options?: ValidationOptions): PropertyDecorator {
   return ValidateBy(
@@ -83,16 +89,14 @@ export class CreateCycleDto {
   description?: string | null;
 
   @ApiPropertyOptional({
-    type: String,
-    format: 'date-time',
-    nullable: true,
-    description: 'Sent without an offset it is taken as UTC.',
+    ...DATE_TIME_INPUT,
+    description: 'Sent without an offset it is taken as UTC; a bare date is midnight UTC.',
   })
   @Nullable()
   @IsDateTimeString()
   start_date?: string | null;
 
-  @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true, description: 'Not before start_date.' })
+  @ApiPropertyOptional({ ...DATE_TIME_INPUT, description: 'Not before start_date. Same forms as start_date.' })
   @Nullable()
   @IsDateTimeString()
   end_date?: string | null;
@@ -125,16 +129,14 @@ export class UpdateCycleDto {
   @IsString()
   description?: string | null;
 
-  @ApiPropertyOptional({ type: String, format: 'date-time', nullable: true, description: 'null clears.' })
+  @ApiPropertyOptional({ ...DATE_TIME_INPUT, description: 'null clears. Same forms as on create.' })
   @Nullable()
   @IsDateTimeString()
   start_date?: string | null;
 
   @ApiPropertyOptional({
-    type: String,
-    format: 'date-time',
-    nullable: true,
-    description: 'null clears; checked against the stored start_date.',
+    ...DATE_TIME_INPUT,
+    description: 'null clears; checked against the stored start_date. Same forms as on create.',
   })
   @Nullable()
   @IsDateTimeString()

@@ -151,8 +151,9 @@ class ContextWriteFields {
 
   @ApiPropertyOptional({
     type: [ContextOptionInputDto],
+    nullable: true,
     description:
-      'OPTION properties. PATCH: replaces the set; an option left out is removed from this context (deleted, with its values, when no other context offers it).',
+      'OPTION properties. PATCH: replaces the set; an option left out is removed from this context (deleted, with its values, when no other context offers it). null is the same as [].',
   })
   @Nullable()
   @IsArray()

@@ -12,6 +12,7 @@ import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext, WorkspaceContext } from '../common/auth/request-context';
 import { ProjectRole, WORK_ITEM_READER, WorkspaceRole } from '../common/auth/roles';
 import { Expandable, ExpandParam } from '../common/expand/expand';
+import { RequestedFields } from '../common/fields/fields';
 import { WorkItemIdParam } from '../common/http/params';
 
 /** `{pk}` is the UUID only; an identifier there is 404 like any unknown item (spec, unarchive). */
@@ -48,8 +49,13 @@ export class WorkItemsController {
   @Expandable(WORK_ITEM_EXPAND)
   @ApiListQuery(WORK_ITEM_LIST)
   @ApiListResponse(WorkItemDto)
-  list(@Ctx() ctx: ProjectContext, @ListParams(WORK_ITEM_LIST) q: ListQuery, @ExpandParam() expand: Set<string>) {
-    return this.items.list(ctx, q, expand);
+  list(
+    @Ctx() ctx: ProjectContext,
+    @ListParams(WORK_ITEM_LIST) q: ListQuery,
+    @ExpandParam() expand: Set<string>,
+    @RequestedFields() fields: ReadonlySet<string> | null,
+  ) {
+    return this.items.list(ctx, q, expand, fields);
   }
 
   @Post()

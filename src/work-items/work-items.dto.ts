@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow, ArrayMaxSize, IsArray, IsIn, IsNotEmpty, IsString } from 'class-validator';
-import { ExpandedShapeIgnored } from '../common/expand/expand';
+import { ExpandedShapeIgnored, ExpandedShapeSchema } from '../common/expand/expand';
 import { ExternalField } from '../common/http/dto-fields';
 import { MaxChars, Nullable, NullClears, OptionalNotNull } from '../common/http/validation';
 import { IdOf } from '../common/resolve/name-or-id';
@@ -8,6 +8,9 @@ import { WORK_ITEM_PAIRS } from './relation-fields';
 import { IsDateOnly } from '../modules/modules.dto';
 import { PRIORITIES } from './work-item.entity';
 import { WorkItemCycleRefDto, WorkItemModuleRefDto } from '../cycles/work-item-expand';
+
+/** A name input: a non-empty string. */
+const NAME = { type: 'string', minLength: 1 };
 
 const PRIORITY_MESSAGE = `$property must be one of: ${PRIORITIES.join(', ')}`;
 
@@ -42,8 +45,9 @@ class WorkItemWriteFields {
   state_id?: string;
 
   @ApiPropertyOptional({
-    type: String,
-    description: 'State name, case-insensitive within the project (write-only). Not together with state_id.',
+    ...ExpandedShapeSchema(false, NAME),
+    description:
+      'State name, case-insensitive within the project (write-only). Not together with state_id. An expanded state or null sent back is ignored.',
   })
   @ExpandedShapeIgnored('state_id', false)
   @OptionalNotNull()
@@ -62,8 +66,9 @@ class WorkItemWriteFields {
   type_id?: string | null;
 
   @ApiPropertyOptional({
-    type: String,
-    description: "Type name, case-insensitive among the project's non-epic types (write-only).",
+    ...ExpandedShapeSchema(false, NAME),
+    description:
+      "Type name, case-insensitive among the project's non-epic types (write-only). An expanded type or null sent back is ignored.",
   })
   @ExpandedShapeIgnored('type_id', false)
   @OptionalNotNull()
@@ -82,9 +87,9 @@ class WorkItemWriteFields {
   parent_id?: string | null;
 
   @ApiPropertyOptional({
-    type: String,
-    example: 'PROJ-12',
-    description: 'Parent identifier, resolved in the workspace (write-only).',
+    ...ExpandedShapeSchema(false, { ...NAME, examples: ['PROJ-12'] }),
+    description:
+      'Parent identifier, resolved in the workspace (write-only). An expanded parent or null sent back is ignored.',
   })
   @ExpandedShapeIgnored('parent_id', false)
   @OptionalNotNull()
@@ -106,10 +111,9 @@ class WorkItemWriteFields {
   assignee_ids?: string[];
 
   @ApiPropertyOptional({
-    type: [String],
-    nullable: true,
-    format: 'email',
-    description: 'Assignees by email (write-only); offenders are named in the 400. null clears, like [].',
+    ...ExpandedShapeSchema(true, { type: 'string' }),
+    description:
+      'Assignees by email (write-only); offenders are named in the 400. null clears, like []. Expanded assignees sent back are ignored.',
   })
   @ExpandedShapeIgnored('assignee_ids', true)
   @NullClears()
@@ -131,10 +135,9 @@ class WorkItemWriteFields {
   label_ids?: string[];
 
   @ApiPropertyOptional({
-    type: [String],
-    nullable: true,
+    ...ExpandedShapeSchema(true, { type: 'string' }),
     description:
-      'Label names, case-insensitive, among project and workspace labels (write-only); a name at both levels is ambiguous (400). null clears, like [].',
+      'Label names, case-insensitive, among project and workspace labels (write-only); a name at both levels is ambiguous (400). null clears, like []. Expanded labels sent back are ignored.',
   })
   @ExpandedShapeIgnored('label_ids', true)
   @NullClears()
@@ -178,9 +181,15 @@ class WorkItemWriteFields {
   external_id?: string | null;
   @ExternalField('Name of the external system (write-only, filterable).') external_source?: string | null;
 
-  /** Custom property values keyed by property name; its shape depends on the type, so it is not in the OpenAPI document. */
+  @ApiPropertyOptional({
+    type: 'object',
+    nullable: true,
+    additionalProperties: true,
+    description:
+      "Custom property values keyed by property name; each value's shape depends on the property (docs/work-item-types.md). Validated against the work item's type; 400 while custom properties are disabled for the workspace. null is the same as {}. On PATCH only the properties sent change.",
+  })
   @Allow()
-  custom_fields?: unknown;
+  custom_fields?: Record<string, unknown> | null;
 }
 
 export class CreateWorkItemDto extends WorkItemWriteFields {

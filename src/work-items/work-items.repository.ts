@@ -177,10 +177,21 @@ const COLS = `w.id, w.name, w.sequence_id, w.priority, w.state_id, w.type_id, w.
   to_char(w.start_date, 'YYYY-MM-DD') AS start_date, to_char(w.target_date, 'YYYY-MM-DD') AS target_date,
   w.is_draft, w.archived_at, w.created_at, w.created_by_id`;
 
+const ASSIGNEE_IDS = (alias: string) =>
+  `ARRAY(SELECT a.assignee_id FROM work_item_assignees a WHERE a.work_item_id = ${alias}.id ORDER BY a.assignee_id) AS assignee_ids`;
+const LABEL_IDS = (alias: string) =>
+  `ARRAY(SELECT l.label_id FROM work_item_labels l WHERE l.work_item_id = ${alias}.id ORDER BY l.label_id) AS label_ids`;
+
 /** Per-row id arrays, index-only scans of the link tables' primary keys. `alias` names the work item row. */
 const idArrays = (alias: string) => `
-  ARRAY(SELECT a.assignee_id FROM work_item_assignees a WHERE a.work_item_id = ${alias}.id ORDER BY a.assignee_id) AS assignee_ids,
-  ARRAY(SELECT l.label_id FROM work_item_labels l WHERE l.work_item_id = ${alias}.id ORDER BY l.label_id) AS label_ids`;
+  ${ASSIGNEE_IDS(alias)},
+  ${LABEL_IDS(alias)}`;
+
+/** Which per-row id arrays a list page reads: a `?fields=` projection without them skips their subqueries. */
+export interface ListArrays {
+  assignees: boolean;
+  labels: boolean;
+}
 
 /** Columns a single read also needs: writes compare against them; custom fields render from them. */
 const DETAIL_COLS = `${COLS}, w.project_id, w.workspace_id, w.custom_values, w.external_id, w.external_source, w.estimate_point_id,
@@ -328,7 +339,8 @@ export class WorkItemsRepository {
    * One statement for the page (id arrays computed on the page only) and COUNT in parallel. An
    * `assignee_id=` or `label_id=` filter drives both from that link table's list index (see LINK_DRIVERS).
    */
-  list(workspaceId: string, projectId: string, q: ListQuery) {
+  list(workspaceId: string, projectId: string, q: ListQuery, arrays: ListArrays = { assignees: true, labels: true }) {
+    const perRow = [arrays.assignees && ASSIGNEE_IDS('page'), arrays.labels && LABEL_IDS('page')].filter(Boolean);
     const unfiltered = !q.filters.length && !q.search;
     const src: ListSource = {
       select: COLS,
@@ -336,7 +348,7 @@ export class WorkItemsRepository {
       where: unfiltered ? liveItemsAnyProject() : liveItems(),
       stablePlan: unfiltered,
       params: new SqlParams([workspaceId, projectId]),
-      pageSelect: idArrays('page'),
+      pageSelect: perRow.length ? perRow.join(', ') : undefined,
       // Deep offsets skip index entries only: a project's items all carry its workspace (the guard resolved
       // the project within it), so the walk needs no heap column; the page's rows are read with liveItems().
       keyWalk: { from: 'work_items w', where: ['w.project_id = $2', 'w.deleted_at IS NULL', 'w.archived_at IS NULL'] },

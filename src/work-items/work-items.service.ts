@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { wants } from '../common/fields/fields';
 import { DataSource } from 'typeorm';
 import { ProjectContext, WorkspaceContext } from '../common/auth/request-context';
 import {
@@ -73,8 +74,13 @@ export class WorkItemsService {
 
   // ---- reads ----
 
-  async list(ctx: ProjectContext, q: ListQuery, expand: Set<string>) {
-    const { rows, envelope } = await this.repo.list(ctx.workspace.id, ctx.project.id, q);
+  /** `fields` (a `?fields=` projection, or null) lets the page skip the id arrays nobody asked for. */
+  async list(ctx: ProjectContext, q: ListQuery, expand: Set<string>, fields: ReadonlySet<string> | null = null) {
+    const arrays = {
+      assignees: wants(fields, 'assignee_ids') || expand.has('assignees'),
+      labels: wants(fields, 'label_ids') || expand.has('labels'),
+    };
+    const { rows, envelope } = await this.repo.list(ctx.workspace.id, ctx.project.id, q, arrays);
     const data = rows.map((r) => mapWorkItem(r, ctx.project.identifier, null));
     await this.expand(ctx.workspace.id, rows, data, expand);
     return envelope(data);

@@ -7,6 +7,7 @@ import { AuthCache } from '../../src/common/auth/auth-cache';
 import { AppConfig, loadConfig } from '../../src/common/config/config';
 import { createApp } from '../../src/common/http/create-app';
 import { createTestDatabase } from './database';
+import { loadApiDocuments, validatingAgent } from './openapi-validator';
 
 export const BASE_URL = 'http://localhost:3000';
 
@@ -45,7 +46,7 @@ const uniq = (p: string) => `${p}${Date.now().toString(36)}${(seq++).toString(36
 
 /** Boots the real application on a fresh database cloned from the migrated template. */
 export async function createTestApp(overrides: Partial<AppConfig> = {}): Promise<TestApp> {
-  const db = await createTestDatabase();
+  const [db] = await Promise.all([createTestDatabase(), loadApiDocuments()]);
   const cfg: AppConfig = {
     ...loadConfig(),
     publicBaseUrl: BASE_URL,
@@ -59,7 +60,8 @@ export async function createTestApp(overrides: Partial<AppConfig> = {}): Promise
   await app.getHttpAdapter().getInstance().ready();
   const ds = app.get(DataSource);
   const admin = app.get(AdminService);
-  const http = request(app.getHttpServer());
+  // Every response is checked against the committed OpenAPI document of its path (openapi-validator.ts).
+  const http = validatingAgent(request(app.getHttpServer()));
 
   const t: TestApp = {
     app,

@@ -39,23 +39,52 @@ export function Expandable(values: readonly string[]): MethodDecorator {
   );
 }
 
-const isPlainObject = (v: unknown): boolean => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** What an expansion looks like when a client sends it back: an object carrying its `id`. */
+const isExpandedObject = (v: unknown): boolean => isPlainObject(v) && typeof v.id === 'string';
 
 /**
  * A write field whose key is also an expansion (`state`, `type`, `parent`, `assignees`, `labels` are name
  * inputs too): what a client sends back from an expanded read is ignored (gap-reference 4: "nested objects on
- * writes are ignored"), so a body read with `?expand=` can be sent back as it is. Ignored: an object; null on a
- * to-one (the expansion of an empty relation); on a to-many an array of objects, or [] beside its id field
- * (the expansion of an empty set). Strings and string arrays stay the name form.
+ * writes are ignored"), so a body read with `?expand=` can be sent back as it is. Ignored: an expanded object
+ * (an object with a string `id`); null on a to-one (the expansion of an empty relation); on a to-many an array of
+ * expanded objects, or [] beside its id field (the expansion of an empty set). Strings and string arrays stay the
+ * name form; any other value (an object without `id`, an object for a to-many) reaches the field's validators and
+ * is a 400 naming the field. ExpandedShapeSchema documents exactly these forms.
  */
 export function ExpandedShapeIgnored(idField: string, toMany: boolean): PropertyDecorator {
   return Transform(({ value, obj }) => {
-    if (isPlainObject(value)) return undefined;
-    if (!toMany) return value === null ? undefined : value;
+    if (!toMany) return value === null || isExpandedObject(value) ? undefined : value;
     if (!Array.isArray(value)) return value;
-    if (value.length > 0 && value.every(isPlainObject)) return undefined;
+    if (value.length > 0 && value.every(isExpandedObject)) return undefined;
     return value.length === 0 && (obj as Record<string, unknown>)[idField] !== undefined ? undefined : value;
   });
+}
+
+/** An expanded object sent back on a write: ignored (ExpandedShapeIgnored). */
+const EXPANDED_SENT_BACK = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'string' } },
+  additionalProperties: true,
+  description: 'An object read with ?expand= and sent back unchanged: ignored.',
+};
+
+/**
+ * The OpenAPI schema of a write field that takes names and also tolerates its expansion sent back
+ * (ExpandedShapeIgnored): a name (or names), the ignored expanded form, or null.
+ */
+export function ExpandedShapeSchema(toMany: boolean, name: Record<string, unknown>): Record<string, unknown> {
+  if (!toMany) return { anyOf: [name, EXPANDED_SENT_BACK, { type: 'null' }] };
+  return {
+    anyOf: [
+      { type: 'array', maxItems: 100, items: name },
+      { type: 'array', minItems: 1, items: EXPANDED_SENT_BACK },
+      { type: 'null' },
+    ],
+  };
 }
 
 /** The route silently ignores `?expand=` and returns the flat object (properties, options). */

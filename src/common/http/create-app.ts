@@ -20,6 +20,18 @@ import { securityHeaders } from './security-headers';
 import { setupOpenApi } from '../openapi/openapi';
 import { enableCors } from './cors';
 
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** The body as text, or null when its bytes are not well-formed UTF-8 (RFC 8259 requires UTF-8). */
+function decodeUtf8(body: string | Buffer): string | null {
+  if (typeof body === 'string') return body;
+  try {
+    return UTF8.decode(body);
+  } catch {
+    return null;
+  }
+}
+
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Query parameters whose value may be a secret: logged as `[redacted]`. */
@@ -149,10 +161,19 @@ export async function createApp(
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser(
     /^application\/([\w.+-]+\+)?json(\s*;.*)?$/i,
-    { parseAs: 'string' },
+    { parseAs: 'buffer' },
     (req: FastifyRequest, body: string | Buffer, done: (err: Error | null, body?: unknown) => void) => {
-      const text = String(body);
-      if (text.trim() === '' || isBodyless(req)) return done(null, undefined);
+      if (isBodyless(req)) return done(null, undefined);
+      const text = decodeUtf8(body);
+      if (text === null) {
+        // Decoding with replacement would store U+FFFD in place of the client's bytes: refuse, like NUL.
+        deferInputProblem(
+          req,
+          ProblemException.validation('body', 'Must be valid UTF-8: holds a malformed byte sequence.'),
+        );
+        return done(null, undefined);
+      }
+      if (text.trim() === '') return done(null, undefined);
       try {
         done(null, sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }));
       } catch {

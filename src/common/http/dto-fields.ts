@@ -25,9 +25,18 @@ export function ExternalField(description: string): PropertyDecorator {
   );
 }
 
-/** `logo_props`: an opaque object stored and returned unchanged. */
+/** `logo_props`: an opaque object stored and returned unchanged; null resets it to `{}` (what a new record holds). */
 export function LogoPropsField(): PropertyDecorator {
-  return applyDecorators(ApiPropertyOptional({ type: 'object', additionalProperties: true }), Nullable(), IsObject());
+  return applyDecorators(
+    ApiPropertyOptional({
+      type: 'object',
+      nullable: true,
+      additionalProperties: true,
+      description: 'Opaque object stored and returned unchanged. null resets it to {}.',
+    }),
+    Nullable(),
+    IsObject(),
+  );
 }
 
 /**

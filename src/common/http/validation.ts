@@ -71,8 +71,9 @@ export class BodyValidationPipe implements PipeTransform {
     const meta = metadata.metatype;
     const isDto = typeof meta === 'function' && ![Object, String, Number, Boolean, Array].includes(meta as never);
     if (!isDto) return value;
-    if (value === undefined || value === null || value === '') value = {};
-    if (typeof value !== 'object' || Array.isArray(value)) {
+    // No body at all is an empty object; a JSON null, string, number or array is a body of the wrong type.
+    if (value === undefined) value = {};
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       throw ProblemException.validation('body', 'The request body must be a JSON object.');
     }
     return this.inner.transform(value, metadata);

@@ -3,9 +3,18 @@ import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { AppConfig } from '../config/config';
 import { SCOPES } from '../auth/scopes';
 import { publicPath } from '../http/trailing-slash';
-import { BODY_NOT_JSON, BODY_TOO_LARGE, DATABASE_UNAVAILABLE, GENERIC_INPUT_PROBLEM } from './problem-responses';
+import { toOpenApi31 } from './openapi-31';
+import { declareFields } from '../fields/fields';
 import { addProblemExamples } from './problem-examples';
 import { addRequestExamples } from './request-examples';
+import {
+  BODY_NOT_JSON,
+  BODY_TOO_LARGE,
+  DATABASE_UNAVAILABLE,
+  GENERIC_INPUT_PROBLEM,
+  INTERNAL_ERROR,
+  WRITE_CONFLICT,
+} from './problem-responses';
 
 let current: OpenAPIObject | null = null;
 
@@ -48,19 +57,30 @@ export function buildOpenApi(app: INestApplication, baseUrl: string): OpenAPIObj
       'oauth2',
     )
     .build();
-  const doc = SwaggerModule.createDocument(app, config, {
-    operationIdFactory: (controllerKey: string, methodKey: string) =>
-      `${controllerKey.replace(/Controller$/, '')}_${methodKey}`,
-  });
+  // A copy: the rewrites below must not reach back into the decorators' metadata objects.
+  const doc = JSON.parse(
+    JSON.stringify(
+      SwaggerModule.createDocument(app, config, {
+        operationIdFactory: (controllerKey: string, methodKey: string) =>
+          `${controllerKey.replace(/Controller$/, '')}_${methodKey}`,
+      }),
+    ),
+  ) as OpenAPIObject;
   // Nest strips trailing slashes from routes; the public paths carry them (see http/trailing-slash.ts).
   const paths: OpenAPIObject['paths'] = {};
   for (const key of Object.keys(doc.paths).sort()) paths[publicPath(key)] = doc.paths[key];
   doc.paths = paths;
   typePathParameters(doc);
+  declareFields(doc as never);
   for (const item of Object.values(doc.paths)) {
-    for (const op of Object.values(item) as Array<{ responses?: Record<string, unknown>; requestBody?: unknown }>) {
+    for (const [method, op] of Object.entries(item) as Array<
+      [string, { responses?: Record<string, unknown>; requestBody?: unknown }]
+    >) {
       if (!op?.responses) continue;
+      // A write that meets a concurrent one (serialization failure, deadlock) is rolled back as a 409 (problem.filter.ts).
+      if (method !== 'get') op.responses['409'] ??= WRITE_CONFLICT;
       if (!op.responses['400']) op.responses['400'] = GENERIC_INPUT_PROBLEM;
+      op.responses['500'] ??= INTERNAL_ERROR;
       op.responses['503'] ??= DATABASE_UNAVAILABLE;
       // Every operation that takes a body can meet the body limit and the JSON-only rule (create-app.ts).
       if (op.requestBody) {
@@ -71,7 +91,7 @@ export function buildOpenApi(app: INestApplication, baseUrl: string): OpenAPIObj
   }
   addProblemExamples(doc, baseUrl);
   addRequestExamples(doc);
-  return doc;
+  return toOpenApi31(doc);
 }
 
 /**

@@ -87,3 +87,13 @@ export const DATABASE_UNAVAILABLE = {
   ...problemResponse('`service_unavailable`: the database cannot be reached; retry after the time in Retry-After'),
   headers: { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } } },
 };
+
+/** A failure of the server itself: a problem with no detail of its cause (logged with the request id). */
+export const INTERNAL_ERROR = problemResponse(
+  '`internal_error`: an unexpected failure of the server; the body names no cause',
+);
+
+/** A write rolled back because a concurrent one conflicted with it (PostgreSQL 40001, 40P01): safe to retry. */
+export const WRITE_CONFLICT = problemResponse(
+  '`conflict`: the write met a concurrent change and was rolled back; retry it',
+);

@@ -42,8 +42,9 @@ export function ApiListQuery(spec: ListSpec): MethodDecorator {
     ApiQuery({
       name: 'paginate',
       required: false,
-      schema: { type: 'string', enum: ['cursor', 'offset'] },
-      description: '`cursor` selects cursor mode; anything else means offset.',
+      // The server takes any value (gap-reference 1.1): the enum lists the meaningful ones, the string the rest.
+      schema: { anyOf: [{ type: 'string', enum: ['cursor', 'offset'] }, { type: 'string' }] } as never,
+      description: '`cursor` selects cursor mode; any other value means offset.',
     }),
     ApiQuery({
       name: 'cursor',
@@ -54,7 +55,11 @@ export function ApiListQuery(spec: ListSpec): MethodDecorator {
     ApiQuery({
       name: 'order_by',
       required: false,
-      schema: { type: 'string', enum: orderValues, default: spec.defaultOrder },
+      // An unknown value falls back to the default (gap-reference 1.1), so any string is accepted.
+      schema: {
+        anyOf: [{ type: 'string', enum: orderValues }, { type: 'string' }],
+        default: spec.defaultOrder,
+      } as never,
       description: `Ordering (prefix - for descending). Cursor-eligible: ${eligible.join(', ') || 'none'}. Unknown values fall back to ${spec.defaultOrder}.`,
     }),
   ];

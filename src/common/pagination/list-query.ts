@@ -38,7 +38,7 @@ function scalar(q: RawQuery, name: string): string | undefined {
 }
 
 const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
-const DATETIME_RE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+export const DATETIME_RE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
 /** A calendar date PostgreSQL accepts: real day of month, year 0001 or later (there is no year 0). */
 export function isValidDate(s: string): boolean {
