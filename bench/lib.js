@@ -101,4 +101,24 @@ async function settle(c, log, table = '') {
   }
 }
 
+/** `--name N` from the command line as a number, else `dflt`. */
+function numberOption(name, dflt) {
+  const args = process.argv.slice(2);
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? Number(args[i + 1]) : dflt;
+}
+
+/** A JSON API call to the service on `port` as `key`; throws on a status of 300 or more. */
+async function api(port, method, path, key, body) {
+  const r = await fetch(`http://127.0.0.1:${port}${path}`, {
+    method,
+    headers: { 'X-Api-Key': key, 'content-type': 'application/json' },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const j = await r.json();
+  if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(j)}`);
+  return j;
+}
+
 module.exports = { ROOT, sleep, adminUrl, withDb, sql, freshDatabase, cli, waitFor, serviceEnv, spawnService, settle };
+Object.assign(module.exports, { numberOption, api });

@@ -14,14 +14,11 @@ const { fork } = require('node:child_process');
 const { readFileSync } = require('node:fs');
 const { resolve } = require('node:path');
 const autocannon = require('autocannon');
-const { adminUrl, sql, freshDatabase, cli, waitFor, serviceEnv, spawnService, settle } = require('./lib');
+const lib = require('./lib');
+const { adminUrl, sql, freshDatabase, cli, waitFor, serviceEnv, spawnService, settle } = lib;
 const { runAuditExport } = require('./audit-export');
 
-const args = process.argv.slice(2);
-const opt = (name, dflt) => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? Number(args[i + 1]) : dflt;
-};
+const opt = lib.numberOption;
 const ITEMS = opt('items', 100000);
 const DURATION = opt('duration', 10);
 const CONNECTIONS = opt('connections', 32);
@@ -33,16 +30,7 @@ const DB_NAME = 'wt_bench';
 const log = (...a) => process.stderr.write(`[bench] ${a.join(' ')}\n`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-async function api(method, path, key, body) {
-  const r = await fetch(`http://127.0.0.1:${SERVICE_PORT}${path}`, {
-    method,
-    headers: { 'X-Api-Key': key, 'content-type': 'application/json' },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const j = await r.json();
-  if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(j)}`);
-  return j;
-}
+const api = (method, path, key, body) => lib.api(SERVICE_PORT, method, path, key, body);
 
 /** Set-based seed of one project: n items, assignees from `members`, labels from `labels`. */
 async function seedItems(c, ws, project, n, ownerId, members, labels) {
@@ -336,7 +324,12 @@ async function main() {
   }
 }
 
-main().catch((e) => {
-  process.stderr.write(`${e.stack || e}\n`);
-  process.exit(1);
-});
+module.exports = { seedItems };
+
+// Run as a script (npm run bench); bench/overhead.js only borrows the seed.
+if (require.main === module) {
+  main().catch((e) => {
+    process.stderr.write(`${e.stack || e}\n`);
+    process.exit(1);
+  });
+}

@@ -122,7 +122,9 @@ async function run(argv: string[]): Promise<unknown> {
   const flagArgs = ['migrate', 'openapi'].includes(cmd) ? argv.slice(1) : rest;
   if (key === 'openapi') {
     const write = flagArgs.includes('--write');
-    const cfg = { ...loadConfig(), publicBaseUrl: 'http://localhost:3000' };
+    const base = loadConfig();
+    // Built to be read, never served: no metrics (a METRICS_PORT of a running service would be taken).
+    const cfg = { ...base, publicBaseUrl: 'http://localhost:3000', metrics: { ...base.metrics, enabled: false } };
     const db = await resolveDatabase();
     try {
       await migrate(db.url);

@@ -1,3 +1,5 @@
+// First: tracing (when configured) must patch pg and node:http before anything loads them.
+import { stopTracing } from './common/tracing/register';
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
 import { AdminService } from './admin/admin.service';
@@ -72,6 +74,7 @@ async function main() {
       await app.getHttpAdapter().getInstance().close();
       await inFlightIdle(10000);
       await app.close();
+      await stopTracing();
       await db.stop();
     } finally {
       process.exit(0);

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
-import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Injectable, OnModuleDestroy, Optional } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { RequestContext } from '../common/auth/request-context';
 import { fitVarchar } from '../common/database/columns';
+import { Metrics } from '../common/metrics/metrics';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
 import { FailureAggregator, failureWindowSeconds } from './failure-aggregator';
 
@@ -138,9 +139,26 @@ const COLUMN_CASTS: Record<number, string> = {
 @Injectable()
 export class AuditService implements OnModuleDestroy {
   private readonly failures: FailureAggregator;
+  private readonly writeFailures: { inc(labels: { write: 'entry' | 'aggregate_count' }): void } | undefined;
 
-  constructor(private readonly ds: DataSource) {
-    this.failures = new FailureAggregator(ds, failureWindowSeconds(), (db, actor, e) => this.record(db, actor, e));
+  /** `metrics`: absent in the CLI, which serves no scrapes. */
+  constructor(
+    private readonly ds: DataSource,
+    @Optional() metrics?: Metrics,
+  ) {
+    this.writeFailures = metrics?.counter({
+      name: 'audit_write_failures_total',
+      help:
+        'Audit trail statements that failed, by what they wrote: an entry (the change it records was rolled back, ' +
+        'or a refused request went unrecorded) or the counter of an aggregated failure.',
+      labelNames: ['write'] as const,
+    });
+    this.failures = new FailureAggregator(
+      ds,
+      failureWindowSeconds(),
+      (db, actor, e) => this.record(db, actor, e),
+      () => this.writeFailures?.inc({ write: 'aggregate_count' }),
+    );
   }
 
   record(db: Queryable, actor: AuditActor | RequestContext, e: AuditEvent): Promise<void> {
@@ -259,13 +277,22 @@ export class AuditService implements OnModuleDestroy {
       // Typed placeholders: in a multi-row VALUES list PostgreSQL does not take the types from the columns.
       return `(${values.map((v, i) => `${params.add(v)}${COLUMN_CASTS[i] ?? ''}`).join(', ')})`;
     });
-    await db.query(
-      `INSERT INTO audit_logs (event_id, event_name, category, outcome, source, actor_type, actor_id, actor_display_name, actor_email,
+    await this.insertRows(db, rows, params.values);
+  }
+
+  private async insertRows(db: Queryable, rows: string[], values: unknown[]): Promise<void> {
+    try {
+      await db.query(
+        `INSERT INTO audit_logs (event_id, event_name, category, outcome, source, actor_type, actor_id, actor_display_name, actor_email,
          target_type, target_id, target_display_name, old_value, new_value, reason, metadata, ip_address, user_agent,
          workspace_id, project_id)
        VALUES ${rows.join(', ')}`,
-      params.values,
-    );
+        values,
+      );
+    } catch (err) {
+      this.writeFailures?.inc({ write: 'entry' });
+      throw err;
+    }
   }
 
   async onModuleDestroy(): Promise<void> {

@@ -68,6 +68,8 @@ export class FailureAggregator {
     private readonly ds: DataSource,
     readonly windowSeconds: number,
     private readonly write: Writer,
+    /** Called when a statement on audit_aggregates fails (the audit_write_failures_total metric). */
+    private readonly countFailed: () => void = () => undefined,
   ) {}
 
   async submit(actor: AuditActor, e: AuditEvent): Promise<void> {
@@ -86,14 +88,19 @@ export class FailureAggregator {
     try {
       await this.ds.transaction(async (tx) => {
         const eventId = randomUUID();
-        const rows: Array<{ event_id: string; inserted: boolean }> = await tx.query(
-          `INSERT INTO audit_aggregates (workspace_id, fingerprint, window_start, event_id, occurrences, last_seen_at)
-           VALUES ($1, $2, $3, $4, 1, now())
-           ON CONFLICT (workspace_id, fingerprint, window_start)
-             DO UPDATE SET occurrences = audit_aggregates.occurrences + 1, last_seen_at = now()
-           RETURNING event_id, (xmax = 0) AS inserted`,
-          [e.workspace_id, fingerprint, windowStart, eventId],
-        );
+        const rows: Array<{ event_id: string; inserted: boolean }> = await tx
+          .query(
+            `INSERT INTO audit_aggregates (workspace_id, fingerprint, window_start, event_id, occurrences, last_seen_at)
+             VALUES ($1, $2, $3, $4, 1, now())
+             ON CONFLICT (workspace_id, fingerprint, window_start)
+               DO UPDATE SET occurrences = audit_aggregates.occurrences + 1, last_seen_at = now()
+             RETURNING event_id, (xmax = 0) AS inserted`,
+            [e.workspace_id, fingerprint, windowStart, eventId],
+          )
+          .catch((err: unknown) => {
+            this.countFailed();
+            throw err;
+          });
         if (!rows[0]?.inserted) return;
         await this.write(tx, actor, {
           ...e,
@@ -150,6 +157,7 @@ export class FailureAggregator {
           );
         } catch (err) {
           w.pending += n;
+          this.countFailed();
           throw err;
         }
       }

@@ -7,6 +7,7 @@ import { SecurityEvents } from './auth/security-events';
 import { APP_CONFIG, AppConfig } from './config/config';
 import { ErrorCatalogueController } from './errors/error-catalogue.controller';
 import { HealthController } from './health/health.controller';
+import { MetricsModule } from './metrics/metrics.module';
 import { SchemaController } from './openapi/schema.controller';
 
 /** Shared mechanisms available to every module, and the settings (APP_CONFIG). */
@@ -16,6 +17,7 @@ export class CommonModule {
   static forRoot(cfg: AppConfig): DynamicModule {
     return {
       module: CommonModule,
+      imports: [MetricsModule.forRoot(cfg)],
       controllers: [HealthController, SchemaController, ErrorCatalogueController],
       providers: [
         { provide: APP_CONFIG, useValue: cfg },

@@ -46,7 +46,7 @@ describe('route guards: every route declares its access rule', () => {
     expect(bare).toEqual([]);
   });
 
-  it('public routes are only the probes, the schema, the error catalogue and the OAuth authorization server (its own client auth)', () => {
+  it('public routes are only the probes, the schema, the error catalogue, /metrics (its own token) and the OAuth authorization server (its own client auth)', () => {
     const pub = routes
       .filter((r) => r.isPublic)
       .map((r) => `${r.method} ${r.path}`)
@@ -63,6 +63,7 @@ describe('route guards: every route declares its access rule', () => {
         'GET /auth/o/authorize/:uid',
         'GET /auth/o/interaction/:uid',
         'GET /healthz',
+        'GET /metrics',
         'GET /readyz',
         'POST /auth/o/interaction/:uid/consent',
         'POST /auth/o/interaction/:uid/login',

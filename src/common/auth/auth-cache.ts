@@ -14,6 +14,7 @@ import { Client } from 'pg';
 import { Observable, tap } from 'rxjs';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/config';
+import { Metrics } from '../metrics/metrics';
 import type { ResolvedAuthRow } from './auth.repository';
 
 /** The channel the auth tables' triggers notify on commit (migration AuthChangeNotify). */
@@ -56,12 +57,28 @@ export class AuthCache implements OnApplicationBootstrap, OnApplicationShutdown 
   private stopped = false;
   private attempts = 0;
   private timer: NodeJS.Timeout | undefined;
+  private readonly hits: { inc(): void } | undefined;
+  private readonly misses: { inc(): void } | undefined;
 
   constructor(
     @Inject(APP_CONFIG) cfg: AppConfig,
     private readonly ds: DataSource,
+    @Optional() metrics?: Metrics,
   ) {
     this.ttlMs = cfg.authCacheTtlSeconds * 1000;
+    this.hits = metrics?.counter({ name: 'auth_cache_hits_total', help: 'Credentials resolved from the auth cache.' });
+    this.misses = metrics?.counter({
+      name: 'auth_cache_misses_total',
+      help: 'Credentials looked up in the database (not cached, expired, invalidated, or the cache is off).',
+    });
+    const entries = this.entries;
+    metrics?.gauge({
+      name: 'auth_cache_entries',
+      help: 'Resolved credentials the auth cache holds.',
+      collect() {
+        this.set(entries.size);
+      },
+    });
   }
 
   /** Whether entries are kept: the listening connection is up (and the TTL is not 0). */
@@ -92,7 +109,11 @@ export class AuthCache implements OnApplicationBootstrap, OnApplicationShutdown 
    */
   async resolve(key: string, load: () => Promise<ResolvedAuthRow | null>): Promise<ResolvedAuthRow | null> {
     const hit = this.get(key);
-    if (hit) return hit;
+    if (hit) {
+      this.hits?.inc();
+      return hit;
+    }
+    this.misses?.inc();
     const generation = this.generation;
     const row = await load();
     if (row && this.active && generation === this.generation) {

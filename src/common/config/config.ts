@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+
 /**
  * Every setting of the service, read once from the environment.
  * `.env.example` lists the same names with their defaults.
@@ -21,6 +23,10 @@ export interface AppConfig {
   auditFailureWindowSeconds: number;
   /** How long a resolved credential is reused (0: looked up on every request); changes invalidate it at once. */
   authCacheTtlSeconds: number;
+  /** Prometheus metrics (docs/operations.md). */
+  metrics: MetricsSettings;
+  /** OpenTelemetry tracing, on when an OTLP endpoint is set (docs/operations.md). */
+  tracing: TracingSettings;
   /** Browser origins allowed to call the API (CORS); `['*']` any; empty: no CORS headers. */
   corsOrigins: string[];
   /** The OAuth authorization server (src/oauth/): token lifetimes and the sign-in page's attempt budget. */
@@ -117,6 +123,74 @@ function serviceUrl(name: string, protocols: string[]): string | undefined {
   return raw;
 }
 
+export interface MetricsSettings {
+  /** Off: no request, pool or process metrics are collected and no /metrics is served anywhere. */
+  enabled: boolean;
+  /** The bearer token a scrape must send; unset: /metrics on the API port answers 401 to everyone. */
+  token: string | undefined;
+  /** Serve /metrics on this port only (not on the API port). */
+  port: number | undefined;
+  /** Address of the metrics port; loopback unless the operator opens it. */
+  host: string;
+}
+
+function metricsSettings(apiPort: number): MetricsSettings {
+  const token = process.env.METRICS_TOKEN;
+  // A token travels in a header and guards the service's internals: long and without blanks or controls.
+  if (token !== undefined && token !== '' && !/^[\x21-\x7e]{16,512}$/.test(token))
+    throw new Error('METRICS_TOKEN must be 16 to 512 printable characters without spaces');
+  const port = process.env.METRICS_PORT ? int('METRICS_PORT', 0, 1, 65535) : undefined;
+  if (port === apiPort) throw new Error(`METRICS_PORT must be a port other than PORT (${apiPort})`);
+  const host = process.env.METRICS_HOST?.trim() || '127.0.0.1';
+  if (!isIP(host) && !/^[A-Za-z0-9]([A-Za-z0-9.-]{0,252})$/.test(host))
+    throw new Error(`METRICS_HOST must be an IP address or host name, got "${host}"`);
+  return { enabled: bool('METRICS_ENABLED', true), token: token || undefined, port, host };
+}
+
+export interface TracingSettings {
+  /** OTEL_EXPORTER_OTLP_ENDPOINT (or the traces-only OTEL_EXPORTER_OTLP_TRACES_ENDPOINT): tracing is on when set. */
+  endpoint: string | undefined;
+  serviceName: string;
+}
+
+const OTLP_PROTOCOLS = ['http/protobuf', 'http/json', 'grpc'];
+const SAMPLERS = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+];
+
+/** One of `allowed` (or unset); anything else stops the start. */
+function oneOf(name: string, allowed: string[]): void {
+  const raw = process.env[name]?.trim();
+  if (raw && !allowed.includes(raw)) throw new Error(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+}
+
+/**
+ * The OpenTelemetry settings the service documents, checked here; the SDK reads them (and any other OTEL_*
+ * variable) from the environment itself.
+ */
+export function tracingSettings(): TracingSettings {
+  const endpoint = serviceUrl('OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']);
+  const tracesEndpoint = serviceUrl('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', ['http:', 'https:']);
+  oneOf('OTEL_EXPORTER_OTLP_PROTOCOL', OTLP_PROTOCOLS);
+  oneOf('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', OTLP_PROTOCOLS);
+  oneOf('OTEL_TRACES_SAMPLER', SAMPLERS);
+  const ratio = process.env.OTEL_TRACES_SAMPLER_ARG?.trim();
+  if (ratio && !(/^(0(\.\d+)?|1(\.0+)?|\.\d+)$/.test(ratio) && Number(ratio) <= 1))
+    throw new Error(`OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1, got "${ratio}"`);
+  const headers = process.env.OTEL_EXPORTER_OTLP_HEADERS?.trim();
+  if (headers && !headers.split(',').every((h) => /^[^=\s]+\s*=\s*\S/.test(h.trim())))
+    throw new Error('OTEL_EXPORTER_OTLP_HEADERS must be comma-separated name=value pairs');
+  return {
+    endpoint: tracesEndpoint ?? endpoint,
+    serviceName: process.env.OTEL_SERVICE_NAME?.trim() || 'work-tracking-api',
+  };
+}
+
 export function loadConfig(): AppConfig {
   const port = int('PORT', 3000, 1, 65535);
   const logLevel = (process.env.LOG_LEVEL || 'info').trim().toLowerCase();
@@ -138,6 +212,8 @@ export function loadConfig(): AppConfig {
     trustProxy: bool('TRUST_PROXY', false),
     auditFailureWindowSeconds: int('AUDIT_FAILURE_WINDOW_SECONDS', 60, 1, 86_400),
     authCacheTtlSeconds: int('AUTH_CACHE_TTL_SECONDS', 10, 0, 3_600),
+    metrics: metricsSettings(port),
+    tracing: tracingSettings(),
     corsOrigins: corsOrigins(),
     oauth: {
       accessTokenTtlSeconds: int('OAUTH_ACCESS_TOKEN_TTL_SECONDS', 86_400, 60, 2_592_000),

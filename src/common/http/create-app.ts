@@ -8,6 +8,8 @@ import sjson from 'secure-json-parse';
 import { AppModule } from '../../app.module';
 import { AppConfig } from '../config/config';
 import { JsonLogger } from '../logging/json-logger';
+import { redactQuery } from '../logging/redact-query';
+import { traceLogFields } from '../tracing/log-fields';
 import { ErrorCode } from '../errors/error-codes';
 import { problemBody, sendProblem } from '../errors/problem.filter';
 import { ProblemException } from '../errors/problem.exception';
@@ -34,30 +36,6 @@ function decodeUtf8(body: string | Buffer): string | null {
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** Query parameters whose value may be a secret: logged as `[redacted]`. */
-const SECRET_QUERY_KEYS =
-  /key|token|secret|pass(word|wd)?|pwd|auth|session|credential|signature|^sig$|jwt|bearer|^code$/i;
-
-export function redactQuery(url: string): string {
-  const q = url.indexOf('?');
-  if (q < 0) return url;
-  const parts = url
-    .slice(q + 1)
-    .split('&')
-    .map((pair) => {
-      const eq = pair.indexOf('=');
-      const name = eq < 0 ? pair : pair.slice(0, eq);
-      let decoded = name;
-      try {
-        decoded = decodeURIComponent(name);
-      } catch {
-        // a malformed escape is logged as sent
-      }
-      return eq >= 0 && SECRET_QUERY_KEYS.test(decoded.replace(/\[\]$/, '')) ? `${name}=[redacted]` : pair;
-    });
-  return `${url.slice(0, q)}?${parts.join('&')}`;
-}
-
 /**
  * Builds the HTTP application: Fastify with the trailing-slash rewrite, the route registry for 405s,
  * a JSON body parser with the configured size limit, request ids, security headers and the OpenAPI
@@ -74,6 +52,8 @@ export async function createApp(
         ? false
         : {
             level: cfg.logLevel,
+            // trace_id / span_id of the request's span when tracing is on.
+            mixin: traceLogFields,
             // Credentials belong in headers (never logged), but a client may put one in the query string.
             serializers: {
               req: (req: { method: string; url: string; id: string; ip?: string }) => ({

@@ -33,6 +33,11 @@ export function trackInFlight(fastify: FastifyInstance): void {
   });
 }
 
+/** Requests whose handlers are running now (the http_requests_in_flight gauge). */
+export function inFlightCount(): number {
+  return inFlight;
+}
+
 /** Resolves when no handler is running, or after `timeoutMs` (a handler stuck on a lock must not block exit). */
 export function inFlightIdle(timeoutMs: number): Promise<void> {
   if (inFlight === 0) return Promise.resolve();

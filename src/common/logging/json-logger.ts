@@ -1,4 +1,5 @@
 import { LoggerService } from '@nestjs/common';
+import { traceLogFields } from '../tracing/log-fields';
 
 export const LEVELS: Record<string, number> = {
   trace: 10,
@@ -39,7 +40,14 @@ export class JsonLogger implements LoggerService {
         : typeof message === 'object' && message !== null
           ? (message as Record<string, unknown>)
           : { msg: String(message) };
-    const line = JSON.stringify({ level: LEVELS[level], time: Date.now(), context, ...base, ...extra });
+    const line = JSON.stringify({
+      level: LEVELS[level],
+      time: Date.now(),
+      context,
+      ...traceLogFields(),
+      ...base,
+      ...extra,
+    });
     (level === 'error' || level === 'fatal' ? process.stderr : process.stdout).write(line + '\n');
   }
   log(message: unknown, context?: string) {

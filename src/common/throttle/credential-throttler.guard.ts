@@ -7,6 +7,7 @@ import { hashSecret, readCredential } from '../auth/credentials';
 import { SecurityEvents } from '../auth/security-events';
 import { ProblemException } from '../errors/problem.exception';
 import { ErrorCode } from '../errors/error-codes';
+import { Metrics } from '../metrics/metrics';
 
 /** Address charges registered on a request that presented a credential (see chargeFailedAuthentication). */
 const ADDRESS_CHARGES = Symbol('wt.throttle.addressCharges');
@@ -45,9 +46,16 @@ export class CredentialThrottlerGuard extends ThrottlerGuard {
   /** Records `rate_limit.exceeded` (aggregated) in the workspace of the path. */
   @Optional() @Inject(SecurityEvents) private readonly events?: SecurityEvents;
   @Optional() @Inject(HttpAdapterHost) private readonly adapterHost?: HttpAdapterHost;
+  @Optional() @Inject(Metrics) private readonly metrics?: Metrics;
+  private rejections: { inc(labels: { credential: string }): void } | undefined;
 
   override async onModuleInit(): Promise<void> {
     await super.onModuleInit();
+    this.rejections = this.metrics?.counter({
+      name: 'rate_limit_rejections_total',
+      help: 'Requests refused with 429, by the budget they exhausted (api_key, oauth or the client address).',
+      labelNames: ['credential'] as const,
+    });
     // Guards run only on matched routes; unmatched requests reach Fastify's not-found handler, whose
     // hooks are those of the root instance. Added during app.init(), before the server is ready.
     const fastify = this.adapterHost?.httpAdapter?.getInstance?.();
@@ -106,6 +114,8 @@ export class CredentialThrottlerGuard extends ThrottlerGuard {
     detail: ThrottlerLimitDetail,
   ): Promise<void> {
     const retryAfter = Math.max(1, detail.timeToBlockExpire);
+    const kind = detail.tracker.slice(0, detail.tracker.indexOf(':'));
+    this.rejections?.inc({ credential: kind === 'key' ? 'api_key' : kind === 'bearer' ? 'oauth' : 'address' });
     await this.events?.rateLimited(context.switchToHttp().getRequest<FastifyRequest>(), {
       tracker: detail.tracker,
       limit: detail.limit,
