@@ -1,14 +1,7 @@
 import { hashSecret } from '../../src/common/auth/credentials';
 import { AuthCache } from '../../src/common/auth/auth-cache';
 import { createTestApp, expectProblem, Tenant, TestApp } from '../helpers/test-app';
-
-const waitFor = async (what: string, cond: () => boolean | Promise<boolean>, ms = 15_000) => {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
+import { waitFor } from '../helpers/wait';
 
 /**
  * Resolved credentials are reused for a few seconds (AuthCache), yet every change of what they resolve to is
@@ -37,6 +30,7 @@ describe('auth cache', () => {
   it('keeps a resolved credential once listening', async () => {
     await waitFor('the listener', () => cache.active);
     const u = await t.user();
+    await t.authChanged();
     expect((await t.http.get(me).set('X-Api-Key', u.key)).status).toBe(200);
     expect(cache.size).toBeGreaterThan(0);
   });
@@ -121,6 +115,8 @@ describe('auth cache', () => {
 
     await waitFor('the listener to reconnect', () => cache.active);
     const v = await t.user();
+    // Creating v's key notifies the cache; let that land before the lookup meant to be cached.
+    await t.authChanged();
     expect((await t.http.get(me).set('X-Api-Key', v.key)).status).toBe(200);
     expect(cache.size).toBeGreaterThan(0);
     await revokeElsewhere(v.key);
