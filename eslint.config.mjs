@@ -3,6 +3,7 @@
 import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import boundaries from './eslint/boundaries.mjs';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.data/**', 'coverage/**', 'bench/**/*.js', 'test/client/openapi.d.ts'] },
@@ -30,6 +31,15 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-enum-comparison': 'off',
       // async methods that implement a Promise-returning interface (storages, guards) need no await.
       '@typescript-eslint/require-await': 'off',
+    },
+  },
+  {
+    // Module boundaries (eslint/boundaries.mjs) and functions short enough to read at once.
+    files: ['src/**/*.ts'],
+    plugins: { local: boundaries },
+    rules: {
+      'local/module-boundaries': 'error',
+      'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true }],
     },
   },
   {

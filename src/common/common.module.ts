@@ -1,16 +1,17 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
-import { AuditSecurityEvents } from '../audit/audit-security-events';
 import { AuthCache, AuthCacheInvalidator } from './auth/auth-cache';
 import { AuthRepository } from './auth/auth.repository';
 import { CredentialUsage } from './auth/credential-usage';
-import { SecurityEvents } from './auth/security-events';
 import { APP_CONFIG, AppConfig } from './config/config';
 import { ErrorCatalogueController } from './errors/error-catalogue.controller';
 import { HealthController } from './health/health.controller';
 import { MetricsModule } from './metrics/metrics.module';
 import { SchemaController } from './openapi/schema.controller';
 
-/** Shared mechanisms available to every module, and the settings (APP_CONFIG). */
+/**
+ * Shared mechanisms available to every module, and the settings (APP_CONFIG). The only global module: it
+ * imports no feature. Ports it declares (SecurityEvents) are bound by the feature that implements them.
+ */
 @Global()
 @Module({})
 export class CommonModule {
@@ -25,9 +26,8 @@ export class CommonModule {
         AuthCache,
         AuthCacheInvalidator,
         CredentialUsage,
-        { provide: SecurityEvents, useClass: AuditSecurityEvents },
       ],
-      exports: [APP_CONFIG, AuthRepository, AuthCache, AuthCacheInvalidator, CredentialUsage, SecurityEvents],
+      exports: [APP_CONFIG, AuthRepository, AuthCache, AuthCacheInvalidator, CredentialUsage, MetricsModule],
     };
   }
 }

@@ -4,7 +4,7 @@ import { ProjectContext } from '../common/auth/request-context';
 import { FieldError, ProblemException } from '../common/errors/problem.exception';
 import { ListQuery } from '../common/pagination/list-query';
 import { assertProjectFeatureEnabled } from '../features/feature-gate';
-import { FeaturesRepository } from '../features/features.repository';
+import { FeatureFlags } from '../features/feature-flags.queries';
 import { CycleWorkItemsRepository } from './cycle-work-items.repository';
 import {
   CreateCycleDto,
@@ -51,7 +51,7 @@ export class CyclesService {
   constructor(
     private readonly ds: DataSource,
     private readonly repo: CyclesRepository,
-    private readonly features: FeaturesRepository,
+    private readonly features: FeatureFlags,
     private readonly items: CycleWorkItemsRepository,
   ) {}
 

@@ -7,7 +7,7 @@ import { ListQuery } from '../common/pagination/list-query';
 import { Queryable } from '../common/pagination/sql-params';
 import { idInNameField, NameOrIdPair } from '../common/resolve/name-or-id';
 import { assertProjectFeatureEnabled } from '../features/feature-gate';
-import { FeaturesRepository } from '../features/features.repository';
+import { FeatureFlags } from '../features/feature-flags.queries';
 import {
   CreateEstimateDto,
   CreateEstimatePointDto,
@@ -40,7 +40,7 @@ export class EstimatesService {
   constructor(
     private readonly ds: DataSource,
     private readonly repo: EstimatesRepository,
-    private readonly features: FeaturesRepository,
+    private readonly features: FeatureFlags,
   ) {}
 
   // ---- estimates ----

@@ -6,6 +6,6 @@ import { LabelsService } from './labels.service';
 @Module({
   controllers: [ProjectLabelsController, WorkspaceLabelsController],
   providers: [LabelsRepository, LabelsService],
-  exports: [LabelsRepository, LabelsService],
+  exports: [LabelsService],
 })
 export class LabelsModule {}

@@ -1,12 +1,13 @@
 import { Module } from '@nestjs/common';
+import { FeaturesCoreModule } from '../features/features-core.module';
 import { ModulesController } from './modules.controller';
 import { ModuleWorkItemsRepository } from './module-work-items.repository';
 import { ModulesRepository } from './modules.repository';
 import { ModulesService } from './modules.service';
 
 @Module({
+  imports: [FeaturesCoreModule],
   controllers: [ModulesController],
   providers: [ModulesRepository, ModulesService, ModuleWorkItemsRepository],
-  exports: [ModulesRepository],
 })
 export class ModulesModule {}

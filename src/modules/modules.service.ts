@@ -5,7 +5,7 @@ import { ProblemException } from '../common/errors/problem.exception';
 import { ListQuery } from '../common/pagination/list-query';
 import { Queryable } from '../common/pagination/sql-params';
 import { assertProjectFeatureEnabled } from '../features/feature-gate';
-import { FeaturesRepository } from '../features/features.repository';
+import { FeatureFlags } from '../features/feature-flags.queries';
 import { checkMembershipIds } from '../cycles/cycles.service';
 import { WorkItemsChangeDto, WorkItemsMembershipDto } from '../cycles/cycles.dto';
 import { ModuleWorkItemsRepository } from './module-work-items.repository';
@@ -24,7 +24,7 @@ export class ModulesService {
   constructor(
     private readonly ds: DataSource,
     private readonly repo: ModulesRepository,
-    private readonly features: FeaturesRepository,
+    private readonly features: FeatureFlags,
     private readonly items: ModuleWorkItemsRepository,
   ) {}
 

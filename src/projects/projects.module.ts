@@ -1,14 +1,15 @@
 import { Module } from '@nestjs/common';
+import { AuditCoreModule } from '../audit/audit-core.module';
 import { MembersModule } from '../members/members.module';
-import { StatesSeedRepository } from '../states/states.repository';
+import { StatesModule } from '../states/states.module';
 import { ProjectsController } from './projects.controller';
 import { ProjectsRepository } from './projects.repository';
 import { ProjectsService } from './projects.service';
 
 @Module({
-  imports: [MembersModule],
+  imports: [AuditCoreModule, MembersModule, StatesModule],
   controllers: [ProjectsController],
-  providers: [ProjectsRepository, ProjectsService, StatesSeedRepository],
-  exports: [ProjectsRepository, ProjectsService],
+  providers: [ProjectsRepository, ProjectsService],
+  exports: [ProjectsService],
 })
 export class ProjectsModule {}

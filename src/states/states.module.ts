@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
 import { StatesController } from './states.controller';
-import { StatesRepository } from './states.repository';
+import { StatesRepository, StatesSeedRepository } from './states.repository';
 import { StatesService } from './states.service';
 
 @Module({
   controllers: [StatesController],
-  providers: [StatesRepository, StatesService],
-  exports: [StatesRepository, StatesService],
+  providers: [StatesRepository, StatesSeedRepository, StatesService],
+  exports: [StatesService],
 })
 export class StatesModule {}

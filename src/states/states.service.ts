@@ -5,7 +5,7 @@ import { ProblemException } from '../common/errors/problem.exception';
 import { ListQuery } from '../common/pagination/list-query';
 import { CreateStateDto, StateDto, UpdateStateDto } from './states.dto';
 import { mapState } from './states.mapper';
-import { StatesRepository, StateWrite } from './states.repository';
+import { StatesRepository, StatesSeedRepository, StateWrite } from './states.repository';
 import { assertExternalPairFree } from '../common/database/external-pair';
 
 /** States of a project (gap-reference 3.3): exactly one default, protected deletes. */
@@ -14,7 +14,13 @@ export class StatesService {
   constructor(
     private readonly ds: DataSource,
     private readonly repo: StatesRepository,
+    private readonly seeds: StatesSeedRepository,
   ) {}
+
+  /** Seeds the default states of a new project inside the project create's transaction. */
+  seedDefaults(...args: Parameters<StatesSeedRepository['seedDefaults']>) {
+    return this.seeds.seedDefaults(...args);
+  }
 
   async list(ctx: ProjectContext, q: ListQuery) {
     const { rows, envelope } = await this.repo.list(ctx.workspace.id, ctx.project.id, q);

@@ -5,6 +5,7 @@ import { ListSpec } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
 import { writtenRows } from './sql-result';
+import { visibleInProject } from './work-item-types.queries';
 import { TypeRow } from './work-item-types.mapper';
 
 /** Who owns a type or property: a project (project level) or the workspace (`projectId` null). */
@@ -39,13 +40,6 @@ export interface TypeWrite {
 /** `t` is owned by `owner` (not merely visible in a project). */
 function ownedBy(owner: Owner, p: SqlParams): string {
   return owner.projectId ? `t.project_id = ${p.add(owner.projectId)}::uuid` : 't.project_id IS NULL';
-}
-
-/** `t` is on the roster of the project: owned by it or a workspace-level type imported into it. */
-export function visibleInProject(projectRef: string, alias = 't'): string {
-  return `(${alias}.project_id = ${projectRef} OR (${alias}.project_id IS NULL AND EXISTS (
-    SELECT 1 FROM project_work_item_types pwt
-     WHERE pwt.workspace_id = ${alias}.workspace_id AND pwt.project_id = ${projectRef} AND pwt.type_id = ${alias}.id)))`;
 }
 
 /**

@@ -10,6 +10,5 @@ import { WorkItemsService } from './work-items.service';
   imports: [EstimatesModule, WorkflowsModule, WorkItemTypesModule],
   controllers: [WorkItemsController, WorkItemsByIdentifierController],
   providers: [WorkItemsRepository, WorkItemsService],
-  exports: [WorkItemsRepository],
 })
 export class WorkItemsModule {}

@@ -1,7 +1,7 @@
 import type { CustomValues } from '../custom-fields/custom-fields.service';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { Viewer, WORK_ITEM_READER_ROLES } from '../common/auth/roles';
+import { Viewer } from '../common/auth/roles';
 import { ListQuery } from '../common/pagination/list-query';
 import { FilterOp, ListSpec } from '../common/pagination/list-spec';
 import { OffsetAnchors } from '../common/pagination/offset-anchors';
@@ -9,8 +9,9 @@ import { applyFilters, ListSource, runList } from '../common/pagination/run-list
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
 import { poolReader } from '../common/database/prepared';
 import { STATE_GROUPS, StateGroup } from '../states/state.entity';
-import { visibleInProject } from '../work-item-types/work-item-types.repository';
-import { creationRuleSql } from '../workflows/workflows.repository';
+import { visibleInProject } from '../work-item-types/work-item-types.queries';
+import { creationRuleSql } from '../workflows/workflows.queries';
+import { LIVE_PROJECT_OF, READABLE_PROJECT } from './work-items.queries';
 import { PRIORITIES } from './work-item.entity';
 
 /** Priority by meaning, urgent first. The expression index `ix_work_items_priority` is built on exactly this. */
@@ -162,6 +163,39 @@ const STATE_PRIORITY_COUNTED: Record<string, { cast: string; cond: (ref: string)
   priority: { cast: 'text', cond: (ref) => `k.priority = ${ref}` },
 };
 
+type ListFilter = ListQuery['filters'][number];
+
+/**
+ * The driving key and, if asked, the state group(s), on columns of `alias` (the link row or its counter row);
+ * binds the key, then the rank(s).
+ */
+function linkConds(
+  link: (typeof LINK_DRIVERS)[string],
+  key: unknown,
+  stateGroup: ListFilter | undefined,
+  p: SqlParams,
+  alias: string,
+  rank: string,
+): string[] {
+  const conds = [
+    `${alias}.workspace_id = $1`,
+    `${alias}.project_id = $2`,
+    `${alias}.${link.key} = ${p.add(key)}::uuid`,
+  ];
+  if (stateGroup) {
+    const ranks = ([] as string[])
+      .concat(stateGroup.value as string | string[])
+      .map((g) => STATE_GROUPS.indexOf(g as StateGroup));
+    // One group is an equality the planner can see in a generic plan too: the group index's range.
+    conds.push(
+      ranks.length === 1
+        ? `${alias}.${rank} = ${p.add(ranks[0])}::smallint`
+        : `${alias}.${rank} = ANY(${p.add(ranks)}::smallint[])`,
+    );
+  }
+  return conds;
+}
+
 /** The work item list with the created_at ordering and the id tiebreak read from the driving link row. */
 const LINK_DRIVEN_LIST: ListSpec = {
   ...WORK_ITEM_LIST,
@@ -276,21 +310,6 @@ const LOCK_ESTIMATE_POINT = (ws: string, project: string, id: string) =>
 /** A type deletion takes the type FOR UPDATE and then checks it is unused: a write holding it FOR KEY SHARE is waited for. */
 const LOCK_TYPE = (ws: string, id: string) =>
   `SELECT t.id FROM work_item_types t WHERE t.workspace_id = ${ws} AND t.id = ${id} AND t.deleted_at IS NULL AND t.is_active FOR KEY SHARE`;
-/**
- * SQL: the project `projectCol` is one whose work items the viewer can read (Viewer: `userRef` binds the user id,
- * `allRef` the all-projects flag): a member of it with WORK_ITEM_READER or above, or a workspace owner/admin.
- */
-export const READABLE_PROJECT = (projectCol: string, userRef: string, allRef: string) =>
-  `(${allRef}::boolean OR EXISTS (SELECT 1 FROM project_members rp WHERE rp.project_id = ${projectCol} AND rp.member_id = ${userRef}::uuid AND rp.deleted_at IS NULL
-      AND rp.role IN (${WORK_ITEM_READER_ROLES.map((r) => `'${r}'`).join(', ')})))`;
-
-/**
- * A work item is live while neither it nor its project is deleted (deleting a project leaves its rows alone).
- * The project row is locked too: a project delete takes it FOR UPDATE first, so a write that links a parent
- * of that project either commits before the delete detaches children or sees the project gone.
- */
-export const LIVE_PROJECT_OF = (w: string) =>
-  `EXISTS (SELECT 1 FROM projects lp WHERE lp.id = ${w}.project_id AND lp.deleted_at IS NULL)`;
 const LOCK_WORK_ITEM = (ws: string, id: string) =>
   `SELECT w.id FROM work_items w JOIN projects wp ON wp.id = w.project_id AND wp.deleted_at IS NULL
     WHERE w.workspace_id = ${ws} AND w.id = ${id} AND w.deleted_at IS NULL FOR KEY SHARE`;
@@ -324,6 +343,49 @@ export interface CheckedInsert {
 
 export type Archived = 'live' | 'any' | 'archived';
 
+/**
+ * The checked insert of a work item (insertChecked): locks what it references, checks each is live (and the
+ * workflow's creation rule), inserts the item and its links only if all are, and returns the checks with the row.
+ */
+const CHECKED_INSERT = `WITH st AS (${LOCK_STATE('$2', '$7::uuid')}),
+        lb AS (${LOCK_LABELS('$1', '$2', '$18::uuid[]')}),
+        ep AS (${LOCK_ESTIMATE_POINT('$1', '$2', '$10::uuid')}),
+        par AS (${LOCK_WORK_ITEM('$1', '$9::uuid')}),
+        ty AS (${LOCK_TYPE('$1', '$8::uuid')}),
+        chk AS (
+          SELECT EXISTS (SELECT 1 FROM st) AS state_live,
+                 ($8::uuid IS NULL OR EXISTS (SELECT 1 FROM ty)) AS type_live,
+                 ARRAY(SELECT id FROM lb) AS live_label_ids,
+                 ($10::uuid IS NULL OR EXISTS (SELECT 1 FROM ep)) AS estimate_point_live,
+                 ($9::uuid IS NULL OR EXISTS (SELECT 1 FROM par)) AS parent_live,
+                 ${creationRuleSql('$2', '$7::uuid')} AS creation_allowed
+        ),
+        item AS (
+          INSERT INTO work_items (workspace_id, project_id, sequence_id, name, description_html, description_stripped, priority,
+                                  state_id, type_id, parent_id, estimate_point_id, start_date, target_date, external_id, external_source,
+                                  custom_values, sort_order, created_by_id, updated_by_id)
+          SELECT $1, $2, $19::int, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $19::int * 65535.0, $16, $16
+            FROM chk
+           WHERE chk.state_live AND cardinality(chk.live_label_ids) = cardinality($18::uuid[])
+             AND chk.estimate_point_live AND chk.parent_live AND chk.type_live AND chk.creation_allowed IS NOT FALSE
+          RETURNING *
+        ),
+        a AS (
+          INSERT INTO work_item_assignees (work_item_id, assignee_id, workspace_id, project_id, item_created_at, item_state_group_rank, item_live)
+          SELECT item.id, x, $1, $2, item.created_at, item.state_group_rank, true FROM item, unnest($17::uuid[]) AS x
+        ),
+        l AS (
+          INSERT INTO work_item_labels (work_item_id, label_id, workspace_id, project_id, item_created_at, item_state_group_rank, item_live)
+          SELECT item.id, x, $1, $2, item.created_at, item.state_group_rank, true FROM item, unnest($18::uuid[]) AS x
+        )
+   SELECT chk.*, r.*
+     FROM chk LEFT JOIN (
+          SELECT ${COLS}, w.project_id, w.workspace_id, w.custom_values, w.external_id, w.external_source, w.estimate_point_id,
+                 ARRAY(SELECT x FROM unnest($17::uuid[]) x ORDER BY x) AS assignee_ids,
+                 ARRAY(SELECT x FROM unnest($18::uuid[]) x ORDER BY x) AS label_ids,
+                 $20::text AS project_identifier
+            FROM item w) r ON true`;
+
 @Injectable()
 export class WorkItemsRepository {
   /** Hot reads outside transactions (list pages, detail reads) go straight to the pool. */
@@ -340,9 +402,31 @@ export class WorkItemsRepository {
    * `assignee_id=` or `label_id=` filter drives both from that link table's list index (see LINK_DRIVERS).
    */
   list(workspaceId: string, projectId: string, q: ListQuery, arrays: ListArrays = { assignees: true, labels: true }) {
+    const src = this.listSource(workspaceId, projectId, q, arrays);
+    // `assignee_id__in=X` with one id asks what `assignee_id=X` asks, and is answered the same way.
+    const single = (f: ListFilter) => f.op === 'eq' || (f.op === 'in' && new Set(f.value as string[]).size === 1);
+    const driver = q.search ? undefined : q.filters.find((f) => LINK_DRIVERS[f.def.name] && single(f));
+    if (driver) return this.linkDrivenList(workspaceId, projectId, q, src, driver);
+    if (!q.search && q.filters.length && q.filters.every((f) => f.def.name in STATE_PRIORITY_COUNTED)) {
+      // Filtered by state, state group and priority only: the total is a sum of counter rows.
+      const cp = new SqlParams([workspaceId, projectId]);
+      const conds = q.filters.map((f) => {
+        const c = STATE_PRIORITY_COUNTED[f.def.name];
+        return c.cond(f.op === 'in' ? `ANY(${cp.add(f.value)}::${c.cast}[])` : `${cp.add(f.value)}::${c.cast}`);
+      });
+      src.filteredCount = {
+        sql: `SELECT coalesce(sum(k.n), 0)::int AS c FROM work_item_state_priority_counts k WHERE k.workspace_id = $1 AND k.project_id = $2 AND ${conds.join(' AND ')}`,
+        params: cp.values,
+      };
+    }
+    return runList<WorkItemRow>(this.reader, WORK_ITEM_LIST, q, src);
+  }
+
+  /** The list's source when no link filter drives it: counters and remembered offsets where they apply. */
+  private listSource(workspaceId: string, projectId: string, q: ListQuery, arrays: ListArrays): ListSource {
     const perRow = [arrays.assignees && ASSIGNEE_IDS('page'), arrays.labels && LABEL_IDS('page')].filter(Boolean);
     const unfiltered = !q.filters.length && !q.search;
-    const src: ListSource = {
+    return {
       select: COLS,
       from: 'work_items w',
       where: unfiltered ? liveItemsAnyProject() : liveItems(),
@@ -365,57 +449,21 @@ export class WorkItemsRepository {
         generation: `SELECT coalesce(sum(changes), 0) AS g FROM project_work_item_counts WHERE project_id = $2 AND workspace_id = $1`,
       },
     };
-    // `assignee_id__in=X` with one id asks what `assignee_id=X` asks, and is answered the same way.
-    const single = (f: (typeof q.filters)[number]) =>
-      f.op === 'eq' || (f.op === 'in' && new Set(f.value as string[]).size === 1);
-    const driver = q.search ? undefined : q.filters.find((f) => LINK_DRIVERS[f.def.name] && single(f));
-    if (!driver) {
-      if (!q.search && q.filters.length && q.filters.every((f) => f.def.name in STATE_PRIORITY_COUNTED)) {
-        // Filtered by state, state group and priority only: the total is a sum of counter rows.
-        const cp = new SqlParams([workspaceId, projectId]);
-        const conds = q.filters.map((f) => {
-          const c = STATE_PRIORITY_COUNTED[f.def.name];
-          return c.cond(f.op === 'in' ? `ANY(${cp.add(f.value)}::${c.cast}[])` : `${cp.add(f.value)}::${c.cast}`);
-        });
-        src.filteredCount = {
-          sql: `SELECT coalesce(sum(k.n), 0)::int AS c FROM work_item_state_priority_counts k WHERE k.workspace_id = $1 AND k.project_id = $2 AND ${conds.join(' AND ')}`,
-          params: cp.values,
-        };
-      }
-      return runList<WorkItemRow>(this.reader, WORK_ITEM_LIST, q, src);
-    }
+  }
 
+  /** The list filtered by one assignee or label (`driver`), read from that link table. */
+  private linkDrivenList(workspaceId: string, projectId: string, q: ListQuery, src: ListSource, driver: ListFilter) {
     const link = LINK_DRIVERS[driver.def.name];
     const key = driver.op === 'in' ? (driver.value as string[])[0] : driver.value;
     const rest = q.filters.filter((f) => f !== driver);
     const stateGroup = rest.find((f) => f.def.name === 'state_group');
-    /** The driving key and, if asked, the state group(s), on columns of `alias`; binds the key, then the rank(s). */
-    const linkConds = (p: SqlParams, alias: string, rank: string) => {
-      const conds = [
-        `${alias}.workspace_id = $1`,
-        `${alias}.project_id = $2`,
-        `${alias}.${link.key} = ${p.add(key)}::uuid`,
-      ];
-      if (stateGroup) {
-        const ranks = ([] as string[])
-          .concat(stateGroup.value as string | string[])
-          .map((g) => STATE_GROUPS.indexOf(g as StateGroup));
-        // One group is an equality the planner can see in a generic plan too: the group index's range.
-        conds.push(
-          ranks.length === 1
-            ? `${alias}.${rank} = ${p.add(ranks[0])}::smallint`
-            : `${alias}.${rank} = ANY(${p.add(ranks)}::smallint[])`,
-        );
-      }
-      return conds;
-    };
-    const linkWhere = (p: SqlParams) => [...linkConds(p, 'x', 'item_state_group_rank'), 'x.item_live'];
-    if (rest.every((f) => f === stateGroup)) {
+    const linkOnly = rest.every((f) => f === stateGroup);
+    if (linkOnly) {
       // Everything asked is on the link row: the sum of its trigger-kept counters (migration WorkItemLinkCounts).
       // Its parameters are bound in linkWhere's order, so the link-driven page statement can embed it.
       const cp = new SqlParams([workspaceId, projectId]);
       src.filteredCount = {
-        sql: `SELECT coalesce(sum(k.n), 0)::int AS c FROM ${link.counts} k WHERE ${linkConds(cp, 'k', 'state_group_rank').join(' AND ')}`,
+        sql: `SELECT coalesce(sum(k.n), 0)::int AS c FROM ${link.counts} k WHERE ${linkConds(link, key, stateGroup, cp, 'k', 'state_group_rank').join(' AND ')}`,
         params: cp.values,
       };
     }
@@ -433,11 +481,10 @@ export class WorkItemsRepository {
       };
     }
     const p = new SqlParams([workspaceId, projectId]);
-    const drivingConds = linkWhere(p);
-    const where = [...liveItems(), ...drivingConds];
+    const drivingConds = [...linkConds(link, key, stateGroup, p, 'x', 'item_state_group_rank'), 'x.item_live'];
     // The driving filter leaves q.filters; the count stays filteredCount (never the unfiltered counter). A
     // counter sum binds what linkWhere bound first, in the same order: it runs inside the page statement.
-    if (rest.every((f) => f === stateGroup)) src.filteredCount = { ...src.filteredCount, inPage: true };
+    if (linkOnly) src.filteredCount = { ...src.filteredCount, inPage: true };
     // The state group is the link row's rank condition (linkWhere), an exact copy of the item's: asked again on
     // the item it only joins states, which made PostgreSQL re-plan the statement on every execution (a
     // generic plan would hash-join every item of the group): 0.8 ms of planning per request.
@@ -456,7 +503,7 @@ export class WorkItemsRepository {
         // PostgreSQL caches for the statement as cheap as a planned one.
         keyWalk: itemFilters.length ? undefined : { from: `${link.table} x`, where: drivingConds, always: true },
         from: `${link.table} x JOIN work_items w ON w.id = x.work_item_id`,
-        where,
+        where: [...liveItems(), ...drivingConds],
         params: p,
       },
     );
@@ -524,68 +571,28 @@ export class WorkItemsRepository {
     userId: string,
     db: Queryable = this.reader,
   ): Promise<CheckedInsert> {
-    const rows = await db.query(
-      `WITH st AS (${LOCK_STATE('$2', '$7::uuid')}),
-            lb AS (${LOCK_LABELS('$1', '$2', '$18::uuid[]')}),
-            ep AS (${LOCK_ESTIMATE_POINT('$1', '$2', '$10::uuid')}),
-            par AS (${LOCK_WORK_ITEM('$1', '$9::uuid')}),
-            ty AS (${LOCK_TYPE('$1', '$8::uuid')}),
-            chk AS (
-              SELECT EXISTS (SELECT 1 FROM st) AS state_live,
-                     ($8::uuid IS NULL OR EXISTS (SELECT 1 FROM ty)) AS type_live,
-                     ARRAY(SELECT id FROM lb) AS live_label_ids,
-                     ($10::uuid IS NULL OR EXISTS (SELECT 1 FROM ep)) AS estimate_point_live,
-                     ($9::uuid IS NULL OR EXISTS (SELECT 1 FROM par)) AS parent_live,
-                     ${creationRuleSql('$2', '$7::uuid')} AS creation_allowed
-            ),
-            item AS (
-              INSERT INTO work_items (workspace_id, project_id, sequence_id, name, description_html, description_stripped, priority,
-                                      state_id, type_id, parent_id, estimate_point_id, start_date, target_date, external_id, external_source,
-                                      custom_values, sort_order, created_by_id, updated_by_id)
-              SELECT $1, $2, $19::int, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $19::int * 65535.0, $16, $16
-                FROM chk
-               WHERE chk.state_live AND cardinality(chk.live_label_ids) = cardinality($18::uuid[])
-                 AND chk.estimate_point_live AND chk.parent_live AND chk.type_live AND chk.creation_allowed IS NOT FALSE
-              RETURNING *
-            ),
-            a AS (
-              INSERT INTO work_item_assignees (work_item_id, assignee_id, workspace_id, project_id, item_created_at, item_state_group_rank, item_live)
-              SELECT item.id, x, $1, $2, item.created_at, item.state_group_rank, true FROM item, unnest($17::uuid[]) AS x
-            ),
-            l AS (
-              INSERT INTO work_item_labels (work_item_id, label_id, workspace_id, project_id, item_created_at, item_state_group_rank, item_live)
-              SELECT item.id, x, $1, $2, item.created_at, item.state_group_rank, true FROM item, unnest($18::uuid[]) AS x
-            )
-       SELECT chk.*, r.*
-         FROM chk LEFT JOIN (
-              SELECT ${COLS}, w.project_id, w.workspace_id, w.custom_values, w.external_id, w.external_source, w.estimate_point_id,
-                     ARRAY(SELECT x FROM unnest($17::uuid[]) x ORDER BY x) AS assignee_ids,
-                     ARRAY(SELECT x FROM unnest($18::uuid[]) x ORDER BY x) AS label_ids,
-                     $20::text AS project_identifier
-                FROM item w) r ON true`,
-      [
-        workspaceId,
-        projectId,
-        v.name,
-        v.description_html ?? '',
-        v.description_stripped ?? '',
-        v.priority ?? 'none',
-        v.state_id,
-        v.type_id ?? null,
-        v.parent_id ?? null,
-        v.estimate_point_id ?? null,
-        v.start_date ?? null,
-        v.target_date ?? null,
-        v.external_id ?? null,
-        v.external_source ?? null,
-        v.custom_values ?? {},
-        userId,
-        assigneeIds,
-        labelIds,
-        sequenceId,
-        projectIdentifier,
-      ],
-    );
+    const rows = await db.query(CHECKED_INSERT, [
+      workspaceId,
+      projectId,
+      v.name,
+      v.description_html ?? '',
+      v.description_stripped ?? '',
+      v.priority ?? 'none',
+      v.state_id,
+      v.type_id ?? null,
+      v.parent_id ?? null,
+      v.estimate_point_id ?? null,
+      v.start_date ?? null,
+      v.target_date ?? null,
+      v.external_id ?? null,
+      v.external_source ?? null,
+      v.custom_values ?? {},
+      userId,
+      assigneeIds,
+      labelIds,
+      sequenceId,
+      projectIdentifier,
+    ]);
     const { state_live, type_live, live_label_ids, estimate_point_live, parent_live, creation_allowed, ...row } =
       rows[0];
     return {

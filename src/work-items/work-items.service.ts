@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { wants } from '../common/fields/fields';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { ProjectContext, WorkspaceContext } from '../common/auth/request-context';
 import {
   PROJECT_ROLE_LEVEL,
@@ -141,34 +141,7 @@ export class WorkItemsService {
     if (expand.has('labels')) ids.labels = uniq(rows.flatMap((r) => r.label_ids ?? []));
     const jobs: Array<Promise<void>> = [];
     if (Object.keys(ids).length) {
-      jobs.push(
-        this.repo.expandedObjects(workspaceId, ids).then((found) => {
-          // Rows of EXPANDED_SQL carry exactly the shapes of the read DTO (gap-reference 4).
-          const byId = <T>(rel: ExpandedRelation) => new Map((found[rel] ?? []).map((x) => [x.id, x as unknown as T]));
-          const many = <T>(m: Map<string, T>, list: string[]) =>
-            list.map((id) => m.get(id)).filter((x): x is T => x !== undefined);
-          if (ids.state) {
-            const m = byId<WorkItemStateRefDto>('state');
-            out.forEach((d) => (d.state = m.get(d.state_id)));
-          }
-          if (ids.type) {
-            const m = byId<WorkItemTypeRefDto>('type');
-            out.forEach((d) => (d.type = d.type_id ? (m.get(d.type_id) ?? null) : null));
-          }
-          if (ids.parent) {
-            const m = byId<WorkItemParentRefDto>('parent');
-            out.forEach((d) => (d.parent = d.parent_id ? (m.get(d.parent_id) ?? null) : null));
-          }
-          if (ids.assignees) {
-            const m = byId<WorkItemUserRefDto>('assignees');
-            out.forEach((d) => (d.assignees = many(m, d.assignee_ids)));
-          }
-          if (ids.labels) {
-            const m = byId<WorkItemLabelRefDto>('labels');
-            out.forEach((d) => (d.labels = many(m, d.label_ids)));
-          }
-        }),
-      );
+      jobs.push(this.repo.expandedObjects(workspaceId, ids).then((found) => attachExpanded(out, ids, found)));
     }
     if (expand.has('cycle')) {
       jobs.push(
@@ -393,164 +366,199 @@ export class WorkItemsService {
     // A default (state or type) the request did not name can be deleted between its reading and the insert:
     // the create then runs again with the new default (a gap in the sequence numbers, like any failed create).
     for (let attempt = 1; ; attempt++) {
-      const [refs, defaults] = await Promise.all([
-        this.resolveRefs(t, dto, this.ds),
-        this.repo.createPrelude(t.workspaceId, t.projectId),
-        this.checkExternal(t.projectId, dto.external_source, dto.external_id, null, this.ds),
-      ]);
-      const stateId = refs.stateId ?? defaults.default_state_id;
-      if (!stateId)
-        throw ProblemException.validation('state_id', 'The project has no default state; send state_id or state.');
-      const typeId = refs.typeId !== undefined ? refs.typeId : defaults.default_type_id;
-      let assigneeIds = refs.assigneeIds;
-      if (assigneeIds === undefined) {
-        const dflt = ctx.project.defaultAssigneeId;
-        assigneeIds =
-          dflt && (await this.repo.assigneeIds(t.workspaceId, t.projectId, [dflt], this.ds)).has(dflt) ? [dflt] : [];
-      }
-      const labelIds = refs.labelIds ?? [];
-
-      // Custom values are validated on the connection of the write: inside its transaction when there is one.
-      const write = async (tx?: Queryable) => {
-        const customValues = await this.customFields.forCreate(
-          tx ?? this.ds,
-          t.workspaceId,
-          t.projectId,
-          typeId,
-          dto.custom_fields,
-          t.viewer,
+      const plan = await this.planCreate(ctx, t, dto);
+      const result = await this.insertPlanned(ctx, t, dto, { ...plan, name, desc });
+      if (result.row) return this.present(t.workspaceId, result.row, expand, true);
+      const { refs } = plan;
+      const defaultGone =
+        (!result.state_live && refs.stateId === undefined) || (!result.type_live && refs.typeId === undefined);
+      if (defaultGone && attempt < 3) continue;
+      // Nothing was written: say why, in the order of the checks (state, type, links, workflow).
+      if (!result.state_live)
+        throw ProblemException.validation(
+          dto.state_id !== undefined ? 'state_id' : 'state',
+          `"${plan.stateId}" is not a state of this project.`,
         );
-        return this.repo.insertChecked(
-          t.workspaceId,
-          t.projectId,
-          ctx.project.identifier,
-          defaults.sequence_id,
-          {
-            name,
-            ...desc,
-            priority: dto.priority,
-            state_id: stateId,
-            type_id: typeId,
-            parent_id: refs.parentId ?? null,
-            estimate_point_id: refs.estimatePointId ?? null,
-            start_date: dto.start_date,
-            target_date: dto.target_date,
-            external_id: dto.external_id,
-            external_source: dto.external_source,
-            custom_values: customValues,
-          },
-          assigneeIds,
-          labelIds,
-          ctx.principal.userId,
-          tx,
+      if (!result.type_live)
+        throw ProblemException.validation(
+          dto.type_id !== undefined ? 'type_id' : 'type',
+          `"${plan.typeId}" is no longer an active type of this project (deleted or deactivated meanwhile).`,
         );
-      };
-      // Without labels, a point, a parent or a type the insert statement alone is the write. With them, the
-      // state is locked first in a statement of its own, so a delete of what we link that commits while we wait
-      // for that lock is seen by the insert's later snapshot (see insertChecked); with a type, the custom values
-      // are validated in the same transaction, under the values lock a catalogue change waits for.
-      const links = labelIds.length > 0 || !!refs.estimatePointId || !!refs.parentId || !!typeId;
-      const result = await this.externalRace(t.projectId, dto.external_source, dto.external_id, () =>
-        links
-          ? this.ds.transaction(async (tx) => {
-              await this.repo.stateIds(t.projectId, [stateId], tx);
-              return write(tx);
-            })
-          : write(),
-      );
-      if (!result.row) {
-        const defaultGone =
-          (!result.state_live && refs.stateId === undefined) || (!result.type_live && refs.typeId === undefined);
-        if (defaultGone && attempt < 3) continue;
-        // Nothing was written: say why, in the order of the checks (state, type, links, workflow).
-        if (!result.state_live)
-          throw ProblemException.validation(
-            dto.state_id !== undefined ? 'state_id' : 'state',
-            `"${stateId}" is not a state of this project.`,
-          );
-        if (!result.type_live)
-          throw ProblemException.validation(
-            dto.type_id !== undefined ? 'type_id' : 'type',
-            `"${typeId}" is no longer an active type of this project (deleted or deactivated meanwhile).`,
-          );
-        this.assertRefsLive(dto, refs, {
-          labelIds: new Set(result.live_label_ids),
-          estimatePoint: result.estimate_point_live,
-          parent: result.parent_live,
-        });
-        this.workflows.assertCreationRule(result.creation_allowed);
-        throw new Error('work item insert wrote nothing although every check passed');
-      }
-      return this.present(t.workspaceId, result.row, expand, true);
+      this.assertRefsLive(dto, refs, {
+        labelIds: new Set(result.live_label_ids),
+        estimatePoint: result.estimate_point_live,
+        parent: result.parent_live,
+      });
+      this.workflows.assertCreationRule(result.creation_allowed);
+      throw new Error('work item insert wrote nothing although every check passed');
     }
+  }
+
+  /** What a create will insert: the resolved references, with the project's defaults where none was sent. */
+  private async planCreate(ctx: ProjectContext, t: Tenant, dto: CreateWorkItemDto) {
+    const [refs, defaults] = await Promise.all([
+      this.resolveRefs(t, dto, this.ds),
+      this.repo.createPrelude(t.workspaceId, t.projectId),
+      this.checkExternal(t.projectId, dto.external_source, dto.external_id, null, this.ds),
+    ]);
+    const stateId = refs.stateId ?? defaults.default_state_id;
+    if (!stateId)
+      throw ProblemException.validation('state_id', 'The project has no default state; send state_id or state.');
+    const typeId = refs.typeId !== undefined ? refs.typeId : defaults.default_type_id;
+    let assigneeIds = refs.assigneeIds;
+    if (assigneeIds === undefined) {
+      const dflt = ctx.project.defaultAssigneeId;
+      assigneeIds =
+        dflt && (await this.repo.assigneeIds(t.workspaceId, t.projectId, [dflt], this.ds)).has(dflt) ? [dflt] : [];
+    }
+    return { refs, stateId, typeId, assigneeIds, labelIds: refs.labelIds ?? [], sequenceId: defaults.sequence_id };
+  }
+
+  /**
+   * The checked insert of a planned create. Without labels, a point, a parent or a type the insert statement
+   * alone is the write. With them, the state is locked first in a statement of its own, so a delete of what we
+   * link that commits while we wait for that lock is seen by the insert's later snapshot (see insertChecked);
+   * with a type, the custom values are validated in the same transaction, under the values lock a catalogue
+   * change waits for.
+   */
+  private insertPlanned(
+    ctx: ProjectContext,
+    t: Tenant,
+    dto: CreateWorkItemDto,
+    plan: Awaited<ReturnType<WorkItemsService['planCreate']>> & { name: string; desc: WorkItemWrite },
+  ) {
+    const { refs, stateId, typeId } = plan;
+    // Custom values are validated on the connection of the write: inside its transaction when there is one.
+    const write = async (tx?: Queryable) => {
+      const db = tx ?? this.ds;
+      const customValues = await this.customFields.forCreate(
+        db,
+        t.workspaceId,
+        t.projectId,
+        typeId,
+        dto.custom_fields,
+        t.viewer,
+      );
+      const values = {
+        name: plan.name,
+        ...plan.desc,
+        priority: dto.priority,
+        state_id: stateId,
+        type_id: typeId,
+        parent_id: refs.parentId ?? null,
+        estimate_point_id: refs.estimatePointId ?? null,
+        start_date: dto.start_date,
+        target_date: dto.target_date,
+        external_id: dto.external_id,
+        external_source: dto.external_source,
+        custom_values: customValues,
+      };
+      const { identifier } = ctx.project;
+      const { userId } = ctx.principal;
+      return this.repo.insertChecked(
+        t.workspaceId,
+        t.projectId,
+        identifier,
+        plan.sequenceId,
+        values,
+        plan.assigneeIds,
+        plan.labelIds,
+        userId,
+        tx,
+      );
+    };
+    const links = plan.labelIds.length > 0 || !!refs.estimatePointId || !!refs.parentId || !!typeId;
+    return this.externalRace(t.projectId, dto.external_source, dto.external_id, () =>
+      links
+        ? this.ds.transaction(async (tx) => {
+            await this.repo.stateIds(t.projectId, [stateId], tx);
+            return write(tx);
+          })
+        : write(),
+    );
   }
 
   async update(ctx: ProjectContext, id: string, dto: UpdateWorkItemDto, expand: Set<string>): Promise<WorkItemDto> {
     const t = tenantOf(ctx);
     const name = dto.name === undefined ? undefined : dto.name.trim();
     if (name === '') throw ProblemException.validation('name', 'name must not be blank.');
-    const desc = this.description(dto.description_html);
+    const text = { name, ...this.description(dto.description_html) };
     // The response row is read inside the transaction: read after commit, a delete or archive committing in
     // between would leave nothing to render (the write itself succeeded).
     const row = await this.externalRace(t.projectId, dto.external_source, dto.external_id, () =>
-      this.ds.transaction(async (tx) => {
-        const cur = await this.repo.get(t.workspaceId, t.projectId, id, 'live', tx, true);
-        if (!cur) throw ProblemException.notFound('Work item');
-        const refs = await this.resolveRefs(t, keptRefsUnsent(dto, cur), tx);
-        await this.lockRefs(t, dto, refs, tx);
-        const start = dto.start_date !== undefined ? dto.start_date : cur.start_date;
-        const target = dto.target_date !== undefined ? dto.target_date : cur.target_date;
-        this.checkDates(start, target);
-        if (refs.parentId && (await this.repo.wouldCycle(id, refs.parentId, tx))) {
-          throw ProblemException.validation(
-            dto.parent_id !== undefined ? 'parent_id' : 'parent',
-            'A work item cannot be its own parent or the parent of one of its ancestors.',
-          );
-        }
-        if (refs.stateId !== undefined && refs.stateId !== cur.state_id) {
-          await this.workflows.assertTransitionAllowed(tx, ctx, cur.state_id, refs.stateId);
-        }
-        const source = dto.external_source !== undefined ? dto.external_source : cur.external_source;
-        const extId = dto.external_id !== undefined ? dto.external_id : cur.external_id;
-        if (dto.external_source !== undefined || dto.external_id !== undefined)
-          await this.checkExternal(t.projectId, source, extId, id, tx);
-        let customValues: Record<string, unknown> | undefined;
-        if (dto.custom_fields !== undefined || (refs.typeId !== undefined && refs.typeId !== cur.type_id)) {
-          customValues = await this.customFields.forUpdate(
-            tx,
-            t.workspaceId,
-            t.projectId,
-            cur,
-            refs.typeId,
-            dto.custom_fields,
-            t.viewer,
-          );
-        }
-        await this.repo.update(
-          id,
-          {
-            name,
-            ...desc,
-            priority: dto.priority,
-            state_id: refs.stateId,
-            type_id: refs.typeId,
-            parent_id: refs.parentId,
-            estimate_point_id: refs.estimatePointId,
-            start_date: dto.start_date,
-            target_date: dto.target_date,
-            external_id: dto.external_id,
-            external_source: dto.external_source,
-            custom_values: customValues,
-          },
-          refs.assigneeIds,
-          refs.labelIds,
-          ctx.principal.userId,
-          tx,
-        );
-        return (await this.repo.get(t.workspaceId, t.projectId, id, 'live', tx))!;
-      }),
+      this.ds.transaction((tx) => this.updateIn(tx, ctx, t, id, dto, text)),
     );
     return this.present(t.workspaceId, row, expand, true);
+  }
+
+  private async updateIn(
+    tx: EntityManager,
+    ctx: ProjectContext,
+    t: Tenant,
+    id: string,
+    dto: UpdateWorkItemDto,
+    text: Pick<WorkItemWrite, 'name' | 'description_html' | 'description_stripped'>,
+  ): Promise<WorkItemDetailRow> {
+    const cur = await this.repo.get(t.workspaceId, t.projectId, id, 'live', tx, true);
+    if (!cur) throw ProblemException.notFound('Work item');
+    const refs = await this.resolveRefs(t, keptRefsUnsent(dto, cur), tx);
+    await this.lockRefs(t, dto, refs, tx);
+    await this.checkUpdate(tx, ctx, t, id, dto, cur, refs);
+    let customValues: Record<string, unknown> | undefined;
+    if (dto.custom_fields !== undefined || (refs.typeId !== undefined && refs.typeId !== cur.type_id)) {
+      customValues = await this.customFields.forUpdate(
+        tx,
+        t.workspaceId,
+        t.projectId,
+        cur,
+        refs.typeId,
+        dto.custom_fields,
+        t.viewer,
+      );
+    }
+    const values: WorkItemWrite = {
+      ...text,
+      priority: dto.priority,
+      state_id: refs.stateId,
+      type_id: refs.typeId,
+      parent_id: refs.parentId,
+      estimate_point_id: refs.estimatePointId,
+      start_date: dto.start_date,
+      target_date: dto.target_date,
+      external_id: dto.external_id,
+      external_source: dto.external_source,
+      custom_values: customValues,
+    };
+    await this.repo.update(id, values, refs.assigneeIds, refs.labelIds, ctx.principal.userId, tx);
+    return (await this.repo.get(t.workspaceId, t.projectId, id, 'live', tx))!;
+  }
+
+  /** The rules of an update on the item as it is: dates, no parent cycle, the workflow's transition, external ids. */
+  private async checkUpdate(
+    tx: EntityManager,
+    ctx: ProjectContext,
+    t: Tenant,
+    id: string,
+    dto: UpdateWorkItemDto,
+    cur: WorkItemDetailRow,
+    refs: Awaited<ReturnType<WorkItemsService['resolveRefs']>>,
+  ): Promise<void> {
+    const start = dto.start_date !== undefined ? dto.start_date : cur.start_date;
+    const target = dto.target_date !== undefined ? dto.target_date : cur.target_date;
+    this.checkDates(start, target);
+    if (refs.parentId && (await this.repo.wouldCycle(id, refs.parentId, tx))) {
+      throw ProblemException.validation(
+        dto.parent_id !== undefined ? 'parent_id' : 'parent',
+        'A work item cannot be its own parent or the parent of one of its ancestors.',
+      );
+    }
+    if (refs.stateId !== undefined && refs.stateId !== cur.state_id) {
+      await this.workflows.assertTransitionAllowed(tx, ctx, cur.state_id, refs.stateId);
+    }
+    const source = dto.external_source !== undefined ? dto.external_source : cur.external_source;
+    const extId = dto.external_id !== undefined ? dto.external_id : cur.external_id;
+    if (dto.external_source !== undefined || dto.external_id !== undefined)
+      await this.checkExternal(t.projectId, source, extId, id, tx);
   }
 
   /**
@@ -614,4 +622,36 @@ function keptRefsUnsent(
     ...(same(dto.parent_id, cur.parent_id) && dto.parent === undefined ? { parent_id: undefined } : {}),
   };
   return Object.keys(kept).length ? { ...dto, ...kept } : dto;
+}
+
+/** Puts the expanded objects read for `ids` beside their ids in the DTOs. */
+function attachExpanded(
+  out: WorkItemDto[],
+  ids: Partial<Record<ExpandedRelation, string[]>>,
+  found: Awaited<ReturnType<WorkItemsRepository['expandedObjects']>>,
+): void {
+  // Rows of EXPANDED_SQL carry exactly the shapes of the read DTO (gap-reference 4).
+  const byId = <T>(rel: ExpandedRelation) => new Map((found[rel] ?? []).map((x) => [x.id, x as unknown as T]));
+  const many = <T>(m: Map<string, T>, list: string[]) =>
+    list.map((id) => m.get(id)).filter((x): x is T => x !== undefined);
+  if (ids.state) {
+    const m = byId<WorkItemStateRefDto>('state');
+    out.forEach((d) => (d.state = m.get(d.state_id)));
+  }
+  if (ids.type) {
+    const m = byId<WorkItemTypeRefDto>('type');
+    out.forEach((d) => (d.type = d.type_id ? (m.get(d.type_id) ?? null) : null));
+  }
+  if (ids.parent) {
+    const m = byId<WorkItemParentRefDto>('parent');
+    out.forEach((d) => (d.parent = d.parent_id ? (m.get(d.parent_id) ?? null) : null));
+  }
+  if (ids.assignees) {
+    const m = byId<WorkItemUserRefDto>('assignees');
+    out.forEach((d) => (d.assignees = many(m, d.assignee_ids)));
+  }
+  if (ids.labels) {
+    const m = byId<WorkItemLabelRefDto>('labels');
+    out.forEach((d) => (d.labels = many(m, d.label_ids)));
+  }
 }

@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
+import { creationRuleSql } from './workflows.queries';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
 import { ListSpec } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
-import { visibleInProject } from '../work-item-types/work-item-types.repository';
+import { visibleInProject } from '../work-item-types/work-item-types.queries';
 import { WorkflowRow, WorkflowStateRow, WorkflowTransitionRow } from './workflows.mapper';
 
 export const WORKFLOW_LIST: ListSpec = {
@@ -72,19 +73,6 @@ function setClause(v: Record<string, unknown>, p: SqlParams, arrays: string[] = 
 }
 
 /** Workflows, their states and transitions, and the rule lookups behind enforcement. */
-/**
- * SQL (a scalar subquery; arguments are SQL references) for the `allow_issue_creation` of a state in the
- * project's active workflow, when the project's workflow feature is on, an active workflow exists and it
- * has a row for the state; else NULL. Work item creates evaluate it inside their insert statement.
- */
-export const creationRuleSql = (project: string, state: string) =>
-  `(SELECT ws.allow_issue_creation
-      FROM workflows w
-      JOIN project_features pf ON pf.project_id = w.project_id AND pf.is_workflow_enabled
-      JOIN workflow_states ws ON ws.workflow_id = w.id AND ws.state_id = ${state} AND ws.deleted_at IS NULL
-     WHERE w.project_id = ${project} AND w.is_active AND w.deleted_at IS NULL
-     LIMIT 1)`;
-
 @Injectable()
 export class WorkflowsRepository {
   constructor(private readonly ds: DataSource) {}
