@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { PartialUpdate, runPartialUpdate } from '../common/database/partial-update';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
 import { ListSpec } from '../common/pagination/list-spec';
@@ -52,6 +53,15 @@ export interface CommentWrite {
   external_id?: string | null;
   external_source?: string | null;
 }
+
+/** The columns a comment PATCH writes; every update stamps edited_at, even one that changes nothing. */
+const COMMENT_UPDATE: PartialUpdate<CommentWrite> = {
+  table: 'work_item_comments',
+  where: 'id = $1',
+  columns: { comment_html: {}, comment_stripped: {}, access: {}, external_id: {}, external_source: {} },
+  stamps: ['edited_at = now()', 'updated_at = now()'],
+  always: true,
+};
 
 /** Every statement is scoped by workspace, project and work item. */
 @Injectable()
@@ -129,15 +139,7 @@ export class CommentsRepository {
 
   /** Applies the fields sent and stamps edited_at. */
   async update(id: string, v: CommentWrite, db: Queryable): Promise<void> {
-    const p = new SqlParams([id]);
-    const sets: string[] = [];
-    for (const k of ['comment_html', 'comment_stripped', 'access', 'external_id', 'external_source'] as const) {
-      if (v[k] !== undefined) sets.push(`${k} = ${p.add(v[k])}`);
-    }
-    await db.query(
-      `UPDATE work_item_comments SET ${[...sets, 'edited_at = now()', 'updated_at = now()'].join(', ')} WHERE id = $1`,
-      p.values,
-    );
+    await runPartialUpdate(db, COMMENT_UPDATE, v, new SqlParams([id]));
   }
 
   async softDelete(id: string, db: Queryable): Promise<void> {

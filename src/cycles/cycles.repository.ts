@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { PartialUpdate, runPartialUpdate } from '../common/database/partial-update';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
 import { ListSpec } from '../common/pagination/list-spec';
@@ -53,17 +54,22 @@ export interface CycleWrite {
   external_source?: string | null;
 }
 
-const WRITABLE: ReadonlyArray<keyof CycleWrite> = [
-  'name',
-  'description',
-  'start_date',
-  'end_date',
-  'timezone',
-  'sort_order',
-  'logo_props',
-  'external_id',
-  'external_source',
-];
+/** The columns a cycle PATCH writes (the allow-list of its partial update). */
+const CYCLE_UPDATE: PartialUpdate<CycleWrite> = {
+  table: 'cycles',
+  where: 'workspace_id = $1 AND id = $2',
+  columns: {
+    name: {},
+    description: { nullAs: '' },
+    start_date: {},
+    end_date: {},
+    timezone: {},
+    sort_order: {},
+    logo_props: { nullAs: {} },
+    external_id: {},
+    external_source: {},
+  },
+};
 
 @Injectable()
 export class CyclesRepository {
@@ -147,19 +153,7 @@ export class CyclesRepository {
   }
 
   async update(workspaceId: string, id: string, v: CycleWrite, db: Queryable): Promise<void> {
-    const p = new SqlParams([workspaceId, id]);
-    const sets: string[] = [];
-    for (const k of WRITABLE) {
-      const val = v[k];
-      if (val === undefined) continue;
-      const stored = k === 'description' && val === null ? '' : k === 'logo_props' && val === null ? {} : val;
-      sets.push(`${k} = ${p.add(stored)}`);
-    }
-    if (!sets.length) return;
-    await db.query(
-      `UPDATE cycles SET ${sets.join(', ')}, updated_at = now() WHERE workspace_id = $1 AND id = $2`,
-      p.values,
-    );
+    await runPartialUpdate(db, CYCLE_UPDATE, v, new SqlParams([workspaceId, id]));
   }
 
   async softDelete(workspaceId: string, id: string, db: Queryable): Promise<void> {

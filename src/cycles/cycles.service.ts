@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { assertNameFree, cleanName } from '../common/names/names';
 import { DataSource, EntityManager } from 'typeorm';
 import { ProjectContext } from '../common/auth/request-context';
 import { FieldError, ProblemException } from '../common/errors/problem.exception';
@@ -70,8 +71,8 @@ export class CyclesService {
     return this.ds.transaction(async (tx) => {
       await this.assertEnabled(ctx, tx);
       const v = this.writable(dto);
-      const name = this.cleanName(dto.name);
-      if (await this.repo.nameTaken(ctx.workspace.id, ctx.project.id, name, null, tx)) throw this.nameConflict(name);
+      const name = cleanName(dto.name);
+      await assertNameFree(this.repo.nameTaken(ctx.workspace.id, ctx.project.id, name, null, tx), 'cycle', name);
       await assertExternalPairFree(
         tx,
         'cycles',
@@ -106,9 +107,8 @@ export class CyclesService {
       );
       const v = this.writable(dto);
       if (dto.name !== undefined) {
-        v.name = this.cleanName(dto.name);
-        if (await this.repo.nameTaken(ctx.workspace.id, ctx.project.id, v.name, id, tx))
-          throw this.nameConflict(v.name);
+        v.name = cleanName(dto.name);
+        await assertNameFree(this.repo.nameTaken(ctx.workspace.id, ctx.project.id, v.name, id, tx), 'cycle', v.name);
       }
       const start =
         v.start_date !== undefined ? v.start_date : row.start_date && new Date(row.start_date).toISOString();
@@ -172,16 +172,6 @@ export class CyclesService {
 
   private assertEnabled(ctx: ProjectContext, tx: EntityManager): Promise<void> {
     return assertProjectFeatureEnabled(this.features, ctx.workspace.id, ctx.project.id, 'is_cycles_enabled', tx);
-  }
-
-  private cleanName(raw: string): string {
-    const name = raw.trim();
-    if (!name) throw ProblemException.validation('name', 'name should not be empty');
-    return name;
-  }
-
-  private nameConflict(name: string): ProblemException {
-    return ProblemException.conflict(`A cycle named "${name}" already exists in this project.`);
   }
 
   private assertDateOrder(start: string | null, end: string | null): void {

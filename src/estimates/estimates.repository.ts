@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { PartialUpdate, runPartialUpdate } from '../common/database/partial-update';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
 import { ListSpec } from '../common/pagination/list-spec';
@@ -58,14 +59,19 @@ export interface PointWrite {
   external_source?: string | null;
 }
 
-function setClause(v: Record<string, unknown>, p: SqlParams): string[] {
-  const sets: string[] = [];
-  for (const [k, val] of Object.entries(v)) {
-    if (val === undefined) continue;
-    sets.push(`"${k}" = ${p.add(k === 'description' && val === null ? '' : val)}`);
-  }
-  return sets;
-}
+/** The columns an estimate PATCH writes (the allow-list of its partial update). */
+const ESTIMATE_UPDATE: PartialUpdate<EstimateWrite> = {
+  table: 'estimates',
+  where: 'id = $1',
+  columns: { name: {}, description: { nullAs: '' }, type: {}, external_id: {}, external_source: {} },
+};
+
+/** The columns an estimate point PATCH writes. */
+const POINT_UPDATE: PartialUpdate<PointWrite> = {
+  table: 'estimate_points',
+  where: 'id = $1',
+  columns: { key: {}, value: {}, description: { nullAs: '' }, external_id: {}, external_source: {} },
+};
 
 /** Estimates and their points; every query is scoped by workspace and project. */
 @Injectable()
@@ -154,10 +160,7 @@ export class EstimatesRepository {
   }
 
   async update(id: string, v: EstimateWrite, db: Queryable): Promise<void> {
-    const p = new SqlParams([id]);
-    const sets = setClause({ ...v }, p);
-    if (sets.length)
-      await db.query(`UPDATE estimates SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`, p.values);
+    await runPartialUpdate(db, ESTIMATE_UPDATE, v, new SqlParams([id]));
   }
 
   async softDelete(id: string, db: Queryable): Promise<void> {
@@ -250,10 +253,7 @@ export class EstimatesRepository {
   }
 
   async updatePoint(id: string, v: PointWrite, db: Queryable): Promise<void> {
-    const p = new SqlParams([id]);
-    const sets = setClause({ ...v }, p);
-    if (sets.length)
-      await db.query(`UPDATE estimate_points SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`, p.values);
+    await runPartialUpdate(db, POINT_UPDATE, v, new SqlParams([id]));
   }
 
   async softDeletePoint(id: string, db: Queryable): Promise<void> {

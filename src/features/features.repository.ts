@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
+import { partialUpdateSql, PartialUpdate, UpdatableColumns } from '../common/database/partial-update';
+import { SqlParams } from '../common/pagination/sql-params';
 import { Queryable } from '../common/pagination/sql-params';
 
-/** Columns a features PATCH may set (whitelisted: the names are interpolated into SQL). */
-const WRITABLE_COLUMNS = new Set([
+/** Columns a features PATCH may set (the allow-list of its partial update: only these names reach the SQL). */
+const WRITABLE_COLUMNS = [
   'is_work_item_types_enabled',
   'work_item_type_default_level',
   'is_workitem_hierarchy_enabled',
@@ -25,7 +27,11 @@ const WRITABLE_COLUMNS = new Set([
   'is_milestone_enabled',
   'is_parallel_cycles_enabled',
   'is_project_updates_enabled',
-]);
+];
+
+const FEATURE_COLUMNS: UpdatableColumns<Record<string, unknown>> = Object.fromEntries(
+  WRITABLE_COLUMNS.map((c) => [c, {}]),
+);
 
 /** Writes of the features endpoints (src/features/features.service.ts); reads are FeatureFlags (feature-flags.queries.ts). */
 @Injectable()
@@ -37,18 +43,16 @@ export class FeaturesWriteRepository {
     changes: Record<string, unknown>,
     db: Queryable,
   ): Promise<Record<string, unknown>> {
-    const sets: string[] = [];
-    const values: unknown[] = [workspaceId, id];
-    for (const [k, v] of Object.entries(changes)) {
-      if (!WRITABLE_COLUMNS.has(k)) throw new Error(`not a features column: ${k}`);
-      values.push(v);
-      sets.push(`"${k}" = $${values.length}`);
-    }
+    const update: PartialUpdate<Record<string, unknown>> = {
+      table,
+      where: 'workspace_id = $1 AND id = $2',
+      columns: FEATURE_COLUMNS,
+      returning: '*',
+      always: true,
+    };
+    const p = new SqlParams([workspaceId, id]);
     // UPDATE through TypeORM returns [rows, rowCount].
-    const [rows] = await db.query(
-      `UPDATE ${table} SET ${sets.join(', ')}, updated_at = now() WHERE workspace_id = $1 AND id = $2 RETURNING *`,
-      values,
-    );
+    const [rows] = await db.query(partialUpdateSql(update, changes, p)!, p.values);
     return rows[0];
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { PartialUpdate, runPartialUpdate } from '../common/database/partial-update';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
 import { ListSpec } from '../common/pagination/list-spec';
@@ -62,6 +63,21 @@ function scopeWhere(s: LabelScope, alias = 'l'): { where: string[]; params: SqlP
   );
   return { where, params };
 }
+
+/** The columns a label PATCH writes (the allow-list of its partial update). */
+const LABEL_UPDATE: PartialUpdate<LabelWrite> = {
+  table: 'labels',
+  where: 'id = $1',
+  columns: {
+    name: {},
+    color: {},
+    description: { nullAs: '' },
+    parent_id: {},
+    sort_order: {},
+    external_id: {},
+    external_source: {},
+  },
+};
 
 @Injectable()
 export class LabelsRepository {
@@ -142,14 +158,7 @@ export class LabelsRepository {
   }
 
   async update(id: string, v: LabelWrite, db: Queryable): Promise<void> {
-    const sets: string[] = [];
-    const p = new SqlParams([id]);
-    for (const [k, val] of Object.entries(v)) {
-      if (val === undefined) continue;
-      sets.push(`"${k}" = ${p.add(k === 'description' && val === null ? '' : val)}`);
-    }
-    if (!sets.length) return;
-    await db.query(`UPDATE labels SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`, p.values);
+    await runPartialUpdate(db, LABEL_UPDATE, v, new SqlParams([id]));
   }
 
   /** Removes the label from every work item carrying it (gap-reference 3.4: items otherwise untouched), in the delete's transaction. */

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { PartialUpdate, runPartialUpdate } from '../common/database/partial-update';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
 import { ListSpec } from '../common/pagination/list-spec';
@@ -59,18 +60,23 @@ export interface ModuleWrite {
   external_source?: string | null;
 }
 
-const WRITABLE: ReadonlyArray<keyof ModuleWrite> = [
-  'name',
-  'description',
-  'status',
-  'start_date',
-  'target_date',
-  'lead_id',
-  'sort_order',
-  'logo_props',
-  'external_id',
-  'external_source',
-];
+/** The columns a module PATCH writes (the allow-list of its partial update). */
+const MODULE_UPDATE: PartialUpdate<ModuleWrite> = {
+  table: 'modules',
+  where: 'workspace_id = $1 AND id = $2',
+  columns: {
+    name: {},
+    description: { nullAs: '' },
+    status: {},
+    start_date: {},
+    target_date: {},
+    lead_id: {},
+    sort_order: {},
+    logo_props: { nullAs: {} },
+    external_id: {},
+    external_source: {},
+  },
+};
 
 @Injectable()
 export class ModulesRepository {
@@ -166,19 +172,7 @@ export class ModulesRepository {
   }
 
   async update(workspaceId: string, id: string, v: ModuleWrite, db: Queryable): Promise<void> {
-    const p = new SqlParams([workspaceId, id]);
-    const sets: string[] = [];
-    for (const k of WRITABLE) {
-      const val = v[k];
-      if (val === undefined) continue;
-      const stored = k === 'description' && val === null ? '' : k === 'logo_props' && val === null ? {} : val;
-      sets.push(`${k} = ${p.add(stored)}`);
-    }
-    if (!sets.length) return;
-    await db.query(
-      `UPDATE modules SET ${sets.join(', ')}, updated_at = now() WHERE workspace_id = $1 AND id = $2`,
-      p.values,
-    );
+    await runPartialUpdate(db, MODULE_UPDATE, v, new SqlParams([workspaceId, id]));
   }
 
   async softDelete(workspaceId: string, id: string, db: Queryable): Promise<void> {

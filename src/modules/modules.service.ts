@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { assertNameFree, cleanName } from '../common/names/names';
 import { DataSource, EntityManager } from 'typeorm';
 import { ProjectContext } from '../common/auth/request-context';
 import { ProblemException } from '../common/errors/problem.exception';
@@ -43,8 +44,8 @@ export class ModulesService {
     return this.ds.transaction(async (tx) => {
       await this.assertEnabled(ctx, tx);
       const v = this.writable(dto);
-      const name = this.cleanName(dto.name);
-      if (await this.repo.nameTaken(ctx.workspace.id, ctx.project.id, name, null, tx)) throw this.nameConflict(name);
+      const name = cleanName(dto.name);
+      await assertNameFree(this.repo.nameTaken(ctx.workspace.id, ctx.project.id, name, null, tx), 'module', name);
       await assertExternalPairFree(
         tx,
         'modules',
@@ -89,9 +90,8 @@ export class ModulesService {
       );
       const v = this.writable(dto);
       if (dto.name !== undefined) {
-        v.name = this.cleanName(dto.name);
-        if (await this.repo.nameTaken(ctx.workspace.id, ctx.project.id, v.name, id, tx))
-          throw this.nameConflict(v.name);
+        v.name = cleanName(dto.name);
+        await assertNameFree(this.repo.nameTaken(ctx.workspace.id, ctx.project.id, v.name, id, tx), 'module', v.name);
       }
       const start = v.start_date !== undefined ? v.start_date : row.start_date;
       const target = v.target_date !== undefined ? v.target_date : row.target_date;
@@ -148,16 +148,6 @@ export class ModulesService {
     if (!(await this.repo.isProjectMember(ctx.workspace.id, ctx.project.id, leadId, tx))) {
       throw ProblemException.validation('lead_id', 'Must be the user id of a member of this project.');
     }
-  }
-
-  private cleanName(raw: string): string {
-    const name = raw.trim();
-    if (!name) throw ProblemException.validation('name', 'name should not be empty');
-    return name;
-  }
-
-  private nameConflict(name: string): ProblemException {
-    return ProblemException.conflict(`A module named "${name}" already exists in this project.`);
   }
 
   private assertDateOrder(start: string | null, target: string | null): void {

@@ -1,12 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
-import {
-  ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiSlugParam, ApiUuidParam } from '../common/http/params';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext, WorkspaceContext } from '../common/auth/request-context';
 import { ProjectRole, WorkspaceRole } from '../common/auth/roles';
@@ -19,7 +13,7 @@ import { ProjectsService } from './projects.service';
 import { InvalidatesAuthCache } from '../common/auth/auth-cache';
 
 @ApiTags('projects')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
+@ApiSlugParam()
 @InvalidatesAuthCache()
 @Controller('api/v2/workspaces/:slug/projects')
 export class ProjectsController {
@@ -54,7 +48,7 @@ export class ProjectsController {
   @Get(':project_id')
   @Authenticated({ scope: 'projects:read', project: ProjectRole.Guest })
   @ApiOperation({ operationId: 'projects_get', summary: 'Get a project' })
-  @ApiParam({ name: 'project_id', format: 'uuid' })
+  @ApiUuidParam('project_id')
   @ApiOkResponse({ type: ProjectDto })
   @ApiProblemResponses(400, 404)
   get(@Ctx() ctx: ProjectContext) {
@@ -64,7 +58,7 @@ export class ProjectsController {
   @Patch(':project_id')
   @Authenticated({ scope: 'projects:write', project: ProjectRole.Admin })
   @ApiOperation({ operationId: 'projects_update', summary: 'Update a project' })
-  @ApiParam({ name: 'project_id', format: 'uuid' })
+  @ApiUuidParam('project_id')
   @ApiOkResponse({ type: ProjectDto })
   @ApiProblemResponses(400, 404, 409)
   update(@Ctx() ctx: ProjectContext, @Body() body: UpdateProjectDto) {
@@ -75,7 +69,7 @@ export class ProjectsController {
   @HttpCode(204)
   @Authenticated({ scope: 'projects:write', project: ProjectRole.Admin })
   @ApiOperation({ operationId: 'projects_delete', summary: 'Delete a project (soft)' })
-  @ApiParam({ name: 'project_id', format: 'uuid' })
+  @ApiUuidParam('project_id')
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(400, 404)
   async remove(@Ctx() ctx: ProjectContext): Promise<void> {

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { PartialUpdate, runPartialUpdate } from '../common/database/partial-update';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
 import { ListSpec } from '../common/pagination/list-spec';
@@ -50,6 +51,22 @@ export interface ProjectWrite {
   external_id?: string | null;
   external_source?: string | null;
 }
+
+/** The columns a project PATCH writes (the allow-list of its partial update). */
+const PROJECT_UPDATE: PartialUpdate<ProjectWrite> = {
+  table: 'projects',
+  where: 'workspace_id = $1 AND id = $2',
+  columns: {
+    name: {},
+    identifier: {},
+    description: { nullAs: '' },
+    default_assignee_id: {},
+    project_lead_id: {},
+    logo_props: { nullAs: {} },
+    external_id: {},
+    external_source: {},
+  },
+};
 
 @Injectable()
 export class ProjectsRepository {
@@ -139,19 +156,7 @@ export class ProjectsRepository {
   }
 
   async update(workspaceId: string, id: string, v: ProjectWrite, db: Queryable): Promise<void> {
-    const sets: string[] = [];
-    const p = new SqlParams([workspaceId, id]);
-    for (const [k, val] of Object.entries(v)) {
-      if (val === undefined) continue;
-      sets.push(
-        `${k} = ${p.add(k === 'description' && val === null ? '' : k === 'logo_props' && val === null ? {} : val)}`,
-      );
-    }
-    if (!sets.length) return;
-    await db.query(
-      `UPDATE projects SET ${sets.join(', ')}, updated_at = now() WHERE workspace_id = $1 AND id = $2`,
-      p.values,
-    );
+    await runPartialUpdate(db, PROJECT_UPDATE, v, new SqlParams([workspaceId, id]));
   }
 
   /**

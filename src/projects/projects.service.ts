@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { assertNameFree, cleanName } from '../common/names/names';
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 import { AuditService } from '../audit/audit.service';
 import { ProjectContext, WorkspaceContext } from '../common/auth/request-context';
@@ -62,9 +63,8 @@ export class ProjectsService {
   async create(ctx: WorkspaceContext, dto: CreateProjectDto, m?: EntityManager): Promise<ProjectDto> {
     const run = async (tx: EntityManager) => {
       const ws = ctx.workspace.id;
-      const name = this.nonBlankName(dto.name);
-      if (await this.repo.nameTaken(ws, name, null, tx))
-        throw ProblemException.conflict(`A project named "${name}" already exists in this workspace.`);
+      const name = cleanName(dto.name, 'name', 'name should not be empty or blank');
+      await assertNameFree(this.repo.nameTaken(ws, name, null, tx), 'project', name, 'in this workspace');
       const identifier = await this.freeIdentifier(ws, name, dto.identifier, tx);
       const wsRoles = await this.assertWorkspaceMembers(ws, dto, tx);
       const row = await this.repo.insert(ws, { ...this.writable(dto), name, identifier }, ctx.principal.userId, tx);
@@ -160,9 +160,13 @@ export class ProjectsService {
           throw ProblemException.notFound('Project');
         const v = this.writable(dto);
         if (dto.name !== undefined) {
-          v.name = this.nonBlankName(dto.name);
-          if (await this.repo.nameTaken(ws, v.name, ctx.project.id, tx))
-            throw ProblemException.conflict(`A project named "${v.name}" already exists in this workspace.`);
+          v.name = cleanName(dto.name, 'name', 'name should not be empty or blank');
+          await assertNameFree(
+            this.repo.nameTaken(ws, v.name, ctx.project.id, tx),
+            'project',
+            v.name,
+            'in this workspace',
+          );
         }
         if (dto.identifier !== undefined) {
           v.identifier = dto.identifier.toUpperCase();
@@ -231,13 +235,6 @@ export class ProjectsService {
       external_id: dto.external_id,
       external_source: dto.external_source,
     };
-  }
-
-  /** Names are trimmed; a blank one is refused like a missing one (400 naming `name`). */
-  private nonBlankName(raw: string): string {
-    const name = raw.trim();
-    if (!name) throw ProblemException.validation('name', 'name should not be empty or blank');
-    return name;
   }
 
   /**

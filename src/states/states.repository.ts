@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { PartialUpdate, runPartialUpdate } from '../common/database/partial-update';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
 import { ListSpec } from '../common/pagination/list-spec';
@@ -70,6 +71,22 @@ export interface StateWrite {
 }
 
 /** States of a project: reads, writes and the checks behind the two delete refusals. */
+/** The columns a state PATCH writes (the allow-list of its partial update). */
+const STATE_UPDATE: PartialUpdate<StateWrite> = {
+  table: 'states',
+  where: 'id = $1',
+  columns: {
+    name: {},
+    color: {},
+    group: {},
+    description: { nullAs: '' },
+    sequence: {},
+    is_default: {},
+    external_id: {},
+    external_source: {},
+  },
+};
+
 @Injectable()
 export class StatesRepository {
   constructor(private readonly ds: DataSource) {}
@@ -158,14 +175,7 @@ export class StatesRepository {
   }
 
   async update(id: string, v: StateWrite, db: Queryable): Promise<void> {
-    const sets: string[] = [];
-    const p = new SqlParams([id]);
-    for (const [k, val] of Object.entries(v)) {
-      if (val === undefined) continue;
-      sets.push(`"${k}" = ${p.add(k === 'description' && val === null ? '' : val)}`);
-    }
-    if (!sets.length) return;
-    await db.query(`UPDATE states SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`, p.values);
+    await runPartialUpdate(db, STATE_UPDATE, v, new SqlParams([id]));
   }
 
   /**

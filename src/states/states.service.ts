@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { assertNameFree, cleanName } from '../common/names/names';
 import { DataSource } from 'typeorm';
 import { ProjectContext } from '../common/auth/request-context';
 import { ProblemException } from '../common/errors/problem.exception';
@@ -36,9 +37,9 @@ export class StatesService {
   async create(ctx: ProjectContext, dto: CreateStateDto): Promise<StateDto> {
     return this.ds.transaction(async (tx) => {
       const projectId = ctx.project.id;
-      const name = this.cleanName(dto.name);
+      const name = cleanName(dto.name);
       await this.repo.lockProjectStates(projectId, tx);
-      if (await this.repo.nameTaken(projectId, name, null, tx)) throw this.nameConflict(name);
+      await assertNameFree(this.repo.nameTaken(projectId, name, null, tx), 'state', name);
       await assertExternalPairFree(tx, 'states', { workspaceId: ctx.workspace.id, projectId }, dto, null);
       const isDefault = dto.is_default === true;
       if (isDefault) await this.repo.clearDefault(projectId, tx);
@@ -69,8 +70,8 @@ export class StatesService {
       await assertExternalPairFree(tx, 'states', { workspaceId: ctx.workspace.id, projectId }, dto, current);
       const v: StateWrite = { ...this.writable(dto), color: dto.color, group: dto.group, sequence: dto.sequence };
       if (dto.name !== undefined) {
-        v.name = this.cleanName(dto.name);
-        if (await this.repo.nameTaken(projectId, v.name, id, tx)) throw this.nameConflict(v.name);
+        v.name = cleanName(dto.name);
+        await assertNameFree(this.repo.nameTaken(projectId, v.name, id, tx), 'state', v.name);
       }
       if (dto.is_default === false && current.is_default) {
         throw ProblemException.validation(
@@ -100,16 +101,6 @@ export class StatesService {
       }
       await this.repo.softDelete(id, tx);
     });
-  }
-
-  private cleanName(raw: string): string {
-    const name = raw.trim();
-    if (!name) throw ProblemException.validation('name', 'name should not be empty');
-    return name;
-  }
-
-  private nameConflict(name: string): ProblemException {
-    return ProblemException.conflict(`A state named "${name}" already exists in this project.`);
   }
 
   private writable(dto: CreateStateDto | UpdateStateDto): StateWrite {

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { PartialUpdate, partialUpdateSql } from '../common/database/partial-update';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
 import { ListSpec } from '../common/pagination/list-spec';
@@ -27,6 +28,15 @@ export interface OptionWrite {
   external_id?: string | null;
   external_source?: string | null;
 }
+
+/** The columns an option PATCH writes (the allow-list of its partial update); it always stamps and returns the row. */
+const OPTION_UPDATE: PartialUpdate<OptionWrite> = {
+  table: 'work_item_property_options o',
+  where: 'o.id = $1 AND o.workspace_id = $2',
+  columns: { name: {}, description: { nullAs: '' }, is_default: {}, external_id: {}, external_source: {} },
+  always: true,
+  returning: OPTION_COLS,
+};
 
 @Injectable()
 export class PropertyOptionsRepository {
@@ -118,17 +128,7 @@ export class PropertyOptionsRepository {
 
   async update(workspaceId: string, id: string, v: OptionWrite, db: Queryable): Promise<OptionRow> {
     const p = new SqlParams([id, workspaceId]);
-    const sets: string[] = [];
-    for (const [k, val] of Object.entries(v)) {
-      if (val === undefined) continue;
-      sets.push(`${k} = ${p.add(k === 'description' && val === null ? '' : val)}`);
-    }
-    const rows = writtenRows<OptionRow>(
-      await db.query(
-        `UPDATE work_item_property_options o SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE o.id = $1 AND o.workspace_id = $2 RETURNING ${OPTION_COLS}`,
-        p.values,
-      ),
-    );
+    const rows = writtenRows<OptionRow>(await db.query(partialUpdateSql(OPTION_UPDATE, v, p)!, p.values));
     return rows[0];
   }
 

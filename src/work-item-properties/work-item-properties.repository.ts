@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { PartialUpdate, partialUpdateSql } from '../common/database/partial-update';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
 import { ListSpec } from '../common/pagination/list-spec';
@@ -50,7 +51,27 @@ export interface PropertyWrite {
   external_source?: string | null;
 }
 
-const JSON_COLS = new Set(['default_value', 'settings', 'validation_rules']);
+/** The columns a property PATCH writes (the allow-list of its partial update); it always stamps and returns the row. */
+const PROPERTY_UPDATE: PartialUpdate<PropertyWrite> = {
+  table: 'work_item_properties p',
+  where: 'p.id = $1 AND p.workspace_id = $2',
+  columns: {
+    display_name: {},
+    description: { nullAs: '' },
+    property_type: {},
+    relation_type: {},
+    is_multi: {},
+    is_required: {},
+    is_active: {},
+    default_value: { json: true },
+    settings: { json: true },
+    validation_rules: { json: true },
+    external_id: {},
+    external_source: {},
+  },
+  always: true,
+  returning: PROPERTY_COLS,
+};
 
 function ownedBy(owner: Owner, p: SqlParams): string {
   return owner.projectId ? `p.project_id = ${p.add(owner.projectId)}::uuid` : 'p.project_id IS NULL';
@@ -160,18 +181,7 @@ export class WorkItemPropertiesRepository {
 
   async update(workspaceId: string, id: string, v: PropertyWrite, db: Queryable): Promise<PropertyRow> {
     const p = new SqlParams([id, workspaceId]);
-    const sets: string[] = [];
-    for (const [k, val] of Object.entries(v)) {
-      if (val === undefined) continue;
-      if (JSON_COLS.has(k)) sets.push(`${k} = ${p.add(JSON.stringify(val))}::jsonb`);
-      else sets.push(`${k} = ${p.add(k === 'description' && val === null ? '' : val)}`);
-    }
-    const rows = writtenRows<PropertyRow>(
-      await db.query(
-        `UPDATE work_item_properties p SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE p.id = $1 AND p.workspace_id = $2 RETURNING ${PROPERTY_COLS}`,
-        p.values,
-      ),
-    );
+    const rows = writtenRows<PropertyRow>(await db.query(partialUpdateSql(PROPERTY_UPDATE, v, p)!, p.values));
     return rows[0];
   }
 

@@ -8,7 +8,7 @@ import { CustomValuesRepository } from '../custom-fields/custom-values.repositor
 import { contextValueConfig } from '../work-item-property-contexts/context-default';
 import { ContextsRepository } from '../work-item-property-contexts/contexts.repository';
 import { CatalogAudit } from '../work-item-types/catalog-audit';
-import { cleanName, isBlank } from '../work-item-types/clean-name';
+import { cleanName, isBlank } from '../common/names/names';
 import { Owner } from '../work-item-types/work-item-types.repository';
 import { PropertyOptionsRepository } from './property-options.repository';
 import { OptionInputDto } from './property-options.dto';

@@ -9,7 +9,7 @@ import { checkDefaultValue, checkDefinition } from '../work-item-properties/prop
 import { PropertyRow } from '../work-item-properties/work-item-properties.mapper';
 import { WorkItemPropertiesService } from '../work-item-properties/work-item-properties.service';
 import { CatalogAudit } from '../work-item-types/catalog-audit';
-import { isBlank } from '../work-item-types/clean-name';
+import { isBlank } from '../common/names/names';
 import { WorkItemTypesRepository } from '../work-item-types/work-item-types.repository';
 import { workspaceOwner } from '../work-item-types/work-item-types.service';
 import { contextValueConfig } from './context-default';

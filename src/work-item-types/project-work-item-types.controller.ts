@@ -6,14 +6,13 @@ import {
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
-  ApiParam,
   ApiQuery,
   ApiTags,
 } from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext } from '../common/auth/request-context';
 import { ProjectRole } from '../common/auth/roles';
-import { UuidParam } from '../common/http/params';
+import { UuidParam, ApiSlugParam, ApiUuidParam } from '../common/http/params';
 import { ApiProblemResponses } from '../common/openapi/problem-responses';
 import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
 import { ListParams, ListQuery } from '../common/pagination/list-query';
@@ -30,8 +29,8 @@ import { TYPE_LIST } from './work-item-types.repository';
 import { projectOwner, WorkItemTypesService } from './work-item-types.service';
 
 @ApiTags('work-item-types')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
-@ApiParam({ name: 'project_id', format: 'uuid' })
+@ApiSlugParam()
+@ApiUuidParam('project_id')
 @UseGuards(TypeModeGuard)
 @Controller('api/v2/workspaces/:slug/projects/:project_id/work-item-types')
 export class ProjectWorkItemTypesController {
@@ -108,7 +107,7 @@ export class ProjectWorkItemTypesController {
     operationId: 'project_work_item_types_get',
     summary: 'Get a work item type of the project (own or imported)',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: WorkItemTypeDto })
   @ApiProblemResponses(400, 404)
   get(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string) {
@@ -124,7 +123,7 @@ export class ProjectWorkItemTypesController {
     description:
       "Same writable set as create. is_active false on the default type is 400. An imported workspace type is not the project's own: 404.",
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: WorkItemTypeDto })
   @ApiProblemResponses(400, 404)
   update(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string, @Body() body: UpdateWorkItemTypeDto) {
@@ -139,7 +138,7 @@ export class ProjectWorkItemTypesController {
     operationId: 'project_work_item_types_delete',
     summary: 'Delete a work item type (project mode, soft)',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(400, 404)
   async remove(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string): Promise<void> {
@@ -157,7 +156,7 @@ export class ProjectWorkItemTypesController {
     description:
       'No body. Returns the promoted type; the previous default is demoted in the same operation. Epic and inactive types cannot be the default (400).',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: WorkItemTypeDto })
   @ApiProblemResponses(400, 404)
   markDefault(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string) {
@@ -172,7 +171,7 @@ export class ProjectWorkItemTypesController {
     description:
       "Standard fields with their options, the type's custom fields as they resolve in this project (contexts applied), and a JSON Schema of `custom_fields` for client-side validation. Works for own and imported types, in either mode.",
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiQuery({
     name: 'include',
     required: false,

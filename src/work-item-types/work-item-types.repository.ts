@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { PartialUpdate, partialUpdateSql } from '../common/database/partial-update';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
 import { ListSpec } from '../common/pagination/list-spec';
@@ -36,6 +37,15 @@ export interface TypeWrite {
   external_id?: string | null;
   external_source?: string | null;
 }
+
+/** The columns a type PATCH writes (the allow-list of its partial update); it always stamps and returns the row. */
+const TYPE_UPDATE: PartialUpdate<TypeWrite> = {
+  table: 'work_item_types t',
+  where: 't.id = $1 AND t.workspace_id = $2',
+  columns: { name: {}, description: { nullAs: '' }, is_active: {}, external_id: {}, external_source: {} },
+  always: true,
+  returning: COLS,
+};
 
 /** `t` is owned by `owner` (not merely visible in a project). */
 function ownedBy(owner: Owner, p: SqlParams): string {
@@ -189,17 +199,7 @@ export class WorkItemTypesRepository {
 
   async update(workspaceId: string, id: string, v: TypeWrite, db: Queryable): Promise<TypeRow> {
     const p = new SqlParams([id, workspaceId]);
-    const sets: string[] = [];
-    for (const [k, val] of Object.entries(v)) {
-      if (val === undefined) continue;
-      sets.push(`${k} = ${p.add(k === 'description' && val === null ? '' : val)}`);
-    }
-    const rows = writtenRows<TypeRow>(
-      await db.query(
-        `UPDATE work_item_types t SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE t.id = $1 AND t.workspace_id = $2 RETURNING ${COLS}`,
-        p.values,
-      ),
-    );
+    const rows = writtenRows<TypeRow>(await db.query(partialUpdateSql(TYPE_UPDATE, v, p)!, p.values));
     return rows[0];
   }
 

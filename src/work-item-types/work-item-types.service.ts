@@ -6,7 +6,7 @@ import { ProblemException } from '../common/errors/problem.exception';
 import { ListQuery } from '../common/pagination/list-query';
 import { CustomValuesRepository } from '../custom-fields/custom-values.repository';
 import { CatalogAudit } from './catalog-audit';
-import { cleanName } from './clean-name';
+import { cleanName } from '../common/names/names';
 import {
   CreateWorkItemTypeDto,
   ImportWorkItemTypesDto,

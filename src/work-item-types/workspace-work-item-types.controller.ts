@@ -1,17 +1,10 @@
 import { Bodyless } from '../common/http/bodyless';
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, UseGuards } from '@nestjs/common';
-import {
-  ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, WorkspaceContext } from '../common/auth/request-context';
 import { WorkspaceRole } from '../common/auth/roles';
-import { UuidParam } from '../common/http/params';
+import { UuidParam, ApiSlugParam, ApiUuidParam } from '../common/http/params';
 import { ApiProblemResponses } from '../common/openapi/problem-responses';
 import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
 import { ListParams, ListQuery } from '../common/pagination/list-query';
@@ -21,7 +14,7 @@ import { TYPE_LIST } from './work-item-types.repository';
 import { WorkItemTypesService, workspaceOwner } from './work-item-types.service';
 
 @ApiTags('workspace-work-item-types')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
+@ApiSlugParam()
 @UseGuards(TypeModeGuard)
 @Controller('api/v2/workspaces/:slug/work-item-types')
 export class WorkspaceWorkItemTypesController {
@@ -61,7 +54,7 @@ export class WorkspaceWorkItemTypesController {
     summary: 'Get a workspace-level work item type',
     description: 'A project-level type id is 404.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: WorkItemTypeDto })
   @ApiProblemResponses(400, 404)
   get(@Ctx() ctx: WorkspaceContext, @UuidParam('pk') pk: string) {
@@ -77,7 +70,7 @@ export class WorkspaceWorkItemTypesController {
     description:
       'name, description, is_active, external_id, external_source. is_default, is_epic, level and logo_props are read-only and ignored. Deactivating the default is 400; inactive types stay on work items but leave pickers.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: WorkItemTypeDto })
   @ApiProblemResponses(400, 404)
   update(@Ctx() ctx: WorkspaceContext, @UuidParam('pk') pk: string, @Body() body: UpdateWorkItemTypeDto) {
@@ -95,7 +88,7 @@ export class WorkspaceWorkItemTypesController {
     operationId: 'workspace_work_item_types_delete',
     summary: 'Delete a workspace-level work item type (workspace mode, soft)',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(400, 404)
   async remove(@Ctx() ctx: WorkspaceContext, @UuidParam('pk') pk: string): Promise<void> {
@@ -112,7 +105,7 @@ export class WorkspaceWorkItemTypesController {
     summary: 'Make a type the workspace default (workspace mode)',
     description: 'No body; returns the promoted type and clears the previous holder.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: WorkItemTypeDto })
   @ApiProblemResponses(400, 404)
   markDefault(@Ctx() ctx: WorkspaceContext, @UuidParam('pk') pk: string) {

@@ -13,7 +13,7 @@ import { Ctx, ProjectContext, WorkspaceContext } from '../common/auth/request-co
 import { ProjectRole, WORK_ITEM_READER, WorkspaceRole } from '../common/auth/roles';
 import { Expandable, ExpandParam } from '../common/expand/expand';
 import { RequestedFields } from '../common/fields/fields';
-import { WorkItemIdParam } from '../common/http/params';
+import { WorkItemIdParam, ApiSlugParam, ApiUuidParam } from '../common/http/params';
 
 /** `{pk}` is the UUID only; an identifier there is 404 like any unknown item (spec, unarchive). */
 import { ApiProblemResponses } from '../common/openapi/problem-responses';
@@ -33,8 +33,8 @@ const NAME_OR_ID_400: [number, string] = [
 ];
 
 @ApiTags('work-items')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
-@ApiParam({ name: 'project_id', format: 'uuid' })
+@ApiSlugParam()
+@ApiUuidParam('project_id')
 @Controller('api/v2/workspaces/:slug/projects/:project_id/work-items')
 export class WorkItemsController {
   constructor(private readonly items: WorkItemsService) {}
@@ -83,7 +83,7 @@ export class WorkItemsController {
     summary: 'Get a work item',
     description: '`pk` is the UUID only. Archived work items are 404.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @Expandable(WORK_ITEM_EXPAND)
   @ApiOkResponse({ type: WorkItemDto })
   @ApiProblemResponses(400, 404)
@@ -98,7 +98,7 @@ export class WorkItemsController {
     summary: 'Update a work item (partial)',
     description: 'assignee and label sets are replaced as a whole. Workflow rules run only when the state changes.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @Expandable(WORK_ITEM_EXPAND)
   @ApiOkResponse({ type: WorkItemDto })
   @ApiProblemResponses(NAME_OR_ID_400, WORKFLOW_403, 404, [
@@ -122,7 +122,7 @@ export class WorkItemsController {
     summary: 'Delete a work item (soft)',
     description: "Project admins and the work item's creator only; repeating is 404.",
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(400, 404, [
     409,
@@ -142,7 +142,7 @@ export class WorkItemsController {
     description:
       'Bodyless (a body is ignored). Archiving an archived work item is 404. Response custom_fields is null.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: WorkItemDto })
   @ApiProblemResponses(400, 404)
   archive(@Ctx() ctx: ProjectContext, @WorkItemIdParam('pk') pk: string) {
@@ -158,7 +158,7 @@ export class WorkItemsController {
     summary: 'Unarchive a work item',
     description: 'Bodyless; idempotent (an active work item is returned unchanged). Response custom_fields is null.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: WorkItemDto })
   @ApiProblemResponses(400, 404, [
     409,
@@ -170,7 +170,7 @@ export class WorkItemsController {
 }
 
 @ApiTags('work-items')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
+@ApiSlugParam()
 @Controller('api/v2/workspaces/:slug/work-items')
 export class WorkItemsByIdentifierController {
   constructor(private readonly items: WorkItemsService) {}

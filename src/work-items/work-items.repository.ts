@@ -1,4 +1,5 @@
 import type { CustomValues } from '../custom-fields/custom-fields.service';
+import { assignments, UpdatableColumns } from '../common/database/partial-update';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Viewer } from '../common/auth/roles';
@@ -277,21 +278,22 @@ export interface WorkItemWrite {
   custom_values?: Record<string, unknown>;
 }
 
-const WRITABLE = new Set([
-  'name',
-  'description_html',
-  'description_stripped',
-  'priority',
-  'state_id',
-  'type_id',
-  'parent_id',
-  'estimate_point_id',
-  'start_date',
-  'target_date',
-  'external_id',
-  'external_source',
-  'custom_values',
-]);
+/** The columns a work item PATCH writes (the allow-list of its partial update). */
+const WORK_ITEM_COLUMNS: UpdatableColumns<WorkItemWrite> = {
+  name: {},
+  description_html: {},
+  description_stripped: {},
+  priority: {},
+  state_id: {},
+  type_id: {},
+  parent_id: {},
+  estimate_point_id: {},
+  start_date: {},
+  target_date: {},
+  external_id: {},
+  external_source: {},
+  custom_values: {},
+};
 
 // Re-reads that lock what a write links to FOR KEY SHARE until commit (arguments are SQL references).
 // Deleting a label, an estimate (or point) or a work item locks the row (or its estimate) FOR UPDATE first,
@@ -616,12 +618,7 @@ export class WorkItemsRepository {
     db: Queryable,
   ): Promise<void> {
     const p = new SqlParams([id, userId]);
-    const sets: string[] = [];
-    for (const [k, val] of Object.entries(v)) {
-      if (val === undefined) continue;
-      if (!WRITABLE.has(k)) throw new Error(`not a writable work item column: ${k}`);
-      sets.push(`${k} = ${p.add(val)}`);
-    }
+    const sets = assignments(WORK_ITEM_COLUMNS, v, p);
     const ctes: string[] = [];
     if (assigneeIds !== undefined) {
       const ref = p.add(assigneeIds);

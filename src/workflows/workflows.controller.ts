@@ -1,16 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
-import {
-  ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext } from '../common/auth/request-context';
 import { ProjectRole } from '../common/auth/roles';
-import { UuidParam } from '../common/http/params';
+import { UuidParam, ApiSlugParam, ApiUuidParam } from '../common/http/params';
 import { ApiProblemResponses } from '../common/openapi/problem-responses';
 import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
 import { ListParams, ListQuery } from '../common/pagination/list-query';
@@ -36,8 +29,8 @@ const BAD_STATE: [number, string] = [
 ];
 
 @ApiTags('workflows')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
-@ApiParam({ name: 'project_id', format: 'uuid' })
+@ApiSlugParam()
+@ApiUuidParam('project_id')
 @Controller('api/v2/workspaces/:slug/projects/:project_id/workflows')
 export class WorkflowsController {
   constructor(private readonly workflows: WorkflowsService) {}
@@ -68,7 +61,7 @@ export class WorkflowsController {
   @Get(':pk')
   @Authenticated(READ)
   @ApiOperation({ operationId: 'workflows_get', summary: 'Get a workflow' })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: WorkflowDto })
   @ApiProblemResponses(400, 404)
   get(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string) {
@@ -82,7 +75,7 @@ export class WorkflowsController {
     summary: 'Update a workflow (partial)',
     description: 'Audit: workflow.updated (old and new values).',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: WorkflowDto })
   @ApiProblemResponses(BAD_STATE, 404, [409, '`conflict`: the name is already used in the project'])
   update(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string, @Body() body: UpdateWorkflowDto) {
@@ -97,7 +90,7 @@ export class WorkflowsController {
     summary: 'Delete a workflow (soft)',
     description: 'Removes its workflow states and transitions too. Audit: workflow.deleted.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(400, 404)
   async remove(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string): Promise<void> {
@@ -106,9 +99,9 @@ export class WorkflowsController {
 }
 
 @ApiTags('workflows')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
-@ApiParam({ name: 'project_id', format: 'uuid' })
-@ApiParam({ name: 'workflow_id', format: 'uuid' })
+@ApiSlugParam()
+@ApiUuidParam('project_id')
+@ApiUuidParam('workflow_id')
 @Controller('api/v2/workspaces/:slug/projects/:project_id/workflows/:workflow_id/states')
 export class WorkflowStatesController {
   constructor(private readonly workflows: WorkflowsService) {}
@@ -147,7 +140,7 @@ export class WorkflowStatesController {
   @Get(':pk')
   @Authenticated(READ)
   @ApiOperation({ operationId: 'workflow_states_get', summary: 'Get a workflow state' })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: WorkflowStateDto })
   @ApiProblemResponses(400, 404)
   get(@Ctx() ctx: ProjectContext, @UuidParam('workflow_id') workflowId: string, @UuidParam('pk') pk: string) {
@@ -157,7 +150,7 @@ export class WorkflowStatesController {
   @Patch(':pk')
   @Authenticated(WRITE)
   @ApiOperation({ operationId: 'workflow_states_update', summary: 'Update a workflow state (partial)' })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: WorkflowStateDto })
   @ApiProblemResponses(BAD_STATE, 404, [409, '`conflict`: the state already has a row in the workflow'])
   update(
@@ -177,7 +170,7 @@ export class WorkflowStatesController {
     summary: 'Delete a workflow state (soft)',
     description: 'Removes its outgoing transitions too. Audit: workflow.updated.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(400, 404)
   async remove(
@@ -190,9 +183,9 @@ export class WorkflowStatesController {
 }
 
 @ApiTags('workflows')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
-@ApiParam({ name: 'project_id', format: 'uuid' })
-@ApiParam({ name: 'workflow_id', format: 'uuid' })
+@ApiSlugParam()
+@ApiUuidParam('project_id')
+@ApiUuidParam('workflow_id')
 @Controller('api/v2/workspaces/:slug/projects/:project_id/workflows/:workflow_id/state-transitions')
 export class WorkflowTransitionsController {
   constructor(private readonly workflows: WorkflowsService) {}
@@ -231,7 +224,7 @@ export class WorkflowTransitionsController {
   @Get(':pk')
   @Authenticated(READ)
   @ApiOperation({ operationId: 'workflow_transitions_get', summary: 'Get a workflow state transition' })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: WorkflowTransitionDto })
   @ApiProblemResponses(400, 404)
   get(@Ctx() ctx: ProjectContext, @UuidParam('workflow_id') workflowId: string, @UuidParam('pk') pk: string) {
@@ -241,7 +234,7 @@ export class WorkflowTransitionsController {
   @Patch(':pk')
   @Authenticated(WRITE)
   @ApiOperation({ operationId: 'workflow_transitions_update', summary: 'Update a workflow state transition (partial)' })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: WorkflowTransitionDto })
   @ApiProblemResponses(BAD_STATE, 404, [409, '`conflict`: the workflow state already has a transition to that state'])
   update(
@@ -257,7 +250,7 @@ export class WorkflowTransitionsController {
   @HttpCode(204)
   @Authenticated(WRITE)
   @ApiOperation({ operationId: 'workflow_transitions_delete', summary: 'Delete a workflow state transition (soft)' })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(400, 404)
   async remove(

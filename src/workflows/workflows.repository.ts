@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { PartialUpdate, runPartialUpdate } from '../common/database/partial-update';
 import { creationRuleSql } from './workflows.queries';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
@@ -61,16 +62,36 @@ export interface WorkflowWrite {
   work_item_type_ids?: string[];
 }
 
-function setClause(v: Record<string, unknown>, p: SqlParams, arrays: string[] = []): string[] {
-  const sets: string[] = [];
-  for (const [k, val] of Object.entries(v)) {
-    if (val === undefined) continue;
-    sets.push(
-      `"${k}" = ${p.add(k === 'description' && val === null ? '' : val)}${arrays.includes(k) ? '::uuid[]' : ''}`,
-    );
-  }
-  return sets;
+/** The columns a workflow PATCH writes (the allow-list of its partial update). */
+const WORKFLOW_UPDATE: PartialUpdate<WorkflowWrite> = {
+  table: 'workflows',
+  where: 'id = $1',
+  columns: { name: {}, description: { nullAs: '' }, work_item_type_ids: { cast: 'uuid[]' } },
+};
+
+export interface WorkflowStateWrite {
+  state_id?: string;
+  allow_issue_creation?: boolean;
 }
+
+const WORKFLOW_STATE_UPDATE: PartialUpdate<WorkflowStateWrite> = {
+  table: 'workflow_states',
+  where: 'id = $1',
+  columns: { state_id: {}, allow_issue_creation: {} },
+};
+
+export interface TransitionWrite {
+  transition_state_id?: string;
+  rejection_state_id?: string | null;
+  required_approvals?: number;
+  member_ids?: string[];
+}
+
+const TRANSITION_UPDATE: PartialUpdate<TransitionWrite> = {
+  table: 'workflow_state_transitions',
+  where: 'id = $1',
+  columns: { transition_state_id: {}, rejection_state_id: {}, required_approvals: {}, member_ids: { cast: 'uuid[]' } },
+};
 
 /** Workflows, their states and transitions, and the rule lookups behind enforcement. */
 @Injectable()
@@ -131,10 +152,7 @@ export class WorkflowsRepository {
   }
 
   async update(id: string, v: WorkflowWrite, db: Queryable): Promise<void> {
-    const p = new SqlParams([id]);
-    const sets = setClause({ ...v }, p, ['work_item_type_ids']);
-    if (sets.length)
-      await db.query(`UPDATE workflows SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`, p.values);
+    await runPartialUpdate(db, WORKFLOW_UPDATE, v, new SqlParams([id]));
   }
 
   /** Sets a flag (is_active / is_default) on `id`; setting it true clears it on the project's other workflows first. */
@@ -214,15 +232,8 @@ export class WorkflowsRepository {
     return rows[0];
   }
 
-  async updateState(
-    id: string,
-    v: { state_id?: string; allow_issue_creation?: boolean },
-    db: Queryable,
-  ): Promise<void> {
-    const p = new SqlParams([id]);
-    const sets = setClause({ ...v }, p);
-    if (sets.length)
-      await db.query(`UPDATE workflow_states SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`, p.values);
+  async updateState(id: string, v: WorkflowStateWrite, db: Queryable): Promise<void> {
+    await runPartialUpdate(db, WORKFLOW_STATE_UPDATE, v, new SqlParams([id]));
   }
 
   async setStateDefault(workflowId: string, id: string, value: boolean, db: Queryable): Promise<void> {
@@ -322,23 +333,8 @@ export class WorkflowsRepository {
     return rows[0];
   }
 
-  async updateTransition(
-    id: string,
-    v: {
-      transition_state_id?: string;
-      rejection_state_id?: string | null;
-      required_approvals?: number;
-      member_ids?: string[];
-    },
-    db: Queryable,
-  ): Promise<void> {
-    const p = new SqlParams([id]);
-    const sets = setClause({ ...v }, p, ['member_ids']);
-    if (sets.length)
-      await db.query(
-        `UPDATE workflow_state_transitions SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`,
-        p.values,
-      );
+  async updateTransition(id: string, v: TransitionWrite, db: Queryable): Promise<void> {
+    await runPartialUpdate(db, TRANSITION_UPDATE, v, new SqlParams([id]));
   }
 
   async softDeleteTransition(id: string, db: Queryable): Promise<void> {
