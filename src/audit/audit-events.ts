@@ -242,6 +242,22 @@ export const AUDIT_EVENT_CATALOGUE: CatalogueEntry[] = [
     when: 'A project is deleted.',
     values: 'old {name, identifier}.',
   },
+  {
+    event_name: 'project.archived',
+    category: 'settings',
+    outcome: 'success',
+    target_type: 'project',
+    when: 'A project is archived.',
+    values: 'old {archived: false}, new {archived: true}.',
+  },
+  {
+    event_name: 'project.unarchived',
+    category: 'settings',
+    outcome: 'success',
+    target_type: 'project',
+    when: 'An archived project is unarchived (unarchiving an active project writes nothing).',
+    values: 'old {archived: true}, new {archived: false}.',
+  },
   // Features and the work item type mode
   {
     event_name: 'workspace.features_updated',

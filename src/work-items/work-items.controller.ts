@@ -20,7 +20,7 @@ import { ApiProblemResponses } from '../common/openapi/problem-responses';
 import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
 import { ListParams, ListQuery } from '../common/pagination/list-query';
 import { CreateWorkItemDto, UpdateWorkItemDto, WORK_ITEM_EXPAND, WorkItemDto } from './work-items.dto';
-import { WORK_ITEM_LIST } from './work-items.repository';
+import { WORK_ITEM_LIST, WORKSPACE_WORK_ITEM_LIST } from './work-items.repository';
 import { WorkItemsService } from './work-items.service';
 
 const WORKFLOW_403: [number, string] = [
@@ -174,6 +174,26 @@ export class WorkItemsController {
 @Controller('api/v2/workspaces/:slug/work-items')
 export class WorkItemsByIdentifierController {
   constructor(private readonly items: WorkItemsService) {}
+
+  @Get()
+  @Authenticated({ scope: 'projects.work_items:read', workspace: WorkspaceRole.Guest })
+  @ApiOperation({
+    operationId: 'work_items_list_workspace',
+    summary: 'List work items of the workspace',
+    description:
+      "Work items of every project the caller can read (project role commenter or above, or workspace owner/admin), archived projects and archived items excluded, with the project list's filters plus project_id / project_id__in, ordered by created_at or updated_at (another order_by falls back to -created_at). List rows carry custom_fields: null.",
+  })
+  @Expandable(WORK_ITEM_EXPAND)
+  @ApiListQuery(WORKSPACE_WORK_ITEM_LIST)
+  @ApiListResponse(WorkItemDto)
+  list(
+    @Ctx() ctx: WorkspaceContext,
+    @ListParams(WORKSPACE_WORK_ITEM_LIST) q: ListQuery,
+    @ExpandParam() expand: Set<string>,
+    @RequestedFields() fields: ReadonlySet<string> | null,
+  ) {
+    return this.items.listWorkspace(ctx, q, expand, fields);
+  }
 
   @Get(':identifier')
   @Authenticated({ scope: 'projects.work_items:read', workspace: WorkspaceRole.Guest })

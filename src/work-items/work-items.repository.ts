@@ -118,6 +118,26 @@ export const WORK_ITEM_LIST: ListSpec = {
   idExpr: 'w.id',
 };
 
+/**
+ * The workspace-wide work item list (later edition): the project list's filters plus `project_id`, in created_at or
+ * updated_at order (ix_work_items_ws_created / ix_work_items_ws_updated); another `order_by` falls back to the
+ * default like any unknown one. Every query binds the workspace as $1 and the readable projects (uuid[]) as $2.
+ */
+export const WORKSPACE_WORK_ITEM_LIST: ListSpec = {
+  ...WORK_ITEM_LIST,
+  filters: [
+    {
+      name: 'project_id',
+      type: 'uuid',
+      ops: ['eq', 'in'],
+      column: 'w.project_id',
+      description: 'Projects to list (UUIDs); one the caller cannot read adds nothing.',
+    },
+    ...WORK_ITEM_LIST.filters,
+  ],
+  orderings: { created_at: WORK_ITEM_LIST.orderings.created_at, updated_at: WORK_ITEM_LIST.orderings.updated_at },
+};
+
 /** The list's scope: $1 workspace, $2 project, live items. */
 const liveItems = () => ['w.workspace_id = $1', 'w.project_id = $2', 'w.deleted_at IS NULL', 'w.archived_at IS NULL'];
 /**
@@ -152,15 +172,34 @@ const LINK_DRIVERS: Record<string, { table: string; key: string; counts: string 
  * condition on the counter row `k` from a bound reference (`$n::cast`, or `ANY($n::cast[])` for the `__in`
  * form). The state group goes through the project's states, as the list's own filter does.
  */
-const STATE_PRIORITY_COUNTED: Record<string, { cast: string; cond: (ref: string) => string }> = {
+const STATE_PRIORITY_COUNTED: Record<string, { cast: string; cond: (ref: string, projects: string) => string }> = {
   state_id: { cast: 'uuid', cond: (ref) => `k.state_id = ${ref}` },
   state_group: {
     cast: 'text',
-    cond: (ref) =>
-      `k.state_id IN (SELECT s.id FROM states s WHERE s.project_id = $2::uuid AND s.deleted_at IS NULL AND s."group" = ${ref})`,
+    cond: (ref, projects) =>
+      `k.state_id IN (SELECT s.id FROM states s WHERE s.project_id ${projects} AND s.deleted_at IS NULL AND s."group" = ${ref})`,
   },
   priority: { cast: 'text', cond: (ref) => `k.priority = ${ref}` },
 };
+
+/**
+ * The total of a list filtered by state, state group and priority only, as a sum of counter rows; undefined for any
+ * other filter combination. `leading` binds $1 (workspace) and $2 (the project, or an array of projects), which
+ * `projects` compares to (`= $2`, `= ANY($2::uuid[])`).
+ */
+function statePriorityCount(q: ListQuery, leading: unknown[], projects: string) {
+  if (q.search || !q.filters.length || !q.filters.every((f) => f.def.name in STATE_PRIORITY_COUNTED)) return undefined;
+  const cp = new SqlParams(leading);
+  const conds = q.filters.map((f) => {
+    const c = STATE_PRIORITY_COUNTED[f.def.name];
+    const ref = f.op === 'in' ? `ANY(${cp.add(f.value)}::${c.cast}[])` : `${cp.add(f.value)}::${c.cast}`;
+    return c.cond(ref, projects);
+  });
+  return {
+    sql: `SELECT coalesce(sum(k.n), 0)::int AS c FROM work_item_state_priority_counts k WHERE k.workspace_id = $1 AND k.project_id ${projects} AND ${conds.join(' AND ')}`,
+    params: cp.values,
+  };
+}
 
 /** The work item list with the created_at ordering and the id tiebreak read from the driving link row. */
 const LINK_DRIVEN_LIST: ListSpec = {
@@ -173,7 +212,7 @@ const LINK_DRIVEN_LIST: ListSpec = {
 };
 
 /** Columns of the read shape (assignee_ids / label_ids come from ID_ARRAYS). */
-const COLS = `w.id, w.name, w.sequence_id, w.priority, w.state_id, w.type_id, w.parent_id,
+const COLS = `w.id, w.name, w.sequence_id, w.project_id, w.priority, w.state_id, w.type_id, w.parent_id, w.cycle_id,
   to_char(w.start_date, 'YYYY-MM-DD') AS start_date, to_char(w.target_date, 'YYYY-MM-DD') AS target_date,
   w.is_draft, w.archived_at, w.created_at, w.created_by_id`;
 
@@ -181,30 +220,47 @@ const ASSIGNEE_IDS = (alias: string) =>
   `ARRAY(SELECT a.assignee_id FROM work_item_assignees a WHERE a.work_item_id = ${alias}.id ORDER BY a.assignee_id) AS assignee_ids`;
 const LABEL_IDS = (alias: string) =>
   `ARRAY(SELECT l.label_id FROM work_item_labels l WHERE l.work_item_id = ${alias}.id ORDER BY l.label_id) AS label_ids`;
+/** Index-only on ix_module_work_items_item; a deleted module's links are deleted with it. */
+const MODULE_IDS = (alias: string) =>
+  `ARRAY(SELECT mw.module_id FROM module_work_items mw WHERE mw.work_item_id = ${alias}.id ORDER BY mw.module_id) AS module_ids`;
 
 /** Per-row id arrays, index-only scans of the link tables' primary keys. `alias` names the work item row. */
 const idArrays = (alias: string) => `
   ${ASSIGNEE_IDS(alias)},
-  ${LABEL_IDS(alias)}`;
+  ${LABEL_IDS(alias)},
+  ${MODULE_IDS(alias)}`;
 
 /** Which per-row id arrays a list page reads: a `?fields=` projection without them skips their subqueries. */
 export interface ListArrays {
   assignees: boolean;
   labels: boolean;
+  modules: boolean;
 }
 
+const ALL_ARRAYS: ListArrays = { assignees: true, labels: true, modules: true };
+
+/** The per-row id array subqueries a page computes (on its own rows only, aliased `page`). */
+const pageArrays = (arrays: ListArrays): string[] =>
+  [
+    arrays.assignees && ASSIGNEE_IDS('page'),
+    arrays.labels && LABEL_IDS('page'),
+    arrays.modules && MODULE_IDS('page'),
+  ].filter((x): x is string => !!x);
+
 /** Columns a single read also needs: writes compare against them; custom fields render from them. */
-const DETAIL_COLS = `${COLS}, w.project_id, w.workspace_id, w.custom_values, w.external_id, w.external_source, w.estimate_point_id,
+const DETAIL_COLS = `${COLS}, w.workspace_id, w.custom_values, w.external_id, w.external_source, w.estimate_point_id,
   ${idArrays('w')}`;
 
 export interface WorkItemRow extends Record<string, unknown> {
   id: string;
   name: string;
   sequence_id: number;
+  project_id: string;
   priority: string;
   state_id: string;
   type_id: string | null;
   parent_id: string | null;
+  cycle_id: string | null;
   start_date: string | null;
   target_date: string | null;
   is_draft: boolean;
@@ -213,10 +269,10 @@ export interface WorkItemRow extends Record<string, unknown> {
   created_by_id: string | null;
   assignee_ids: string[];
   label_ids: string[];
+  module_ids: string[];
 }
 
 export interface WorkItemDetailRow extends WorkItemRow {
-  project_id: string;
   workspace_id: string;
   custom_values: CustomValues;
   external_id: string | null;
@@ -339,8 +395,8 @@ export class WorkItemsRepository {
    * One statement for the page (id arrays computed on the page only) and COUNT in parallel. An
    * `assignee_id=` or `label_id=` filter drives both from that link table's list index (see LINK_DRIVERS).
    */
-  list(workspaceId: string, projectId: string, q: ListQuery, arrays: ListArrays = { assignees: true, labels: true }) {
-    const perRow = [arrays.assignees && ASSIGNEE_IDS('page'), arrays.labels && LABEL_IDS('page')].filter(Boolean);
+  list(workspaceId: string, projectId: string, q: ListQuery, arrays: ListArrays = ALL_ARRAYS) {
+    const perRow = pageArrays(arrays);
     const unfiltered = !q.filters.length && !q.search;
     const src: ListSource = {
       select: COLS,
@@ -370,18 +426,8 @@ export class WorkItemsRepository {
       f.op === 'eq' || (f.op === 'in' && new Set(f.value as string[]).size === 1);
     const driver = q.search ? undefined : q.filters.find((f) => LINK_DRIVERS[f.def.name] && single(f));
     if (!driver) {
-      if (!q.search && q.filters.length && q.filters.every((f) => f.def.name in STATE_PRIORITY_COUNTED)) {
-        // Filtered by state, state group and priority only: the total is a sum of counter rows.
-        const cp = new SqlParams([workspaceId, projectId]);
-        const conds = q.filters.map((f) => {
-          const c = STATE_PRIORITY_COUNTED[f.def.name];
-          return c.cond(f.op === 'in' ? `ANY(${cp.add(f.value)}::${c.cast}[])` : `${cp.add(f.value)}::${c.cast}`);
-        });
-        src.filteredCount = {
-          sql: `SELECT coalesce(sum(k.n), 0)::int AS c FROM work_item_state_priority_counts k WHERE k.workspace_id = $1 AND k.project_id = $2 AND ${conds.join(' AND ')}`,
-          params: cp.values,
-        };
-      }
+      // Filtered by state, state group and priority only: the total is a sum of counter rows.
+      src.filteredCount = statePriorityCount(q, [workspaceId, projectId], '= $2::uuid');
       return runList<WorkItemRow>(this.reader, WORK_ITEM_LIST, q, src);
     }
 
@@ -460,6 +506,45 @@ export class WorkItemsRepository {
         params: p,
       },
     );
+  }
+
+  /**
+   * The live, unarchived projects of the workspace whose work items the viewer can read (WORK_ITEM_READER or a
+   * workspace owner/admin), limited to `only` when given: the scope of the workspace-wide list.
+   */
+  async readableProjects(
+    workspaceId: string,
+    viewer: Viewer,
+    only: string[] | null,
+  ): Promise<Array<{ id: string; identifier: string }>> {
+    return this.reader.query(
+      `SELECT p.id, p.identifier FROM projects p
+        WHERE p.workspace_id = $1 AND p.deleted_at IS NULL AND p.archived_at IS NULL
+          AND ($4::uuid[] IS NULL OR p.id = ANY($4::uuid[])) AND ${READABLE_PROJECT('p.id', '$2', '$3')}`,
+      [workspaceId, viewer.userId, viewer.allProjects, only],
+    );
+  }
+
+  /**
+   * A page of the workspace-wide list over `projectIds` (readableProjects): one statement walking the ordering's
+   * workspace index, and the total from the per-project counters where they answer it (no filter, or state,
+   * state group and priority only), else COUNT over the same conditions.
+   */
+  listWorkspace(workspaceId: string, projectIds: string[], q: ListQuery, arrays: ListArrays = ALL_ARRAYS) {
+    const perRow = pageArrays(arrays);
+    const leading = [workspaceId, projectIds];
+    return runList<WorkItemRow>(this.reader, WORKSPACE_WORK_ITEM_LIST, q, {
+      select: COLS,
+      from: 'work_items w',
+      where: ['w.workspace_id = $1', 'w.project_id = ANY($2::uuid[])', 'w.deleted_at IS NULL', 'w.archived_at IS NULL'],
+      params: new SqlParams(leading),
+      pageSelect: perRow.length ? perRow.join(', ') : undefined,
+      unfilteredCount: {
+        sql: `SELECT coalesce(sum(n), 0)::int AS c FROM project_work_item_counts WHERE workspace_id = $1 AND project_id = ANY($2::uuid[])`,
+        params: leading,
+      },
+      filteredCount: statePriorityCount(q, leading, '= ANY($2::uuid[])'),
+    });
   }
 
   /** A work item of the project; archived ones only with `archived: 'any'` (unarchive). */
@@ -558,9 +643,10 @@ export class WorkItemsRepository {
             )
        SELECT chk.*, r.*
          FROM chk LEFT JOIN (
-              SELECT ${COLS}, w.project_id, w.workspace_id, w.custom_values, w.external_id, w.external_source, w.estimate_point_id,
+              SELECT ${COLS}, w.workspace_id, w.custom_values, w.external_id, w.external_source, w.estimate_point_id,
                      ARRAY(SELECT x FROM unnest($17::uuid[]) x ORDER BY x) AS assignee_ids,
                      ARRAY(SELECT x FROM unnest($18::uuid[]) x ORDER BY x) AS label_ids,
+                     '{}'::uuid[] AS module_ids,
                      $20::text AS project_identifier
                 FROM item w) r ON true`,
       [

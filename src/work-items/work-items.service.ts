@@ -33,6 +33,7 @@ import {
 import { mapWorkItem } from './work-items.mapper';
 import {
   ExpandedRelation,
+  ListArrays,
   WorkItemDetailRow,
   WorkItemRow,
   WorkItemsRepository,
@@ -47,6 +48,13 @@ export function parseIdentifier(raw: string): { identifier: string; sequence: nu
   const m = IDENTIFIER_RE.exec(raw.trim());
   return m ? { identifier: m[1].toUpperCase(), sequence: Number(m[2]) } : null;
 }
+
+/** Which per-row id arrays a list page computes: those the `?fields=` projection or an expansion needs. */
+const listArrays = (expand: Set<string>, fields: ReadonlySet<string> | null): ListArrays => ({
+  assignees: wants(fields, 'assignee_ids') || expand.has('assignees'),
+  labels: wants(fields, 'label_ids') || expand.has('labels'),
+  modules: wants(fields, 'module_ids'),
+});
 
 /** The project written in, and whose visibility a cross-project parent or related item is checked against. */
 type Tenant = { workspaceId: string; projectId: string; viewer: Viewer };
@@ -76,12 +84,34 @@ export class WorkItemsService {
 
   /** `fields` (a `?fields=` projection, or null) lets the page skip the id arrays nobody asked for. */
   async list(ctx: ProjectContext, q: ListQuery, expand: Set<string>, fields: ReadonlySet<string> | null = null) {
-    const arrays = {
-      assignees: wants(fields, 'assignee_ids') || expand.has('assignees'),
-      labels: wants(fields, 'label_ids') || expand.has('labels'),
-    };
-    const { rows, envelope } = await this.repo.list(ctx.workspace.id, ctx.project.id, q, arrays);
+    const { rows, envelope } = await this.repo.list(ctx.workspace.id, ctx.project.id, q, listArrays(expand, fields));
     const data = rows.map((r) => mapWorkItem(r, ctx.project.identifier, null));
+    await this.expand(ctx.workspace.id, rows, data, expand);
+    return envelope(data);
+  }
+
+  /**
+   * The workspace-wide list: the items of every live, unarchived project the caller can read (a `project_id`
+   * filter narrows that set, so the counters still answer the total), with the project list's rules.
+   */
+  async listWorkspace(
+    ctx: WorkspaceContext,
+    q: ListQuery,
+    expand: Set<string>,
+    fields: ReadonlySet<string> | null = null,
+  ) {
+    const byProject = q.filters.find((f) => f.def.name === 'project_id');
+    const only = byProject ? ([] as string[]).concat(byProject.value as string | string[]) : null;
+    const projects = await this.repo.readableProjects(ctx.workspace.id, viewerOf(ctx), only);
+    const identifiers = new Map(projects.map((p) => [p.id, p.identifier]));
+    const rest: ListQuery = { ...q, filters: q.filters.filter((f) => f !== byProject) };
+    const { rows, envelope } = await this.repo.listWorkspace(
+      ctx.workspace.id,
+      [...identifiers.keys()],
+      rest,
+      listArrays(expand, fields),
+    );
+    const data = rows.map((r) => mapWorkItem(r, identifiers.get(r.project_id) ?? '', null));
     await this.expand(ctx.workspace.id, rows, data, expand);
     return envelope(data);
   }

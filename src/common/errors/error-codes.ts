@@ -8,6 +8,7 @@ export enum ErrorCode {
   ResourceNotFound = 'resource_not_found',
   MethodNotAllowed = 'method_not_allowed',
   Conflict = 'conflict',
+  ProjectArchived = 'project_archived',
   WorkItemTypesManagedAtWorkspace = 'work_item_types_managed_at_workspace',
   WorkItemTypesManagedAtProject = 'work_item_types_managed_at_project',
   PayloadTooLarge = 'payload_too_large',
@@ -117,6 +118,18 @@ export const ERROR_CODES: Record<ErrorCode, ErrorCodeInfo> = {
       'record that cannot be deleted as it stands (a default state, a state with work items, the last owner).',
     action: 'Read the detail, change the conflicting value or the record it names, and retry.',
     example: { detail: 'A record with this name or external_source/external_id pair already exists.' },
+  },
+  [ErrorCode.ProjectArchived]: {
+    status: 409,
+    title: 'Project archived',
+    when:
+      'A write (POST, PATCH, PUT, DELETE) under an archived project: its work items, states, labels, cycles, modules and ' +
+      'settings can be read but not changed until the project is unarchived.',
+    action: 'Unarchive the project (POST .../projects/{project_id}/unarchive/, project admins) and retry.',
+    example: {
+      detail:
+        'The project ENG is archived: its data can be read, not changed. Unarchive it first (POST .../projects/{project_id}/unarchive/).',
+    },
   },
   [ErrorCode.WorkItemTypesManagedAtWorkspace]: {
     status: 409,
