@@ -367,6 +367,27 @@ const EXPANDED_SQL: Record<ExpandedRelation, (ids: string) => string> = {
   labels: (ids) => `SELECT id, name, color FROM labels WHERE workspace_id = $1 AND id = ANY(${ids})`,
 };
 
+/** One row of a batch insert (insertCheckedMany): its position, its sequence number and its values. */
+export interface BatchRow {
+  ord: number;
+  seq: number;
+  name: string;
+  description_html: string;
+  description_stripped: string;
+  priority: string;
+  state_id: string;
+  type_id: string | null;
+  parent_id: string | null;
+  estimate_point_id: string | null;
+  start_date: string | null;
+  target_date: string | null;
+  external_id: string | null;
+  external_source: string | null;
+  custom_values: Record<string, unknown>;
+  assignee_ids: string[];
+  label_ids: string[];
+}
+
 /** What the checked insert found: the row it wrote, or (nothing written) which reference failed. */
 export interface CheckedInsert {
   state_live: boolean;
@@ -735,17 +756,44 @@ export class WorkItemsRepository {
    * Soft-deletes the item and, in the same (caller's) transaction, lifts its live children (any project
    * of the workspace, archived ones included) to the top level, so no item points at a deleted parent.
    */
-  async softDelete(workspaceId: string, id: string, userId: string, db: Queryable): Promise<void> {
+  async softDelete(workspaceId: string, ids: string[], userId: string, db: Queryable): Promise<void> {
     await db.query(
       `UPDATE work_items SET parent_id = NULL, updated_at = now(), updated_by_id = $3
-        WHERE workspace_id = $1 AND parent_id = $2 AND deleted_at IS NULL`,
-      [workspaceId, id, userId],
+        WHERE workspace_id = $1 AND parent_id = ANY($2::uuid[]) AND deleted_at IS NULL AND NOT (id = ANY($2::uuid[]))`,
+      [workspaceId, ids, userId],
     );
-    await db.query(`UPDATE work_items SET deleted_at = now(), updated_by_id = $3 WHERE workspace_id = $1 AND id = $2`, [
-      workspaceId,
-      id,
-      userId,
-    ]);
+    await db.query(
+      `UPDATE work_items SET deleted_at = now(), updated_by_id = $3 WHERE workspace_id = $1 AND id = ANY($2::uuid[])`,
+      [workspaceId, ids, userId],
+    );
+  }
+
+  /** The live, unarchived items of the project among `ids`, locked FOR UPDATE (a bulk delete's targets). */
+  async lockLiveItems(
+    workspaceId: string,
+    projectId: string,
+    ids: string[],
+    db: Queryable,
+  ): Promise<Map<string, { created_by_id: string | null }>> {
+    const rows: Array<{ id: string; created_by_id: string | null }> = await db.query(
+      `SELECT id, created_by_id FROM work_items
+        WHERE workspace_id = $1 AND project_id = $2 AND id = ANY($3::uuid[]) AND deleted_at IS NULL AND archived_at IS NULL
+        FOR UPDATE`,
+      [workspaceId, projectId, ids],
+    );
+    return new Map(rows.map((r) => [r.id, r]));
+  }
+
+  /** The live work items of the project holding any of these (source, id) pairs, by JSON `[source, id]`. */
+  async findByExternalMany(projectId: string, pairs: Array<[string, string]>): Promise<Map<string, string>> {
+    if (!pairs.length) return new Map();
+    const rows: Array<{ external_source: string; external_id: string; id: string }> = await this.reader.query(
+      `SELECT w.external_source, w.external_id, w.id FROM work_items w
+         JOIN unnest($2::text[], $3::text[]) AS x(src, ext) ON w.external_source = x.src AND w.external_id = x.ext
+        WHERE w.project_id = $1 AND w.deleted_at IS NULL`,
+      [projectId, pairs.map((p) => p[0]), pairs.map((p) => p[1])],
+    );
+    return new Map(rows.map((r) => [JSON.stringify([r.external_source, r.external_id]), r.id]));
   }
 
   /** The live work item already holding this external pair in the project. */
@@ -773,6 +821,7 @@ export class WorkItemsRepository {
   async createPrelude(
     workspaceId: string,
     projectId: string,
+    takeSequence = true,
   ): Promise<{ default_state_id: string | null; default_type_id: string | null; sequence_id: number }> {
     const rows = await this.reader.query(
       `SELECT (SELECT s.id FROM states s WHERE s.project_id = $2 AND s.is_default AND s.deleted_at IS NULL) AS default_state_id,
@@ -782,10 +831,93 @@ export class WorkItemsRepository {
                   AND (CASE WHEN COALESCE((SELECT f.is_work_item_types_enabled FROM workspace_features f WHERE f.workspace_id = $1), false)
                             THEN t.project_id IS NULL ELSE t.project_id IS NOT NULL END)
                 LIMIT 1) AS default_type_id,
-              wt_next_work_item_sequence($2) AS sequence_id`,
+              ${takeSequence ? 'wt_next_work_item_sequence($2)' : 'NULL::int'} AS sequence_id`,
       [workspaceId, projectId],
     );
     return rows[0];
+  }
+
+  /** Takes `n` consecutive sequence numbers in one statement, committed at once (a failed row leaves a gap). */
+  async takeSequences(projectId: string, n: number): Promise<number[]> {
+    const rows: Array<{ last: number }> = await this.reader.query(
+      `WITH u AS (UPDATE projects SET last_sequence_id = last_sequence_id + $2 WHERE id = $1 RETURNING last_sequence_id)
+       SELECT last_sequence_id AS last FROM u`,
+      [projectId, n],
+    );
+    const last = rows[0].last;
+    return Array.from({ length: n }, (_, i) => last - n + 1 + i);
+  }
+
+  /**
+   * insertChecked for a batch (bulk-create), in one statement: the same FOR KEY SHARE re-reads (over the union of
+   * what the rows link), the same per-row checks and creation rule, then one insert of the rows that pass (none
+   * when `allOrNone` and a row fails) with their assignees and labels. Returns one check row per input row, in
+   * order, with the written id or null. Run in a transaction whose earlier statement locked the states.
+   */
+  async insertCheckedMany(
+    workspaceId: string,
+    projectId: string,
+    rows: Array<BatchRow>,
+    userId: string,
+    allOrNone: boolean,
+    db: Queryable,
+  ): Promise<Array<Omit<CheckedInsert, 'row'> & { ord: number; id: string | null }>> {
+    const ids = (col: string) => `ANY(ARRAY(SELECT r.${col} FROM r WHERE r.${col} IS NOT NULL))`;
+    const out = await db.query(
+      `WITH r AS (
+              SELECT * FROM jsonb_to_recordset($3::jsonb) AS r(ord int, seq int, name text, description_html text,
+                description_stripped text, priority text, state_id uuid, type_id uuid, parent_id uuid, estimate_point_id uuid,
+                start_date date, target_date date, external_id text, external_source text, custom_values jsonb,
+                assignee_ids uuid[], label_ids uuid[])
+            ),
+            st AS (${LOCK_STATE('$2', ids('state_id'))}),
+            lb AS (${LOCK_LABELS('$1', '$2', 'ARRAY(SELECT DISTINCT unnest(r.label_ids) FROM r)')}),
+            ep AS (${LOCK_ESTIMATE_POINT('$1', '$2', ids('estimate_point_id'))}),
+            par AS (${LOCK_WORK_ITEM('$1', ids('parent_id'))}),
+            ty AS (${LOCK_TYPE('$1', ids('type_id'))}),
+            chk AS (
+              SELECT r.ord,
+                     EXISTS (SELECT 1 FROM st WHERE st.id = r.state_id) AS state_live,
+                     (r.type_id IS NULL OR EXISTS (SELECT 1 FROM ty WHERE ty.id = r.type_id)) AS type_live,
+                     ARRAY(SELECT lb.id FROM lb WHERE lb.id = ANY(r.label_ids)) AS live_label_ids,
+                     (r.estimate_point_id IS NULL OR EXISTS (SELECT 1 FROM ep WHERE ep.id = r.estimate_point_id)) AS estimate_point_live,
+                     (r.parent_id IS NULL OR EXISTS (SELECT 1 FROM par WHERE par.id = r.parent_id)) AS parent_live,
+                     ${creationRuleSql('$2', 'r.state_id')} AS creation_allowed
+                FROM r
+            ),
+            pass AS (
+              SELECT chk.ord, chk.state_live AND chk.type_live AND chk.estimate_point_live AND chk.parent_live
+                     AND cardinality(chk.live_label_ids) = cardinality(r.label_ids) AND chk.creation_allowed IS NOT FALSE AS ok
+                FROM chk JOIN r ON r.ord = chk.ord
+            ),
+            ok AS (
+              SELECT r.* FROM r JOIN pass ON pass.ord = r.ord
+               WHERE pass.ok AND NOT ($5::boolean AND EXISTS (SELECT 1 FROM pass WHERE NOT pass.ok))
+            ),
+            item AS (
+              INSERT INTO work_items (workspace_id, project_id, sequence_id, name, description_html, description_stripped, priority,
+                                      state_id, type_id, parent_id, estimate_point_id, start_date, target_date, external_id, external_source,
+                                      custom_values, sort_order, created_by_id, updated_by_id)
+              SELECT $1, $2, ok.seq, ok.name, ok.description_html, ok.description_stripped, ok.priority, ok.state_id, ok.type_id,
+                     ok.parent_id, ok.estimate_point_id, ok.start_date, ok.target_date, ok.external_id, ok.external_source,
+                     ok.custom_values, ok.seq * 65535.0, $4, $4
+                FROM ok ORDER BY ok.ord
+              RETURNING id, sequence_id, created_at, state_group_rank
+            ),
+            a AS (
+              INSERT INTO work_item_assignees (work_item_id, assignee_id, workspace_id, project_id, item_created_at, item_state_group_rank, item_live)
+              SELECT item.id, x, $1, $2, item.created_at, item.state_group_rank, true
+                FROM item JOIN ok ON ok.seq = item.sequence_id, unnest(ok.assignee_ids) AS x
+            ),
+            l AS (
+              INSERT INTO work_item_labels (work_item_id, label_id, workspace_id, project_id, item_created_at, item_state_group_rank, item_live)
+              SELECT item.id, x, $1, $2, item.created_at, item.state_group_rank, true
+                FROM item JOIN ok ON ok.seq = item.sequence_id, unnest(ok.label_ids) AS x
+            )
+       SELECT chk.*, item.id FROM chk JOIN r ON r.ord = chk.ord LEFT JOIN item ON item.sequence_id = r.seq ORDER BY chk.ord`,
+      [workspaceId, projectId, JSON.stringify(rows), userId, allOrNone],
+    );
+    return out;
   }
 
   // ---- in-transaction re-checks: still live, locked FOR KEY SHARE until commit (see LOCK_STATE) ----
