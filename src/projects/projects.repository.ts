@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
-import { ListSpec } from '../common/pagination/list-spec';
+import { ListSpec, nameFilter } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
 
@@ -23,6 +23,7 @@ export interface ProjectRow extends Record<string, unknown> {
 
 export const PROJECT_LIST: ListSpec = {
   filters: [
+    nameFilter('p.name'),
     { name: 'external_id', type: 'string', ops: ['eq'], column: 'p.external_id' },
     { name: 'external_source', type: 'string', ops: ['eq'], column: 'p.external_source' },
     { name: 'identifier', type: 'string', ops: ['eq'], column: 'p.identifier' },
