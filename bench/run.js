@@ -15,6 +15,7 @@ const { readFileSync } = require('node:fs');
 const { resolve } = require('node:path');
 const autocannon = require('autocannon');
 const lib = require('./lib');
+const { bulkVsSingle } = require('./bulk');
 const { adminUrl, sql, freshDatabase, cli, waitFor, serviceEnv, spawnService, settle } = lib;
 const { runAuditExport } = require('./audit-export');
 
@@ -260,6 +261,12 @@ async function main() {
       }),
     );
     results.push(
+      await run('workspace-wide list page 1 (all projects)', {
+        url: `${S}/api/v2/workspaces/bench/work-items/?per_page=50`,
+        headers,
+      }),
+    );
+    results.push(
       await run('create', {
         url: `${S}${items}`,
         headers,
@@ -288,6 +295,7 @@ async function main() {
       }),
     );
     const rss = rssPeakMb(service.pid);
+    const bulkLine = await bulkVsSingle(S, key, items);
 
     // The service is stopped before the audit export, which starts its own on another database.
     service.kill('SIGTERM');
@@ -312,6 +320,7 @@ async function main() {
       );
     }
     lines.push(`service peak RSS (VmHWM): ${rss.toFixed(0)} MB; seeding ${seedSeconds.toFixed(0)} s`);
+    lines.push(bulkLine);
     process.stdout.write(lines.join('\n') + '\n');
     if (AUDIT_ENTRIES > 0) {
       log(`audit export over ${AUDIT_ENTRIES} entries`);

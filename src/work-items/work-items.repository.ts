@@ -201,6 +201,35 @@ function statePriorityCount(q: ListQuery, leading: unknown[], projects: string) 
   };
 }
 
+/**
+ * The total of a list filtered by one assignee or one label, with or without `state_group`, as a sum of that link's
+ * counter rows (PK (key, project, rank, slot)); undefined for any other combination. `leading` and `projects` as for
+ * statePriorityCount.
+ */
+function linkCount(q: ListQuery, leading: unknown[], projects: string) {
+  if (q.search) return undefined;
+  const links = q.filters.filter((f) => LINK_DRIVERS[f.def.name]);
+  const one =
+    links.length === 1 &&
+    (links[0].op === 'eq' || (links[0].op === 'in' && new Set(links[0].value as string[]).size === 1));
+  const rest = q.filters.filter((f) => f !== links[0]);
+  if (!one || !rest.every((f) => f.def.name === 'state_group')) return undefined;
+  const link = LINK_DRIVERS[links[0].def.name];
+  const cp = new SqlParams(leading);
+  const key = ([] as string[]).concat(links[0].value as string | string[])[0];
+  const conds = [`k.workspace_id = $1`, `k.project_id ${projects}`, `k.${link.key} = ${cp.add(key)}::uuid`];
+  for (const f of rest) {
+    const ranks = ([] as string[])
+      .concat(f.value as string | string[])
+      .map((g) => STATE_GROUPS.indexOf(g as StateGroup));
+    conds.push(`k.state_group_rank = ANY(${cp.add(ranks)}::smallint[])`);
+  }
+  return {
+    sql: `SELECT coalesce(sum(k.n), 0)::int AS c FROM ${link.counts} k WHERE ${conds.join(' AND ')}`,
+    params: cp.values,
+  };
+}
+
 /** The work item list with the created_at ordering and the id tiebreak read from the driving link row. */
 const LINK_DRIVEN_LIST: ListSpec = {
   ...WORK_ITEM_LIST,
@@ -564,7 +593,7 @@ export class WorkItemsRepository {
         sql: `SELECT coalesce(sum(n), 0)::int AS c FROM project_work_item_counts WHERE workspace_id = $1 AND project_id = ANY($2::uuid[])`,
         params: leading,
       },
-      filteredCount: statePriorityCount(q, leading, '= ANY($2::uuid[])'),
+      filteredCount: statePriorityCount(q, leading, '= ANY($2::uuid[])') ?? linkCount(q, leading, '= ANY($2::uuid[])'),
     });
   }
 
