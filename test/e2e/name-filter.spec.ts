@@ -47,8 +47,7 @@ describe('?name= filter', () => {
   it('work item types, properties, options and contexts declare it too', async () => {
     const doc = JSON.parse(JSON.stringify((await get('/api/v2/schema/')).body));
     const lists = Object.entries(doc.paths as Record<string, any>).filter(
-      ([path, ops]) =>
-        /(work-item-types|work-item-properties|options|contexts)\/$/.test(path) && ops.get?.parameters,
+      ([path, ops]) => /(work-item-types|work-item-properties|options|contexts)\/$/.test(path) && ops.get?.parameters,
     );
     expect(lists.length).toBeGreaterThan(3);
     for (const [, ops] of lists) expect(ops.get.parameters.map((x: any) => x.name)).toContain('name');
