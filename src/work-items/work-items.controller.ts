@@ -22,6 +22,7 @@ import { ListParams, ListQuery } from '../common/pagination/list-query';
 import { CreateWorkItemDto, UpdateWorkItemDto, WORK_ITEM_EXPAND, WorkItemDto } from './work-items.dto';
 import { WORK_ITEM_LIST } from './work-items.repository';
 import { WorkItemsService } from './work-items.service';
+import { Versioned } from '../common/http/conditional';
 
 const WORKFLOW_403: [number, string] = [
   403,
@@ -76,6 +77,7 @@ export class WorkItemsController {
     return this.items.create(ctx, body, expand);
   }
 
+  @Versioned('work_items')
   @Get(':pk')
   @Authenticated({ scope: 'projects.work_items:read', project: WORK_ITEM_READER })
   @ApiOperation({
@@ -91,6 +93,7 @@ export class WorkItemsController {
     return this.items.get(ctx, pk, expand);
   }
 
+  @Versioned('work_items')
   @Patch(':pk')
   @Authenticated({ scope: 'projects.work_items:write', project: ProjectRole.Contributor })
   @ApiOperation({
@@ -114,6 +117,7 @@ export class WorkItemsController {
     return this.items.update(ctx, pk, body, expand);
   }
 
+  @Versioned('work_items')
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated({ scope: 'projects.work_items:write', project: ProjectRole.Contributor })
