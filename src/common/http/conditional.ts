@@ -9,7 +9,7 @@ import {
 } from '@nestjs/common';
 import { METHOD_METADATA } from '@nestjs/common/constants';
 import { Reflector } from '@nestjs/core';
-import { ApiHeader, ApiResponse } from '@nestjs/swagger';
+import { ApiExtension, ApiHeader, ApiResponse } from '@nestjs/swagger';
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { PoolClient } from 'pg';
@@ -74,7 +74,7 @@ export function Versioned(table: string, param = 'pk'): MethodDecorator {
     if (method === undefined) throw new Error(`@Versioned on ${String(key)}: put it above the route decorator`);
     const isGet = method === RequestMethod.GET;
     const docs = isGet
-      ? []
+      ? [ApiExtension('x-versioned', true)]
       : [
           ApiHeader(IF_MATCH_DOC),
           ApiResponse({
