@@ -53,11 +53,11 @@ export class IdempotencyRepository {
 
   /** Deletes up to `limit` expired rows; returns how many went. */
   async pruneExpired(limit: number): Promise<number> {
-    const [, count] = (await this.ds.query(
+    const [, count] = await this.ds.query<[unknown, number]>(
       `DELETE FROM idempotency_keys WHERE ctid = ANY (ARRAY(
          SELECT ctid FROM idempotency_keys WHERE expires_at <= now() ORDER BY expires_at LIMIT $1))`,
       [limit],
-    )) as [unknown, number];
+    );
     return count;
   }
 }

@@ -21,11 +21,16 @@ async function startInstance(dbUrl: string): Promise<{ url: string; proc: ChildP
   for (const k of ['REDIS_URL', 'PUBLIC_BASE_URL', 'METRICS_PORT']) delete env[k];
   const proc = spawn('node', [DIST_MAIN], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  proc.stdout!.on('data', (d) => (out += d));
-  proc.stderr!.on('data', (d) => (out += d));
+  proc.stdout.on('data', (d) => (out += d));
+  proc.stderr.on('data', (d) => (out += d));
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
-  while (!(await fetch(`${url}/healthz`).then((r) => r.ok, () => false))) {
+  while (
+    !(await fetch(`${url}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    ))
+  ) {
     if (Date.now() > deadline || proc.exitCode !== null) throw new Error(`instance did not start:\n${out}`);
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -188,14 +193,22 @@ describe('Idempotency-Key on POST', () => {
         method: 'POST',
         headers: { 'X-Api-Key': ten.owner.key, 'Idempotency-Key': k, 'Content-Type': 'application/json' },
         body: JSON.stringify(body),
-      }).then(async (r) => ({ status: r.status, text: await r.text(), replayed: r.headers.get('idempotent-replayed') }));
+      }).then(async (r) => ({
+        status: r.status,
+        text: await r.text(),
+        replayed: r.headers.get('idempotent-replayed'),
+      }));
 
     it('the same POST arriving at once on two instances creates one record; every answer is that record or 409, and a retry returns the same body', async () => {
       for (let round = 0; round < 6; round++) {
         const k = key();
         const name = `two instances ${round}`;
         const [a, b] = await Promise.all([
-          post(k, { name }).then((r) => ({ status: r.status, text: r.text, replayed: r.headers['idempotent-replayed'] })),
+          post(k, { name }).then((r) => ({
+            status: r.status,
+            text: r.text,
+            replayed: r.headers['idempotent-replayed'],
+          })),
           viaOther(k, { name }),
         ]);
         expect(await count(name)).toBe(1);

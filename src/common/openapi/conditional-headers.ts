@@ -83,6 +83,9 @@ function declareEtag(op: Operation): void {
   };
 }
 
-function withHeaders<T extends { headers?: Record<string, unknown> }>(response: T, headers: Record<string, unknown>): T {
+function withHeaders<T extends { headers?: Record<string, unknown> }>(
+  response: T,
+  headers: Record<string, unknown>,
+): T {
   return { ...response, headers: { ...(response.headers ?? {}), ...headers } };
 }
