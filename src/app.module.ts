@@ -89,9 +89,10 @@ export class AppModule {
         { provide: APP_GUARD, useClass: InputProblemGuard },
         // Outermost: the response it stores is the one the client gets (after expand and fields).
         { provide: APP_INTERCEPTOR, useExisting: IdempotencyInterceptor },
-        { provide: APP_INTERCEPTOR, useClass: ConditionalInterceptor },
         { provide: APP_INTERCEPTOR, useClass: ExpandInterceptor },
         { provide: APP_INTERCEPTOR, useFactory: () => new FieldsInterceptor(currentOpenApi as never) },
+        // Innermost: sees the service's own response object (withRowVersion) and wraps only the handler.
+        { provide: APP_INTERCEPTOR, useClass: ConditionalInterceptor },
         { provide: APP_PIPE, useClass: BodyValidationPipe },
         { provide: APP_FILTER, useFactory: () => new ProblemFilter(cfg.publicBaseUrl) },
       ],

@@ -2,6 +2,7 @@ import { Bodyless } from '../common/http/bodyless';
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import {
   ApiCreatedResponse,
+  ApiExtension,
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
@@ -77,7 +78,7 @@ export class WorkItemsController {
     return this.items.create(ctx, body, expand);
   }
 
-  @Versioned('work_items')
+  @Versioned('work_items', 'pk', { supplied: true })
   @Get(':pk')
   @Authenticated({ scope: 'projects.work_items:read', project: WORK_ITEM_READER })
   @ApiOperation({
@@ -188,6 +189,8 @@ export class WorkItemsByIdentifierController {
       'Identifier like PROJ-12 (project part case-insensitive). Needs the project role commenter or above, or workspace owner/admin; a project guest is 403 (roles never cause 404). Malformed, invisible (not on the project), archived and unknown identifiers are the same 404.',
   })
   @ApiParam({ name: 'identifier', example: 'PROJ-12' })
+  // A strong ETag, as the record's own GET: the service reads the version with the row (withRowVersion).
+  @ApiExtension('x-versioned', true)
   @Expandable(WORK_ITEM_EXPAND)
   @ApiOkResponse({ type: WorkItemDto })
   @ApiProblemResponses(404)

@@ -195,7 +195,7 @@ export interface ListArrays {
 
 /** Columns a single read also needs: writes compare against them; custom fields render from them. */
 const DETAIL_COLS = `${COLS}, w.project_id, w.workspace_id, w.custom_values, w.external_id, w.external_source, w.estimate_point_id,
-  ${idArrays('w')}`;
+  w.version, ${idArrays('w')}`;
 
 export interface WorkItemRow extends Record<string, unknown> {
   id: string;
@@ -224,6 +224,8 @@ export interface WorkItemDetailRow extends WorkItemRow {
   estimate_point_id: string | null;
   /** Project identifier (PROJ), for `identifier`. */
   project_identifier: string;
+  /** The row version (strong ETags): read with the row, so the tag and the body are of one snapshot. */
+  version: number;
 }
 
 /** Scalar columns a write may set (names interpolated: whitelist). */

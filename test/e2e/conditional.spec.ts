@@ -36,6 +36,14 @@ describe('ETag and conditional requests', () => {
     // In a list of tags, and compared weakly (RFC 9110: If-None-Match uses the weak comparison).
     const listed = await t.http.get(`${items}${item.id}/`).set(k()).set('If-None-Match', `"0-x", W/${tag}`);
     expect(listed.status).toBe(304);
+    // The identifier route serves the same representation: the same tag. ?fields= keeps a strong tag of its own.
+    const project = (await t.http.get(items.replace(/work-items\/$/, '')).set(k())).body as { identifier: string };
+    const viaIdentifier = await t.http.get(`${ws}/work-items/${project.identifier}-${got.body.sequence_id}/`).set(k());
+    expect(viaIdentifier.status).toBe(200);
+    expect(viaIdentifier.headers.etag).toBe(tag);
+    const trimmed = await t.http.get(`${items}${item.id}/?fields=id,name`).set(k());
+    expect(trimmed.headers.etag).toMatch(/^"1-/);
+    expect(trimmed.headers.etag).not.toBe(tag);
     // Another representation of the same version (expand) has its own tag.
     const expanded = await t.http.get(`${items}${item.id}/?expand=state`).set(k());
     expect(expanded.headers.etag).toMatch(/^"1-/);

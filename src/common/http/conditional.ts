@@ -13,7 +13,7 @@ import { ApiExtension, ApiHeader, ApiResponse } from '@nestjs/swagger';
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { PoolClient } from 'pg';
-import { from, lastValueFrom, Observable } from 'rxjs';
+import { from, lastValueFrom, Observable, tap } from 'rxjs';
 import { DataSource } from 'typeorm';
 import { poolReader } from '../database/prepared';
 import { inTransactionScope } from '../database/transaction-scope';
@@ -38,6 +38,8 @@ export interface VersionedRoute {
   table: string;
   /** The path parameter holding the record's id. */
   param: string;
+  /** The GET's service reads the version with the record and hands it over (withRowVersion): no read of its own. */
+  supplied?: boolean;
 }
 
 const VERSIONED = 'wt:versioned';
@@ -68,7 +70,7 @@ export const IF_NONE_MATCH_DOC = {
  * Marks a single-record route of a versioned table (migrations' VERSIONED_TABLES): its GET gets a strong ETag,
  * its PATCH and DELETE honour `If-Match`. `param` names the path parameter with the record's id.
  */
-export function Versioned(table: string, param = 'pk'): MethodDecorator {
+export function Versioned(table: string, param = 'pk', opts: { supplied?: boolean } = {}): MethodDecorator {
   return (target, key, descriptor) => {
     const method = Reflect.getMetadata(METHOD_METADATA, descriptor.value as object) as RequestMethod | undefined;
     if (method === undefined) throw new Error(`@Versioned on ${String(key)}: put it above the route decorator`);
@@ -83,12 +85,28 @@ export function Versioned(table: string, param = 'pk'): MethodDecorator {
             content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDto' } } },
           }),
         ];
-    applyDecorators(SetMetadata(VERSIONED, { table, param } satisfies VersionedRoute), ...docs)(
+    applyDecorators(SetMetadata(VERSIONED, { table, param, ...opts } satisfies VersionedRoute), ...docs)(
       target,
       key,
       descriptor,
     );
   };
+}
+
+const supplied = new WeakMap<object, number>();
+
+/**
+ * A service that read the record's version in the statement that read the record hands it over with the response
+ * object: the ETag is then of one snapshot with the body, and the GET costs no statement of its own. Its route is
+ * marked `@Versioned(table, param, { supplied: true })`; any other GET returning such an object gets a strong tag too.
+ */
+export function withRowVersion<T extends object>(dto: T, version: number): T {
+  supplied.set(dto, version);
+  return dto;
+}
+
+function suppliedVersion(result: unknown): number | undefined {
+  return result !== null && typeof result === 'object' ? supplied.get(result) : undefined;
 }
 
 /** The versions a strong `If-Match` list names (`*` is null: any existing record); weak or malformed tags name none. */
@@ -114,8 +132,11 @@ export class ConditionalInterceptor implements NestInterceptor {
     const req = context.switchToHttp().getRequest<FastifyRequest>();
     const id = route && (req.params as Record<string, string>)[route.param];
     const workspaceId = req.ctx?.workspace?.id;
+    if (req.method === 'GET' && !route?.supplied) {
+      if (route && id && UUID_RE.test(id)) return from(this.versionedGet(req, route.table, id, next));
+    }
+    if (req.method === 'GET') return next.handle().pipe(tap((result) => (req.rowVersion = suppliedVersion(result))));
     if (!route || !id || !UUID_RE.test(id) || !workspaceId) return next.handle();
-    if (req.method === 'GET') return from(this.versionedGet(req, route.table, id, next));
     const ifMatch = req.headers['if-match'];
     if ((req.method !== 'PATCH' && req.method !== 'DELETE') || ifMatch === undefined) return next.handle();
     const versions = ifMatchVersions(Array.isArray(ifMatch) ? ifMatch.join(',') : ifMatch);
