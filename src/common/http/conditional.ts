@@ -10,7 +10,7 @@ import {
 import { METHOD_METADATA } from '@nestjs/common/constants';
 import { Reflector } from '@nestjs/core';
 import { ApiExtension, ApiHeader, ApiResponse } from '@nestjs/swagger';
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { PoolClient } from 'pg';
 import { from, lastValueFrom, Observable, tap } from 'rxjs';
@@ -191,7 +191,8 @@ async function lockIfCurrent(
 
 /** A short digest of a representation (SHA-1 is fast and plenty for telling two bodies apart). */
 function digest(payload: string | Buffer): string {
-  return createHash('sha1').update(payload).digest('base64url');
+  // One-shot hash(): no Hash object per call (about half the cost of createHash on a small body).
+  return hash('sha1', payload, 'base64url');
 }
 
 /** Whether an `If-None-Match` list names `tag` (weak comparison, RFC 9110 13.1.2), or is `*`. */
