@@ -24,6 +24,7 @@ import { WorkItemLiveSetChanges1795371000000 } from './1795371000000-WorkItemLiv
 import { OAuthApps1795430000000 } from './1795430000000-OAuthApps';
 import { ApiKeyLastUsed1795450000000 } from './1795450000000-ApiKeyLastUsed';
 import { WorkspaceWorkItemsArchivedProjects1795520000000 } from './1795520000000-WorkspaceWorkItemsArchivedProjects';
+import { IdempotencyAndRowVersions1795540000000 } from './1795540000000-IdempotencyAndRowVersions';
 
 export const MIGRATIONS: Array<new () => unknown> = [
   Foundation1795323810286,
@@ -50,4 +51,5 @@ export const MIGRATIONS: Array<new () => unknown> = [
   OAuthApps1795430000000,
   ApiKeyLastUsed1795450000000,
   WorkspaceWorkItemsArchivedProjects1795520000000,
+  IdempotencyAndRowVersions1795540000000,
 ];

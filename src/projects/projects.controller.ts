@@ -20,6 +20,7 @@ import { SUMMARY_COUNTS } from './project-summary.repository';
 import { PROJECT_LIST } from './projects.repository';
 import { ProjectsService } from './projects.service';
 import { InvalidatesAuthCache } from '../common/auth/auth-cache';
+import { Versioned } from '../common/http/conditional';
 
 @ApiTags('projects')
 @ApiParam({ name: 'slug', description: 'Workspace slug' })
@@ -54,6 +55,7 @@ export class ProjectsController {
     return this.projects.create(ctx, body);
   }
 
+  @Versioned('projects', 'project_id')
   @Get(':project_id')
   @Authenticated({ scope: 'projects:read', project: ProjectRole.Guest })
   @ApiOperation({ operationId: 'projects_get', summary: 'Get a project' })
@@ -64,6 +66,7 @@ export class ProjectsController {
     return this.projects.get(ctx);
   }
 
+  @Versioned('projects', 'project_id')
   @Patch(':project_id')
   @Authenticated({ scope: 'projects:write', project: ProjectRole.Admin })
   @ApiOperation({ operationId: 'projects_update', summary: 'Update a project' })
@@ -74,6 +77,7 @@ export class ProjectsController {
     return this.projects.update(ctx, body);
   }
 
+  @Versioned('projects', 'project_id')
   @Delete(':project_id')
   @HttpCode(204)
   @Authenticated({ scope: 'projects:write', project: ProjectRole.Admin, archivedProject: 'allowed' })

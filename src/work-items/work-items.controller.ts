@@ -2,6 +2,7 @@ import { Bodyless } from '../common/http/bodyless';
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import {
   ApiCreatedResponse,
+  ApiExtension,
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
@@ -22,6 +23,7 @@ import { ListParams, ListQuery } from '../common/pagination/list-query';
 import { CreateWorkItemDto, UpdateWorkItemDto, WORK_ITEM_EXPAND, WorkItemDto } from './work-items.dto';
 import { WORK_ITEM_LIST, WORKSPACE_WORK_ITEM_LIST } from './work-items.repository';
 import { WorkItemsService } from './work-items.service';
+import { Versioned } from '../common/http/conditional';
 
 const WORKFLOW_403: [number, string] = [
   403,
@@ -76,6 +78,7 @@ export class WorkItemsController {
     return this.items.create(ctx, body, expand);
   }
 
+  @Versioned('work_items', 'pk', { supplied: true })
   @Get(':pk')
   @Authenticated({ scope: 'projects.work_items:read', project: WORK_ITEM_READER })
   @ApiOperation({
@@ -91,6 +94,7 @@ export class WorkItemsController {
     return this.items.get(ctx, pk, expand);
   }
 
+  @Versioned('work_items')
   @Patch(':pk')
   @Authenticated({ scope: 'projects.work_items:write', project: ProjectRole.Contributor })
   @ApiOperation({
@@ -114,6 +118,7 @@ export class WorkItemsController {
     return this.items.update(ctx, pk, body, expand);
   }
 
+  @Versioned('work_items')
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated({ scope: 'projects.work_items:write', project: ProjectRole.Contributor })
@@ -204,6 +209,8 @@ export class WorkItemsByIdentifierController {
       'Identifier like PROJ-12 (project part case-insensitive). Needs the project role commenter or above, or workspace owner/admin; a project guest is 403 (roles never cause 404). Malformed, invisible (not on the project), archived and unknown identifiers are the same 404.',
   })
   @ApiParam({ name: 'identifier', example: 'PROJ-12' })
+  // A strong ETag, as the record's own GET: the service reads the version with the row (withRowVersion).
+  @ApiExtension('x-versioned', true)
   @Expandable(WORK_ITEM_EXPAND)
   @ApiOkResponse({ type: WorkItemDto })
   @ApiProblemResponses(404)

@@ -278,7 +278,7 @@ const pageArrays = (arrays: ListArrays): string[] =>
 
 /** Columns a single read also needs: writes compare against them; custom fields render from them. */
 const DETAIL_COLS = `${COLS}, w.workspace_id, w.custom_values, w.external_id, w.external_source, w.estimate_point_id,
-  ${idArrays('w')}`;
+  w.version, ${idArrays('w')}`;
 
 export interface WorkItemRow extends Record<string, unknown> {
   id: string;
@@ -309,6 +309,8 @@ export interface WorkItemDetailRow extends WorkItemRow {
   estimate_point_id: string | null;
   /** Project identifier (PROJ), for `identifier`. */
   project_identifier: string;
+  /** The row version (strong ETags): read with the row, so the tag and the body are of one snapshot. */
+  version: number;
 }
 
 /** Scalar columns a write may set (names interpolated: whitelist). */

@@ -40,6 +40,7 @@ import {
   WorkItemsRepository,
   WorkItemWrite,
 } from './work-items.repository';
+import { withRowVersion } from '../common/http/conditional';
 
 // Canonical numbers only: `PROJ-012` is not the identifier of PROJ-12 (surrounding space is trimmed, case folded).
 const IDENTIFIER_RE = /^([A-Za-z][A-Za-z0-9]*)-([1-9]\d{0,8})$/;
@@ -131,7 +132,7 @@ export class WorkItemsService {
   async get(ctx: ProjectContext, id: string, expand: Set<string>): Promise<WorkItemDto> {
     const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id);
     if (!row) throw ProblemException.notFound('Work item');
-    return this.present(ctx.workspace.id, row, expand, true);
+    return withRowVersion(await this.present(ctx.workspace.id, row, expand, true), row.version);
   }
 
   /** Workspace-scoped read by `PROJ-12`; malformed, invisible, archived and unknown keys are one 404. */
@@ -147,7 +148,7 @@ export class WorkItemsService {
       throw ProblemException.forbidden(`Reading work items needs the project role ${WORK_ITEM_READER} or higher.`);
     }
     const { viewer_role: _role, ...row } = found;
-    return this.present(ctx.workspace.id, row, expand, true);
+    return withRowVersion(await this.present(ctx.workspace.id, row, expand, true), row.version);
   }
 
   private async present(

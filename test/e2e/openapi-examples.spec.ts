@@ -364,6 +364,7 @@ describe('OpenAPI examples', () => {
     const create = doc.paths['/api/v2/workspaces/{slug}/work-item-types/'].post.responses['409'];
     expect(Object.keys(create.content['application/problem+json'].examples).sort()).toEqual([
       'conflict',
+      'idempotency_key_in_use',
       'work_item_types_managed_at_project',
     ]);
   });

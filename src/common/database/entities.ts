@@ -44,6 +44,7 @@ import {
 } from '../../work-items/work-item-counts.entity';
 import { WorkItemCommentEntity } from '../../comments/comment.entity';
 import { AppEntity, AppInstallationEntity } from '../../apps/app.entity';
+import { IdempotencyKeyEntity } from '../../idempotency/idempotency-key.entity';
 
 export const ENTITIES = [
   AppEntity,
@@ -86,4 +87,5 @@ export const ENTITIES = [
   WorkItemLabelEntity,
   ModuleWorkItemEntity,
   WorkItemCommentEntity,
+  IdempotencyKeyEntity,
 ];

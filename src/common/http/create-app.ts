@@ -16,6 +16,7 @@ import { ProblemException } from '../errors/problem.exception';
 import { literalRouteMethods, registerRoute } from './route-registry';
 import { rewriteUrl } from './trailing-slash';
 import { trackInFlight } from './in-flight';
+import { conditionalResponses } from './conditional';
 import { checkStorableInput, deferInputProblem } from './request-sanity';
 import { isBodyless } from './bodyless';
 import { securityHeaders } from './security-headers';
@@ -127,6 +128,7 @@ export async function createApp(
     sendProblem(reply, cfg.publicBaseUrl, ProblemException.methodNotAllowed(req.method, allowed));
   });
   trackInFlight(fastify);
+  conditionalResponses(fastify);
   checkStorableInput(fastify);
 
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(cfg, databaseUrl), adapter, {
