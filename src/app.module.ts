@@ -36,6 +36,9 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
 import { WorkItemTypesModule } from './work-item-types/work-item-types.module';
 import { WorkItemsModule } from './work-items/work-items.module';
 import { CommentsModule } from './comments/comments.module';
+import { WorkItemActivitiesModule } from './work-item-activities/work-item-activities.module';
+import { WorkItemLinksModule } from './work-item-links/work-item-links.module';
+import { WorkItemRelationsModule } from './work-item-relations/work-item-relations.module';
 
 @Module({})
 export class AppModule {
@@ -73,6 +76,9 @@ export class AppModule {
         ModulesModule,
         WorkItemsModule,
         CommentsModule,
+        WorkItemLinksModule,
+        WorkItemRelationsModule,
+        WorkItemActivitiesModule,
       ],
       providers: [
         { provide: APP_GUARD, useClass: CredentialThrottlerGuard },

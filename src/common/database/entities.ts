@@ -44,6 +44,12 @@ import {
 } from '../../work-items/work-item-counts.entity';
 import { WorkItemCommentEntity } from '../../comments/comment.entity';
 import { AppEntity, AppInstallationEntity } from '../../apps/app.entity';
+import { WorkItemActivityEntity } from '../../work-item-activities/work-item-activity.entity';
+import { WorkItemLinkEntity } from '../../work-item-links/work-item-link.entity';
+import {
+  WorkItemRelationDefinitionEntity,
+  WorkItemRelationEntity,
+} from '../../work-item-relations/work-item-relation.entity';
 
 export const ENTITIES = [
   AppEntity,
@@ -86,4 +92,8 @@ export const ENTITIES = [
   WorkItemLabelEntity,
   ModuleWorkItemEntity,
   WorkItemCommentEntity,
+  WorkItemActivityEntity,
+  WorkItemLinkEntity,
+  WorkItemRelationDefinitionEntity,
+  WorkItemRelationEntity,
 ];
