@@ -52,7 +52,7 @@ export class RelationDefinitionsController {
     description: 'name, outward and inward required; a name or label already used in the workspace is 409.',
   })
   @ApiCreatedResponse({ type: RelationDefinitionDto })
-  @ApiProblemResponses(400, 409)
+  @ApiProblemResponses(400, 404, 409)
   create(@Ctx() ctx: WorkspaceContext, @Body() body: CreateRelationDefinitionDto) {
     return this.definitions.create(ctx, body);
   }
