@@ -200,6 +200,9 @@ export class WorkItemLinksRelationsHistory1795510000000 implements MigrationInte
     for (const sql of [
       `CREATE INDEX "ix_work_item_activities_list" ON "work_item_activities" ("work_item_id", "created_at", "id")`,
       `CREATE INDEX "ix_work_item_links_list" ON "work_item_links" ("work_item_id", "created_at", "id") ${live}`,
+      // order_by=id reads its own index range instead of sorting the item's whole history or link set.
+      `CREATE INDEX "ix_work_item_activities_id" ON "work_item_activities" ("work_item_id", "id")`,
+      `CREATE INDEX "ix_work_item_links_id" ON "work_item_links" ("work_item_id", "id") ${live}`,
       `CREATE UNIQUE INDEX "uq_work_item_links_url" ON "work_item_links" ("workspace_id", "work_item_id", "url") ${live}`,
       `CREATE UNIQUE INDEX "uq_work_item_relation_definitions_name" ON "work_item_relation_definitions" ("workspace_id", lower("name")) ${live}`,
       `CREATE INDEX "ix_work_item_relation_definitions_list" ON "work_item_relation_definitions" ("workspace_id", "sort_order", "id") ${live}`,

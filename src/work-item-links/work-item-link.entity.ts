@@ -4,6 +4,7 @@ import { CreatedAt, DeletedAt, UpdatedAt } from '../common/database/columns';
 /** A URL attached to a work item; one live link per URL and work item. Deletes are soft. */
 @Entity('work_item_links')
 @Index('ix_work_item_links_list', ['work_item_id', 'created_at', 'id'], { where: '"deleted_at" IS NULL' })
+@Index('ix_work_item_links_id', ['work_item_id', 'id'], { where: '"deleted_at" IS NULL' })
 @Index('uq_work_item_links_url', ['workspace_id', 'work_item_id', 'url'], {
   unique: true,
   where: '"deleted_at" IS NULL',

@@ -54,13 +54,20 @@ export class WorkItemRelationsRepository {
     return new Map(rows.map((r) => [r.id, r.project_id]));
   }
 
-  /** The relations of `kind` of the item whose other end the viewer can read (deleted items drop out). */
+  /**
+   * The relations of `kind` of the item whose other end the viewer can read (deleted items drop out): the rows where
+   * it is the source and those where it is the target (one index each), then each other item by primary key.
+   */
   async ends(workspaceId: string, itemId: string, kind: RelationKind, viewer: Viewer): Promise<RelationEnd[]> {
     return this.ds.query(
-      `SELECT ${KEY} AS key, r.source_id = $2 AS outward, o.id AS other_id
-         FROM work_item_relations r
-         JOIN work_items o ON o.workspace_id = $1 AND o.id = CASE WHEN r.source_id = $2 THEN r.target_id ELSE r.source_id END
-        WHERE r.workspace_id = $1 AND r.kind = $5 AND (r.source_id = $2 OR r.target_id = $2) AND ${VISIBLE('o')}
+      `SELECT e.key, e.outward, o.id AS other_id
+         FROM (SELECT ${KEY} AS key, true AS outward, r.target_id AS other_id FROM work_item_relations r
+                WHERE r.source_id = $2 AND r.kind = $5 AND r.workspace_id = $1
+               UNION ALL
+               SELECT ${KEY}, false, r.source_id FROM work_item_relations r
+                WHERE r.target_id = $2 AND r.kind = $5 AND r.workspace_id = $1) e
+         JOIN work_items o ON o.id = e.other_id AND o.workspace_id = $1
+        WHERE ${VISIBLE('o')}
         ORDER BY o.id`,
       [workspaceId, itemId, viewer.userId, viewer.allProjects, kind],
     );
@@ -102,7 +109,8 @@ export class WorkItemRelationsRepository {
     const reversed: Array<{ other: string }> = await db.query(
       `SELECT x.t AS other FROM unnest($3::uuid[], $4::uuid[]) AS x(s, t)
          JOIN work_item_relations r ON r.workspace_id = $1 AND r.kind = $2 AND ${KEY} = $5
-          AND r.source_id = x.t AND r.target_id = x.s`,
+          AND LEAST(r.source_id, r.target_id) = LEAST(x.s, x.t) AND GREATEST(r.source_id, r.target_id) = GREATEST(x.s, x.t)
+          AND r.source_id = x.t`,
       [workspaceId, kind, col('source_id'), col('target_id'), key.definition_id ?? key.dependency_type],
     );
     return reversed.map((r) => r.other);
