@@ -40,6 +40,9 @@ import { CommentsModule } from './comments/comments.module';
 import { ConditionalInterceptor } from './common/http/conditional';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyModule } from './idempotency/idempotency.module';
+import { WorkItemActivitiesModule } from './work-item-activities/work-item-activities.module';
+import { WorkItemLinksModule } from './work-item-links/work-item-links.module';
+import { WorkItemRelationsModule } from './work-item-relations/work-item-relations.module';
 
 @Module({})
 export class AppModule {
@@ -82,6 +85,9 @@ export class AppModule {
         WorkItemsModule,
         CommentsModule,
         IdempotencyModule,
+        WorkItemLinksModule,
+        WorkItemRelationsModule,
+        WorkItemActivitiesModule,
       ],
       providers: [
         { provide: APP_GUARD, useClass: CredentialThrottlerGuard },

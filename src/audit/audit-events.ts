@@ -318,6 +318,31 @@ export const AUDIT_EVENT_CATALOGUE: CatalogueEntry[] = [
     when: 'A workflow is deleted.',
     values: 'old the workflow; metadata change workflow.deleted.',
   },
+  // Work item relation definitions (workspace settings)
+  {
+    event_name: 'work_item_relation_definition.created',
+    category: 'settings',
+    outcome: 'success',
+    target_type: 'work_item_relation_definition',
+    when: 'A custom work item relation definition is created.',
+    values: 'new the definition.',
+  },
+  {
+    event_name: 'work_item_relation_definition.updated',
+    category: 'settings',
+    outcome: 'success',
+    target_type: 'work_item_relation_definition',
+    when: 'A custom relation definition is updated.',
+    values: 'old/new the definition before and after.',
+  },
+  {
+    event_name: 'work_item_relation_definition.deleted',
+    category: 'settings',
+    outcome: 'success',
+    target_type: 'work_item_relation_definition',
+    when: 'A custom relation definition is deleted (its relations are removed with it).',
+    values: 'old the definition.',
+  },
   // Work item types and properties (either surface; metadata.surface project or workspace)
   {
     event_name: 'work_item_type.created',

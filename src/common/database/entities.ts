@@ -45,6 +45,12 @@ import {
 import { WorkItemCommentEntity } from '../../comments/comment.entity';
 import { AppEntity, AppInstallationEntity } from '../../apps/app.entity';
 import { IdempotencyKeyEntity } from '../../idempotency/idempotency-key.entity';
+import { WorkItemActivityEntity } from '../../work-item-activities/work-item-activity.entity';
+import { WorkItemLinkEntity } from '../../work-item-links/work-item-link.entity';
+import {
+  WorkItemRelationDefinitionEntity,
+  WorkItemRelationEntity,
+} from '../../work-item-relations/work-item-relation.entity';
 
 export const ENTITIES = [
   AppEntity,
@@ -88,4 +94,8 @@ export const ENTITIES = [
   ModuleWorkItemEntity,
   WorkItemCommentEntity,
   IdempotencyKeyEntity,
+  WorkItemActivityEntity,
+  WorkItemLinkEntity,
+  WorkItemRelationDefinitionEntity,
+  WorkItemRelationEntity,
 ];
