@@ -36,6 +36,7 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
 import { WorkItemTypesModule } from './work-item-types/work-item-types.module';
 import { WorkItemsModule } from './work-items/work-items.module';
 import { CommentsModule } from './comments/comments.module';
+import { V1Module } from './v1/v1.module';
 
 @Module({})
 export class AppModule {
@@ -73,6 +74,8 @@ export class AppModule {
         ModulesModule,
         WorkItemsModule,
         CommentsModule,
+        // API v1 beside v2 (src/v1/); switched off, /api/v1/... is a 404 like any unknown path.
+        ...(cfg.v1.enabled ? [V1Module] : []),
       ],
       providers: [
         { provide: APP_GUARD, useClass: CredentialThrottlerGuard },

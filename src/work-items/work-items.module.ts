@@ -10,6 +10,6 @@ import { WorkItemsService } from './work-items.service';
   imports: [EstimatesModule, WorkflowsModule, WorkItemTypesModule],
   controllers: [WorkItemsController, WorkItemsByIdentifierController],
   providers: [WorkItemsRepository, WorkItemsService],
-  exports: [WorkItemsRepository],
+  exports: [WorkItemsRepository, WorkItemsService],
 })
 export class WorkItemsModule {}

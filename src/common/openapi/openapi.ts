@@ -68,7 +68,9 @@ export function buildOpenApi(app: INestApplication, baseUrl: string): OpenAPIObj
   ) as OpenAPIObject;
   // Nest strips trailing slashes from routes; the public paths carry them (see http/trailing-slash.ts).
   const paths: OpenAPIObject['paths'] = {};
-  for (const key of Object.keys(doc.paths).sort()) paths[publicPath(key)] = doc.paths[key];
+  // v1 (src/v1/) has its own document; this one is v2's.
+  for (const key of Object.keys(doc.paths).sort())
+    if (!key.startsWith('/api/v1/')) paths[publicPath(key)] = doc.paths[key];
   doc.paths = paths;
   typePathParameters(doc);
   declareFields(doc as never);
