@@ -4,11 +4,10 @@ import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext, RequestContext, WorkspaceContext } from '../common/auth/request-context';
 import { ProjectRole, WorkspaceRole } from '../common/auth/roles';
 import { ProblemException } from '../common/errors/problem.exception';
-import { parseListQuery, PER_PAGE_MAX } from '../common/pagination/list-query';
-import { ListEnvelope } from '../common/pagination/run-list';
 import { MemberDto } from '../members/members.dto';
 import { MEMBER_LIST } from '../members/members.repository';
 import { MembersService } from '../members/members.service';
+import { everyRow } from './v1-list';
 import { V1RecordsRepository, V1UserNames } from './v1-records.repository';
 
 /**
@@ -46,18 +45,6 @@ export class V1UsersController {
   }
 }
 
-/** Every member of a v2 member list (v1 answers the whole roster as an array), page after page. */
-async function everyMember(page: (offset: number) => Promise<ListEnvelope<MemberDto>>): Promise<MemberDto[]> {
-  const all: MemberDto[] = [];
-  for (let offset: number | null = 0; offset !== null; ) {
-    const env: ListEnvelope<MemberDto> = await page(offset);
-    all.push(...env.data);
-    offset = 'next' in env ? env.next : null;
-  }
-  return all;
-}
-
-const ROSTER = () => parseListQuery({ per_page: String(PER_PAGE_MAX), count: 'false' }, MEMBER_LIST);
 
 @ApiTags('v1 members')
 @Controller('api/v1/workspaces/:slug')
@@ -78,9 +65,7 @@ export class V1MembersController {
   @Authenticated({ scope: 'workspaces.members:read', workspace: WorkspaceRole.Member })
   @ApiOperation({ operationId: 'v1_workspace_members', summary: 'Workspace members (v1: the whole roster, an array)' })
   async workspaceMembers(@Ctx() ctx: WorkspaceContext) {
-    const rows = await everyMember((offset) =>
-      this.members.listWorkspace(ctx, { ...ROSTER(), offset }, new Set()),
-    );
+    const rows = await everyRow(MEMBER_LIST, (q) => this.members.listWorkspace(ctx, q, new Set()));
     return this.asV1(rows, WORKSPACE_ROLE_NUMBER);
   }
 
@@ -88,7 +73,7 @@ export class V1MembersController {
   @Authenticated({ scope: 'projects.members:read', project: ProjectRole.Guest })
   @ApiOperation({ operationId: 'v1_project_members', summary: 'Project members (v1: the whole roster, an array)' })
   async projectMembers(@Ctx() ctx: ProjectContext) {
-    const rows = await everyMember((offset) => this.members.listProject(ctx, { ...ROSTER(), offset }, new Set()));
+    const rows = await everyRow(MEMBER_LIST, (q) => this.members.listProject(ctx, q, new Set()));
     return this.asV1(rows, PROJECT_ROLE_NUMBER);
   }
 }

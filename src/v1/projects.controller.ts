@@ -4,6 +4,7 @@ import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext, WorkspaceContext } from '../common/auth/request-context';
 import { ProjectRole, WorkspaceRole } from '../common/auth/roles';
 import { UpdateProjectFeaturesDto, UpdateWorkspaceFeaturesDto } from '../features/features.dto';
+import { EstimatesService } from '../estimates/estimates.service';
 import { FeaturesService } from '../features/features.service';
 import { CreateProjectDto, UpdateProjectDto } from '../projects/projects.dto';
 import { PROJECT_LIST } from '../projects/projects.repository';
@@ -53,6 +54,7 @@ export class V1ProjectsController {
   constructor(
     private readonly projects: ProjectsService,
     private readonly features: FeaturesService,
+    private readonly estimates: EstimatesService,
     private readonly shape: V1Shaper,
   ) {}
 
@@ -84,6 +86,9 @@ export class V1ProjectsController {
   @ApiOperation({ operationId: 'v1_projects_update' })
   async update(@Ctx() ctx: ProjectContext, @Body() body: unknown) {
     const dto = await asV2Body(UpdateProjectDto, fromV1(body, PROJECT_IN));
+    // v1 names the project's estimate on the project (SDK estimates.linkToProject): v2 activates it.
+    const estimate = (body as Record<string, unknown> | null)?.estimate;
+    if (typeof estimate === 'string') await this.estimates.update(ctx, estimate, { is_active: true }, new Set());
     return this.shape.one('projects', ctx, await this.projects.update(ctx, dto));
   }
 

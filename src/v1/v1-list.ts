@@ -91,3 +91,20 @@ export function v1List<T, U>(env: ListEnvelope<T>, page: V1Page, map: (row: T) =
     results: env.data.map(map),
   };
 }
+
+/**
+ * Every row of a v2 list, page after page (v1 answers some lists whole, as an array: members, estimate points,
+ * workflows). Offset pages stop at v2's offset cap (10,000 rows).
+ */
+export async function everyRow<T>(spec: ListSpec, page: (q: ListQuery) => Promise<ListEnvelope<T>>): Promise<T[]> {
+  const all: T[] = [];
+  for (let offset: number | null = 0; offset !== null; ) {
+    const env: ListEnvelope<T> = await page({
+      ...parseListQuery({ per_page: String(PER_PAGE_MAX), count: 'false' }, spec),
+      offset,
+    });
+    all.push(...env.data);
+    offset = 'next' in env ? env.next : null;
+  }
+  return all;
+}

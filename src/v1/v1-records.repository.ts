@@ -16,6 +16,9 @@ const COLUMNS = {
   modules: 'updated_at',
   work_item_comments: 'updated_at',
   projects: 'updated_at',
+  estimates: 'updated_at, project_id AS project',
+  estimate_points: 'updated_at, project_id AS project',
+  workflows: 'updated_at, project_id AS project',
 } as const;
 
 export type V1Table = keyof typeof COLUMNS;

@@ -5,6 +5,7 @@ import { APP_CONFIG } from '../common/config/config';
 import type { AppConfig } from '../common/config/config';
 import { CommentsModule } from '../comments/comments.module';
 import { CyclesModule } from '../cycles/cycles.module';
+import { EstimatesModule } from '../estimates/estimates.module';
 import { FeaturesModule } from '../features/features.module';
 import { LabelsModule } from '../labels/labels.module';
 import { MembersModule } from '../members/members.module';
@@ -13,6 +14,7 @@ import { ProjectsModule } from '../projects/projects.module';
 import { StatesModule } from '../states/states.module';
 import { WorkItemsModule } from '../work-items/work-items.module';
 import { V1CommentsController } from './comments.controller';
+import { V1EstimatesController } from './estimates.controller';
 import { V1CycleIssuesController, V1ModuleIssuesController } from './cycle-module-issues.controller';
 import { V1MembersController, V1UsersController } from './members.controller';
 import { V1CyclesController, V1LabelsController, V1ModulesController, V1StatesController } from './project-resources';
@@ -39,6 +41,7 @@ import { V1WorkItemShaper } from './work-items.mapper';
     WorkItemsModule,
     CommentsModule,
     FeaturesModule,
+    EstimatesModule,
   ],
   controllers: [
     V1UsersController,
@@ -52,6 +55,7 @@ import { V1WorkItemShaper } from './work-items.mapper';
     V1ModuleIssuesController,
     V1WorkItemsController,
     V1CommentsController,
+    V1EstimatesController,
   ],
   providers: [V1RecordsRepository, V1Shaper, V1WorkItemShaper],
 })

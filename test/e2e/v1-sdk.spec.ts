@@ -228,6 +228,35 @@ describe('v1 through the published Plane Node SDK', () => {
     expect((await failure(sdk.modules.retrieve(ten.slug, project.id, mod.id))).statusCode).toBe(404);
   });
 
+  it('estimates: the project estimate without an id, its points, linkToProject', async () => {
+    const project = await t.project(ten.slug, ten.owner.key);
+    expect((await failure(sdk.estimates.retrieve(ten.slug, project.id))).statusCode).toBe(404);
+    const estimate = await sdk.estimates.create(ten.slug, project.id, { name: 'Story points', type: 'points' });
+    expect(estimate).toEqual(expect.objectContaining({ name: 'Story points', type: 'points', project: project.id }));
+    expect((await sdk.estimates.retrieve(ten.slug, project.id)).id).toBe(estimate.id);
+    expect((await sdk.estimates.update(ten.slug, project.id, { description: 'Fibonacci' })).description).toBe('Fibonacci');
+    const points = await sdk.estimates.createPoints(ten.slug, project.id, estimate.id, [
+      { key: 1, value: '1' },
+      { key: 2, value: '2' },
+    ]);
+    expect(points.map((p) => [p.key, p.value, p.estimate])).toEqual([
+      [1, '1', estimate.id],
+      [2, '2', estimate.id],
+    ]);
+    expect((await sdk.estimates.listPoints(ten.slug, project.id, estimate.id)).map((p) => p.value)).toEqual(['1', '2']);
+    const three = await sdk.estimates.updatePoint(ten.slug, project.id, estimate.id, points[1].id, { value: '3' });
+    expect(three.value).toBe('3');
+    await sdk.estimates.deletePoint(ten.slug, project.id, estimate.id, points[0].id);
+    expect((await sdk.estimates.listPoints(ten.slug, project.id, estimate.id)).map((p) => p.value)).toEqual(['3']);
+    const other = await sdk.estimates.create(ten.slug, project.id, { name: 'T-shirt', type: 'categories', last_used: false });
+    expect((await sdk.estimates.retrieve(ten.slug, project.id)).id).toBe(estimate.id);
+    const linked = await sdk.estimates.linkToProject(ten.slug, project.id, other.id);
+    expect(linked.id).toBe(project.id);
+    expect((await sdk.estimates.retrieve(ten.slug, project.id)).id).toBe(other.id);
+    await sdk.estimates.delete(ten.slug, project.id);
+    expect((await failure(sdk.estimates.retrieve(ten.slug, project.id))).statusCode).toBe(404);
+  });
+
   it('errors are v1 JSON with the status, never problem+json, and the SDK surfaces them as HttpError', async () => {
     const project = await t.project(ten.slug, ten.owner.key);
     const err = await failure(sdk.states.create(ten.slug, project.id, { name: '', color: '#fff' } as never));
