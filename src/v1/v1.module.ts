@@ -7,6 +7,7 @@ import { CommentsModule } from '../comments/comments.module';
 import { CyclesModule } from '../cycles/cycles.module';
 import { EstimatesModule } from '../estimates/estimates.module';
 import { FeaturesModule } from '../features/features.module';
+import { WorkflowsModule } from '../workflows/workflows.module';
 import { LabelsModule } from '../labels/labels.module';
 import { MembersModule } from '../members/members.module';
 import { ModulesModule } from '../modules/modules.module';
@@ -23,6 +24,7 @@ import { installV1Edge } from './v1-edge';
 import { V1RecordsRepository } from './v1-records.repository';
 import { V1Shaper } from './v1-shaper';
 import { V1WorkItemsController } from './work-items.controller';
+import { V1WorkflowsController } from './workflows.controller';
 import { V1WorkItemShaper } from './work-items.mapper';
 
 /**
@@ -42,6 +44,7 @@ import { V1WorkItemShaper } from './work-items.mapper';
     CommentsModule,
     FeaturesModule,
     EstimatesModule,
+    WorkflowsModule,
   ],
   controllers: [
     V1UsersController,
@@ -56,6 +59,7 @@ import { V1WorkItemShaper } from './work-items.mapper';
     V1WorkItemsController,
     V1CommentsController,
     V1EstimatesController,
+    V1WorkflowsController,
   ],
   providers: [V1RecordsRepository, V1Shaper, V1WorkItemShaper],
 })

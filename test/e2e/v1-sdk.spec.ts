@@ -257,6 +257,38 @@ describe('v1 through the published Plane Node SDK', () => {
     expect((await failure(sdk.estimates.retrieve(ten.slug, project.id))).statusCode).toBe(404);
   });
 
+  it('workflows: list, create, update, attach and detach states, transitions by project state', async () => {
+    const project = await t.project(ten.slug, ten.owner.key);
+    await t.http
+      .patch(`/api/v2/workspaces/${ten.slug}/projects/${project.id}/features/`)
+      .set('X-Api-Key', ten.owner.key)
+      .send({ is_workflow_enabled: true })
+      .expect(200);
+    const states = (await sdk.states.list(ten.slug, project.id)).results;
+    const [todo, doing] = [states.find((s) => s.group === 'unstarted')!, states.find((s) => s.group === 'started')!];
+    const wf = await sdk.workflows.create(ten.slug, project.id, { name: 'Flow', description: 'd' });
+    expect(wf).toEqual(expect.objectContaining({ name: 'Flow', project: project.id, work_item_type_ids: [] }));
+    expect((await sdk.workflows.update(ten.slug, project.id, wf.id, { name: 'Flow 2' })).name).toBe('Flow 2');
+    expect((await sdk.workflows.list(ten.slug, project.id)).map((w) => w.name)).toContain('Flow 2');
+    await sdk.workflows.states.attach(ten.slug, project.id, wf.id, { state_ids: [todo.id, doing.id] });
+    const transition = await sdk.workflows.transitions.create(ten.slug, project.id, wf.id, {
+      state_id: todo.id,
+      transition_state_id: doing.id,
+    });
+    expect(transition).toEqual(expect.objectContaining({ state_id: todo.id, transition_state_id: doing.id }));
+    const listed = await sdk.workflows.transitions.list(ten.slug, project.id, wf.id);
+    expect(listed.map((x) => [x.state_id, x.transition_state_id])).toEqual([[todo.id, doing.id]]);
+    const same = await sdk.workflows.transitions.update(ten.slug, project.id, wf.id, transition!.id, { pre_rules: [] });
+    expect(same.id).toBe(transition!.id);
+    await sdk.workflows.transitions.del(ten.slug, project.id, wf.id, transition!.id);
+    expect(await sdk.workflows.transitions.list(ten.slug, project.id, wf.id)).toEqual([]);
+    await sdk.workflows.states.detach(ten.slug, project.id, wf.id, doing.id);
+    const rows = await t.http
+      .get(`/api/v2/workspaces/${ten.slug}/projects/${project.id}/workflows/${wf.id}/states/`)
+      .set('X-Api-Key', ten.owner.key);
+    expect(rows.body.data.map((r: { state_id: string }) => r.state_id)).toEqual([todo.id]);
+  });
+
   it('errors are v1 JSON with the status, never problem+json, and the SDK surfaces them as HttpError', async () => {
     const project = await t.project(ten.slug, ten.owner.key);
     const err = await failure(sdk.states.create(ten.slug, project.id, { name: '', color: '#fff' } as never));
