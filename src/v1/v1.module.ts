@@ -20,7 +20,10 @@ import { V1CycleIssuesController, V1ModuleIssuesController } from './cycle-modul
 import { V1MembersController, V1UsersController } from './members.controller';
 import { V1CyclesController, V1LabelsController, V1ModulesController, V1StatesController } from './project-resources';
 import { V1ProjectsController } from './projects.controller';
+import { registerApiDocument } from '../common/openapi/openapi';
+import { V1SchemaController } from './schema.controller';
 import { installV1Edge } from './v1-edge';
+import { buildV1OpenApi } from './v1-openapi';
 import { V1RecordsRepository } from './v1-records.repository';
 import { V1Shaper } from './v1-shaper';
 import { V1WorkItemsController } from './work-items.controller';
@@ -47,6 +50,7 @@ import { V1WorkItemShaper } from './work-items.mapper';
     WorkflowsModule,
   ],
   controllers: [
+    V1SchemaController,
     V1UsersController,
     V1MembersController,
     V1ProjectsController,
@@ -73,3 +77,10 @@ export class V1Module implements OnModuleInit {
     installV1Edge(this.adapter.httpAdapter.getInstance<FastifyInstance>(), this.cfg.v1);
   }
 }
+
+// v1's document, built at start beside v2's when the module is served (API_V1_ENABLED), at /api/v1/schema/.
+registerApiDocument({
+  name: 'v1',
+  url: '/api/v1/schema/',
+  build: (app, baseUrl, v2) => buildV1OpenApi(app, baseUrl, v2, V1Module),
+});

@@ -18,6 +18,31 @@ import {
 
 let current: OpenAPIObject | null = null;
 
+/**
+ * Another API version's OpenAPI document (src/v1/ registers v1's): built beside v2's when its routes are served,
+ * served by its own schema route and offered in Swagger UI's document picker.
+ */
+export interface ApiDocumentSource {
+  /** Shown in Swagger UI's picker ("v1"). */
+  name: string;
+  /** Where the document is served (its schema route). */
+  url: string;
+  /** `v2`: the v2 document, built first (its security schemes are the same credentials). */
+  build(app: INestApplication, baseUrl: string, v2: OpenAPIObject): OpenAPIObject;
+}
+
+const sources: ApiDocumentSource[] = [];
+const built = new Map<string, OpenAPIObject>();
+
+export function registerApiDocument(source: ApiDocumentSource): void {
+  if (!sources.some((s) => s.name === source.name)) sources.push(source);
+}
+
+/** A registered document as built at start (null when its version is not served). */
+export function apiDocument(name: string): OpenAPIObject | null {
+  return built.get(name) ?? null;
+}
+
 export const API_DESCRIPTION = `Self-hosted work-tracking service, REST API v2.
 
 * Every path ends with \`/\`; the same path without it is a 404. There is no PUT (405 \`method_not_allowed\`).
@@ -101,7 +126,7 @@ export function buildOpenApi(app: INestApplication, baseUrl: string): OpenAPIObj
  * (UuidParam answers 400 otherwise; the tenant guard checks project_id the same way), the rest (slug,
  * identifier) are strings.
  */
-function typePathParameters(doc: OpenAPIObject): void {
+export function typePathParameters(doc: OpenAPIObject): void {
   for (const item of Object.values(doc.paths)) {
     for (const op of Object.values(item) as Array<{
       parameters?: Array<{ in?: string; name: string; schema?: Record<string, unknown> }>;
@@ -117,8 +142,18 @@ function typePathParameters(doc: OpenAPIObject): void {
 
 export function setupOpenApi(app: INestApplication, cfg: AppConfig): void {
   current = buildOpenApi(app, cfg.publicBaseUrl);
+  const others: Array<{ name: string; url: string }> = [];
+  for (const source of sources) {
+    const doc = source.build(app, cfg.publicBaseUrl, current);
+    if (!Object.keys(doc.paths).length) continue;
+    built.set(source.name, doc);
+    others.push({ name: source.name, url: source.url });
+  }
+  // With another version served, Swagger UI shows a picker (explorer): v2 first and preselected.
+  const urls = [{ name: 'v2', url: '/api/v2/docs/openapi.json' }, ...others];
   SwaggerModule.setup('api/v2/docs', app, current, {
     useGlobalPrefix: false,
+    explorer: !!others.length,
     jsonDocumentUrl: 'api/v2/docs/openapi.json',
     yamlDocumentUrl: 'api/v2/docs/openapi.yaml',
     customSiteTitle: 'Work Tracking API v2',
@@ -128,6 +163,7 @@ export function setupOpenApi(app: INestApplication, cfg: AppConfig): void {
       // The Authorize dialog runs the authorization code flow with PKCE against this server (a public app).
       oauth2RedirectUrl: `${cfg.publicBaseUrl}/api/v2/docs/oauth2-redirect.html`,
       initOAuth: { usePkceWithAuthorizationCodeGrant: true, scopeSeparator: ' ' },
+      ...(others.length ? { urls, 'urls.primaryName': 'v2' } : {}),
     },
   });
 }
