@@ -27,6 +27,7 @@ describe('route guards: every route declares its access rule', () => {
         'GET /api/v2/workspaces/:slug/members',
         'DELETE /api/v2/workspaces/:slug/projects/:project_id/members/:pk',
         'GET /api/v2/schema',
+        'GET /api/v1/schema',
       ]),
     );
     expect(routes.length).toBeGreaterThan(10);

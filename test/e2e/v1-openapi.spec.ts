@@ -46,10 +46,16 @@ describe('v1 OpenAPI document', () => {
     expect(text).toContain('#/components/schemas/V1Error');
   });
 
-  it('Swagger UI offers v1 beside v2 in its document picker', async () => {
-    const init = await t.http.get('/api/v2/docs/swagger-ui-init.js');
-    expect(init.status).toBe(200);
-    expect(init.text).toContain('/api/v1/schema/');
-    expect(init.text).toContain('"urls.primaryName": "v2"');
+  it('Swagger UI at /api/v1/docs/ shows v1 with a picker for v2; v2 links to it', async () => {
+    const page = await t.http.get('/api/v1/docs/');
+    expect(page.status).toBe(200);
+    const init = await t.http.get('/api/v1/docs/swagger-ui-init.js');
+    expect(init.text).toContain('"url": "/api/v1/docs/openapi.json"');
+    expect(init.text).toContain('"url": "/api/v2/docs/openapi.json"');
+    expect(init.text).toContain('"urls.primaryName": "v1"');
+    const json = await t.http.get('/api/v1/docs/openapi.json');
+    expect(json.body).toEqual(doc);
+    const v2 = (await t.http.get('/api/v2/schema/')).body as { info: { description: string } };
+    expect(v2.info.description).toContain('/api/v1/docs/');
   });
 });

@@ -51,7 +51,9 @@ export const API_DESCRIPTION = `Self-hosted work-tracking service, REST API v2.
   API keys carry no scope ceiling. Every operation also needs a role, named in \`x-required-role\`.
 * Lists return an envelope (\`pagination.style\` is \`offset\` or \`cursor\`); \`per_page\` defaults to 50, max 200.
 * Failures are \`application/problem+json\` with a stable \`code\`; their \`type\` links to the code's entry in the
-  error catalogue (\`/errors/\`: when each code happens and what to do).`;
+  error catalogue (\`/errors/\`: when each code happens and what to do).
+* API v1 runs beside v2 in maintenance mode (same credentials and data): its document is at \`/api/v1/schema/\` and its
+  Swagger UI, with a v1 / v2 picker, at [/api/v1/docs/](/api/v1/docs/) (unless \`API_V1_ENABLED=false\`).`;
 
 /** Builds the OpenAPI document from the code: the one source for /api/v2/schema/ and Swagger UI. */
 export function buildOpenApi(app: INestApplication, baseUrl: string): OpenAPIObject {
@@ -142,18 +144,15 @@ export function typePathParameters(doc: OpenAPIObject): void {
 
 export function setupOpenApi(app: INestApplication, cfg: AppConfig): void {
   current = buildOpenApi(app, cfg.publicBaseUrl);
-  const others: Array<{ name: string; url: string }> = [];
+  const others: string[] = [];
   for (const source of sources) {
     const doc = source.build(app, cfg.publicBaseUrl, current);
     if (!Object.keys(doc.paths).length) continue;
     built.set(source.name, doc);
-    others.push({ name: source.name, url: source.url });
+    others.push(source.name);
   }
-  // With another version served, Swagger UI shows a picker (explorer): v2 first and preselected.
-  const urls = [{ name: 'v2', url: '/api/v2/docs/openapi.json' }, ...others];
   SwaggerModule.setup('api/v2/docs', app, current, {
     useGlobalPrefix: false,
-    explorer: !!others.length,
     jsonDocumentUrl: 'api/v2/docs/openapi.json',
     yamlDocumentUrl: 'api/v2/docs/openapi.yaml',
     customSiteTitle: 'Work Tracking API v2',
@@ -163,7 +162,31 @@ export function setupOpenApi(app: INestApplication, cfg: AppConfig): void {
       // The Authorize dialog runs the authorization code flow with PKCE against this server (a public app).
       oauth2RedirectUrl: `${cfg.publicBaseUrl}/api/v2/docs/oauth2-redirect.html`,
       initOAuth: { usePkceWithAuthorizationCodeGrant: true, scopeSeparator: ' ' },
-      ...(others.length ? { urls, 'urls.primaryName': 'v2' } : {}),
+    },
+  });
+  for (const name of others) setupVersionUi(app, cfg, name);
+}
+
+/**
+ * Swagger UI of another version at /api/{name}/docs/, with a picker (explorer) between its document and v2's: the
+ * v2 page stays as it is, and links here from its description.
+ */
+function setupVersionUi(app: INestApplication, cfg: AppConfig, name: string): void {
+  SwaggerModule.setup(`api/${name}/docs`, app, built.get(name)!, {
+    useGlobalPrefix: false,
+    explorer: true,
+    jsonDocumentUrl: `api/${name}/docs/openapi.json`,
+    customSiteTitle: `Work Tracking API ${name}`,
+    swaggerOptions: {
+      persistAuthorization: true,
+      displayOperationId: true,
+      urls: [
+        { name, url: `/api/${name}/docs/openapi.json` },
+        { name: 'v2', url: '/api/v2/docs/openapi.json' },
+      ],
+      'urls.primaryName': name,
+      oauth2RedirectUrl: `${cfg.publicBaseUrl}/api/v2/docs/oauth2-redirect.html`,
+      initOAuth: { usePkceWithAuthorizationCodeGrant: true, scopeSeparator: ' ' },
     },
   });
 }
