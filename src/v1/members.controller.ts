@@ -45,7 +45,6 @@ export class V1UsersController {
   }
 }
 
-
 @ApiTags('v1 members')
 @Controller('api/v1/workspaces/:slug')
 export class V1MembersController {

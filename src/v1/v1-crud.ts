@@ -111,4 +111,3 @@ export function v1CrudController<S, C, U>(spec: V1CrudSpec<S, C, U>): Type<unkno
   Object.defineProperty(V1CrudController, 'name', { value: spec.name });
   return V1CrudController;
 }
-

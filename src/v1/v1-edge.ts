@@ -56,7 +56,7 @@ export function v1ErrorBody(problem: Problem): Record<string, unknown> {
   return body;
 }
 
-function toV1Error(payload: unknown): string | unknown {
+function toV1Error(payload: unknown): unknown {
   try {
     const text = Buffer.isBuffer(payload) ? payload.toString('utf8') : String(payload);
     return JSON.stringify(v1ErrorBody(JSON.parse(text) as Problem));

@@ -54,7 +54,10 @@ export function v1ListQuery(raw: RawQuery, spec: ListSpec, renames: Record<strin
   if (cursor !== undefined) {
     const m = CURSOR_RE.exec(cursor);
     if (!m || Number(m[1]) < 1) {
-      throw ProblemException.validation('cursor', 'Use next_cursor or prev_cursor as returned (per_page:page:is_prev).');
+      throw ProblemException.validation(
+        'cursor',
+        'Use next_cursor or prev_cursor as returned (per_page:page:is_prev).',
+      );
     }
     perPage = m[1];
     page = Number(m[2]);
@@ -98,7 +101,7 @@ export function v1List<T, U>(env: ListEnvelope<T>, page: V1Page, map: (row: T) =
  */
 export async function everyRow<T>(spec: ListSpec, page: (q: ListQuery) => Promise<ListEnvelope<T>>): Promise<T[]> {
   const all: T[] = [];
-  for (let offset: number | null = 0; offset !== null; ) {
+  for (let offset: number | null = 0; offset !== null;) {
     const env: ListEnvelope<T> = await page({
       ...parseListQuery({ per_page: String(PER_PAGE_MAX), count: 'false' }, spec),
       offset,

@@ -103,7 +103,11 @@ describe('API v1 beside v2', () => {
     expect([...seen].sort()).toEqual([...ids].sort());
     const bad = await t.http.get(v1(`/projects/${own.id}/work-items/?cursor=abc`)).set('X-Api-Key', ten.owner.key);
     expect(bad.status).toBe(400);
-    expect(bad.body).toEqual({ error: expect.any(String), code: 'validation_error', errors: { cursor: [expect.any(String)] } });
+    expect(bad.body).toEqual({
+      error: expect.any(String),
+      code: 'validation_error',
+      errors: { cursor: [expect.any(String)] },
+    });
   });
 
   it('accepts PUT as well as PATCH', async () => {
@@ -117,7 +121,9 @@ describe('API v1 beside v2', () => {
     expect(put.body.name).toBe('put');
     const patch = await t.http.patch(url).set('X-Api-Key', ten.owner.key).send({ name: 'patched' });
     expect(patch.body.name).toBe('patched');
-    const v2put = await t.http.put(v2(`/projects/${project.id}/labels/${label.body.id}/`)).set('X-Api-Key', ten.owner.key);
+    const v2put = await t.http
+      .put(v2(`/projects/${project.id}/labels/${label.body.id}/`))
+      .set('X-Api-Key', ten.owner.key);
     expect(v2put.status).toBe(405);
   });
 

@@ -66,7 +66,12 @@ describe('v1 through the published Plane Node SDK', () => {
   it('projects: create, retrieve, update, list, members, features, delete', async () => {
     const created = await sdk.projects.create(ten.slug, { name: 'SDK project', identifier: 'SDKP' });
     expect(created).toEqual(
-      expect.objectContaining({ id: expect.any(String), name: 'SDK project', identifier: 'SDKP', workspace: ten.workspaceId }),
+      expect.objectContaining({
+        id: expect.any(String),
+        name: 'SDK project',
+        identifier: 'SDKP',
+        workspace: ten.workspaceId,
+      }),
     );
     expect(created.updated_at).toEqual(expect.any(String));
     const got = await sdk.projects.retrieve(ten.slug, created.id);
@@ -76,7 +81,11 @@ describe('v1 through the published Plane Node SDK', () => {
     const list = await sdk.projects.list(ten.slug);
     expect(list.results.map((p) => p.id)).toContain(created.id);
     expect(list).toEqual(
-      expect.objectContaining({ total_count: list.results.length, count: list.results.length, next_page_results: false }),
+      expect.objectContaining({
+        total_count: list.results.length,
+        count: list.results.length,
+        next_page_results: false,
+      }),
     );
     const members = await sdk.projects.getMembers(ten.slug, created.id);
     expect(members).toEqual([expect.objectContaining({ id: ten.owner.id, role: 20, role_slug: 'admin' })]);
@@ -92,10 +101,18 @@ describe('v1 through the published Plane Node SDK', () => {
     const project = await t.project(ten.slug, ten.owner.key);
     const state = await sdk.states.create(ten.slug, project.id, { name: 'Review', color: '#aabbcc', group: 'started' });
     expect(state).toEqual(
-      expect.objectContaining({ name: 'Review', group: 'started', default: false, project: project.id, workspace: ten.workspaceId }),
+      expect.objectContaining({
+        name: 'Review',
+        group: 'started',
+        default: false,
+        project: project.id,
+        workspace: ten.workspaceId,
+      }),
     );
     expect(state.updated_at).toEqual(expect.any(String));
-    expect(await sdk.states.retrieve(ten.slug, project.id, state.id)).toEqual(expect.objectContaining({ id: state.id }));
+    expect(await sdk.states.retrieve(ten.slug, project.id, state.id)).toEqual(
+      expect.objectContaining({ id: state.id }),
+    );
     const updated = await sdk.states.update(ten.slug, project.id, state.id, { default: true });
     expect(updated.default).toBe(true);
     const list = await sdk.states.list(ten.slug, project.id);
@@ -143,7 +160,12 @@ describe('v1 through the published Plane Node SDK', () => {
       }),
     );
     expect(item.updated_at).toEqual(expect.any(String));
-    const expanded = await sdk.workItems.retrieve(ten.slug, project.id, item.id, ['state', 'labels', 'assignees', 'project']);
+    const expanded = await sdk.workItems.retrieve(ten.slug, project.id, item.id, [
+      'state',
+      'labels',
+      'assignees',
+      'project',
+    ]);
     expect(expanded.state).toEqual(expect.objectContaining({ id: started.id, name: started.name }));
     expect(expanded.labels).toEqual([expect.objectContaining({ id: label.id, name: 'bug' })]);
     expect(expanded.assignees).toEqual([expect.objectContaining({ id: ten.owner.id })]);
@@ -165,9 +187,16 @@ describe('v1 through the published Plane Node SDK', () => {
   it('comments: create, retrieve, update, list, delete', async () => {
     const project = await t.project(ten.slug, ten.owner.key);
     const item = await sdk.workItems.create(ten.slug, project.id, { name: 'Commented' });
-    const comment = await sdk.workItems.comments.create(ten.slug, project.id, item.id, { comment_html: '<p>first</p>' });
+    const comment = await sdk.workItems.comments.create(ten.slug, project.id, item.id, {
+      comment_html: '<p>first</p>',
+    });
     expect(comment).toEqual(
-      expect.objectContaining({ comment_html: '<p>first</p>', issue: item.id, actor: ten.owner.id, project: project.id }),
+      expect.objectContaining({
+        comment_html: '<p>first</p>',
+        issue: item.id,
+        actor: ten.owner.id,
+        project: project.id,
+      }),
     );
     expect((await sdk.workItems.comments.retrieve(ten.slug, project.id, item.id, comment.id)).id).toBe(comment.id);
     const edited = await sdk.workItems.comments.update(ten.slug, project.id, item.id, comment.id, {
@@ -187,7 +216,9 @@ describe('v1 through the published Plane Node SDK', () => {
     const cycle = await create('Sprint 1');
     expect(cycle).toEqual(expect.objectContaining({ name: 'Sprint 1', owned_by: ten.owner.id, project: project.id }));
     expect((await sdk.cycles.retrieve(ten.slug, project.id, cycle.id)).id).toBe(cycle.id);
-    expect((await sdk.cycles.update(ten.slug, project.id, cycle.id, { description: 'first' })).description).toBe('first');
+    expect((await sdk.cycles.update(ten.slug, project.id, cycle.id, { description: 'first' })).description).toBe(
+      'first',
+    );
     expect((await sdk.cycles.list(ten.slug, project.id)).results.map((c) => c.id)).toEqual([cycle.id]);
     const a = await sdk.workItems.create(ten.slug, project.id, { name: 'A' });
     const b = await sdk.workItems.create(ten.slug, project.id, { name: 'B' });
@@ -210,9 +241,13 @@ describe('v1 through the published Plane Node SDK', () => {
   it('modules: CRUD, module-issues list/add/remove, create of a work item with module', async () => {
     const project = await t.project(ten.slug, ten.owner.key);
     const mod = await sdk.modules.create(ten.slug, project.id, { name: 'Auth', lead: ten.owner.id, status: 'planned' });
-    expect(mod).toEqual(expect.objectContaining({ name: 'Auth', lead: ten.owner.id, members: [], project: project.id }));
+    expect(mod).toEqual(
+      expect.objectContaining({ name: 'Auth', lead: ten.owner.id, members: [], project: project.id }),
+    );
     expect((await sdk.modules.retrieve(ten.slug, project.id, mod.id)).id).toBe(mod.id);
-    expect((await sdk.modules.update(ten.slug, project.id, mod.id, { status: 'in-progress' })).status).toBe('in-progress');
+    expect((await sdk.modules.update(ten.slug, project.id, mod.id, { status: 'in-progress' })).status).toBe(
+      'in-progress',
+    );
     expect((await sdk.modules.list(ten.slug, project.id)).results.map((m) => m.id)).toEqual([mod.id]);
     const a = await sdk.workItems.create(ten.slug, project.id, { name: 'A', assignees: [ten.owner.id] });
     await sdk.modules.addWorkItemsToModule(ten.slug, project.id, mod.id, [a.id]);
@@ -234,7 +269,9 @@ describe('v1 through the published Plane Node SDK', () => {
     const estimate = await sdk.estimates.create(ten.slug, project.id, { name: 'Story points', type: 'points' });
     expect(estimate).toEqual(expect.objectContaining({ name: 'Story points', type: 'points', project: project.id }));
     expect((await sdk.estimates.retrieve(ten.slug, project.id)).id).toBe(estimate.id);
-    expect((await sdk.estimates.update(ten.slug, project.id, { description: 'Fibonacci' })).description).toBe('Fibonacci');
+    expect((await sdk.estimates.update(ten.slug, project.id, { description: 'Fibonacci' })).description).toBe(
+      'Fibonacci',
+    );
     const points = await sdk.estimates.createPoints(ten.slug, project.id, estimate.id, [
       { key: 1, value: '1' },
       { key: 2, value: '2' },
@@ -248,7 +285,11 @@ describe('v1 through the published Plane Node SDK', () => {
     expect(three.value).toBe('3');
     await sdk.estimates.deletePoint(ten.slug, project.id, estimate.id, points[0].id);
     expect((await sdk.estimates.listPoints(ten.slug, project.id, estimate.id)).map((p) => p.value)).toEqual(['3']);
-    const other = await sdk.estimates.create(ten.slug, project.id, { name: 'T-shirt', type: 'categories', last_used: false });
+    const other = await sdk.estimates.create(ten.slug, project.id, {
+      name: 'T-shirt',
+      type: 'categories',
+      last_used: false,
+    });
     expect((await sdk.estimates.retrieve(ten.slug, project.id)).id).toBe(estimate.id);
     const linked = await sdk.estimates.linkToProject(ten.slug, project.id, other.id);
     expect(linked.id).toBe(project.id);
@@ -291,8 +332,12 @@ describe('v1 through the published Plane Node SDK', () => {
 
   it('errors are v1 JSON with the status, never problem+json, and the SDK surfaces them as HttpError', async () => {
     const project = await t.project(ten.slug, ten.owner.key);
-    const err = await failure(sdk.states.create(ten.slug, project.id, { name: '', color: '#fff' } as never));
+    const err = await failure(sdk.states.create(ten.slug, project.id, { name: '', color: '#fff' }));
     expect(err.statusCode).toBe(400);
-    expect(err.response).toEqual({ error: expect.any(String), code: 'validation_error', errors: { name: [expect.any(String)] } });
+    expect(err.response).toEqual({
+      error: expect.any(String),
+      code: 'validation_error',
+      errors: { name: [expect.any(String)] },
+    });
   });
 });

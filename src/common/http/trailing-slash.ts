@@ -26,5 +26,7 @@ export function rewriteUrl(url: string): string {
 
 /** The public form of a route path: Nest's `/api/v2/x/{id}` becomes `/api/v2/x/{id}/`. */
 export function publicPath(path: string): string {
-  return VERSIONS.some((v) => path.startsWith(v)) && !path.endsWith('/') && !EXEMPT.some((p) => path.startsWith(p)) ? path + '/' : path;
+  return VERSIONS.some((v) => path.startsWith(v)) && !path.endsWith('/') && !EXEMPT.some((p) => path.startsWith(p))
+    ? path + '/'
+    : path;
 }
