@@ -16,7 +16,11 @@ import { StatesModule } from '../states/states.module';
 import { WorkItemsModule } from '../work-items/work-items.module';
 import { V1CommentsController } from './comments.controller';
 import { V1EstimatesController } from './estimates.controller';
-import { V1CycleIssuesController, V1ModuleIssuesController } from './cycle-module-issues.controller';
+import {
+  V1CycleIssuesController,
+  V1CycleTransferController,
+  V1ModuleIssuesController,
+} from './cycle-module-issues.controller';
 import { V1MembersController, V1UsersController } from './members.controller';
 import { V1CyclesController, V1LabelsController, V1ModulesController, V1StatesController } from './project-resources';
 import { V1ProjectsController } from './projects.controller';
@@ -58,6 +62,7 @@ import { V1WorkItemShaper } from './work-items.mapper';
     V1LabelsController,
     V1CyclesController,
     V1CycleIssuesController,
+    V1CycleTransferController,
     V1ModulesController,
     V1ModuleIssuesController,
     V1WorkItemsController,
