@@ -12,6 +12,14 @@ import { ModulesService } from '../modules/modules.service';
 import { CreateStateDto, UpdateStateDto } from '../states/states.dto';
 import { STATE_LIST } from '../states/states.repository';
 import { StatesService } from '../states/states.service';
+import { UseGuards } from '@nestjs/common';
+import { CreateWorkItemPropertyDto, UpdateWorkItemPropertyDto } from '../work-item-properties/work-item-properties.dto';
+import { PROPERTY_LIST } from '../work-item-properties/work-item-properties.repository';
+import { WorkItemPropertiesService } from '../work-item-properties/work-item-properties.service';
+import { TypeModeGuard, TypeSurface } from '../work-item-types/type-surface';
+import { CreateWorkItemTypeDto, UpdateWorkItemTypeDto } from '../work-item-types/work-item-types.dto';
+import { TYPE_LIST } from '../work-item-types/work-item-types.repository';
+import { projectOwner, WorkItemTypesService } from '../work-item-types/work-item-types.service';
 import { v1CrudController } from './v1-crud';
 
 /** The label scope of a project route, as the v2 labels controller builds it. */
@@ -82,4 +90,53 @@ export const V1ModulesController = v1CrudController({
   write: { scope: 'projects.modules:write', project: ProjectRole.Contributor },
   // v1's `members` are the assignees of the module's work items here, as v2's member_ids (not writable).
   bodyIn: { lead: 'lead_id' },
+});
+
+/** Types and properties keep v2's work item type mode gate: a write on the surface the mode disables is 409. */
+const typeModeGate = {
+  classGuards: [UseGuards(TypeModeGuard)],
+  writeGate: () => TypeSurface('project'),
+  wholeList: true,
+};
+
+export const V1WorkItemTypesController = v1CrudController({
+  name: 'V1WorkItemTypesController',
+  path: 'work-item-types',
+  table: 'work_item_types',
+  service: WorkItemTypesService,
+  ops: (s) => ({
+    list: (ctx, q) => s.list(projectOwner(ctx), q),
+    create: (ctx, dto) => s.create(ctx, projectOwner(ctx), dto),
+    get: (ctx, id) => s.get(projectOwner(ctx), id),
+    update: (ctx, id, dto) => s.update(ctx, projectOwner(ctx), id, dto),
+    remove: (ctx, id) => s.remove(ctx, projectOwner(ctx), id),
+  }),
+  list: TYPE_LIST,
+  createDto: CreateWorkItemTypeDto,
+  updateDto: UpdateWorkItemTypeDto,
+  read: { scope: 'projects.work_item_types:read', project: ProjectRole.Guest },
+  write: { scope: 'projects.work_item_types:write', project: ProjectRole.Admin },
+  bodyIn: {},
+  ...typeModeGate,
+});
+
+export const V1WorkItemPropertiesController = v1CrudController({
+  name: 'V1WorkItemPropertiesController',
+  path: 'work-item-properties',
+  table: 'work_item_properties',
+  service: WorkItemPropertiesService,
+  ops: (s) => ({
+    list: (ctx, q) => s.list(projectOwner(ctx), q),
+    create: (ctx, dto) => s.create(ctx, projectOwner(ctx), dto),
+    get: (ctx, id) => s.get(projectOwner(ctx), id),
+    update: (ctx, id, dto) => s.update(ctx, projectOwner(ctx), id, dto),
+    remove: (ctx, id) => s.remove(ctx, projectOwner(ctx), id),
+  }),
+  list: PROPERTY_LIST,
+  createDto: CreateWorkItemPropertyDto,
+  updateDto: UpdateWorkItemPropertyDto,
+  read: { scope: 'projects.work_item_properties:read', project: ProjectRole.Guest },
+  write: { scope: 'projects.work_item_properties:write', project: ProjectRole.Admin },
+  bodyIn: {},
+  ...typeModeGate,
 });

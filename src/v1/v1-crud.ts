@@ -1,4 +1,16 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Patch, Post, Put, Type } from '@nestjs/common';
+import {
+  applyDecorators,
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Inject,
+  Patch,
+  Post,
+  Put,
+  Type,
+} from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated, AuthRule } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext } from '../common/auth/request-context';
@@ -6,7 +18,7 @@ import { UuidParam } from '../common/http/params';
 import { ListQuery } from '../common/pagination/list-query';
 import { ListSpec } from '../common/pagination/list-spec';
 import { ListEnvelope } from '../common/pagination/run-list';
-import { V1ListParams, v1List, V1Page } from './v1-list';
+import { everyRow, V1ListParams, v1List, V1Page } from './v1-list';
 import { V1Table } from './v1-records.repository';
 import { asV2Body, fromV1 } from './v1-shape';
 import { V1Shaper } from './v1-shaper';
@@ -42,6 +54,11 @@ export interface V1CrudSpec<S, C, U> {
   bodyIn: Record<string, string>;
   /** v2 response field -> v1 name where the generic renaming does not give it. */
   shapeOut?: Record<string, string>;
+  /** The v2 controller's own extra gates, applied the same way (the work item type mode guard and its surface). */
+  classGuards?: ClassDecorator[];
+  /** v1 answers this list whole, as an array (work item types and properties), not in the v1 envelope. */
+  wholeList?: boolean;
+  writeGate?: () => MethodDecorator;
 }
 
 /**
@@ -50,6 +67,8 @@ export interface V1CrudSpec<S, C, U> {
  */
 export function v1CrudController<S, C, U>(spec: V1CrudSpec<S, C, U>): Type<unknown> {
   const op = (id: string) => ApiOperation({ operationId: `v1_${spec.path.replace(/-/g, '_')}_${id}` });
+  const gate: MethodDecorator = spec.writeGate ? spec.writeGate() : () => undefined;
+  @applyDecorators(...(spec.classGuards ?? []))
   @ApiTags(`v1 ${spec.path}`)
   @Controller(`api/v1/workspaces/:slug/projects/:project_id/${spec.path}`)
   class V1CrudController {
@@ -65,6 +84,10 @@ export function v1CrudController<S, C, U>(spec: V1CrudSpec<S, C, U>): Type<unkno
     @Authenticated(spec.read)
     @op('list')
     async list(@Ctx() ctx: ProjectContext, @V1ListParams(spec.list) page: V1Page) {
+      if (spec.wholeList) {
+        const rows = await everyRow(spec.list, (q) => this.ops.list(ctx, q));
+        return this.shape.many(spec.table, ctx, rows, spec.shapeOut);
+      }
       const env = await this.ops.list(ctx, page.query);
       const rows = await this.shape.many(spec.table, ctx, env.data, spec.shapeOut);
       return v1List({ ...env, data: rows }, page, (r) => r);
@@ -72,6 +95,7 @@ export function v1CrudController<S, C, U>(spec: V1CrudSpec<S, C, U>): Type<unkno
 
     @Post()
     @Authenticated(spec.write)
+    @gate
     @op('create')
     async create(@Ctx() ctx: ProjectContext, @Body() body: unknown) {
       const dto = await asV2Body(spec.createDto, fromV1(body, spec.bodyIn));
@@ -87,6 +111,7 @@ export function v1CrudController<S, C, U>(spec: V1CrudSpec<S, C, U>): Type<unkno
 
     @Patch(':pk')
     @Authenticated(spec.write)
+    @gate
     @op('update')
     async update(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string, @Body() body: unknown) {
       const dto = await asV2Body(spec.updateDto, fromV1(body, spec.bodyIn));
@@ -95,6 +120,7 @@ export function v1CrudController<S, C, U>(spec: V1CrudSpec<S, C, U>): Type<unkno
 
     @Put(':pk')
     @Authenticated(spec.write)
+    @gate
     @op('replace')
     replace(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string, @Body() body: unknown) {
       return this.update(ctx, pk, body);
@@ -103,6 +129,7 @@ export function v1CrudController<S, C, U>(spec: V1CrudSpec<S, C, U>): Type<unkno
     @Delete(':pk')
     @HttpCode(204)
     @Authenticated(spec.write)
+    @gate
     @op('delete')
     async remove(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string): Promise<void> {
       await this.ops.remove(ctx, pk);

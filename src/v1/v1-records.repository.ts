@@ -19,6 +19,8 @@ const COLUMNS = {
   estimates: 'updated_at, project_id AS project',
   estimate_points: 'updated_at, project_id AS project',
   workflows: 'updated_at, project_id AS project',
+  work_item_types: 'updated_at, project_id AS project',
+  work_item_properties: 'updated_at, project_id AS project',
 } as const;
 
 export type V1Table = keyof typeof COLUMNS;

@@ -8,6 +8,7 @@ import { CyclesModule } from '../cycles/cycles.module';
 import { EstimatesModule } from '../estimates/estimates.module';
 import { FeaturesModule } from '../features/features.module';
 import { WorkflowsModule } from '../workflows/workflows.module';
+import { WorkItemTypesModule } from '../work-item-types/work-item-types.module';
 import { LabelsModule } from '../labels/labels.module';
 import { MembersModule } from '../members/members.module';
 import { ModulesModule } from '../modules/modules.module';
@@ -22,7 +23,14 @@ import {
   V1ModuleIssuesController,
 } from './cycle-module-issues.controller';
 import { V1MembersController, V1UsersController } from './members.controller';
-import { V1CyclesController, V1LabelsController, V1ModulesController, V1StatesController } from './project-resources';
+import {
+  V1CyclesController,
+  V1LabelsController,
+  V1ModulesController,
+  V1StatesController,
+  V1WorkItemPropertiesController,
+  V1WorkItemTypesController,
+} from './project-resources';
 import { V1ProjectsController } from './projects.controller';
 import { registerApiDocument } from '../common/openapi/openapi';
 import { V1SchemaController } from './schema.controller';
@@ -52,6 +60,7 @@ import { V1WorkItemShaper } from './work-items.mapper';
     FeaturesModule,
     EstimatesModule,
     WorkflowsModule,
+    WorkItemTypesModule,
   ],
   controllers: [
     V1SchemaController,
@@ -69,6 +78,8 @@ import { V1WorkItemShaper } from './work-items.mapper';
     V1CommentsController,
     V1EstimatesController,
     V1WorkflowsController,
+    V1WorkItemTypesController,
+    V1WorkItemPropertiesController,
   ],
   providers: [V1RecordsRepository, V1Shaper, V1WorkItemShaper],
 })

@@ -330,6 +330,54 @@ describe('v1 through the published Plane Node SDK', () => {
     expect(rows.body.data.map((r: { state_id: string }) => r.state_id)).toEqual([todo.id]);
   });
 
+  it("work item types and project properties: CRUD, with v2's type mode gate", async () => {
+    const project = await t.project(ten.slug, ten.owner.key);
+    await t.http
+      .post(`/api/v2/workspaces/${ten.slug}/projects/${project.id}/work-item-types/enable/`)
+      .set('X-Api-Key', ten.owner.key)
+      .expect(200);
+    const type = await sdk.workItemTypes.create(ten.slug, project.id, { name: 'Bug', description: 'Defects' });
+    expect(type).toEqual(expect.objectContaining({ name: 'Bug', is_epic: false, project: project.id }));
+    expect((await sdk.workItemTypes.retrieve(ten.slug, project.id, type.id)).name).toBe('Bug');
+    expect((await sdk.workItemTypes.update(ten.slug, project.id, type.id, { name: 'Defect' })).name).toBe('Defect');
+    const types = await sdk.workItemTypes.list(ten.slug, project.id);
+    expect(types.map((x) => x.name)).toContain('Defect');
+    const property = await sdk.workItemProperties.createProject(ten.slug, project.id, {
+      name: 'Severity',
+      display_name: 'Severity',
+      property_type: 'TEXT',
+      is_required: false,
+    });
+    expect(property).toEqual(expect.objectContaining({ display_name: 'Severity', property_type: 'TEXT' }));
+    expect((await sdk.workItemProperties.retrieveProject(ten.slug, project.id, property.id)).id).toBe(property.id);
+    const renamed = await sdk.workItemProperties.updateProject(ten.slug, project.id, property.id, {
+      display_name: 'Impact',
+    });
+    expect(renamed.display_name).toBe('Impact');
+    const props = await sdk.workItemProperties.listProject(ten.slug, project.id);
+    expect(props.map((x) => x.id)).toEqual([property.id]);
+    await sdk.workItemProperties.deleteProject(ten.slug, project.id, property.id);
+    expect((await failure(sdk.workItemProperties.retrieveProject(ten.slug, project.id, property.id))).statusCode).toBe(
+      404,
+    );
+    await sdk.workItemTypes.delete(ten.slug, project.id, type.id);
+    expect((await failure(sdk.workItemTypes.retrieve(ten.slug, project.id, type.id))).statusCode).toBe(404);
+    // Workspace mode: the project surface refuses writes with v2's 409, as a v1 error body.
+    await t.http
+      .patch(`/api/v2/workspaces/${ten.slug}/features/`)
+      .set('X-Api-Key', ten.owner.key)
+      .send({ is_work_item_types_enabled: true })
+      .expect(200);
+    const refused = await failure(sdk.workItemTypes.create(ten.slug, project.id, { name: 'Task' }));
+    expect(refused.statusCode).toBe(409);
+    expect(refused.response).toEqual(expect.objectContaining({ code: 'work_item_types_managed_at_workspace' }));
+    await t.http
+      .patch(`/api/v2/workspaces/${ten.slug}/features/`)
+      .set('X-Api-Key', ten.owner.key)
+      .send({ is_work_item_types_enabled: false })
+      .expect(200);
+  });
+
   it('errors are v1 JSON with the status, never problem+json, and the SDK surfaces them as HttpError', async () => {
     const project = await t.project(ten.slug, ten.owner.key);
     const err = await failure(sdk.states.create(ten.slug, project.id, { name: '', color: '#fff' }));
