@@ -43,6 +43,7 @@ import { IdempotencyModule } from './idempotency/idempotency.module';
 import { WorkItemActivitiesModule } from './work-item-activities/work-item-activities.module';
 import { WorkItemLinksModule } from './work-item-links/work-item-links.module';
 import { WorkItemRelationsModule } from './work-item-relations/work-item-relations.module';
+import { V1Module } from './v1/v1.module';
 
 @Module({})
 export class AppModule {
@@ -88,6 +89,8 @@ export class AppModule {
         WorkItemLinksModule,
         WorkItemRelationsModule,
         WorkItemActivitiesModule,
+        // API v1 beside v2 (src/v1/); switched off, /api/v1/... is a 404 like any unknown path.
+        ...(cfg.v1.enabled ? [V1Module] : []),
       ],
       providers: [
         { provide: APP_GUARD, useClass: CredentialThrottlerGuard },

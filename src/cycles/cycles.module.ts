@@ -7,6 +7,6 @@ import { CyclesService } from './cycles.service';
 @Module({
   controllers: [CyclesController],
   providers: [CyclesRepository, CyclesService, CycleWorkItemsRepository],
-  exports: [CyclesRepository],
+  exports: [CyclesRepository, CyclesService],
 })
 export class CyclesModule {}

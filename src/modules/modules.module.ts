@@ -7,6 +7,6 @@ import { ModulesService } from './modules.service';
 @Module({
   controllers: [ModulesController],
   providers: [ModulesRepository, ModulesService, ModuleWorkItemsRepository],
-  exports: [ModulesRepository],
+  exports: [ModulesRepository, ModulesService],
 })
 export class ModulesModule {}

@@ -12,6 +12,6 @@ import { WorkItemsBulkService } from './work-items-bulk.service';
   imports: [EstimatesModule, WorkflowsModule, WorkItemTypesModule],
   controllers: [WorkItemsBulkController, WorkItemsController, WorkItemsByIdentifierController],
   providers: [WorkItemsRepository, WorkItemsService, WorkItemsBulkService],
-  exports: [WorkItemsRepository],
+  exports: [WorkItemsRepository, WorkItemsService],
 })
 export class WorkItemsModule {}
