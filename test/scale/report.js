@@ -109,18 +109,18 @@ function eventLines(events, db, t0) {
     `api2 SIGKILL: started again after 2 s, ready again after ${kill.backMs} ms`,
     `API key revoked with the CLI: ${revocation(events.keyRevocation)}`,
     `member removed through api1: ${revocation(events.memberRemoval)}`,
-    `rate limit: X-RateLimit-Remaining through api1,2,3,1,2,3 = ${rl.seen.join(', ')}; ${rl.ok} of ${rl.sent} requests served, then ${rl.after.join('/')} from api1/api2/api3 (${rl.seconds.toFixed(1)} s)`,
+    `rate limit: X-RateLimit-Remaining through api1,2,3,1,2,3 = ${rl.seen.join(', ')}; ${rl.ok} of ${rl.sent} requests served, then ${rl.after.join('/')} from api1/api2/api3 (${rl.letThrough} let through after the budget while Redis did not answer in time; ${rl.seconds.toFixed(1)} s)`,
     `writes: ${db.items.acked} acknowledged creates, ${db.unackedCreates} unanswered (${db.rowsInDb - db.items.acked} of them landed); ${db.items.patchUnknown} items with an unanswered patch; memberships checked ${db.members.checked}, unknown ${db.members.unknown}`,
   ];
 }
 
-function report({ load, db, pg, duration, workers, rate, limit }) {
+function report({ load, db, pg, duration, workers, rate, limit, windowSeconds }) {
   const perServer = new Map();
   for (const r of load.records) if (r.server) perServer.set(r.server, (perServer.get(r.server) ?? 0) + 1);
   const results = checkList(load, db);
   const failed = results.filter(([, ok]) => !ok).length;
   const lines = [
-    `scale test: 3 instances behind HAProxy, PgBouncer (session), Redis, PostgreSQL ${pg.version}; ${workers} workers at up to ${rate} req/s each for ${duration} s (ran ${load.seconds.toFixed(0)} s: until the events below were over); rate limit ${limit} per credential per minute`,
+    `scale test: 3 instances behind HAProxy, PgBouncer (session), Redis, PostgreSQL ${pg.version}; ${workers} workers at up to ${rate} req/s each for ${duration} s (ran ${load.seconds.toFixed(0)} s: until the events below were over); rate limit ${limit} per credential per ${windowSeconds} s`,
     `machine: ${machine()}`,
     '',
     ...opTable(load.records),

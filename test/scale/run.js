@@ -155,7 +155,16 @@ async function main() {
     await startStack(ctx);
     const load = await runLoad(ctx);
     const db = await verify(ctx.dbUrl, ctx.projectId, load.workers);
-    const text = report({ load, db, pg: ctx.pg, duration: DURATION, workers: WORKERS, rate: RATE, limit: LIMIT });
+    const text = report({
+      load,
+      db,
+      pg: ctx.pg,
+      duration: DURATION,
+      workers: WORKERS,
+      rate: RATE,
+      limit: LIMIT,
+      windowSeconds: WINDOW_SECONDS,
+    });
     writeFileSync(resolve(stack.DIR, 'report.txt'), text.out);
     process.stdout.write(text.out);
     return text.failed;
