@@ -67,6 +67,9 @@ export async function createApp(
           },
     bodyLimit: cfg.bodyLimitBytes,
     trustProxy: cfg.trustProxy,
+    // A request that arrives while the server closes (on a connection accepted just before) is served like any
+    // other, not refused with Fastify's bare 503: shutdown waits for running handlers before it ends the pool.
+    return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: false, ignoreDuplicateSlashes: false },
     rewriteUrl: (req: IncomingMessage) => rewriteUrl(req.url ?? '/'),
     // A request Node's HTTP parser rejects (bad header bytes, oversized headers) never reaches a route:
