@@ -76,6 +76,9 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, unknown>> = {
     target_date: '2026-03-06',
   },
   UpdateWorkItemDto: { priority: 'urgent', state: 'Todo' },
+  // The bulk envelope (work-items/bulk-create/ and bulk-update/; a bulk-update row without its id fails, answered 200).
+  BulkWriteBodyDto: { items: [{ name: 'Imported item', priority: 'high' }, { name: 'Second imported item' }] },
+  BulkDeleteBodyDto: { ids: [R.workItem] },
   CreateCommentDto: { comment_html: '<p>I can reproduce this on Android too.</p>' },
   UpdateCommentDto: { comment_html: '<p>I can reproduce this on Android 14 too.</p>' },
   CreateWorkflowDto: { name: 'Review flow', description: 'Every change is reviewed before it is done' },
