@@ -3,12 +3,13 @@ import { MembersModule } from '../members/members.module';
 import { StatesSeedRepository } from '../states/states.repository';
 import { ProjectsController } from './projects.controller';
 import { ProjectsRepository } from './projects.repository';
+import { ProjectSummaryRepository } from './project-summary.repository';
 import { ProjectsService } from './projects.service';
 
 @Module({
   imports: [MembersModule],
   controllers: [ProjectsController],
-  providers: [ProjectsRepository, ProjectsService, StatesSeedRepository],
+  providers: [ProjectsRepository, ProjectsService, StatesSeedRepository, ProjectSummaryRepository],
   exports: [ProjectsRepository, ProjectsService],
 })
 export class ProjectsModule {}

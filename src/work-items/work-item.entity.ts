@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn } from '../common/database/columns';
+import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn, RowVersion } from '../common/database/columns';
 
 export const PRIORITIES = ['urgent', 'high', 'medium', 'low', 'none'] as const;
 export type Priority = (typeof PRIORITIES)[number];
@@ -41,6 +41,7 @@ const LIVE = '"deleted_at" IS NULL AND "archived_at" IS NULL';
 @Index('ix_work_items_custom_values', { synchronize: false })
 export class WorkItemEntity {
   @IdColumn() id!: string;
+  @RowVersion() version!: number;
   @WorkspaceIdColumn() workspace_id!: string;
   @Column('uuid') project_id!: string;
   @Column('integer') sequence_id!: number;

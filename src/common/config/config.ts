@@ -23,6 +23,8 @@ export interface AppConfig {
   auditFailureWindowSeconds: number;
   /** How long a resolved credential is reused (0: looked up on every request); changes invalidate it at once. */
   authCacheTtlSeconds: number;
+  /** On SIGTERM, seconds of /readyz answering 503 (requests still served) before the server stops listening. */
+  shutdownDrainSeconds: number;
   /** Prometheus metrics (docs/operations.md). */
   metrics: MetricsSettings;
   /** OpenTelemetry tracing, on when an OTLP endpoint is set (docs/operations.md). */
@@ -232,6 +234,7 @@ export function loadConfig(): AppConfig {
     trustProxy: bool('TRUST_PROXY', false),
     auditFailureWindowSeconds: int('AUDIT_FAILURE_WINDOW_SECONDS', 60, 1, 86_400),
     authCacheTtlSeconds: int('AUTH_CACHE_TTL_SECONDS', 10, 0, 3_600),
+    shutdownDrainSeconds: int('SHUTDOWN_DRAIN_SECONDS', 0, 0, 60),
     metrics: metricsSettings(port),
     tracing: tracingSettings(),
     corsOrigins: corsOrigins(),

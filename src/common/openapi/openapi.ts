@@ -7,6 +7,7 @@ import { publicPath } from '../http/trailing-slash';
 import { toOpenApi31 } from './openapi-31';
 import { declareFields } from '../fields/fields';
 import { addProblemExamples } from './problem-examples';
+import { declareConditionalRequests } from './conditional-headers';
 import { addRequestExamples } from './request-examples';
 import {
   BODY_NOT_JSON,
@@ -130,6 +131,7 @@ export function buildOpenApi(app: INestApplication, baseUrl: string): OpenAPIObj
       }
     }
   }
+  declareConditionalRequests(doc);
   addProblemExamples(doc, baseUrl);
   addRequestExamples(doc);
   return toOpenApi31(doc);
