@@ -97,6 +97,7 @@ export class V1Module implements OnModuleInit {
 // v1's document, built at start beside v2's when the module is served (API_V1_ENABLED), at /api/v1/schema/.
 registerApiDocument({
   name: 'v1',
+  module: V1Module,
   url: '/api/v1/schema/',
   build: (app, baseUrl, v2) => buildV1OpenApi(app, baseUrl, v2, V1Module),
 });
