@@ -23,6 +23,9 @@ const LIVE = '"deleted_at" IS NULL AND "archived_at" IS NULL';
 @Index('ix_work_items_created', ['project_id', 'created_at', 'id'], { where: LIVE })
 @Index('ix_work_items_updated', ['project_id', 'updated_at', 'id'], { where: LIVE })
 @Index('ix_work_items_seq', ['project_id', 'sequence_id', 'id'], { where: LIVE })
+// The workspace-wide list's orderings (issue 19): live items of unarchived rows, across the workspace's projects.
+@Index('ix_work_items_ws_created', ['workspace_id', 'created_at', 'id'], { where: LIVE })
+@Index('ix_work_items_ws_updated', ['workspace_id', 'updated_at', 'id'], { where: LIVE })
 @Index('ix_work_items_id', ['project_id', 'id'], { where: LIVE })
 @Index('ix_work_items_sort', ['project_id', 'sort_order', 'id'], { where: LIVE })
 /** (project_id, state_id, created_at, id) INCLUDE (workspace_id), live rows: TypeORM cannot express INCLUDE (migration WorkItemStateIndexCovering). */
