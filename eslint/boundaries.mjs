@@ -1,6 +1,7 @@
 // Module boundaries as a lint rule (docs/extending.md): `src/common/**` is shared machinery and imports no
 // feature folder (nor the app module); a feature never imports another feature's `*.repository` (its SQL is
-// private: other features call its exported service or a named, exported `*.queries.ts` module).
+// private: other features call its exported service or a named, exported `*.queries.ts` module); only
+// CommonModule is `@Global()`.
 import path from 'node:path';
 
 /**
@@ -31,13 +32,22 @@ const rule = {
         'src/common imports no feature ({{target}}): declare a port in common and bind it in the feature or app module.',
       foreignRepository:
         '{{target}} is another feature’s repository: call its exported service or a named *.queries.ts module.',
+      globalModule:
+        'Only CommonModule is @Global: import the module whose providers you use, so `imports` tells the truth.',
     },
     schema: [],
   },
   create(context) {
     const root = context.cwd;
     const from = underSrc(root, context.filename);
-    if (!from || !from.nested) return {};
+    if (!from) return {};
+    const commonModule = path.join(root, 'src', 'common', 'common.module.ts');
+    const global = (node) => {
+      const callee = node.expression.type === 'CallExpression' ? node.expression.callee : node.expression;
+      if (callee.type === 'Identifier' && callee.name === 'Global' && context.filename !== commonModule)
+        context.report({ node, messageId: 'globalModule' });
+    };
+    if (!from.nested) return { Decorator: global };
     const check = (node) => {
       const source = node.source && node.source.value;
       if (typeof source !== 'string' || !source.startsWith('.')) return;
@@ -54,6 +64,7 @@ const rule = {
         context.report({ node: node.source, messageId: 'foreignRepository', data: { target } });
     };
     return {
+      Decorator: global,
       ImportDeclaration: check,
       ExportNamedDeclaration: check,
       ExportAllDeclaration: check,

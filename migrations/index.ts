@@ -23,6 +23,9 @@ import { WorkItemLinkSyncStatement1795370000000 } from './1795370000000-WorkItem
 import { WorkItemLiveSetChanges1795371000000 } from './1795371000000-WorkItemLiveSetChanges';
 import { OAuthApps1795430000000 } from './1795430000000-OAuthApps';
 import { ApiKeyLastUsed1795450000000 } from './1795450000000-ApiKeyLastUsed';
+import { WorkItemLinksRelationsHistory1795510000000 } from './1795510000000-WorkItemLinksRelationsHistory';
+import { WorkspaceWorkItemsArchivedProjects1795520000000 } from './1795520000000-WorkspaceWorkItemsArchivedProjects';
+import { IdempotencyAndRowVersions1795540000000 } from './1795540000000-IdempotencyAndRowVersions';
 
 export const MIGRATIONS: Array<new () => unknown> = [
   Foundation1795323810286,
@@ -48,4 +51,7 @@ export const MIGRATIONS: Array<new () => unknown> = [
   WorkItemLiveSetChanges1795371000000,
   OAuthApps1795430000000,
   ApiKeyLastUsed1795450000000,
+  WorkItemLinksRelationsHistory1795510000000,
+  WorkspaceWorkItemsArchivedProjects1795520000000,
+  IdempotencyAndRowVersions1795540000000,
 ];

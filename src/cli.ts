@@ -17,9 +17,9 @@ import { dataSourceOptions } from './common/database/data-source';
 import { runMigrations } from './common/database/migrate';
 import { ProblemException } from './common/errors/problem.exception';
 import { createApp } from './app.factory';
-import { buildOpenApi } from './common/openapi/openapi';
-import { AUDIT_LOG_LIST } from './audit/audit-logs.repository';
-import { MEMBER_LIST } from './members/members.repository';
+import { apiDocument, buildOpenApi } from './common/openapi/openapi';
+import { AUDIT_LOG_LIST } from './audit/audit-logs.queries';
+import { MEMBER_LIST } from './members/members.queries';
 import type { ListSpec } from './common/pagination/list-spec';
 import { INT32_MAX } from './common/database/columns';
 
@@ -121,8 +121,11 @@ async function openapi(write: boolean): Promise<unknown> {
     await migrate(db.url);
     const app = await createApp(cfg, db.url, { logger: false });
     const doc = buildOpenApi(app, cfg.publicBaseUrl);
+    // v1's document (src/v1/), committed beside v2's as openapi-v1.json.
+    const v1 = apiDocument('v1');
     await app.close();
     if (write) writeFileSync('openapi.json', JSON.stringify(doc, null, 2) + '\n');
+    if (write && v1) writeFileSync('openapi-v1.json', JSON.stringify(v1, null, 2) + '\n');
     return write ? { written: 'openapi.json', paths: Object.keys(doc.paths).length } : doc;
   } finally {
     await db.stop();

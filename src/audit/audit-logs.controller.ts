@@ -8,7 +8,7 @@ import { ApiProblemResponses } from '../common/openapi/problem-responses';
 import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
 import { ListParams, ListQuery } from '../common/pagination/list-query';
 import { AuditLogDto } from './audit-logs.dto';
-import { AUDIT_LOG_LIST } from './audit-logs.repository';
+import { AUDIT_LOG_LIST } from './audit-logs.queries';
 import { AuditLogsService } from './audit-logs.service';
 
 @ApiTags('audit-logs')

@@ -5,7 +5,8 @@ import { ListQuery, parseListQuery, RawQuery } from '../common/pagination/list-q
 import { AuditService, normalizeIp } from './audit.service';
 import { AuditLogDto } from './audit-logs.dto';
 import { mapAuditLog } from './audit-logs.mapper';
-import { AUDIT_LOG_LIST, AuditLogsRepository } from './audit-logs.repository';
+import { AuditLogsRepository } from './audit-logs.repository';
+import { AUDIT_LOG_LIST } from './audit-logs.queries';
 
 /** Reading the workspace's trail. Counts of aggregated failures held by this process are flushed first. */
 @Injectable()

@@ -8,8 +8,9 @@ import { ApiProblemResponses } from '../common/openapi/problem-responses';
 import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
 import { ListParams, ListQuery } from '../common/pagination/list-query';
 import { CommentDto, CreateCommentDto, UpdateCommentDto } from './comments.dto';
-import { COMMENT_LIST } from './comments.repository';
+import { COMMENT_LIST } from './comments.queries';
 import { CommentsService } from './comments.service';
+import { Versioned } from '../common/http/conditional';
 
 @ApiTags('work-item-comments')
 @ApiSlugParam()
@@ -49,6 +50,7 @@ export class CommentsController {
     return this.comments.create(ctx, workItemId, body);
   }
 
+  @Versioned('work_item_comments')
   @Get(':pk')
   @Authenticated({ scope: 'projects.work_items.comments:read', project: WORK_ITEM_READER })
   @ApiOperation({
@@ -63,6 +65,7 @@ export class CommentsController {
     return this.comments.get(ctx, workItemId, pk);
   }
 
+  @Versioned('work_item_comments')
   @Patch(':pk')
   @Authenticated({ scope: 'projects.work_items.comments:write', project: ProjectRole.Commenter })
   @ApiOperation({
@@ -83,6 +86,7 @@ export class CommentsController {
     return this.comments.update(ctx, workItemId, pk, body);
   }
 
+  @Versioned('work_item_comments')
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated({ scope: 'projects.work_items.comments:write', project: ProjectRole.Commenter })

@@ -6,5 +6,6 @@ import { CommentsService } from './comments.service';
 @Module({
   controllers: [CommentsController],
   providers: [CommentsRepository, CommentsService],
+  exports: [CommentsService],
 })
 export class CommentsModule {}

@@ -1,33 +1,10 @@
+import { COMMENT_LIST } from './comments.queries';
 import { Injectable } from '@nestjs/common';
 import { PartialUpdate, runPartialUpdate } from '../common/database/partial-update';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
-import { ListSpec } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
-import { COMMENT_ACCESS } from './comment.entity';
-
-export const COMMENT_LIST: ListSpec = {
-  filters: [
-    {
-      name: 'access',
-      type: 'enum',
-      values: COMMENT_ACCESS,
-      ops: ['eq'],
-      column: 'c.access',
-      description: 'INTERNAL or EXTERNAL.',
-    },
-    { name: 'external_id', type: 'string', ops: ['eq'], column: 'c.external_id' },
-    { name: 'external_source', type: 'string', ops: ['eq'], column: 'c.external_source' },
-  ],
-  search: ['c.comment_stripped'],
-  orderings: {
-    created_at: { expr: 'c.created_at', cursor: true, cast: 'timestamptz' },
-    id: { expr: 'c.id', cursor: true, cast: 'uuid' },
-  },
-  defaultOrder: 'created_at',
-  idExpr: 'c.id',
-};
 
 const COLS = `c.id, c.work_item_id, c.comment_html, c.comment_stripped, c.access, c.actor_id, c.edited_at,
   c.external_id, c.external_source, c.created_at, c.created_by_id`;

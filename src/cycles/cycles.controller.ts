@@ -16,8 +16,9 @@ import {
   WorkItemsChangeDto,
   WorkItemsMembershipDto,
 } from './cycles.dto';
-import { CYCLE_LIST } from './cycles.repository';
+import { CYCLE_LIST } from './cycles.queries';
 import { CyclesService } from './cycles.service';
+import { Versioned } from '../common/http/conditional';
 
 const DISABLED_400 =
   '`validation_error`: invalid field, or cycles are disabled for the project (`is_cycles_enabled` false)';
@@ -55,6 +56,7 @@ export class CyclesController {
     return this.cycles.create(ctx, body);
   }
 
+  @Versioned('cycles')
   @Get(':pk')
   @Authenticated({ scope: 'projects.cycles:read', project: ProjectRole.Guest })
   @ApiOperation({
@@ -69,6 +71,7 @@ export class CyclesController {
     return this.cycles.get(ctx, pk);
   }
 
+  @Versioned('cycles')
   @Patch(':pk')
   @Authenticated({ scope: 'projects.cycles:write', project: ProjectRole.Contributor })
   @ApiOperation({
@@ -83,6 +86,7 @@ export class CyclesController {
     return this.cycles.update(ctx, pk, body);
   }
 
+  @Versioned('cycles')
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated({ scope: 'projects.cycles:write', project: ProjectRole.Contributor })

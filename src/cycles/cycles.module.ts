@@ -9,5 +9,6 @@ import { CyclesService } from './cycles.service';
   imports: [FeaturesCoreModule],
   controllers: [CyclesController],
   providers: [CyclesRepository, CyclesService, CycleWorkItemsRepository],
+  exports: [CyclesService],
 })
 export class CyclesModule {}

@@ -1,8 +1,8 @@
+import { CYCLE_LIST } from './cycles.queries';
 import { Injectable } from '@nestjs/common';
 import { PartialUpdate, runPartialUpdate } from '../common/database/partial-update';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
-import { ListSpec } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
 
@@ -21,23 +21,6 @@ export interface CycleRow extends Record<string, unknown> {
   created_at: Date;
   created_by_id: string | null;
 }
-
-export const CYCLE_LIST: ListSpec = {
-  filters: [
-    { name: 'owned_by_id', type: 'uuid', ops: ['eq', 'in'], column: 'c.owned_by_id' },
-    { name: 'external_id', type: 'string', ops: ['eq'], column: 'c.external_id' },
-    { name: 'external_source', type: 'string', ops: ['eq'], column: 'c.external_source' },
-  ],
-  search: ['c.name'],
-  orderings: {
-    created_at: { expr: 'c.created_at', cursor: true, cast: 'timestamptz' },
-    id: { expr: 'c.id', cursor: true, cast: 'uuid' },
-    // Not unique and rewritable: cannot anchor a keyset.
-    sort_order: { expr: 'c.sort_order', cursor: false },
-  },
-  defaultOrder: 'created_at',
-  idExpr: 'c.id',
-};
 
 const COLS = `c.id, c.name, c.description, c.start_date, c.end_date, c.timezone, c.owned_by_id, c.sort_order, c.logo_props,
   c.external_id, c.external_source, c.created_at, c.created_by_id`;

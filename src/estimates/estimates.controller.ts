@@ -17,8 +17,9 @@ import {
   UpdateEstimatePointDto,
 } from './estimates.dto';
 import { ESTIMATE_EXPANDS } from './estimates.mapper';
-import { ESTIMATE_LIST, POINT_LIST } from './estimates.repository';
+import { ESTIMATE_LIST, POINT_LIST } from './estimates.queries';
 import { EstimatesService } from './estimates.service';
+import { Versioned } from '../common/http/conditional';
 
 const GATED: [number, string] = [
   400,
@@ -57,6 +58,7 @@ export class EstimatesController {
     return this.estimates.create(ctx, body, expand);
   }
 
+  @Versioned('estimates')
   @Get(':pk')
   @Authenticated({ scope: 'projects.estimates:read', project: ProjectRole.Guest })
   @ApiOperation({ operationId: 'estimates_get', summary: 'Get an estimate' })
@@ -68,6 +70,7 @@ export class EstimatesController {
     return this.estimates.get(ctx, pk, expand);
   }
 
+  @Versioned('estimates')
   @Patch(':pk')
   @Authenticated({ scope: 'projects.estimates:write', project: ProjectRole.Admin })
   @ApiOperation({ operationId: 'estimates_update', summary: 'Update an estimate (partial)' })
@@ -84,6 +87,7 @@ export class EstimatesController {
     return this.estimates.update(ctx, pk, body, expand);
   }
 
+  @Versioned('estimates')
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated({ scope: 'projects.estimates:write', project: ProjectRole.Admin })
@@ -130,6 +134,7 @@ export class EstimatePointsController {
     return this.estimates.createPoint(ctx, estimateId, body);
   }
 
+  @Versioned('estimate_points')
   @Get(':pk')
   @Authenticated({ scope: 'projects.estimates:read', project: ProjectRole.Guest })
   @ApiOperation({ operationId: 'estimate_points_get', summary: 'Get an estimate point' })
@@ -140,6 +145,7 @@ export class EstimatePointsController {
     return this.estimates.getPoint(ctx, estimateId, pk);
   }
 
+  @Versioned('estimate_points')
   @Patch(':pk')
   @Authenticated({ scope: 'projects.estimates:write', project: ProjectRole.Admin })
   @ApiOperation({ operationId: 'estimate_points_update', summary: 'Update an estimate point (partial)' })
@@ -155,6 +161,7 @@ export class EstimatePointsController {
     return this.estimates.updatePoint(ctx, estimateId, pk, body);
   }
 
+  @Versioned('estimate_points')
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated({ scope: 'projects.estimates:write', project: ProjectRole.Admin })

@@ -1,44 +1,11 @@
+import { ESTIMATE_LIST, POINT_LIST } from './estimates.queries';
 import { Injectable } from '@nestjs/common';
 import { PartialUpdate, runPartialUpdate } from '../common/database/partial-update';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
-import { ListSpec } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
-import { ESTIMATE_TYPES } from './estimate.entity';
 import { EstimatePointRow, EstimateRow } from './estimates.mapper';
-
-export const ESTIMATE_LIST: ListSpec = {
-  filters: [
-    { name: 'is_active', type: 'bool', ops: ['eq'], column: 'e.is_active' },
-    { name: 'type', type: 'enum', ops: ['eq', 'in'], values: ESTIMATE_TYPES, column: 'e.type' },
-    { name: 'external_id', type: 'string', ops: ['eq'], column: 'e.external_id' },
-    { name: 'external_source', type: 'string', ops: ['eq'], column: 'e.external_source' },
-  ],
-  search: ['e.name'],
-  orderings: {
-    created_at: { expr: 'e.created_at', cursor: true, cast: 'timestamptz' },
-    id: { expr: 'e.id', cursor: true, cast: 'uuid' },
-    name: { expr: 'e.name', cursor: false },
-  },
-  defaultOrder: 'created_at',
-  idExpr: 'e.id',
-};
-
-export const POINT_LIST: ListSpec = {
-  filters: [
-    { name: 'external_id', type: 'string', ops: ['eq'], column: 'p.external_id' },
-    { name: 'external_source', type: 'string', ops: ['eq'], column: 'p.external_source' },
-  ],
-  search: ['p.value'],
-  orderings: {
-    key: { expr: 'p.key', cursor: true, cast: 'int' },
-    created_at: { expr: 'p.created_at', cursor: true, cast: 'timestamptz' },
-    id: { expr: 'p.id', cursor: true, cast: 'uuid' },
-  },
-  defaultOrder: 'key',
-  idExpr: 'p.id',
-};
 
 const E_COLS = `e.id, e.name, e.description, e.type, e.is_active, e.last_used, e.external_id, e.external_source, e.created_at, e.created_by_id`;
 const P_COLS = `p.id, p.estimate_id, p.key, p.value, p.description, p.external_id, p.external_source, p.created_at, p.created_by_id`;

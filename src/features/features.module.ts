@@ -10,5 +10,6 @@ import { FeaturesService } from './features.service';
   imports: [AuditCoreModule, FeaturesCoreModule],
   controllers: [WorkspaceFeaturesController, ProjectFeaturesController],
   providers: [FeaturesService, FeaturesWriteRepository],
+  exports: [FeaturesService],
 })
 export class FeaturesModule {}

@@ -1,8 +1,8 @@
+import { LABEL_LIST } from './labels.queries';
 import { Injectable } from '@nestjs/common';
 import { PartialUpdate, runPartialUpdate } from '../common/database/partial-update';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
-import { ListSpec } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
 import { LabelRow } from './labels.mapper';
@@ -15,28 +15,6 @@ export interface LabelScope {
   workspaceId: string;
   projectId: string | null;
 }
-
-export const LABEL_LIST: ListSpec = {
-  filters: [
-    {
-      name: 'parent_id',
-      type: 'uuid',
-      ops: ['eq', 'isnull'],
-      column: 'l.parent_id',
-      description: 'parent_id__isnull=true lists top-level labels only.',
-    },
-    { name: 'external_id', type: 'string', ops: ['eq'], column: 'l.external_id' },
-    { name: 'external_source', type: 'string', ops: ['eq'], column: 'l.external_source' },
-  ],
-  search: ['l.name'],
-  orderings: {
-    sort_order: { expr: 'l.sort_order', cursor: false },
-    created_at: { expr: 'l.created_at', cursor: true, cast: 'timestamptz' },
-    id: { expr: 'l.id', cursor: true, cast: 'uuid' },
-  },
-  defaultOrder: 'sort_order',
-  idExpr: 'l.id',
-};
 
 const COLS = `l.id, l.project_id, l.name, l.description, l.color, l.sort_order, l.parent_id, l.external_id, l.external_source,
   l.created_at, l.created_by_id`;

@@ -14,7 +14,8 @@ import { ProblemException } from '../common/errors/problem.exception';
 import { ListQuery, parseListQuery, RawQuery } from '../common/pagination/list-query';
 import { MemberDto } from './members.dto';
 import { mapMember, MemberRow } from './members.mapper';
-import { ChangedProjectMembership, MEMBER_LIST, MembersRepository } from './members.repository';
+import { ChangedProjectMembership, MembersRepository } from './members.repository';
+import { MEMBER_LIST } from './members.queries';
 
 /** Who a membership change is attributed to: the request, or the admin CLI. */
 type Actor = AuditActor | RequestContext;

@@ -10,7 +10,7 @@ import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.dec
 import { ListParams, ListQuery } from '../common/pagination/list-query';
 import { MemberDto, RemoveWorkspaceMemberDto, UpdateWorkspaceMemberDto } from './members.dto';
 import { MEMBER_EXPANDS } from './members.mapper';
-import { MEMBER_LIST } from './members.repository';
+import { MEMBER_LIST } from './members.queries';
 import { MembersService } from './members.service';
 import { InvalidatesAuthCache } from '../common/auth/auth-cache';
 

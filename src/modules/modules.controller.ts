@@ -9,8 +9,9 @@ import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.dec
 import { ListParams, ListQuery } from '../common/pagination/list-query';
 import { WorkItemsChangeDto, WorkItemsMembershipDto } from '../cycles/cycles.dto';
 import { CreateModuleDto, ModuleDto, UpdateModuleDto } from './modules.dto';
-import { MODULE_LIST } from './modules.repository';
+import { MODULE_LIST } from './modules.queries';
 import { ModulesService } from './modules.service';
+import { Versioned } from '../common/http/conditional';
 
 const DISABLED_400 =
   '`validation_error`: invalid field, or modules are disabled for the project (`is_modules_enabled` false)';
@@ -50,6 +51,7 @@ export class ModulesController {
     return this.modules.create(ctx, body);
   }
 
+  @Versioned('modules')
   @Get(':pk')
   @Authenticated({ scope: 'projects.modules:read', project: ProjectRole.Guest })
   @ApiOperation({ operationId: 'modules_get', summary: 'Get a module' })
@@ -60,6 +62,7 @@ export class ModulesController {
     return this.modules.get(ctx, pk);
   }
 
+  @Versioned('modules')
   @Patch(':pk')
   @Authenticated({ scope: 'projects.modules:write', project: ProjectRole.Contributor })
   @ApiOperation({
@@ -75,6 +78,7 @@ export class ModulesController {
     return this.modules.update(ctx, pk, body);
   }
 
+  @Versioned('modules')
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated({ scope: 'projects.modules:write', project: ProjectRole.Contributor })

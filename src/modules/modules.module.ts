@@ -9,5 +9,6 @@ import { ModulesService } from './modules.service';
   imports: [FeaturesCoreModule],
   controllers: [ModulesController],
   providers: [ModulesRepository, ModulesService, ModuleWorkItemsRepository],
+  exports: [ModulesService],
 })
 export class ModulesModule {}

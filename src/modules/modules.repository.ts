@@ -1,11 +1,10 @@
+import { MODULE_LIST } from './modules.queries';
 import { Injectable } from '@nestjs/common';
 import { PartialUpdate, runPartialUpdate } from '../common/database/partial-update';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
-import { ListSpec } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
-import { MODULE_STATUSES } from './module.entity';
 
 export interface ModuleRow extends Record<string, unknown> {
   id: string;
@@ -23,24 +22,6 @@ export interface ModuleRow extends Record<string, unknown> {
   created_at: Date;
   created_by_id: string | null;
 }
-
-export const MODULE_LIST: ListSpec = {
-  filters: [
-    { name: 'status', type: 'enum', values: MODULE_STATUSES, ops: ['eq', 'in'], column: 'm.status' },
-    { name: 'lead_id', type: 'uuid', ops: ['eq', 'in', 'isnull'], column: 'm.lead_id' },
-    { name: 'external_id', type: 'string', ops: ['eq'], column: 'm.external_id' },
-    { name: 'external_source', type: 'string', ops: ['eq'], column: 'm.external_source' },
-  ],
-  search: ['m.name'],
-  orderings: {
-    // The default; not unique and rewritable, so a bare paginate=cursor is 400.
-    sort_order: { expr: 'm.sort_order', cursor: false },
-    created_at: { expr: 'm.created_at', cursor: true, cast: 'timestamptz' },
-    id: { expr: 'm.id', cursor: true, cast: 'uuid' },
-  },
-  defaultOrder: 'sort_order',
-  idExpr: 'm.id',
-};
 
 // Dates as text: node-pg would turn a DATE into a local-midnight Date object.
 const COLS = `m.id, m.name, m.description, m.status, to_char(m.start_date, 'YYYY-MM-DD') AS start_date,

@@ -4,12 +4,13 @@ import { MembersModule } from '../members/members.module';
 import { StatesModule } from '../states/states.module';
 import { ProjectsController } from './projects.controller';
 import { ProjectsRepository } from './projects.repository';
+import { ProjectSummaryRepository } from './project-summary.repository';
 import { ProjectsService } from './projects.service';
 
 @Module({
   imports: [AuditCoreModule, MembersModule, StatesModule],
   controllers: [ProjectsController],
-  providers: [ProjectsRepository, ProjectsService],
+  providers: [ProjectsRepository, ProjectsService, ProjectSummaryRepository],
   exports: [ProjectsService],
 })
 export class ProjectsModule {}

@@ -1,8 +1,8 @@
+import { PROJECT_LIST } from './projects.queries';
 import { Injectable } from '@nestjs/common';
 import { PartialUpdate, runPartialUpdate } from '../common/database/partial-update';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
-import { ListSpec } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
 
@@ -21,22 +21,6 @@ export interface ProjectRow extends Record<string, unknown> {
   created_at: Date;
   created_by_id: string | null;
 }
-
-export const PROJECT_LIST: ListSpec = {
-  filters: [
-    { name: 'external_id', type: 'string', ops: ['eq'], column: 'p.external_id' },
-    { name: 'external_source', type: 'string', ops: ['eq'], column: 'p.external_source' },
-    { name: 'identifier', type: 'string', ops: ['eq'], column: 'p.identifier' },
-  ],
-  search: ['p.name', 'p.identifier'],
-  orderings: {
-    created_at: { expr: 'p.created_at', cursor: true, cast: 'timestamptz' },
-    id: { expr: 'p.id', cursor: true, cast: 'uuid' },
-    name: { expr: 'p.name', cursor: false },
-  },
-  defaultOrder: 'created_at',
-  idExpr: 'p.id',
-};
 
 const COLS = `p.id, p.workspace_id, p.name, p.identifier, p.description, p.default_assignee_id, p.project_lead_id,
   p.logo_props, p.external_id, p.external_source, p.archived_at, p.created_at, p.created_by_id`;
@@ -76,6 +60,9 @@ export class ProjectsRepository {
   list(workspaceId: string, userId: string, seesAll: boolean, q: ListQuery) {
     const p = new SqlParams([workspaceId]);
     const where = ['p.workspace_id = $1', 'p.deleted_at IS NULL'];
+    // Archived projects leave the list unless a filter asks about them.
+    if (!q.filters.some((f) => f.def.name === 'is_archived' || f.def.name === 'include_archived'))
+      where.push('p.archived_at IS NULL');
     if (!seesAll) {
       where.push(
         `EXISTS (SELECT 1 FROM project_members pm WHERE pm.project_id = p.id AND pm.member_id = ${p.add(userId)} AND pm.deleted_at IS NULL)`,
@@ -176,6 +163,23 @@ export class ProjectsRepository {
       [workspaceId, id, userId],
     );
     return true;
+  }
+
+  /**
+   * Sets or clears `archived_at` of a live project, locked first; returns whether it changed (false when it was
+   * already so). Runs in the caller's transaction.
+   */
+  async setArchived(workspaceId: string, id: string, archived: boolean, db: Queryable): Promise<boolean> {
+    const rows = await db.query(
+      // As a CTE: TypeORM answers a bare UPDATE ... RETURNING with [rows, count].
+      `WITH u AS (
+         UPDATE projects SET archived_at = ${archived ? 'now()' : 'NULL'}, updated_at = now()
+          WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL AND archived_at IS ${archived ? '' : 'NOT '}NULL
+          RETURNING id)
+       SELECT id FROM u`,
+      [workspaceId, id],
+    );
+    return rows.length > 0;
   }
 
   /**

@@ -8,8 +8,9 @@ import { ApiProblemResponses } from '../common/openapi/problem-responses';
 import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
 import { ListParams, ListQuery } from '../common/pagination/list-query';
 import { CreateStateDto, StateDto, UpdateStateDto } from './states.dto';
-import { STATE_LIST } from './states.repository';
+import { STATE_LIST } from './states.queries';
 import { StatesService } from './states.service';
+import { Versioned } from '../common/http/conditional';
 
 @ApiTags('states')
 @ApiSlugParam()
@@ -44,6 +45,7 @@ export class StatesController {
     return this.states.create(ctx, body);
   }
 
+  @Versioned('states')
   @Get(':pk')
   @Authenticated({ scope: 'projects.states:read', project: ProjectRole.Guest })
   @ApiOperation({ operationId: 'states_get', summary: 'Get a state' })
@@ -54,6 +56,7 @@ export class StatesController {
     return this.states.get(ctx, pk);
   }
 
+  @Versioned('states')
   @Patch(':pk')
   @Authenticated({ scope: 'projects.states:write', project: ProjectRole.Admin })
   @ApiOperation({
@@ -68,6 +71,7 @@ export class StatesController {
     return this.states.update(ctx, pk, body);
   }
 
+  @Versioned('states')
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated({ scope: 'projects.states:write', project: ProjectRole.Admin })

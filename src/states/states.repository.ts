@@ -1,11 +1,10 @@
+import { STATE_LIST } from './states.queries';
 import { Injectable } from '@nestjs/common';
 import { PartialUpdate, runPartialUpdate } from '../common/database/partial-update';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
-import { ListSpec } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
-import { STATE_GROUPS } from './state.entity';
 import { StateRow } from './states.mapper';
 
 /** The states every new project starts with: one per group, Backlog the default. */
@@ -35,23 +34,6 @@ export class StatesSeedRepository {
     );
   }
 }
-
-export const STATE_LIST: ListSpec = {
-  filters: [
-    { name: 'group', type: 'enum', ops: ['eq', 'in'], values: STATE_GROUPS, column: 's."group"' },
-    { name: 'is_default', type: 'bool', ops: ['eq'], column: 's.is_default' },
-    { name: 'external_id', type: 'string', ops: ['eq'], column: 's.external_id' },
-    { name: 'external_source', type: 'string', ops: ['eq'], column: 's.external_source' },
-  ],
-  search: ['s.name'],
-  orderings: {
-    sequence: { expr: 's.sequence', cursor: false },
-    created_at: { expr: 's.created_at', cursor: true, cast: 'timestamptz' },
-    id: { expr: 's.id', cursor: true, cast: 'uuid' },
-  },
-  defaultOrder: 'sequence',
-  idExpr: 's.id',
-};
 
 const COLS = `s.id, s.name, s.description, s.color, s."group", s.sequence, s.is_default, s.is_triage,
   s.external_id, s.external_source, s.created_at, s.created_by_id`;

@@ -11,11 +11,12 @@ import { ListParams, ListQuery } from '../common/pagination/list-query';
 import { TypeModeGuard, TypeSurface } from '../work-item-types/type-surface';
 import { projectOwner } from '../work-item-types/work-item-types.service';
 import { CreatePropertyOptionDto, PropertyOptionDto, UpdatePropertyOptionDto } from './property-options.dto';
-import { OPTION_LIST } from './property-options.repository';
+import { OPTION_LIST } from './property-options.queries';
 import { PropertyOptionsService } from './property-options.service';
 import { CreateWorkItemPropertyDto, UpdateWorkItemPropertyDto, WorkItemPropertyDto } from './work-item-properties.dto';
-import { PROPERTY_LIST } from './work-item-properties.repository';
+import { PROPERTY_LIST } from './work-item-properties.queries';
 import { WorkItemPropertiesService } from './work-item-properties.service';
+import { Versioned } from '../common/http/conditional';
 
 const READ = { scope: 'projects.work_item_properties:read', project: ProjectRole.Guest } as const;
 const WRITE = { scope: 'projects.work_item_properties:write', project: ProjectRole.Admin } as const;
@@ -57,6 +58,7 @@ export class ProjectWorkItemPropertiesController {
     return this.properties.create(ctx, projectOwner(ctx), body);
   }
 
+  @Versioned('work_item_properties')
   @Get(':pk')
   @Authenticated(READ)
   @IgnoresExpand()
@@ -72,6 +74,7 @@ export class ProjectWorkItemPropertiesController {
     return this.properties.get(projectOwner(ctx), pk);
   }
 
+  @Versioned('work_item_properties')
   @Patch(':pk')
   @Authenticated(WRITE)
   @IgnoresExpand()
@@ -88,6 +91,7 @@ export class ProjectWorkItemPropertiesController {
     return this.properties.update(ctx, projectOwner(ctx), pk, body);
   }
 
+  @Versioned('work_item_properties')
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated(WRITE)
@@ -153,6 +157,7 @@ export class ProjectPropertyOptionsController {
     return this.options.create(ctx, projectOwner(ctx), propertyId, body);
   }
 
+  @Versioned('work_item_property_options')
   @Get(':pk')
   @Authenticated(READ)
   @IgnoresExpand()
@@ -168,6 +173,7 @@ export class ProjectPropertyOptionsController {
     return this.options.get(projectOwner(ctx), propertyId, pk);
   }
 
+  @Versioned('work_item_property_options')
   @Patch(':pk')
   @Authenticated(WRITE)
   @IgnoresExpand()
@@ -190,6 +196,7 @@ export class ProjectPropertyOptionsController {
     return this.options.update(ctx, projectOwner(ctx), propertyId, pk, body);
   }
 
+  @Versioned('work_item_property_options')
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated(WRITE)

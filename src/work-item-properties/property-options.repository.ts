@@ -1,23 +1,12 @@
+import { OPTION_LIST } from './property-options.queries';
 import { Injectable } from '@nestjs/common';
 import { PartialUpdate, partialUpdateSql } from '../common/database/partial-update';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
-import { ListSpec } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
 import { writtenRows } from '../work-item-types/sql-result';
 import { OptionRow } from './work-item-properties.mapper';
-
-export const OPTION_LIST: ListSpec = {
-  filters: [],
-  orderings: {
-    sort_order: { expr: 'o.sort_order', cursor: false },
-    created_at: { expr: 'o.created_at', cursor: true, cast: 'timestamptz' },
-    id: { expr: 'o.id', cursor: true, cast: 'uuid' },
-  },
-  defaultOrder: 'sort_order',
-  idExpr: 'o.id',
-};
 
 export const OPTION_COLS = `o.id, o.property_id, o.name, o.description, o.is_default, o.sort_order, o.external_id, o.external_source, o.created_at`;
 

@@ -1,36 +1,13 @@
+import { PROPERTY_LIST, TYPE_PROPERTY_LIST } from './work-item-properties.queries';
 import { Injectable } from '@nestjs/common';
 import { PartialUpdate, partialUpdateSql } from '../common/database/partial-update';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
-import { ListSpec } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
 import { Owner } from '../work-item-types/work-item-types.repository';
 import { writtenRows } from '../work-item-types/sql-result';
 import { PropertyRow } from './work-item-properties.mapper';
-
-export const PROPERTY_LIST: ListSpec = {
-  filters: [],
-  orderings: {
-    sort_order: { expr: 'p.sort_order', cursor: false },
-    created_at: { expr: 'p.created_at', cursor: true, cast: 'timestamptz' },
-    id: { expr: 'p.id', cursor: true, cast: 'uuid' },
-  },
-  defaultOrder: 'sort_order',
-  idExpr: 'p.id',
-};
-
-/** Properties attached to a type: ordered by the attachment's sort_order by default. */
-export const TYPE_PROPERTY_LIST: ListSpec = {
-  filters: [],
-  orderings: {
-    sort_order: { expr: 'tp.sort_order', cursor: false },
-    created_at: { expr: 'p.created_at', cursor: true, cast: 'timestamptz' },
-    id: { expr: 'p.id', cursor: true, cast: 'uuid' },
-  },
-  defaultOrder: 'sort_order',
-  idExpr: 'p.id',
-};
 
 export const PROPERTY_COLS = `p.id, p.workspace_id, p.project_id, p.name, p.display_name, p.description, p.property_type, p.relation_type,
   p.is_multi, p.is_required, p.is_active, p.default_value, p.settings, p.validation_rules, p.logo_props, p.external_id,

@@ -11,11 +11,12 @@ import { ListParams, ListQuery } from '../common/pagination/list-query';
 import { TypeModeGuard, TypeSurface } from '../work-item-types/type-surface';
 import { workspaceOwner } from '../work-item-types/work-item-types.service';
 import { CreatePropertyOptionDto, PropertyOptionDto, UpdatePropertyOptionDto } from './property-options.dto';
-import { OPTION_LIST } from './property-options.repository';
+import { OPTION_LIST } from './property-options.queries';
 import { PropertyOptionsService } from './property-options.service';
 import { CreateWorkItemPropertyDto, UpdateWorkItemPropertyDto, WorkItemPropertyDto } from './work-item-properties.dto';
-import { PROPERTY_LIST } from './work-item-properties.repository';
+import { PROPERTY_LIST } from './work-item-properties.queries';
 import { WorkItemPropertiesService } from './work-item-properties.service';
+import { Versioned } from '../common/http/conditional';
 
 const READ = { scope: 'workspaces.work_item_properties:read', workspace: WorkspaceRole.Member } as const;
 const WRITE = { scope: 'workspaces.work_item_properties:write', workspace: WorkspaceRole.Admin } as const;
@@ -57,6 +58,7 @@ export class WorkspaceWorkItemPropertiesController {
     return this.properties.create(ctx, workspaceOwner(ctx), body);
   }
 
+  @Versioned('work_item_properties')
   @Get(':pk')
   @Authenticated(READ)
   @IgnoresExpand()
@@ -72,6 +74,7 @@ export class WorkspaceWorkItemPropertiesController {
     return this.properties.get(workspaceOwner(ctx), pk);
   }
 
+  @Versioned('work_item_properties')
   @Patch(':pk')
   @Authenticated(WRITE)
   @IgnoresExpand()
@@ -89,6 +92,7 @@ export class WorkspaceWorkItemPropertiesController {
     return this.properties.update(ctx, workspaceOwner(ctx), pk, body);
   }
 
+  @Versioned('work_item_properties')
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated(WRITE)
@@ -155,6 +159,7 @@ export class WorkspacePropertyOptionsController {
     return this.options.create(ctx, workspaceOwner(ctx), propertyId, body);
   }
 
+  @Versioned('work_item_property_options')
   @Get(':pk')
   @Authenticated(READ)
   @IgnoresExpand()
@@ -170,6 +175,7 @@ export class WorkspacePropertyOptionsController {
     return this.options.get(workspaceOwner(ctx), propertyId, pk);
   }
 
+  @Versioned('work_item_property_options')
   @Patch(':pk')
   @Authenticated(WRITE)
   @IgnoresExpand()
@@ -192,6 +198,7 @@ export class WorkspacePropertyOptionsController {
     return this.options.update(ctx, workspaceOwner(ctx), propertyId, pk, body);
   }
 
+  @Versioned('work_item_property_options')
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated(WRITE)

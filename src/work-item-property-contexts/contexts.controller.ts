@@ -9,8 +9,9 @@ import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.dec
 import { ListParams, ListQuery } from '../common/pagination/list-query';
 import { TypeModeGuard, TypeSurface } from '../work-item-types/type-surface';
 import { CreatePropertyContextDto, PropertyContextDto, UpdatePropertyContextDto } from './contexts.dto';
-import { CONTEXT_LIST } from './contexts.repository';
+import { CONTEXT_LIST } from './contexts.queries';
 import { ContextsService } from './contexts.service';
+import { Versioned } from '../common/http/conditional';
 
 const READ = { scope: 'workspaces.work_item_properties:read', workspace: WorkspaceRole.Member } as const;
 const WRITE = { scope: 'workspaces.work_item_properties:write', workspace: WorkspaceRole.Admin } as const;
@@ -64,6 +65,7 @@ export class PropertyContextsController {
     return this.contexts.create(ctx, propertyId, body);
   }
 
+  @Versioned('work_item_property_contexts')
   @Get(':pk')
   @Authenticated(READ)
   @ApiOperation({ operationId: 'property_contexts_get', summary: 'Get a context' })
@@ -74,6 +76,7 @@ export class PropertyContextsController {
     return this.contexts.get(ctx, propertyId, pk);
   }
 
+  @Versioned('work_item_property_contexts')
   @Patch(':pk')
   @Authenticated(WRITE)
   @TypeSurface('workspace')
@@ -95,6 +98,7 @@ export class PropertyContextsController {
     return this.contexts.update(ctx, propertyId, pk, body);
   }
 
+  @Versioned('work_item_property_contexts')
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated(WRITE)

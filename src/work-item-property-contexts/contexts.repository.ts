@@ -1,21 +1,10 @@
+import { CONTEXT_LIST } from './contexts.queries';
 import { Injectable } from '@nestjs/common';
 import { PartialUpdate, runPartialUpdate } from '../common/database/partial-update';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
-import { ListSpec } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
-
-export const CONTEXT_LIST: ListSpec = {
-  filters: [],
-  orderings: {
-    sort_order: { expr: 'c.sort_order', cursor: false },
-    created_at: { expr: 'c.created_at', cursor: true, cast: 'timestamptz' },
-    id: { expr: 'c.id', cursor: true, cast: 'uuid' },
-  },
-  defaultOrder: 'sort_order',
-  idExpr: 'c.id',
-};
 
 export interface ContextOptionRef {
   id: string;

@@ -25,8 +25,9 @@ import {
   UpdateWorkItemTypeDto,
   WorkItemTypeDto,
 } from './work-item-types.dto';
-import { TYPE_LIST } from './work-item-types.repository';
+import { TYPE_LIST } from './work-item-types.queries';
 import { projectOwner, WorkItemTypesService } from './work-item-types.service';
+import { Versioned } from '../common/http/conditional';
 
 @ApiTags('work-item-types')
 @ApiSlugParam()
@@ -101,6 +102,7 @@ export class ProjectWorkItemTypesController {
     await this.types.importTypes(ctx, body);
   }
 
+  @Versioned('work_item_types')
   @Get(':pk')
   @Authenticated({ scope: 'projects.work_item_types:read', project: ProjectRole.Guest })
   @ApiOperation({
@@ -114,6 +116,7 @@ export class ProjectWorkItemTypesController {
     return this.types.get(projectOwner(ctx), pk);
   }
 
+  @Versioned('work_item_types')
   @Patch(':pk')
   @Authenticated({ scope: 'projects.work_item_types:write', project: ProjectRole.Admin })
   @TypeSurface('project', 'name or external pair already used')
@@ -130,6 +133,7 @@ export class ProjectWorkItemTypesController {
     return this.types.update(ctx, projectOwner(ctx), pk, body);
   }
 
+  @Versioned('work_item_types')
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated({ scope: 'projects.work_item_types:write', project: ProjectRole.Admin })

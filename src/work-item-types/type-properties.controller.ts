@@ -9,7 +9,7 @@ import { ApiProblemResponses } from '../common/openapi/problem-responses';
 import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
 import { ListParams, ListQuery } from '../common/pagination/list-query';
 import { WorkItemPropertyDto } from '../work-item-properties/work-item-properties.dto';
-import { TYPE_PROPERTY_LIST } from '../work-item-properties/work-item-properties.repository';
+import { TYPE_PROPERTY_LIST } from '../work-item-properties/work-item-properties.queries';
 import { TypePropertiesService } from './type-properties.service';
 import { TypeModeGuard, TypeSurface } from './type-surface';
 import { AttachedPropertiesDto, AttachPropertiesDto } from './work-item-types.dto';

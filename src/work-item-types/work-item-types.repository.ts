@@ -1,8 +1,8 @@
+import { TYPE_LIST } from './work-item-types.queries';
 import { Injectable } from '@nestjs/common';
 import { PartialUpdate, partialUpdateSql } from '../common/database/partial-update';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
-import { ListSpec } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
 import { writtenRows } from './sql-result';
@@ -14,18 +14,6 @@ export interface Owner {
   workspaceId: string;
   projectId: string | null;
 }
-
-export const TYPE_LIST: ListSpec = {
-  filters: [],
-  orderings: {
-    created_at: { expr: 't.created_at', cursor: true, cast: 'timestamptz' },
-    id: { expr: 't.id', cursor: true, cast: 'uuid' },
-    level: { expr: 't.level', cursor: false },
-    name: { expr: 't.name', cursor: false },
-  },
-  defaultOrder: 'created_at',
-  idExpr: 't.id',
-};
 
 const COLS = `t.id, t.workspace_id, t.project_id, t.name, t.description, t.is_active, t.is_default, t.is_epic, t.level,
   t.logo_props, t.external_id, t.external_source, t.created_at`;

@@ -10,8 +10,9 @@ import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.dec
 import { ListParams, ListQuery } from '../common/pagination/list-query';
 import { TypeModeGuard, TypeSurface } from './type-surface';
 import { CreateWorkItemTypeDto, UpdateWorkItemTypeDto, WorkItemTypeDto } from './work-item-types.dto';
-import { TYPE_LIST } from './work-item-types.repository';
+import { TYPE_LIST } from './work-item-types.queries';
 import { WorkItemTypesService, workspaceOwner } from './work-item-types.service';
+import { Versioned } from '../common/http/conditional';
 
 @ApiTags('workspace-work-item-types')
 @ApiSlugParam()
@@ -47,6 +48,7 @@ export class WorkspaceWorkItemTypesController {
     return this.types.create(ctx, workspaceOwner(ctx), body);
   }
 
+  @Versioned('work_item_types')
   @Get(':pk')
   @Authenticated({ scope: 'workspaces.work_item_types:read', workspace: WorkspaceRole.Member })
   @ApiOperation({
@@ -61,6 +63,7 @@ export class WorkspaceWorkItemTypesController {
     return this.types.get(workspaceOwner(ctx), pk);
   }
 
+  @Versioned('work_item_types')
   @Patch(':pk')
   @Authenticated({ scope: 'workspaces.work_item_types:write', workspace: WorkspaceRole.Admin })
   @TypeSurface('workspace', 'name already used')
@@ -77,6 +80,7 @@ export class WorkspaceWorkItemTypesController {
     return this.types.update(ctx, workspaceOwner(ctx), pk, body);
   }
 
+  @Versioned('work_item_types')
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated({ scope: 'workspaces.work_item_types:write', workspace: WorkspaceRole.Admin })

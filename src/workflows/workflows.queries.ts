@@ -1,3 +1,5 @@
+import { ListSpec } from '../common/pagination/list-spec';
+
 /**
  * SQL fragments of workflows that other features' statements embed (an exported, named query module: other
  * features never import workflows.repository). Arguments are SQL references, never values.
@@ -15,3 +17,44 @@ export const creationRuleSql = (project: string, state: string) =>
       JOIN workflow_states ws ON ws.workflow_id = w.id AND ws.state_id = ${state} AND ws.deleted_at IS NULL
      WHERE w.project_id = ${project} AND w.is_active AND w.deleted_at IS NULL
      LIMIT 1)`;
+
+export const WORKFLOW_LIST: ListSpec = {
+  filters: [
+    { name: 'is_active', type: 'bool', ops: ['eq'], column: 'w.is_active' },
+    { name: 'is_default', type: 'bool', ops: ['eq'], column: 'w.is_default' },
+  ],
+  search: ['w.name'],
+  orderings: {
+    created_at: { expr: 'w.created_at', cursor: true, cast: 'timestamptz' },
+    id: { expr: 'w.id', cursor: true, cast: 'uuid' },
+    name: { expr: 'w.name', cursor: false },
+  },
+  defaultOrder: 'created_at',
+  idExpr: 'w.id',
+};
+
+export const WORKFLOW_STATE_LIST: ListSpec = {
+  filters: [
+    { name: 'state_id', type: 'uuid', ops: ['eq', 'in'], column: 'ws.state_id' },
+    { name: 'allow_issue_creation', type: 'bool', ops: ['eq'], column: 'ws.allow_issue_creation' },
+  ],
+  orderings: {
+    created_at: { expr: 'ws.created_at', cursor: true, cast: 'timestamptz' },
+    id: { expr: 'ws.id', cursor: true, cast: 'uuid' },
+  },
+  defaultOrder: 'created_at',
+  idExpr: 'ws.id',
+};
+
+export const TRANSITION_LIST: ListSpec = {
+  filters: [
+    { name: 'workflow_state_id', type: 'uuid', ops: ['eq', 'in'], column: 't.workflow_state_id' },
+    { name: 'transition_state_id', type: 'uuid', ops: ['eq', 'in'], column: 't.transition_state_id' },
+  ],
+  orderings: {
+    created_at: { expr: 't.created_at', cursor: true, cast: 'timestamptz' },
+    id: { expr: 't.id', cursor: true, cast: 'uuid' },
+  },
+  defaultOrder: 'created_at',
+  idExpr: 't.id',
+};

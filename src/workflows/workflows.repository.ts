@@ -1,54 +1,13 @@
+import { TRANSITION_LIST, WORKFLOW_LIST, WORKFLOW_STATE_LIST } from './workflows.queries';
 import { Injectable } from '@nestjs/common';
 import { PartialUpdate, runPartialUpdate } from '../common/database/partial-update';
 import { creationRuleSql } from './workflows.queries';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
-import { ListSpec } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
 import { visibleInProject } from '../work-item-types/work-item-types.queries';
 import { WorkflowRow, WorkflowStateRow, WorkflowTransitionRow } from './workflows.mapper';
-
-export const WORKFLOW_LIST: ListSpec = {
-  filters: [
-    { name: 'is_active', type: 'bool', ops: ['eq'], column: 'w.is_active' },
-    { name: 'is_default', type: 'bool', ops: ['eq'], column: 'w.is_default' },
-  ],
-  search: ['w.name'],
-  orderings: {
-    created_at: { expr: 'w.created_at', cursor: true, cast: 'timestamptz' },
-    id: { expr: 'w.id', cursor: true, cast: 'uuid' },
-    name: { expr: 'w.name', cursor: false },
-  },
-  defaultOrder: 'created_at',
-  idExpr: 'w.id',
-};
-
-export const WORKFLOW_STATE_LIST: ListSpec = {
-  filters: [
-    { name: 'state_id', type: 'uuid', ops: ['eq', 'in'], column: 'ws.state_id' },
-    { name: 'allow_issue_creation', type: 'bool', ops: ['eq'], column: 'ws.allow_issue_creation' },
-  ],
-  orderings: {
-    created_at: { expr: 'ws.created_at', cursor: true, cast: 'timestamptz' },
-    id: { expr: 'ws.id', cursor: true, cast: 'uuid' },
-  },
-  defaultOrder: 'created_at',
-  idExpr: 'ws.id',
-};
-
-export const TRANSITION_LIST: ListSpec = {
-  filters: [
-    { name: 'workflow_state_id', type: 'uuid', ops: ['eq', 'in'], column: 't.workflow_state_id' },
-    { name: 'transition_state_id', type: 'uuid', ops: ['eq', 'in'], column: 't.transition_state_id' },
-  ],
-  orderings: {
-    created_at: { expr: 't.created_at', cursor: true, cast: 'timestamptz' },
-    id: { expr: 't.id', cursor: true, cast: 'uuid' },
-  },
-  defaultOrder: 'created_at',
-  idExpr: 't.id',
-};
 
 const W_COLS =
   'w.id, w.name, w.description, w.is_active, w.is_default, w.work_item_type_ids, w.created_at, w.created_by_id';

@@ -15,6 +15,11 @@ export const SCOPES = {
   'projects.work_items:write': 'Write work items',
   'projects.work_items.comments:read': 'Read work item comments',
   'projects.work_items.comments:write': 'Write work item comments',
+  'projects.work_items.links:read': 'Read work item links',
+  'projects.work_items.links:write': 'Write work item links',
+  'projects.work_items.relations:read': 'Read work item relations and dependencies',
+  'projects.work_items.relations:write': 'Write work item relations and dependencies',
+  'projects.work_items.activities:read': 'Read work item history',
   'projects.states:read': 'Read states',
   'projects.states:write': 'Write states',
   'projects.labels:read': 'Read labels',
@@ -42,6 +47,8 @@ export const SCOPES = {
   'workspaces.work_item_properties:read': 'Read workspace work item properties',
   'workspaces.work_item_properties:write': 'Write workspace work item properties',
   'workspaces.audit_logs:read': 'Read the workspace audit trail',
+  'workspaces.work_item_relation_definitions:read': 'Read work item relation definitions',
+  'workspaces.work_item_relation_definitions:write': 'Write work item relation definitions',
 } as const;
 
 export type Scope = keyof typeof SCOPES;

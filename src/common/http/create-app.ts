@@ -16,6 +16,7 @@ import { ProblemException } from '../errors/problem.exception';
 import { literalRouteMethods, registerRoute } from './route-registry';
 import { rewriteUrl } from './trailing-slash';
 import { trackInFlight } from './in-flight';
+import { conditionalResponses } from './conditional';
 import { checkStorableInput, deferInputProblem } from './request-sanity';
 import { isBodyless } from './bodyless';
 import { securityHeaders } from './security-headers';
@@ -72,6 +73,9 @@ function fastifyOptions(cfg: AppConfig, opts: { logger?: boolean }): FastifyServ
     logger: opts.logger === false ? false : loggerOptions(cfg),
     bodyLimit: cfg.bodyLimitBytes,
     trustProxy: cfg.trustProxy,
+    // A request that arrives while the server closes (on a connection accepted just before) is served like any
+    // other, not refused with Fastify's bare 503: shutdown waits for running handlers before it ends the pool.
+    return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: false, ignoreDuplicateSlashes: false },
     rewriteUrl: (req: IncomingMessage) => rewriteUrl(req.url ?? '/'),
     clientErrorHandler: (err: NodeJS.ErrnoException, socket: Socket) => answerClientError(cfg, err, socket),
@@ -156,6 +160,7 @@ function addHooks(fastify: FastifyInstance, cfg: AppConfig): void {
     sendProblem(reply, cfg.publicBaseUrl, ProblemException.methodNotAllowed(req.method, allowed));
   });
   trackInFlight(fastify);
+  conditionalResponses(fastify);
   checkStorableInput(fastify);
 }
 

@@ -38,6 +38,6 @@ export function ApiSlugParam(): ClassDecorator & MethodDecorator {
 }
 
 /** OpenAPI of a UUID path parameter (`pk`, `project_id`, `work_item_id`, ...): what UuidParam accepts. */
-export function ApiUuidParam(name: string): ClassDecorator & MethodDecorator {
-  return ApiParam({ name, format: 'uuid' });
+export function ApiUuidParam(name: string, description?: string): ClassDecorator & MethodDecorator {
+  return ApiParam(description === undefined ? { name, format: 'uuid' } : { name, format: 'uuid', description });
 }
