@@ -7,15 +7,8 @@ import { UuidParam, ApiSlugParam, ApiUuidParam } from '../common/http/params';
 import { ApiProblemResponses } from '../common/openapi/problem-responses';
 import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
 import { ListParams, ListQuery } from '../common/pagination/list-query';
-import {
-  CreateCycleDto,
-  CycleDto,
-  TransferCycleDto,
-  TransferResultDto,
-  UpdateCycleDto,
-  WorkItemsChangeDto,
-  WorkItemsMembershipDto,
-} from './cycles.dto';
+import { CreateCycleDto, CycleDto, TransferCycleDto, TransferResultDto, UpdateCycleDto } from './cycles.dto';
+import { WorkItemsChangeDto, WorkItemsMembershipDto } from '../common/membership/membership.dto';
 import { CYCLE_LIST } from './cycles.queries';
 import { CyclesService } from './cycles.service';
 import { Versioned } from '../common/http/conditional';

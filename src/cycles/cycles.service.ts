@@ -3,7 +3,7 @@ import { assertNameFree, cleanName } from '../common/names/names';
 import { DataSource, EntityManager } from 'typeorm';
 import { setActivityActor } from '../common/database/activity-actor';
 import { ProjectContext } from '../common/auth/request-context';
-import { FieldError, ProblemException } from '../common/errors/problem.exception';
+import { ProblemException } from '../common/errors/problem.exception';
 import { ListQuery } from '../common/pagination/list-query';
 import { assertProjectFeatureEnabled } from '../features/feature-gate';
 import { FeatureFlags } from '../features/feature-flags.queries';
@@ -15,37 +15,12 @@ import {
   TransferCycleDto,
   TransferResultDto,
   UpdateCycleDto,
-  WorkItemsChangeDto,
-  WorkItemsMembershipDto,
 } from './cycles.dto';
+import { WorkItemsChangeDto, WorkItemsMembershipDto } from '../common/membership/membership.dto';
+import { changeMembership, releaseMembers } from '../common/membership/membership';
 import { emptyProgress, mapCycle } from './cycles.mapper';
 import { CyclesRepository, CycleWrite } from './cycles.repository';
 import { assertExternalPairFree } from '../common/database/external-pair';
-
-/** The add/remove lists of a membership request: lower-cased, de-duplicated, disjoint, all of the project. */
-export async function checkMembershipIds(
-  dto: WorkItemsMembershipDto,
-  existing: (ids: string[]) => Promise<Set<string>>,
-): Promise<{ add: string[]; remove: string[] }> {
-  if (dto.add === undefined && dto.remove === undefined) {
-    throw ProblemException.validation('add', 'Send add and/or remove, each an array of work item ids.');
-  }
-  const add = [...new Set((dto.add ?? []).map((id) => id.toLowerCase()))];
-  const remove = [...new Set((dto.remove ?? []).map((id) => id.toLowerCase()))];
-  const both = add.filter((id) => remove.includes(id));
-  if (both.length) throw ProblemException.validation('remove', `Ids in both add and remove: ${both.join(', ')}.`);
-  const found = await existing([...add, ...remove]);
-  const errors: FieldError[] = [];
-  for (const [field, ids] of [
-    ['add', add],
-    ['remove', remove],
-  ] as const) {
-    const foreign = ids.filter((id) => !found.has(id));
-    if (foreign.length) errors.push({ field, message: `Not work items of this project: ${foreign.join(', ')}.` });
-  }
-  if (errors.length) throw ProblemException.validationMany(errors);
-  return { add, remove };
-}
 
 /** Cycles of a project (spec "Cycle", gap-reference 3.5). Writes need the project's cycles feature on. */
 @Injectable()
@@ -127,8 +102,7 @@ export class CyclesService {
       const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx, true);
       if (!row) throw ProblemException.notFound('Cycle');
       await this.repo.softDelete(ctx.workspace.id, id, tx);
-      await setActivityActor(tx, ctx.principal.userId);
-      await this.items.detachAll(ctx.workspace.id, id, tx);
+      await releaseMembers(tx, ctx, id, this.items);
     });
   }
 
@@ -141,13 +115,7 @@ export class CyclesService {
       await this.assertEnabled(ctx, tx);
       const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx, true);
       if (!row) throw ProblemException.notFound('Cycle');
-      const { add, remove } = await checkMembershipIds(dto, (ids) =>
-        this.items.existing(ctx.workspace.id, ctx.project.id, ids, tx),
-      );
-      await setActivityActor(tx, ctx.principal.userId);
-      const added = new Set(await this.items.add(ctx.workspace.id, ctx.project.id, id, add, tx));
-      const removed = new Set(await this.items.remove(ctx.workspace.id, ctx.project.id, id, remove, tx));
-      return { added: add.filter((x) => added.has(x)), removed: remove.filter((x) => removed.has(x)) };
+      return changeMembership(tx, ctx, id, dto, this.items);
     });
   }
 

@@ -7,7 +7,7 @@ import { UuidParam, ApiSlugParam, ApiUuidParam } from '../common/http/params';
 import { ApiProblemResponses } from '../common/openapi/problem-responses';
 import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
 import { ListParams, ListQuery } from '../common/pagination/list-query';
-import { WorkItemsChangeDto, WorkItemsMembershipDto } from '../cycles/cycles.dto';
+import { WorkItemsChangeDto, WorkItemsMembershipDto } from '../common/membership/membership.dto';
 import { CreateModuleDto, ModuleDto, UpdateModuleDto } from './modules.dto';
 import { MODULE_LIST } from './modules.queries';
 import { ModulesService } from './modules.service';

@@ -1,15 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { assertNameFree, cleanName } from '../common/names/names';
 import { DataSource, EntityManager } from 'typeorm';
-import { setActivityActor } from '../common/database/activity-actor';
 import { ProjectContext } from '../common/auth/request-context';
 import { ProblemException } from '../common/errors/problem.exception';
 import { ListQuery } from '../common/pagination/list-query';
 import { Queryable } from '../common/pagination/sql-params';
 import { assertProjectFeatureEnabled } from '../features/feature-gate';
 import { FeatureFlags } from '../features/feature-flags.queries';
-import { checkMembershipIds } from '../cycles/cycles.service';
-import { WorkItemsChangeDto, WorkItemsMembershipDto } from '../cycles/cycles.dto';
+import { changeMembership, releaseMembers } from '../common/membership/membership';
+import { WorkItemsChangeDto, WorkItemsMembershipDto } from '../common/membership/membership.dto';
 import { ModuleWorkItemsRepository } from './module-work-items.repository';
 import { CreateModuleDto, ModuleDto, UpdateModuleDto } from './modules.dto';
 import { mapModule } from './modules.mapper';
@@ -111,8 +110,7 @@ export class ModulesService {
       const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx, true);
       if (!row) throw ProblemException.notFound('Module');
       await this.repo.softDelete(ctx.workspace.id, id, tx);
-      await setActivityActor(tx, ctx.principal.userId);
-      await this.items.detachAll(ctx.workspace.id, id, tx);
+      await releaseMembers(tx, ctx, id, this.items);
     });
   }
 
@@ -122,13 +120,7 @@ export class ModulesService {
       await this.assertEnabled(ctx, tx);
       const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx, true);
       if (!row) throw ProblemException.notFound('Module');
-      const { add, remove } = await checkMembershipIds(dto, (ids) =>
-        this.items.existing(ctx.workspace.id, ctx.project.id, ids, tx),
-      );
-      await setActivityActor(tx, ctx.principal.userId);
-      const added = new Set(await this.items.add(ctx.workspace.id, ctx.project.id, id, add, tx));
-      const removed = new Set(await this.items.remove(ctx.workspace.id, id, remove, tx));
-      return { added: add.filter((x) => added.has(x)), removed: remove.filter((x) => removed.has(x)) };
+      return changeMembership(tx, ctx, id, dto, this.items);
     });
   }
 
