@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Expandable, ExpandParam } from '../common/expand/expand';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext } from '../common/auth/request-context';
 import { ProjectRole, WORK_ITEM_READER } from '../common/auth/roles';
@@ -8,6 +9,7 @@ import { ApiProblemResponses } from '../common/openapi/problem-responses';
 import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
 import { ListParams, ListQuery } from '../common/pagination/list-query';
 import { CommentDto, CreateCommentDto, UpdateCommentDto } from './comments.dto';
+import { COMMENT_EXPANDS } from './comments.mapper';
 import { COMMENT_LIST } from './comments.queries';
 import { CommentsService } from './comments.service';
 import { Versioned } from '../common/http/conditional';
@@ -24,13 +26,15 @@ export class CommentsController {
   @Authenticated({ scope: 'projects.work_items.comments:read', project: WORK_ITEM_READER })
   @ApiOperation({ operationId: 'work_item_comments_list', summary: 'List the comments of a work item' })
   @ApiListQuery(COMMENT_LIST)
+  @Expandable(COMMENT_EXPANDS)
   @ApiListResponse(CommentDto)
   list(
     @Ctx() ctx: ProjectContext,
     @WorkItemIdParam('work_item_id') workItemId: string,
     @ListParams(COMMENT_LIST) q: ListQuery,
+    @ExpandParam() expand: Set<string>,
   ) {
-    return this.comments.list(ctx, workItemId, q);
+    return this.comments.list(ctx, workItemId, q, expand);
   }
 
   @Post()
@@ -59,10 +63,16 @@ export class CommentsController {
     description: 'A comment of another work item is 404.',
   })
   @ApiUuidParam('pk')
+  @Expandable(COMMENT_EXPANDS)
   @ApiOkResponse({ type: CommentDto })
   @ApiProblemResponses(400, 404)
-  get(@Ctx() ctx: ProjectContext, @WorkItemIdParam('work_item_id') workItemId: string, @UuidParam('pk') pk: string) {
-    return this.comments.get(ctx, workItemId, pk);
+  get(
+    @Ctx() ctx: ProjectContext,
+    @WorkItemIdParam('work_item_id') workItemId: string,
+    @UuidParam('pk') pk: string,
+    @ExpandParam() expand: Set<string>,
+  ) {
+    return this.comments.get(ctx, workItemId, pk, expand);
   }
 
   @Versioned('work_item_comments')
