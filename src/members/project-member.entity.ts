@@ -1,5 +1,5 @@
 import { Column, Entity, Index } from 'typeorm';
-import { CreatedAt, DeletedAt, TenantId, TenantWorkspaceId, UpdatedAt } from '../common/database/columns';
+import { CreatedAt, DeletedAt, RowVersion, TenantId, TenantWorkspaceId, UpdatedAt } from '../common/database/columns';
 
 /** A user's membership of a project; `role` is a slug (admin, contributor, commenter, guest). */
 @Index('ix_project_members_by_id', ['id'])
@@ -20,4 +20,5 @@ export class ProjectMemberEntity {
   @CreatedAt() created_at!: Date;
   @UpdatedAt() updated_at!: Date;
   @DeletedAt() deleted_at!: Date | null;
+  @RowVersion() version!: number;
 }

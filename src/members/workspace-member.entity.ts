@@ -1,5 +1,5 @@
 import { Column, Entity, Index } from 'typeorm';
-import { CreatedAt, DeletedAt, TenantId, TenantWorkspaceId, UpdatedAt } from '../common/database/columns';
+import { CreatedAt, DeletedAt, RowVersion, TenantId, TenantWorkspaceId, UpdatedAt } from '../common/database/columns';
 
 /** A user's membership of a workspace; `role` is a slug (owner, admin, member, guest). */
 @Index('ix_workspace_members_by_id', ['id'])
@@ -16,4 +16,5 @@ export class WorkspaceMemberEntity {
   @CreatedAt() created_at!: Date;
   @UpdatedAt() updated_at!: Date;
   @DeletedAt() deleted_at!: Date | null;
+  @RowVersion() version!: number;
 }
