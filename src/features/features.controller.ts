@@ -1,3 +1,4 @@
+import { Versioned } from '../common/http/conditional';
 import { Body, Controller, Get, Patch } from '@nestjs/common';
 import { ApiSlugParam, ApiUuidParam } from '../common/http/params';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
@@ -19,6 +20,7 @@ import { FeaturesService } from './features.service';
 export class WorkspaceFeaturesController {
   constructor(private readonly features: FeaturesService) {}
 
+  @Versioned('workspace_features', {})
   @Get()
   @Authenticated({ scope: 'workspaces.features:read', workspace: WorkspaceRole.Guest })
   @ApiOperation({
@@ -33,6 +35,7 @@ export class WorkspaceFeaturesController {
     return this.features.getWorkspace(ctx);
   }
 
+  @Versioned('workspace_features', {})
   @Patch()
   @Authenticated({ scope: 'workspaces.features:write', workspace: WorkspaceRole.Admin })
   @ApiOperation({
@@ -56,6 +59,7 @@ export class WorkspaceFeaturesController {
 export class ProjectFeaturesController {
   constructor(private readonly features: FeaturesService) {}
 
+  @Versioned('project_features', { project_id: '@project' })
   @Get()
   @Authenticated({ scope: 'projects.features:read', project: ProjectRole.Guest })
   @ApiOperation({ operationId: 'project_features_get', summary: 'Get project features' })
@@ -65,6 +69,7 @@ export class ProjectFeaturesController {
     return this.features.getProject(ctx);
   }
 
+  @Versioned('project_features', { project_id: '@project' })
   @Patch()
   @Authenticated({ scope: 'projects.features:write', project: ProjectRole.Admin })
   @ApiOperation({
