@@ -23,6 +23,7 @@ import { WorkItemLinkSyncStatement1795370000000 } from './1795370000000-WorkItem
 import { WorkItemLiveSetChanges1795371000000 } from './1795371000000-WorkItemLiveSetChanges';
 import { OAuthApps1795430000000 } from './1795430000000-OAuthApps';
 import { ApiKeyLastUsed1795450000000 } from './1795450000000-ApiKeyLastUsed';
+import { Webhooks1795530000000 } from './1795530000000-Webhooks';
 
 export const MIGRATIONS: Array<new () => unknown> = [
   Foundation1795323810286,
@@ -48,4 +49,5 @@ export const MIGRATIONS: Array<new () => unknown> = [
   WorkItemLiveSetChanges1795371000000,
   OAuthApps1795430000000,
   ApiKeyLastUsed1795450000000,
+  Webhooks1795530000000,
 ];

@@ -36,6 +36,7 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
 import { WorkItemTypesModule } from './work-item-types/work-item-types.module';
 import { WorkItemsModule } from './work-items/work-items.module';
 import { CommentsModule } from './comments/comments.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 @Module({})
 export class AppModule {
@@ -73,6 +74,7 @@ export class AppModule {
         ModulesModule,
         WorkItemsModule,
         CommentsModule,
+        WebhooksModule,
       ],
       providers: [
         { provide: APP_GUARD, useClass: CredentialThrottlerGuard },

@@ -1,10 +1,12 @@
 import { Module } from '@nestjs/common';
+import { WebhookOutboxModule } from '../webhooks/webhook-outbox.module';
 import { CyclesController } from './cycles.controller';
 import { CycleWorkItemsRepository } from './cycle-work-items.repository';
 import { CyclesRepository } from './cycles.repository';
 import { CyclesService } from './cycles.service';
 
 @Module({
+  imports: [WebhookOutboxModule],
   controllers: [CyclesController],
   providers: [CyclesRepository, CyclesService, CycleWorkItemsRepository],
   exports: [CyclesRepository],

@@ -19,6 +19,8 @@ import {
 import { emptyProgress, mapCycle } from './cycles.mapper';
 import { CyclesRepository, CycleWrite } from './cycles.repository';
 import { assertExternalPairFree } from '../common/database/external-pair';
+import { changeEvent } from '../webhooks/webhook-events';
+import { WebhookOutbox } from '../webhooks/webhook-outbox';
 
 /** The add/remove lists of a membership request: lower-cased, de-duplicated, disjoint, all of the project. */
 export async function checkMembershipIds(
@@ -53,6 +55,7 @@ export class CyclesService {
     private readonly repo: CyclesRepository,
     private readonly features: FeaturesRepository,
     private readonly items: CycleWorkItemsRepository,
+    private readonly outbox: WebhookOutbox,
   ) {}
 
   async list(ctx: ProjectContext, q: ListQuery) {
@@ -88,6 +91,7 @@ export class CyclesService {
         ctx.principal.userId,
         tx,
       );
+      await this.outbox.record(tx, changeEvent(ctx, 'cycle.created', mapCycle(row)));
       return mapCycle(row, emptyProgress());
     });
   }
@@ -116,6 +120,7 @@ export class CyclesService {
       this.assertDateOrder(start, end);
       await this.repo.update(ctx.workspace.id, id, v, tx);
       const updated = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx);
+      await this.outbox.record(tx, changeEvent(ctx, 'cycle.updated', mapCycle(updated!), mapCycle(row)));
       return mapCycle(updated!, await this.items.progress(ctx.workspace.id, id, tx));
     });
   }
@@ -127,6 +132,7 @@ export class CyclesService {
       if (!row) throw ProblemException.notFound('Cycle');
       await this.repo.softDelete(ctx.workspace.id, id, tx);
       await this.items.detachAll(ctx.workspace.id, id, tx);
+      await this.outbox.record(tx, changeEvent(ctx, 'cycle.deleted', mapCycle(row)));
     });
   }
 

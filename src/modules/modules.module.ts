@@ -1,10 +1,12 @@
 import { Module } from '@nestjs/common';
+import { WebhookOutboxModule } from '../webhooks/webhook-outbox.module';
 import { ModulesController } from './modules.controller';
 import { ModuleWorkItemsRepository } from './module-work-items.repository';
 import { ModulesRepository } from './modules.repository';
 import { ModulesService } from './modules.service';
 
 @Module({
+  imports: [WebhookOutboxModule],
   controllers: [ModulesController],
   providers: [ModulesRepository, ModulesService, ModuleWorkItemsRepository],
   exports: [ModulesRepository],

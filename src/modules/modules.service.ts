@@ -13,6 +13,8 @@ import { CreateModuleDto, ModuleDto, UpdateModuleDto } from './modules.dto';
 import { mapModule } from './modules.mapper';
 import { ModuleRow, ModulesRepository, ModuleWrite } from './modules.repository';
 import { assertExternalPairFree } from '../common/database/external-pair';
+import { changeEvent } from '../webhooks/webhook-events';
+import { WebhookOutbox } from '../webhooks/webhook-outbox';
 
 /** Gap between a new module and the one it is placed ahead of. */
 const SORT_STEP = 1000;
@@ -26,6 +28,7 @@ export class ModulesService {
     private readonly repo: ModulesRepository,
     private readonly features: FeaturesRepository,
     private readonly items: ModuleWorkItemsRepository,
+    private readonly outbox: WebhookOutbox,
   ) {}
 
   async list(ctx: ProjectContext, q: ListQuery) {
@@ -71,7 +74,9 @@ export class ModulesService {
         tx,
       );
       const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx);
-      return (await this.mapMany(ctx, [row!], tx))[0];
+      const out = (await this.mapMany(ctx, [row!], tx))[0];
+      await this.outbox.record(tx, changeEvent(ctx, 'module.created', out));
+      return out;
     });
   }
 
@@ -100,7 +105,9 @@ export class ModulesService {
       await this.assertLead(ctx, v.lead_id, tx);
       await this.repo.update(ctx.workspace.id, id, v, tx);
       const updated = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx);
-      return (await this.mapMany(ctx, [updated!], tx))[0];
+      const [out, before] = await this.mapMany(ctx, [updated!, row], tx);
+      await this.outbox.record(tx, changeEvent(ctx, 'module.updated', out, before));
+      return out;
     });
   }
 
@@ -111,6 +118,7 @@ export class ModulesService {
       if (!row) throw ProblemException.notFound('Module');
       await this.repo.softDelete(ctx.workspace.id, id, tx);
       await this.items.detachAll(ctx.workspace.id, id, tx);
+      await this.outbox.record(tx, changeEvent(ctx, 'module.deleted', { id, name: row.name }));
     });
   }
 

@@ -1,12 +1,13 @@
 import { Module } from '@nestjs/common';
 import { MembersModule } from '../members/members.module';
 import { StatesSeedRepository } from '../states/states.repository';
+import { WebhookOutboxModule } from '../webhooks/webhook-outbox.module';
 import { ProjectsController } from './projects.controller';
 import { ProjectsRepository } from './projects.repository';
 import { ProjectsService } from './projects.service';
 
 @Module({
-  imports: [MembersModule],
+  imports: [MembersModule, WebhookOutboxModule],
   controllers: [ProjectsController],
   providers: [ProjectsRepository, ProjectsService, StatesSeedRepository],
   exports: [ProjectsRepository, ProjectsService],

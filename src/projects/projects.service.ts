@@ -16,6 +16,8 @@ import { ListQuery } from '../common/pagination/list-query';
 import { MembersRepository } from '../members/members.repository';
 import { MembersService } from '../members/members.service';
 import { StatesSeedRepository } from '../states/states.repository';
+import { changeEvent } from '../webhooks/webhook-events';
+import { WebhookOutbox } from '../webhooks/webhook-outbox';
 import { CreateProjectDto, ProjectDto, UpdateProjectDto } from './projects.dto';
 import { mapProject } from './projects.mapper';
 import { ProjectRow, ProjectsRepository, ProjectWrite } from './projects.repository';
@@ -41,6 +43,7 @@ export class ProjectsService {
     private readonly membersService: MembersService,
     private readonly states: StatesSeedRepository,
     private readonly audit: AuditService,
+    private readonly outbox: WebhookOutbox,
   ) {}
 
   async list(ctx: WorkspaceContext, q: ListQuery) {
@@ -118,7 +121,9 @@ export class ProjectsService {
         );
       }
       await this.audit.recordMany(tx, ctx, added);
-      return mapProject(row);
+      const out = mapProject(row);
+      await this.outbox.record(tx, changeEvent(ctx, 'project.created', out));
+      return out;
     };
     if (m) return run(m).catch((e: unknown) => this.uniqueConflict(e));
     // A derived identifier can be taken by a concurrent create between the check and the insert. The
@@ -169,7 +174,9 @@ export class ProjectsService {
             metadata: { changed_fields: changed },
           });
         }
-        return mapProject(row!);
+        const out = mapProject(row!);
+        await this.outbox.record(tx, changeEvent(ctx, 'project.updated', out, mapProject(before!)));
+        return out;
       })
       .catch((e: unknown) => this.uniqueConflict(e));
   }
@@ -188,6 +195,7 @@ export class ProjectsService {
         target_display_name: ctx.project.name,
         old_value: { name: ctx.project.name, identifier: ctx.project.identifier },
       });
+      await this.outbox.record(tx, changeEvent(ctx, 'project.deleted', { id: ctx.project.id, name: ctx.project.name, identifier: ctx.project.identifier }));
     });
   }
 

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { WebhookOutboxModule } from '../webhooks/webhook-outbox.module';
 import { EstimatesModule } from '../estimates/estimates.module';
 import { WorkItemTypesModule } from '../work-item-types/work-item-types.module';
 import { WorkflowsModule } from '../workflows/workflows.module';
@@ -7,7 +8,7 @@ import { WorkItemsRepository } from './work-items.repository';
 import { WorkItemsService } from './work-items.service';
 
 @Module({
-  imports: [EstimatesModule, WorkflowsModule, WorkItemTypesModule],
+  imports: [WebhookOutboxModule, EstimatesModule, WorkflowsModule, WorkItemTypesModule],
   controllers: [WorkItemsController, WorkItemsByIdentifierController],
   providers: [WorkItemsRepository, WorkItemsService],
   exports: [WorkItemsRepository],

@@ -38,6 +38,8 @@ import {
   WorkItemsRepository,
   WorkItemWrite,
 } from './work-items.repository';
+import { changeEvent } from '../webhooks/webhook-events';
+import { WebhookOutbox } from '../webhooks/webhook-outbox';
 
 // Canonical numbers only: `PROJ-012` is not the identifier of PROJ-12 (surrounding space is trimmed, case folded).
 const IDENTIFIER_RE = /^([A-Za-z][A-Za-z0-9]*)-([1-9]\d{0,8})$/;
@@ -70,6 +72,7 @@ export class WorkItemsService {
     private readonly customFields: CustomFieldsService,
     private readonly estimates: EstimatesService,
     private readonly workflows: WorkflowsService,
+    private readonly outbox: WebhookOutbox,
   ) {}
 
   // ---- reads ----
@@ -106,6 +109,11 @@ export class WorkItemsService {
     }
     const { viewer_role: _role, ...row } = found;
     return this.present(ctx.workspace.id, row, expand, true);
+  }
+
+  /** A work item as webhook payloads show it: the read shape without custom fields and expansions. */
+  private hookView(row: WorkItemDetailRow): WorkItemDto {
+    return mapWorkItem(row, row.project_identifier, null);
   }
 
   private async present(
@@ -445,18 +453,18 @@ export class WorkItemsService {
           tx,
         );
       };
-      // Without labels, a point, a parent or a type the insert statement alone is the write. With them, the
-      // state is locked first in a statement of its own, so a delete of what we link that commits while we wait
-      // for that lock is seen by the insert's later snapshot (see insertChecked); with a type, the custom values
-      // are validated in the same transaction, under the values lock a catalogue change waits for.
+      // With labels, a point, a parent or a type, the state is locked first in a statement of its own, so a delete
+      // of what we link that commits while we wait for that lock is seen by the insert's later snapshot (see
+      // insertChecked); with a type, the custom values are validated in the same transaction, under the values
+      // lock a catalogue change waits for. The webhook event is written in the insert's transaction (outbox).
       const links = labelIds.length > 0 || !!refs.estimatePointId || !!refs.parentId || !!typeId;
       const result = await this.externalRace(t.projectId, dto.external_source, dto.external_id, () =>
-        links
-          ? this.ds.transaction(async (tx) => {
-              await this.repo.stateIds(t.projectId, [stateId], tx);
-              return write(tx);
-            })
-          : write(),
+        this.ds.transaction(async (tx) => {
+          if (links) await this.repo.stateIds(t.projectId, [stateId], tx);
+          const written = await write(tx);
+          if (written.row) await this.outbox.record(tx, changeEvent(ctx, 'workitem.created', this.hookView(written.row)));
+          return written;
+        }),
       );
       if (!result.row) {
         const defaultGone =
@@ -547,7 +555,9 @@ export class WorkItemsService {
           ctx.principal.userId,
           tx,
         );
-        return (await this.repo.get(t.workspaceId, t.projectId, id, 'live', tx))!;
+        const after = (await this.repo.get(t.workspaceId, t.projectId, id, 'live', tx))!;
+        await this.outbox.record(tx, changeEvent(ctx, 'workitem.updated', this.hookView(after), this.hookView(cur)));
+        return after;
       }),
     );
     return this.present(t.workspaceId, row, expand, true);
@@ -566,6 +576,7 @@ export class WorkItemsService {
         throw ProblemException.forbidden("Only project admins and the work item's creator may delete it.");
       }
       await this.repo.softDelete(ctx.workspace.id, id, ctx.principal.userId, tx);
+      await this.outbox.record(tx, changeEvent(ctx, 'workitem.deleted', this.hookView(cur)));
     });
   }
 
@@ -586,8 +597,13 @@ export class WorkItemsService {
     const row = await this.ds.transaction(async (tx) => {
       const cur = await this.repo.get(w, p, id, archived ? 'live' : 'any', tx, true);
       if (!cur) throw ProblemException.notFound('Work item');
-      if (archived || cur.archived_at) await this.repo.setArchived(id, archived, ctx.principal.userId, tx);
-      return (await this.repo.get(w, p, id, 'any', tx))!;
+      if (!archived && !cur.archived_at) return cur;
+      await this.repo.setArchived(id, archived, ctx.principal.userId, tx);
+      const after = (await this.repo.get(w, p, id, 'any', tx))!;
+      // Plane has no unarchive event: an unarchive is an update of archived_at.
+      const event = archived ? 'workitem.archived' : 'workitem.updated';
+      await this.outbox.record(tx, changeEvent(ctx, event, this.hookView(after), this.hookView(cur)));
+      return after;
     });
     return this.present(w, row, new Set(), false);
   }

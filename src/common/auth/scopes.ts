@@ -42,6 +42,8 @@ export const SCOPES = {
   'workspaces.work_item_properties:read': 'Read workspace work item properties',
   'workspaces.work_item_properties:write': 'Write workspace work item properties',
   'workspaces.audit_logs:read': 'Read the workspace audit trail',
+  'webhooks:read': 'Read webhooks and their delivery logs',
+  'webhooks:write': 'Register, change and delete webhooks',
 } as const;
 
 export type Scope = keyof typeof SCOPES;

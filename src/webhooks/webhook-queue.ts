@@ -1,0 +1,110 @@
+import { Inject, Injectable, Logger, BeforeApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { PgBoss, type Db, type Job, type SendOptions } from 'pg-boss';
+import { DataSource } from 'typeorm';
+import { Queryable } from '../common/pagination/sql-params';
+import { WEBHOOK_SETTINGS } from './webhook-tokens';
+import { WebhookSettings } from './webhook-settings';
+
+export const DISPATCH_QUEUE = 'webhook-dispatch';
+export const DELIVER_QUEUE = 'webhook-deliver';
+export const MAINTAIN_QUEUE = 'webhook-maintain';
+export const WEBHOOK_QUEUES = [DISPATCH_QUEUE, DELIVER_QUEUE, MAINTAIN_QUEUE];
+
+/** Runs statements of pg-boss inside the caller's transaction, so a job commits or rolls back with the change. */
+export function inTransaction(db: Queryable): Db {
+  return {
+    executeSql: async (text, values) => {
+      const res = await db.query(text, values);
+      // TypeORM answers an UPDATE or DELETE with [rows, count], anything else with the rows.
+      const counted = res.length === 2 && Array.isArray(res[0]) && typeof res[1] === 'number';
+      return { rows: counted ? res[0] : res };
+    },
+  };
+}
+
+/**
+ * The job engine behind webhook delivery: pg-boss, with its jobs in the service's own PostgreSQL (schema
+ * `pgboss`, installed and migrated by pg-boss at start). Workers of every instance fetch with SKIP LOCKED, so a job
+ * runs in one of them at a time; LISTEN/NOTIFY wakes an idle worker as soon as a job commits (polling
+ * remains the floor where NOTIFY cannot reach, e.g. behind a transaction-mode pooler).
+ */
+@Injectable()
+export class WebhookQueue implements OnModuleInit, BeforeApplicationShutdown {
+  private readonly logger = new Logger('Webhooks');
+  private boss: PgBoss | undefined;
+
+  constructor(
+    private readonly ds: DataSource,
+    @Inject(WEBHOOK_SETTINGS) private readonly settings: WebhookSettings,
+  ) {}
+
+  get started(): boolean {
+    return this.boss !== undefined;
+  }
+
+  async onModuleInit(): Promise<void> {
+    const url = (this.ds.options as { url?: string }).url;
+    if (!url) throw new Error('webhooks: the data source has no connection URL for the job engine');
+    const boss = new PgBoss({
+      connectionString: url,
+      max: this.settings.poolSize,
+      application_name: 'work-tracking-api-jobs',
+      useListenNotify: true,
+    });
+    // Errors of pg-boss's own loops (maintenance, a lost connection): logged, never thrown at a request.
+    boss.on('error', (err: Error) => this.logger.warn(`job engine: ${err.message}`));
+    await boss.start();
+    await this.ensureQueue(boss, DISPATCH_QUEUE, { retryLimit: 20, retryDelay: 5, retryBackoff: true });
+    // A delivery job retries by itself only when its worker died or the database failed mid-job; receiver
+    // failures are rescheduled as new jobs with the webhook backoff (WebhookDeliverer).
+    await this.ensureQueue(boss, DELIVER_QUEUE, {
+      retryLimit: 10,
+      retryDelay: 10,
+      retryBackoff: true,
+      expireInSeconds: Math.ceil(this.settings.timeoutMs / 1000) + 60,
+    });
+    await this.ensureQueue(boss, MAINTAIN_QUEUE, { retryLimit: 0 });
+    this.boss = boss;
+  }
+
+  private async ensureQueue(boss: PgBoss, name: string, options: Omit<SendOptions, 'db'>): Promise<void> {
+    await boss.createQueue(name, { notify: true, ...options });
+  }
+
+  /** Adds a job; with `db`, inside that transaction. */
+  async send(name: string, data: object, options: SendOptions = {}, db?: Queryable): Promise<void> {
+    if (!this.boss) throw new Error('webhooks: the job engine is not started');
+    await this.boss.send(name, data, db ? { ...options, db: inTransaction(db) } : options);
+  }
+
+  async work<T extends object>(name: string, handler: (job: Job<T>) => Promise<void>): Promise<void> {
+    if (!this.boss) throw new Error('webhooks: the job engine is not started');
+    await this.boss.work<T>(
+      name,
+      {
+        pollingIntervalSeconds: this.settings.pollIntervalSeconds,
+        notifyPollingIntervalSeconds: this.settings.pollIntervalSeconds,
+      },
+      async (jobs) => {
+        for (const job of jobs) await handler(job);
+      },
+    );
+  }
+
+  async schedule(name: string, cron: string): Promise<void> {
+    await this.boss?.schedule(name, cron);
+  }
+
+  /** Jobs waiting (ready or deferred) and running, per queue: the queue-depth metric. */
+  async depth(): Promise<Array<{ queue: string; queued: number; active: number }>> {
+    if (!this.boss) return [];
+    const queues = await this.boss.getQueues(WEBHOOK_QUEUES);
+    return queues.map((q) => ({ queue: q.name, queued: q.queuedCount, active: q.activeCount }));
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    const boss = this.boss;
+    this.boss = undefined;
+    await boss?.stop({ graceful: true, timeout: this.settings.timeoutMs + 1000 });
+  }
+}
