@@ -51,12 +51,15 @@ export class WebhookDeliverer implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     if (!this.settings.workers || !this.queue.started) return;
     await this.queue.work<EventJob>(DISPATCH_QUEUE, (job) => this.dispatch(job.data));
-    await this.queue.work<DeliveryJob>(DELIVER_QUEUE, (job) => this.deliver(job.data));
+    await this.queue.work<DeliveryJob>(DELIVER_QUEUE, (job) => this.deliver(job.data), this.settings.concurrency);
     await this.queue.work<object>(MAINTAIN_QUEUE, () => this.maintain());
     await this.queue.schedule(MAINTAIN_QUEUE, '* * * * *');
   }
 
-  /** Fans a committed event out: a delivery per choosing webhook and its job, in one transaction. */
+  /**
+   * Fans out an event the outbox could not (written where no job engine ran, found by the sweep): a delivery per
+   * choosing webhook and its job, in one transaction.
+   */
   async dispatch(job: EventJob): Promise<void> {
     await this.ds.transaction(async (tx) => {
       const ids = await this.repo.fanOut(job.workspace_id, job.event_id, tx);

@@ -77,13 +77,25 @@ export class WebhookQueue implements OnModuleInit, BeforeApplicationShutdown {
     await this.boss.send(name, data, db ? { ...options, db: inTransaction(db) } : options);
   }
 
-  async work<T extends object>(name: string, handler: (job: Job<T>) => Promise<void>): Promise<void> {
+  /** Adds several jobs of one queue in one statement, inside the transaction `db`. */
+  async insert(name: string, jobs: object[], db: Queryable): Promise<void> {
+    if (!this.boss) throw new Error('webhooks: the job engine is not started');
+    await this.boss.insert(
+      name,
+      jobs.map((data) => ({ data })),
+      { db: inTransaction(db) },
+    );
+  }
+
+  /** Runs `handler` for each job of `name`, `concurrency` at a time in this instance. */
+  async work<T extends object>(name: string, handler: (job: Job<T>) => Promise<void>, concurrency = 1): Promise<void> {
     if (!this.boss) throw new Error('webhooks: the job engine is not started');
     await this.boss.work<T>(
       name,
       {
         pollingIntervalSeconds: this.settings.pollIntervalSeconds,
         notifyPollingIntervalSeconds: this.settings.pollIntervalSeconds,
+        localConcurrency: concurrency,
       },
       async (jobs) => {
         for (const job of jobs) await handler(job);

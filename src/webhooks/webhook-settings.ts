@@ -17,6 +17,8 @@ export interface WebhookSettings {
   logRetentionDays: number;
   /** How often an idle worker asks for jobs (LISTEN/NOTIFY wakes it at once where available). */
   pollIntervalSeconds: number;
+  /** Deliveries attempted at once by one instance (a slow receiver holds one of them, not the whole queue). */
+  concurrency: number;
   /** pg-boss connections per instance. */
   poolSize: number;
 }
@@ -55,6 +57,7 @@ export function loadWebhookSettings(): WebhookSettings {
     disableAfterSeconds: num('WEBHOOK_DISABLE_AFTER_SECONDS', 86_400, 0, 30 * 86_400),
     logRetentionDays: num('WEBHOOK_LOG_RETENTION_DAYS', 30, 1, 3650),
     pollIntervalSeconds: num('WEBHOOK_POLL_INTERVAL_SECONDS', 2, 0.5, 60, false),
+    concurrency: num('WEBHOOK_CONCURRENCY', 4, 1, 64),
     poolSize: num('WEBHOOK_DB_POOL_SIZE', 3, 2, 50),
   };
 }
