@@ -42,7 +42,9 @@ export class Webhooks1795530000000 implements MigrationInterface {
       created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
       dispatched_at timestamptz,
       PRIMARY KEY (workspace_id, id))`);
-    await q.query(`CREATE INDEX ix_webhook_events_undispatched ON webhook_events (created_at) WHERE dispatched_at IS NULL`);
+    await q.query(
+      `CREATE INDEX ix_webhook_events_undispatched ON webhook_events (created_at) WHERE dispatched_at IS NULL`,
+    );
     await q.query(`CREATE INDEX ix_webhook_events_created ON webhook_events (created_at)`);
 
     await q.query(`CREATE TABLE webhook_deliveries (
@@ -59,10 +61,18 @@ export class Webhooks1795530000000 implements MigrationInterface {
       PRIMARY KEY (workspace_id, id),
       FOREIGN KEY (workspace_id, webhook_id) REFERENCES webhooks (workspace_id, id) ON DELETE CASCADE,
       FOREIGN KEY (workspace_id, event_id) REFERENCES webhook_events (workspace_id, id) ON DELETE CASCADE)`);
-    await q.query(`CREATE UNIQUE INDEX uq_webhook_deliveries_event ON webhook_deliveries (workspace_id, event_id, webhook_id)`);
-    await q.query(`CREATE INDEX ix_webhook_deliveries_webhook ON webhook_deliveries (workspace_id, webhook_id, status)`);
-    await q.query(`CREATE INDEX ix_webhook_deliveries_pending ON webhook_deliveries (created_at) WHERE status = 'pending'`);
-    await q.query(`CREATE INDEX ix_webhook_deliveries_done ON webhook_deliveries (created_at) WHERE status <> 'pending'`);
+    await q.query(
+      `CREATE UNIQUE INDEX uq_webhook_deliveries_event ON webhook_deliveries (workspace_id, event_id, webhook_id)`,
+    );
+    await q.query(
+      `CREATE INDEX ix_webhook_deliveries_webhook ON webhook_deliveries (workspace_id, webhook_id, status)`,
+    );
+    await q.query(
+      `CREATE INDEX ix_webhook_deliveries_pending ON webhook_deliveries (created_at) WHERE status = 'pending'`,
+    );
+    await q.query(
+      `CREATE INDEX ix_webhook_deliveries_done ON webhook_deliveries (created_at) WHERE status <> 'pending'`,
+    );
 
     await q.query(`CREATE TABLE webhook_logs (
       workspace_id uuid NOT NULL,

@@ -195,7 +195,14 @@ export class ProjectsService {
         target_display_name: ctx.project.name,
         old_value: { name: ctx.project.name, identifier: ctx.project.identifier },
       });
-      await this.outbox.record(tx, changeEvent(ctx, 'project.deleted', { id: ctx.project.id, name: ctx.project.name, identifier: ctx.project.identifier }));
+      await this.outbox.record(
+        tx,
+        changeEvent(ctx, 'project.deleted', {
+          id: ctx.project.id,
+          name: ctx.project.name,
+          identifier: ctx.project.identifier,
+        }),
+      );
     });
   }
 

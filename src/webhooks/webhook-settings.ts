@@ -45,7 +45,7 @@ export function loadWebhookSettings(): WebhookSettings {
   try {
     allowedHosts = parseAllowList(process.env.WEBHOOK_ALLOWED_HOSTS ?? '');
   } catch (err) {
-    throw new Error(`WEBHOOK_ALLOWED_HOSTS: ${(err as Error).message}`);
+    throw new Error(`WEBHOOK_ALLOWED_HOSTS: ${(err as Error).message}`, { cause: err });
   }
   return {
     workers: flag('WEBHOOK_WORKERS', true),

@@ -34,7 +34,7 @@ class WebhookFieldsDto {
   @IsIn(WEBHOOK_CONTENT_TYPES, { message: '$property must be application/json' })
   content_type?: string;
 
-  @ApiPropertyOptional({ ...SCOPES_DOC, maxItems: 64 } as ApiPropertyOptions)
+  @ApiPropertyOptional({ ...SCOPES_DOC, maxItems: 64 })
   @OptionalNotNull()
   @IsArray()
   @ArrayMaxSize(64)
@@ -109,7 +109,9 @@ export class WebhookLogDto {
   response_body!: string | null;
   @ApiProperty({ enum: ['delivered', 'retry', 'failed', 'refused'], description: 'What this attempt led to.' })
   status_text!: string;
-  @ApiProperty({ description: 'Why the attempt failed (network error, timeout, status, refused address); empty on success.' })
+  @ApiProperty({
+    description: 'Why the attempt failed (network error, timeout, status, refused address); empty on success.',
+  })
   error_message!: string;
   @ApiProperty({ type: Number, nullable: true }) duration_ms!: number | null;
   @ApiProperty({ description: 'Attempts before this one for the same delivery (0 for the first).' })

@@ -462,7 +462,8 @@ export class WorkItemsService {
         this.ds.transaction(async (tx) => {
           if (links) await this.repo.stateIds(t.projectId, [stateId], tx);
           const written = await write(tx);
-          if (written.row) await this.outbox.record(tx, changeEvent(ctx, 'workitem.created', this.hookView(written.row)));
+          if (written.row)
+            await this.outbox.record(tx, changeEvent(ctx, 'workitem.created', this.hookView(written.row)));
           return written;
         }),
       );

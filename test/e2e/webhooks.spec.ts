@@ -44,8 +44,8 @@ describe('webhooks', () => {
   }
 
   const logs = async (webhookId: string) =>
-    (await t.http.get(`/api/v2/workspaces/${ten.slug}/webhook-logs/${webhookId}/?order_by=created_at`).set(key()))
-      .body.data as Array<Record<string, any>>;
+    (await t.http.get(`/api/v2/workspaces/${ten.slug}/webhook-logs/${webhookId}/?order_by=created_at`).set(key())).body
+      .data as Array<Record<string, any>>;
 
   beforeAll(async () => {
     rx = await new WebhookReceiver().start();
@@ -180,7 +180,9 @@ describe('webhooks', () => {
       expect(c.status).toBe(201);
       await waitFor('project, item and comment events', () => rx.at('/all').length >= 3);
       const byEvent = new Map(rx.at('/all').map((r) => [r.body.event, r.body]));
-      expect(byEvent.get('project.created')).toEqual(expect.objectContaining({ entity_type: 'project', entity_id: p.id }));
+      expect(byEvent.get('project.created')).toEqual(
+        expect.objectContaining({ entity_type: 'project', entity_id: p.id }),
+      );
       expect(byEvent.get('workitem.comment.created')).toEqual(
         expect.objectContaining({ entity_type: 'issue_comment', entity_id: c.body.id }),
       );
@@ -208,7 +210,13 @@ describe('webhooks', () => {
         ).rejects.toThrow('roll back');
         await createItem('survivor');
         await waitFor('the survivor', () => rx.at('/rollback').length >= 1).catch(async (e) => {
-          console.log(JSON.stringify(await t.ds.query(`SELECT name, state, retry_count, output, data, created_on, started_on FROM pgboss.job`), null, 1));
+          console.log(
+            JSON.stringify(
+              await t.ds.query(`SELECT name, state, retry_count, output, data, created_on, started_on FROM pgboss.job`),
+              null,
+              1,
+            ),
+          );
           console.log(JSON.stringify(await t.ds.query(`SELECT * FROM webhook_deliveries`)));
           console.log(JSON.stringify(await t.ds.query(`SELECT event, created_at, dispatched_at FROM webhook_events`)));
           throw e;
@@ -313,6 +321,24 @@ describe('webhooks', () => {
       expect(text).toMatch(/webhook_queue_depth\{state="pending"\} \d+/);
       expect(text).toMatch(/webhook_delivery_attempts_total\{outcome="delivered"\} [1-9]/);
       expect(text).toMatch(/webhook_delivery_attempts_total\{outcome="retry"\} [1-9]/);
+    });
+
+    it('an event written where no job engine ran is fanned out by the maintenance sweep', async () => {
+      const hook = await register('/swept', { scopes: ['cycle.created'] });
+      const cycleId = '00000000-0000-4000-8000-00000000c0c1';
+      await t.ds.query(
+        `INSERT INTO webhook_events (workspace_id, event, entity_type, entity_id, project_id, data, created_at)
+         VALUES ($1, 'cycle.created', 'cycle', $2, $3, $4, now() - interval '1 minute')`,
+        [ten.workspaceId, cycleId, pid, JSON.stringify({ id: cycleId, name: 'Swept' })],
+      );
+      await t.app.get(WebhookDeliverer).maintain();
+      await waitFor('the swept event', () => rx.at('/swept').length >= 1);
+      expect(rx.at('/swept')[0].body).toEqual(
+        expect.objectContaining({ event: 'cycle.created', entity_type: 'cycle', webhook_id: hook.id }),
+      );
+      await t.app.get(WebhookDeliverer).maintain(); // already fanned out: nothing more
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(rx.at('/swept')).toHaveLength(1);
     });
 
     it('logs are pruned after the retention period', async () => {
