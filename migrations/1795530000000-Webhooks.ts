@@ -1,10 +1,12 @@
+import { getConstructionPlans } from 'pg-boss';
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Webhooks (issue 21): the registrations, the transactional outbox of events (written in the transaction of the
  * change it reports), one delivery per event and webhook (unique, so a dispatch that runs twice adds nothing), and
  * one log row per attempt. Every table is a tenant table: workspace_id first in the primary key and every unique
- * index. The job engine (pg-boss) keeps its own schema, installed and migrated by pg-boss at start.
+ * index. The job engine (pg-boss) keeps its own schema `pgboss`: installed here, in this migration's transaction,
+ * so a start finds it ready (and a template database carries it); pg-boss migrates it to a newer version at start.
  */
 export class Webhooks1795530000000 implements MigrationInterface {
   name = 'Webhooks1795530000000';
@@ -96,6 +98,7 @@ export class Webhooks1795530000000 implements MigrationInterface {
       FOREIGN KEY (workspace_id, webhook_id) REFERENCES webhooks (workspace_id, id) ON DELETE CASCADE)`);
     await q.query(`CREATE INDEX ix_webhook_logs_list ON webhook_logs (workspace_id, webhook_id, created_at, id)`);
     await q.query(`CREATE INDEX ix_webhook_logs_created ON webhook_logs (created_at)`);
+    await installJobEngine(q);
   }
 
   public async down(q: QueryRunner): Promise<void> {
@@ -103,5 +106,16 @@ export class Webhooks1795530000000 implements MigrationInterface {
     await q.query(`DROP TABLE webhook_deliveries`);
     await q.query(`DROP TABLE webhook_events`);
     await q.query(`DROP TABLE webhooks`);
+    await q.query(`DROP SCHEMA IF EXISTS pgboss CASCADE`);
   }
+}
+
+/**
+ * pg-boss's own installation script, without its BEGIN and COMMIT (the migration runs in a transaction). Should a
+ * later pg-boss word its script otherwise, nothing is installed here and pg-boss installs its schema at start.
+ */
+async function installJobEngine(q: QueryRunner): Promise<void> {
+  const plan = getConstructionPlans('pgboss').trim();
+  const body = /^BEGIN;([\s\S]*)COMMIT;$/.exec(plan)?.[1];
+  if (body && !/\b(BEGIN|COMMIT);/.test(body)) await q.query(body);
 }
