@@ -1,4 +1,3 @@
-import { getConstructionPlans } from 'pg-boss';
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
@@ -115,6 +114,8 @@ export class Webhooks1795530000000 implements MigrationInterface {
  * later pg-boss word its script otherwise, nothing is installed here and pg-boss installs its schema at start.
  */
 async function installJobEngine(q: QueryRunner): Promise<void> {
+  // Loaded here only: the admin CLI reads every migration at start and should not load the job engine for that.
+  const { getConstructionPlans } = await import('pg-boss');
   const plan = getConstructionPlans('pgboss').trim();
   const body = /^BEGIN;([\s\S]*)COMMIT;$/.exec(plan)?.[1];
   if (body && !/\b(BEGIN|COMMIT);/.test(body)) await q.query(body);
