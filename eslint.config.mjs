@@ -49,4 +49,9 @@ export default tseslint.config(
       globals: { ...globals.node },
     },
   },
+  {
+    // The scale test's scripts are CommonJS run by node directly, like bench/.
+    files: ['test/scale/**/*.js'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
 );

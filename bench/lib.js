@@ -1,17 +1,18 @@
 'use strict';
 /** Helpers shared by the benchmark scripts: the database server, the CLI, waiting for the service. */
 const { execFileSync, spawn } = require('node:child_process');
+const { readFileSync } = require('node:fs');
 const { resolve } = require('node:path');
 const { Client } = require('pg');
 
 const ROOT = resolve(__dirname, '..');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** BENCH_DATABASE_URL's server, else the embedded PostgreSQL under .data/bench (stopped by `stop`). */
+/** BENCH_DATABASE_URL's server, else the embedded PostgreSQL under .data/bench on `--pg-port` (default 54331). */
 async function adminUrl() {
   if (process.env.BENCH_DATABASE_URL) return { url: process.env.BENCH_DATABASE_URL, stop: async () => undefined };
   const { startEmbeddedPostgres } = require(resolve(ROOT, 'dist/src/common/database/embedded.js'));
-  const h = await startEmbeddedPostgres(resolve(ROOT, '.data/bench'), 54331, 'postgres');
+  const h = await startEmbeddedPostgres(resolve(ROOT, '.data/bench'), numberOption('pg-port', 54331), 'postgres');
   return { url: h.url, stop: h.stop };
 }
 
@@ -50,7 +51,8 @@ function cli(dbUrl, ...argv) {
 }
 
 async function waitFor(url) {
-  for (let i = 0; i < 300; i++) {
+  // Up to two minutes: starting the service on a busy 2-core machine can take most of one.
+  for (let i = 0; i < 1200; i++) {
     try {
       if ((await fetch(url)).ok) return;
     } catch {
@@ -121,4 +123,83 @@ async function api(port, method, path, key, body) {
 }
 
 module.exports = { ROOT, sleep, adminUrl, withDb, sql, freshDatabase, cli, waitFor, serviceEnv, spawnService, settle };
-Object.assign(module.exports, { numberOption, api });
+/** `--name value` from the command line, else undefined. */
+function stringOption(name) {
+  const args = process.argv.slice(2);
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : undefined;
+}
+
+Object.assign(module.exports, { numberOption, stringOption, api });
+
+/** The middle value (the mean of the two middle ones for an even count). */
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  if (!s.length) return NaN;
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** A copy of `xs` in random order (Fisher-Yates). */
+function shuffle(xs) {
+  const a = [...xs];
+  for (let i = a.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [a[i], a[j]] = [a[j], a[i]];
+  }
+  return a;
+}
+
+/** The CPU counters of /proc/stat (first line), for steal time over a run; null where there is none. */
+function cpuTicks() {
+  try {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    return { total: f.reduce((a, b) => a + b, 0), steal: f[7] ?? 0 };
+  } catch {
+    return null;
+  }
+}
+
+/** The share of CPU time stolen by the hypervisor between two cpuTicks() samples, as text. */
+function stealBetween(a, b) {
+  if (!a || !b || b.total === a.total) return 'not visible';
+  return `${(((b.steal - a.steal) / (b.total - a.total)) * 100).toFixed(1)}%`;
+}
+
+/** PostgreSQL's version and the settings that move the benchmark's figures. */
+async function pgSettings(url) {
+  const names = [
+    'shared_buffers',
+    'work_mem',
+    'effective_cache_size',
+    'max_connections',
+    'synchronous_commit',
+    'fsync',
+    'wal_level',
+    'autovacuum',
+    'jit',
+    'random_page_cost',
+    'max_parallel_workers_per_gather',
+  ];
+  return sql(url, async (c) => {
+    const version = (await c.query('SHOW server_version')).rows[0].server_version;
+    const rows = (await c.query(`SELECT name, setting, unit FROM pg_settings WHERE name = ANY($1)`, [names])).rows;
+    const shown = names.map((n) => rows.find((r) => r.name === n)).filter(Boolean);
+    return `PostgreSQL ${version}; ${shown.map((r) => `${r.name}=${r.setting}${r.unit ? ` (${r.unit})` : ''}`).join(', ')}`;
+  });
+}
+
+/** CPU model, cores and load average: the machine a figure came from. */
+function machineLine() {
+  const os = require('node:os');
+  const cpus = os.cpus();
+  return `${cpus[0]?.model ?? 'unknown CPU'}, ${cpus.length} cores; node ${process.version}; ${os.platform()} ${os.release()}`;
+}
+
+const loadAverage = () =>
+  require('node:os')
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
+
+Object.assign(module.exports, { median, shuffle, cpuTicks, stealBetween, pgSettings, machineLine, loadAverage });

@@ -1,6 +1,7 @@
 'use strict';
 /*
- * npm run bench:plans   (after `npm run bench`, on the database it leaves: BENCH_DATABASE_URL's server, database wt_bench)
+ * npm run bench:plans [-- --workspace]   (after `npm run bench`, on the database it leaves: BENCH_DATABASE_URL's server,
+ * database wt_bench; --workspace: the workspace-wide list's statements instead of the project list's)
  *
  * The work item list's plans at the benchmark's scale: for every filter and ordering of gap-reference 3.1, the
  * statements WorkItemsRepository.list sends (captured from the compiled code, not written by hand) are prepared
@@ -14,7 +15,9 @@ const { withDb } = require('./lib');
 
 const ROOT = resolve(__dirname, '..');
 const { parseListQuery } = require(resolve(ROOT, 'dist/src/common/pagination/list-query.js'));
-const { WORK_ITEM_LIST, WorkItemsRepository } = require(resolve(ROOT, 'dist/src/work-items/work-items.repository.js'));
+const { WORK_ITEM_LIST, WORKSPACE_WORK_ITEM_LIST, WorkItemsRepository } = require(
+  resolve(ROOT, 'dist/src/work-items/work-items.repository.js'),
+);
 
 async function main() {
   const admin = process.env.BENCH_DATABASE_URL;
@@ -84,6 +87,36 @@ async function main() {
     ['order_by=sort_order', { order_by: 'sort_order' }],
   ];
 
+  const WORKSPACE = process.argv.includes('--workspace');
+  // The workspace-wide list (GET /workspaces/{slug}/work-items/): the owner reads every project of the workspace;
+  // a member reading only the two smaller projects is the case where the walk skips other projects' rows.
+  const wsProjects = (
+    await c.query(
+      `SELECT id, identifier FROM projects WHERE workspace_id = $1 AND deleted_at IS NULL ORDER BY identifier`,
+      [ws],
+    )
+  ).rows;
+  const all = wsProjects.map((p) => p.id);
+  const small = wsProjects.filter((p) => p.identifier !== 'BENCH').map((p) => p.id);
+  const wsAnchor = await one(
+    `SELECT created_at::text AS v, id FROM work_items WHERE workspace_id = $1 AND deleted_at IS NULL AND archived_at IS NULL ORDER BY created_at DESC, id DESC OFFSET 49999 LIMIT 1`,
+    [ws],
+  );
+  const wsCursor = Buffer.from(JSON.stringify(['-created_at', wsAnchor.v, wsAnchor.id]), 'utf8').toString('base64url');
+  const WS_QUERIES = [
+    ['workspace: page 1 (owner, every project)', all, {}],
+    ['workspace: cursor page 50,000 deep', all, { paginate: 'cursor', cursor: wsCursor }],
+    ['workspace: offset 10000', all, { offset: '10000' }],
+    ['workspace: order_by=-updated_at', all, { order_by: '-updated_at' }],
+    ['workspace: project_id=BENCH (one project)', [project], {}],
+    ['workspace: member of the two smaller projects', small, {}],
+    ['workspace: priority=high', all, { priority: 'high' }],
+    ['workspace: state_group=started', all, { state_group: 'started' }],
+    ['workspace: assignee_id', all, { assignee_id: member }],
+    ['workspace: label_id', all, { label_id: label }],
+    ['workspace: search', all, { search: 'number 12345' }],
+  ];
+
   const statements = [];
   const repo = new WorkItemsRepository({ driver: {} });
   let current;
@@ -93,9 +126,16 @@ async function main() {
   repo.reader = {
     query: async (sql, params) => (statements.push({ name: current, sql, params: params ?? [] }), [{ ...blank }]),
   };
-  for (const [name, raw] of QUERIES) {
-    current = name;
-    await repo.list(ws, project, parseListQuery({ per_page: '50', ...raw }, WORK_ITEM_LIST));
+  if (WORKSPACE) {
+    for (const [name, projects, raw] of WS_QUERIES) {
+      current = name;
+      await repo.listWorkspace(ws, projects, parseListQuery({ per_page: '50', ...raw }, WORKSPACE_WORK_ITEM_LIST));
+    }
+  } else {
+    for (const [name, raw] of QUERIES) {
+      current = name;
+      await repo.list(ws, project, parseListQuery({ per_page: '50', ...raw }, WORK_ITEM_LIST));
+    }
   }
 
   const rows = [];

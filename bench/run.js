@@ -1,31 +1,45 @@
 'use strict';
 /*
- * npm run bench [-- --items 1000000 --duration 10 --connections 32 --warm-up 2 --audit-entries 1000000]
+ * npm run bench [-- --items 100000 --duration 10 --slices 5 --connections 32 --warm-up 2 --repeat 1
+ *                   --rows list,cursor,... | all --audit-entries 1000000]
  *
  * Seeds a fresh database (BENCH_DATABASE_URL's server, else the embedded PostgreSQL under .data/bench)
  * with set-based SQL: `--items` work items in one project (default 100k) with assignees and labels,
  * plus noise (10% each) in two other projects and in another workspace. Starts the built service and
- * a bare Fastify + pg server serving the same list SQL (the ceiling), drives both with autocannon on
- * loopback (each row after `--warm-up` seconds of the same load, not measured) and prints one table: req/s,
- * p50, p99, their ratios to the ceiling, and the service's peak RSS.
+ * a bare Fastify + pg server serving the same list SQL (the ceiling), and drives both with autocannon on
+ * loopback, interleaved (bench/interleave.js): after `--warm-up` seconds per row, `--slices` rounds of one slice
+ * per row (`--duration` / `--slices` seconds each, or `--slice S`) in random order. Prints the machine and the
+ * database settings, then per row the median req/s, p50, p99 and ratio to the ceiling with its range, and flags
+ * the run noisy when the ceiling's slices differ by more than 15%. `--repeat N` runs the table N times and
+ * prints the medians of the runs too. Rows: bench/scenarios.js (`--rows all` adds ?expand lists, per_page=200
+ * and the mixed workload at 64 connections to the default set).
  * Then the audit export (bench/audit-export.js) over `--audit-entries` entries (0 skips it).
  */
 const { fork } = require('node:child_process');
 const { readFileSync } = require('node:fs');
 const { resolve } = require('node:path');
-const autocannon = require('autocannon');
 const lib = require('./lib');
+const { bulkVsSingle } = require('./bulk');
 const { adminUrl, sql, freshDatabase, cli, waitFor, serviceEnv, spawnService, settle } = lib;
 const { runAuditExport } = require('./audit-export');
+const { interleave, summarize, combine, table } = require('./interleave');
+const { scenarios, selectRows: pickRows } = require('./scenarios');
 
 const opt = lib.numberOption;
 const ITEMS = opt('items', 100000);
-const DURATION = opt('duration', 10);
 const CONNECTIONS = opt('connections', 32);
 const AUDIT_ENTRIES = opt('audit-entries', 1000000);
 const SERVICE_PORT = opt('port', 3997);
 const BARE_PORT = SERVICE_PORT + 1;
 const DB_NAME = 'wt_bench';
+/** Seconds of each row's load before the measured slices, not measured: JIT, prepared statements, plans, cache. */
+const WARM_UP = opt('warm-up', 2);
+/** Interleaved slices per row and their length (issue 27): `--slices 5 --slice 2`; `--duration` is their sum. */
+const SLICES = opt('slices', 5);
+const SLICE_SECONDS = opt('slice', opt('duration', 10) / SLICES);
+/** Runs of the whole table; with more than one, the medians of the runs are printed too. */
+const REPEAT = opt('repeat', 1);
+const selectRows = (all) => pickRows(all, lib.stringOption('rows'));
 
 const log = (...a) => process.stderr.write(`[bench] ${a.join(' ')}\n`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -74,18 +88,6 @@ async function seedItems(c, ws, project, n, ownerId, members, labels) {
     project,
   ]);
   await c.query(`UPDATE work_items SET deleted_at = now() WHERE project_id = $1 AND sequence_id % 200 = 33`, [project]);
-}
-
-/** Seconds of the same load before each measured row, not measured: JIT of the route, prepared statements and plans on every pooled connection, the row's index pages in cache. */
-const WARM_UP = opt('warm-up', 2);
-
-async function run(name, opts) {
-  if (WARM_UP > 0) await autocannon({ connections: CONNECTIONS, ...opts, duration: WARM_UP });
-  const r = await autocannon({ connections: CONNECTIONS, duration: DURATION, ...opts });
-  const errors = r.errors + r.timeouts + r.non2xx;
-  if (errors)
-    log(`${name}: ${errors} failed requests (non-2xx ${r.non2xx}, errors ${r.errors}, timeouts ${r.timeouts})`);
-  return { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors };
 }
 
 function rssPeakMb(pid) {
@@ -204,115 +206,37 @@ async function main() {
     children.push(bare);
     await new Promise((r) => bare.once('message', r));
 
-    const S = `http://127.0.0.1:${SERVICE_PORT}`;
-    const items = `/api/v2/workspaces/bench/projects/${main.id}/work-items/`;
-    const headers = { 'X-Api-Key': key, 'content-type': 'application/json' };
-    const pick = () => seeded.sample[Math.floor(Math.random() * seeded.sample.length)];
-    const cursor = Buffer.from(JSON.stringify(['-created_at', seeded.anchor.v, seeded.anchor.id]), 'utf8').toString(
-      'base64url',
-    );
-
-    const results = [];
-    results.push(
-      await run('bare Fastify + pg, same list SQL (ceiling)', { url: `http://127.0.0.1:${BARE_PORT}/list` }),
-    );
-    results.push(await run('list page 1 (per_page 50)', { url: `${S}${items}?per_page=50`, headers }));
-    // ?fields= must make a page cheaper, not dearer: the id arrays it leaves out are not read (src/common/fields).
-    results.push(await run('list page 1 ?fields=id,name', { url: `${S}${items}?per_page=50&fields=id,name`, headers }));
-    results.push(
-      await run(`cursor page ${seeded.deep} rows deep`, {
-        url: `${S}${items}?per_page=50&order_by=-created_at&cursor=${cursor}`,
-        headers,
-      }),
-    );
-    results.push(await run('offset 10000', { url: `${S}${items}?per_page=50&offset=10000`, headers }));
-    results.push(
-      await run('filtered (state_group + assignee_id)', {
-        url: `${S}${items}?per_page=50&state_group=started&assignee_id=${seeded.members[0]}`,
-        headers,
-      }),
-    );
-    results.push(
-      await run('get by id ?expand=state,labels,assignees', {
-        url: S,
-        headers,
-        requests: [
-          {
-            method: 'GET',
-            setupRequest: (req) => ({ ...req, path: `${items}${pick().id}/?expand=state,labels,assignees` }),
-          },
-        ],
-      }),
-    );
-    results.push(
-      await run('get by identifier', {
-        url: S,
-        headers,
-        requests: [
-          {
-            method: 'GET',
-            setupRequest: (req) => ({
-              ...req,
-              path: `/api/v2/workspaces/bench/work-items/BENCH-${pick().sequence_id}/`,
-            }),
-          },
-        ],
-      }),
-    );
-    results.push(
-      await run('create', {
-        url: `${S}${items}`,
-        headers,
-        method: 'POST',
-        body: JSON.stringify({ name: 'Created by the benchmark', priority: 'high' }),
-      }),
-    );
-    const priorities = ['urgent', 'high', 'medium', 'low', 'none'];
-    results.push(
-      await run('patch', {
-        url: S,
-        headers,
-        requests: [
-          {
-            method: 'PATCH',
-            setupRequest: (req) => ({
-              ...req,
-              path: `${items}${pick().id}/`,
-              body: JSON.stringify({
-                priority: priorities[Math.floor(Math.random() * 5)],
-                name: `Patched ${Date.now()}`,
-              }),
-            }),
-          },
-        ],
-      }),
-    );
+    const ctx = { S: `http://127.0.0.1:${SERVICE_PORT}`, bare: `http://127.0.0.1:${BARE_PORT}`, key, main, seeded };
+    const rows = selectRows(scenarios(ctx));
+    const loadBefore = lib.loadAverage();
+    const ticks = lib.cpuTicks();
+    const runs = [];
+    for (let i = 0; i < REPEAT; i++) {
+      const samples = await interleave(rows, {
+        rounds: SLICES,
+        seconds: SLICE_SECONDS,
+        warmUp: WARM_UP,
+        connections: CONNECTIONS,
+        log,
+      });
+      runs.push(summarize(rows, samples, rows[0].name));
+    }
     const rss = rssPeakMb(service.pid);
+    const bulkLine = await bulkVsSingle(ctx.S, key, `/api/v2/workspaces/bench/projects/${main.id}/work-items/`);
 
     // The service is stopped before the audit export, which starts its own on another database.
     service.kill('SIGTERM');
     bare.kill('SIGTERM');
 
-    const ceiling = results[0];
-    const pad = (s, n) => String(s).padEnd(n);
-    const ratio = (a, b) => (b > 0 ? `${(a / b).toFixed(2)}x` : 'n/a');
-    const lines = [];
-    lines.push(
-      `work items: ${ITEMS} in one project (+ noise); ${CONNECTIONS} connections, ${DURATION} s per row after ${WARM_UP} s of warm-up; node ${process.version}; ${require('node:os').cpus().length} CPUs`,
-    );
-    lines.push(
-      `| ${pad('scenario', 44)} | ${pad('req/s', 7)} | ${pad('p50 ms', 6)} | ${pad('p99 ms', 6)} | ${pad('req/s vs ceiling', 16)} | ${pad('p50 vs ceiling', 14)} | errors |`,
-    );
-    lines.push(
-      `|${'-'.repeat(46)}|${'-'.repeat(9)}|${'-'.repeat(8)}|${'-'.repeat(8)}|${'-'.repeat(18)}|${'-'.repeat(16)}|--------|`,
-    );
-    for (const r of results) {
-      lines.push(
-        `| ${pad(r.name, 44)} | ${pad(r.rps.toFixed(0), 7)} | ${pad(r.p50, 6)} | ${pad(r.p99, 6)} | ${pad(`${((r.rps / ceiling.rps) * 100).toFixed(0)}%`, 16)} | ${pad(ratio(r.p50, ceiling.p50), 14)} | ${pad(r.errors, 6)} |`,
-      );
-    }
-    lines.push(`service peak RSS (VmHWM): ${rss.toFixed(0)} MB; seeding ${seedSeconds.toFixed(0)} s`);
-    process.stdout.write(lines.join('\n') + '\n');
+    const head = [
+      `work items: ${ITEMS} in one project (+ noise); ${CONNECTIONS} connections (unless the row says); ${SLICES} interleaved slices of ${SLICE_SECONDS} s per row after ${WARM_UP} s of warm-up, randomised order; ${REPEAT} run(s)`,
+      `machine: ${lib.machineLine()}; load average before ${loadBefore}, after ${lib.loadAverage()}; steal ${lib.stealBetween(ticks, lib.cpuTicks())}`,
+      `database: ${await lib.pgSettings(dbUrl)} (the server's; the service's and the ceiling's sessions set max_parallel_workers_per_gather=0)`,
+    ];
+    const tables = runs.map((r, i) => table(r, `run ${i + 1} of ${REPEAT}`));
+    if (REPEAT > 1) tables.push(table(combine(runs), `median of the ${REPEAT} runs`));
+    const tail = `service peak RSS (VmHWM): ${rss.toFixed(0)} MB; seeding ${seedSeconds.toFixed(0)} s`;
+    process.stdout.write([...head, ...tables, tail, bulkLine].join('\n') + '\n');
     if (AUDIT_ENTRIES > 0) {
       log(`audit export over ${AUDIT_ENTRIES} entries`);
       process.stdout.write(

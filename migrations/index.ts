@@ -23,7 +23,10 @@ import { WorkItemLinkSyncStatement1795370000000 } from './1795370000000-WorkItem
 import { WorkItemLiveSetChanges1795371000000 } from './1795371000000-WorkItemLiveSetChanges';
 import { OAuthApps1795430000000 } from './1795430000000-OAuthApps';
 import { ApiKeyLastUsed1795450000000 } from './1795450000000-ApiKeyLastUsed';
-import { Webhooks1795530000000 } from './1795530000000-Webhooks';
+import { WorkItemLinksRelationsHistory1795510000000 } from './1795510000000-WorkItemLinksRelationsHistory';
+import { WorkspaceWorkItemsArchivedProjects1795520000000 } from './1795520000000-WorkspaceWorkItemsArchivedProjects';
+import { IdempotencyAndRowVersions1795540000000 } from './1795540000000-IdempotencyAndRowVersions';
+import { Webhooks1795600000000 } from './1795600000000-Webhooks';
 
 export const MIGRATIONS: Array<new () => unknown> = [
   Foundation1795323810286,
@@ -49,5 +52,8 @@ export const MIGRATIONS: Array<new () => unknown> = [
   WorkItemLiveSetChanges1795371000000,
   OAuthApps1795430000000,
   ApiKeyLastUsed1795450000000,
-  Webhooks1795530000000,
+  WorkItemLinksRelationsHistory1795510000000,
+  WorkspaceWorkItemsArchivedProjects1795520000000,
+  IdempotencyAndRowVersions1795540000000,
+  Webhooks1795600000000,
 ];

@@ -15,6 +15,7 @@ import { AuthGuard } from './common/auth/auth.guard';
 import { CommonModule } from './common/common.module';
 import { AppConfig } from './common/config/config';
 import { dataSourceOptions } from './common/database/data-source';
+import { ScopedDataSource } from './common/database/transaction-scope';
 import { ProblemFilter } from './common/errors/problem.filter';
 import { ExpandInterceptor } from './common/expand/expand';
 import { BodyValidationPipe } from './common/http/validation';
@@ -36,6 +37,13 @@ import { WorkspacesModule } from './workspaces/workspaces.module';
 import { WorkItemTypesModule } from './work-item-types/work-item-types.module';
 import { WorkItemsModule } from './work-items/work-items.module';
 import { CommentsModule } from './comments/comments.module';
+import { ConditionalInterceptor } from './common/http/conditional';
+import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
+import { IdempotencyModule } from './idempotency/idempotency.module';
+import { WorkItemActivitiesModule } from './work-item-activities/work-item-activities.module';
+import { WorkItemLinksModule } from './work-item-links/work-item-links.module';
+import { WorkItemRelationsModule } from './work-item-relations/work-item-relations.module';
+import { V1Module } from './v1/v1.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 @Module({})
@@ -44,7 +52,11 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        TypeOrmModule.forRoot(dataSourceOptions(databaseUrl, cfg.dbPoolSize)),
+        TypeOrmModule.forRootAsync({
+          useFactory: () => dataSourceOptions(databaseUrl, cfg.dbPoolSize),
+          // Joins request-level transaction scopes (common/database/transaction-scope.ts).
+          dataSourceFactory: async (options) => new ScopedDataSource(options!).initialize(),
+        }),
         ThrottlerModule.forRoot({
           throttlers: [{ name: 'default', ttl: cfg.rateLimit.ttlMs, limit: cfg.rateLimit.limit }],
           // One budget per credential across all routes (the default key is per route). The tracker is already
@@ -74,14 +86,24 @@ export class AppModule {
         ModulesModule,
         WorkItemsModule,
         CommentsModule,
+        IdempotencyModule,
+        WorkItemLinksModule,
+        WorkItemRelationsModule,
+        WorkItemActivitiesModule,
         WebhooksModule,
+        // API v1 beside v2 (src/v1/); switched off, /api/v1/... is a 404 like any unknown path.
+        ...(cfg.v1.enabled ? [V1Module] : []),
       ],
       providers: [
         { provide: APP_GUARD, useClass: CredentialThrottlerGuard },
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_GUARD, useClass: InputProblemGuard },
+        // Outermost: the response it stores is the one the client gets (after expand and fields).
+        { provide: APP_INTERCEPTOR, useExisting: IdempotencyInterceptor },
         { provide: APP_INTERCEPTOR, useClass: ExpandInterceptor },
         { provide: APP_INTERCEPTOR, useFactory: () => new FieldsInterceptor(currentOpenApi as never) },
+        // Innermost: sees the service's own response object (withRowVersion) and wraps only the handler.
+        { provide: APP_INTERCEPTOR, useClass: ConditionalInterceptor },
         { provide: APP_PIPE, useClass: BodyValidationPipe },
         { provide: APP_FILTER, useFactory: () => new ProblemFilter(cfg.publicBaseUrl) },
       ],

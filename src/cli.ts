@@ -17,7 +17,7 @@ import { dataSourceOptions } from './common/database/data-source';
 import { runMigrations } from './common/database/migrate';
 import { ProblemException } from './common/errors/problem.exception';
 import { createApp } from './common/http/create-app';
-import { buildOpenApi } from './common/openapi/openapi';
+import { apiDocument, buildOpenApi } from './common/openapi/openapi';
 import { AUDIT_LOG_LIST } from './audit/audit-logs.repository';
 import { MEMBER_LIST } from './members/members.repository';
 import type { ListSpec } from './common/pagination/list-spec';
@@ -130,8 +130,11 @@ async function run(argv: string[]): Promise<unknown> {
       await migrate(db.url);
       const app = await createApp(cfg, db.url, { logger: false });
       const doc = buildOpenApi(app, cfg.publicBaseUrl);
+      // v1's document (src/v1/), committed beside v2's as openapi-v1.json.
+      const v1 = apiDocument('v1');
       await app.close();
       if (write) writeFileSync('openapi.json', JSON.stringify(doc, null, 2) + '\n');
+      if (write && v1) writeFileSync('openapi-v1.json', JSON.stringify(v1, null, 2) + '\n');
       return write ? { written: 'openapi.json', paths: Object.keys(doc.paths).length } : doc;
     } finally {
       await db.stop();

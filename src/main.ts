@@ -9,6 +9,7 @@ import { dataSourceOptions } from './common/database/data-source';
 import { runMigrations } from './common/database/migrate';
 import { createApp } from './common/http/create-app';
 import { inFlightIdle } from './common/http/in-flight';
+import { startDraining } from './common/health/draining';
 
 /** Lines of the start and stop sequence: printed whatever LOG_LEVEL says (an operator always sees them). */
 function log(msg: string, extra: Record<string, unknown> = {}) {
@@ -64,10 +65,14 @@ async function main() {
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log('shutting down', { signal });
-    const timer = setTimeout(() => process.exit(1), 15000);
+    log('shutting down', { signal, drain_seconds: cfg.shutdownDrainSeconds });
+    const timer = setTimeout(() => process.exit(1), 15000 + cfg.shutdownDrainSeconds * 1000);
     timer.unref();
     try {
+      // Out of the balancer's rotation first (/readyz 503), still serving whatever it sends meanwhile: a request
+      // on a connection it opened just before the server stopped listening would otherwise meet a closing server.
+      startDraining();
+      if (cfg.shutdownDrainSeconds > 0) await new Promise((r) => setTimeout(r, cfg.shutdownDrainSeconds * 1000));
       // Stop taking connections first. A client that hung up lets the server finish closing while its
       // handler still runs; Nest's close() would then end the database pool under it, so wait for the
       // handlers before that.

@@ -242,6 +242,22 @@ export const AUDIT_EVENT_CATALOGUE: CatalogueEntry[] = [
     when: 'A project is deleted.',
     values: 'old {name, identifier}.',
   },
+  {
+    event_name: 'project.archived',
+    category: 'settings',
+    outcome: 'success',
+    target_type: 'project',
+    when: 'A project is archived.',
+    values: 'old {archived: false}, new {archived: true}.',
+  },
+  {
+    event_name: 'project.unarchived',
+    category: 'settings',
+    outcome: 'success',
+    target_type: 'project',
+    when: 'An archived project is unarchived (unarchiving an active project writes nothing).',
+    values: 'old {archived: true}, new {archived: false}.',
+  },
   // Features and the work item type mode
   {
     event_name: 'workspace.features_updated',
@@ -301,6 +317,31 @@ export const AUDIT_EVENT_CATALOGUE: CatalogueEntry[] = [
     target_type: 'workflow',
     when: 'A workflow is deleted.',
     values: 'old the workflow; metadata change workflow.deleted.',
+  },
+  // Work item relation definitions (workspace settings)
+  {
+    event_name: 'work_item_relation_definition.created',
+    category: 'settings',
+    outcome: 'success',
+    target_type: 'work_item_relation_definition',
+    when: 'A custom work item relation definition is created.',
+    values: 'new the definition.',
+  },
+  {
+    event_name: 'work_item_relation_definition.updated',
+    category: 'settings',
+    outcome: 'success',
+    target_type: 'work_item_relation_definition',
+    when: 'A custom relation definition is updated.',
+    values: 'old/new the definition before and after.',
+  },
+  {
+    event_name: 'work_item_relation_definition.deleted',
+    category: 'settings',
+    outcome: 'success',
+    target_type: 'work_item_relation_definition',
+    when: 'A custom relation definition is deleted (its relations are removed with it).',
+    values: 'old the definition.',
   },
   // Work item types and properties (either surface; metadata.surface project or workspace)
   {

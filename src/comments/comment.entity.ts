@@ -1,5 +1,5 @@
 import { Column, Entity, Index } from 'typeorm';
-import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn } from '../common/database/columns';
+import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn, RowVersion } from '../common/database/columns';
 
 export const COMMENT_ACCESS = ['INTERNAL', 'EXTERNAL'] as const;
 export type CommentAccess = (typeof COMMENT_ACCESS)[number];
@@ -10,6 +10,7 @@ export type CommentAccess = (typeof COMMENT_ACCESS)[number];
 @Index('ix_work_item_comments_id', ['work_item_id', 'id'], { where: '"deleted_at" IS NULL' })
 export class WorkItemCommentEntity {
   @IdColumn() id!: string;
+  @RowVersion() version!: number;
   @WorkspaceIdColumn() workspace_id!: string;
   @Column('uuid') project_id!: string;
   @Column('uuid') work_item_id!: string;

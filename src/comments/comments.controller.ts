@@ -17,6 +17,7 @@ import { ListParams, ListQuery } from '../common/pagination/list-query';
 import { CommentDto, CreateCommentDto, UpdateCommentDto } from './comments.dto';
 import { COMMENT_LIST } from './comments.repository';
 import { CommentsService } from './comments.service';
+import { Versioned } from '../common/http/conditional';
 
 @ApiTags('work-item-comments')
 @ApiParam({ name: 'slug', description: 'Workspace slug' })
@@ -56,6 +57,7 @@ export class CommentsController {
     return this.comments.create(ctx, workItemId, body);
   }
 
+  @Versioned('work_item_comments')
   @Get(':pk')
   @Authenticated({ scope: 'projects.work_items.comments:read', project: WORK_ITEM_READER })
   @ApiOperation({
@@ -70,6 +72,7 @@ export class CommentsController {
     return this.comments.get(ctx, workItemId, pk);
   }
 
+  @Versioned('work_item_comments')
   @Patch(':pk')
   @Authenticated({ scope: 'projects.work_items.comments:write', project: ProjectRole.Commenter })
   @ApiOperation({
@@ -90,6 +93,7 @@ export class CommentsController {
     return this.comments.update(ctx, workItemId, pk, body);
   }
 
+  @Versioned('work_item_comments')
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated({ scope: 'projects.work_items.comments:write', project: ProjectRole.Commenter })

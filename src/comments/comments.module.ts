@@ -8,5 +8,6 @@ import { CommentsService } from './comments.service';
   imports: [WebhookOutboxModule],
   controllers: [CommentsController],
   providers: [CommentsRepository, CommentsService],
+  exports: [CommentsService],
 })
 export class CommentsModule {}

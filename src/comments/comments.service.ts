@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { setActivityActor } from '../common/database/activity-actor';
 import { ProjectContext } from '../common/auth/request-context';
 import { PROJECT_ROLE_LEVEL, ProjectRole, projectLevel } from '../common/auth/roles';
 import { cleanRichText } from '../common/html/rich-text';
@@ -72,6 +73,7 @@ export class CommentsService {
       dto.comment_html !== undefined ? cleanRichText('comment_html', dto.comment_html, { required: true }) : null;
     return this.ds.transaction(async (tx) => {
       const before = await this.lockComment(ctx, workItemId, id, tx);
+      await setActivityActor(tx, ctx.principal.userId);
       await this.repo.update(
         id,
         {
@@ -98,6 +100,7 @@ export class CommentsService {
       ) {
         throw ProblemException.forbidden("Only the comment's author or a project admin may delete it.");
       }
+      await setActivityActor(tx, ctx.principal.userId);
       await this.repo.softDelete(id, tx);
       await this.outbox.record(tx, changeEvent(ctx, 'workitem.comment.deleted', mapComment(row)));
     });

@@ -1,5 +1,5 @@
 import { Column, Entity, Index } from 'typeorm';
-import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn } from '../common/database/columns';
+import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn, RowVersion } from '../common/database/columns';
 
 /** A time-boxed iteration of a project (spec "Cycle", gap-reference 3.5). Work items point at it with `work_items.cycle_id`. */
 @Entity('cycles')
@@ -8,6 +8,7 @@ import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn } from '..
 @Index('ix_cycles_sort', ['project_id', 'sort_order', 'id'])
 export class CycleEntity {
   @IdColumn() id!: string;
+  @RowVersion() version!: number;
   @WorkspaceIdColumn() workspace_id!: string;
   @Column('uuid') project_id!: string;
   @Column('varchar', { length: 255 }) name!: string;

@@ -25,6 +25,7 @@ import {
 } from './cycles.dto';
 import { CYCLE_LIST } from './cycles.repository';
 import { CyclesService } from './cycles.service';
+import { Versioned } from '../common/http/conditional';
 
 const DISABLED_400 =
   '`validation_error`: invalid field, or cycles are disabled for the project (`is_cycles_enabled` false)';
@@ -62,6 +63,7 @@ export class CyclesController {
     return this.cycles.create(ctx, body);
   }
 
+  @Versioned('cycles')
   @Get(':pk')
   @Authenticated({ scope: 'projects.cycles:read', project: ProjectRole.Guest })
   @ApiOperation({
@@ -76,6 +78,7 @@ export class CyclesController {
     return this.cycles.get(ctx, pk);
   }
 
+  @Versioned('cycles')
   @Patch(':pk')
   @Authenticated({ scope: 'projects.cycles:write', project: ProjectRole.Contributor })
   @ApiOperation({
@@ -90,6 +93,7 @@ export class CyclesController {
     return this.cycles.update(ctx, pk, body);
   }
 
+  @Versioned('cycles')
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated({ scope: 'projects.cycles:write', project: ProjectRole.Contributor })

@@ -9,6 +9,6 @@ import { CyclesService } from './cycles.service';
   imports: [WebhookOutboxModule],
   controllers: [CyclesController],
   providers: [CyclesRepository, CyclesService, CycleWorkItemsRepository],
-  exports: [CyclesRepository],
+  exports: [CyclesRepository, CyclesService],
 })
 export class CyclesModule {}

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
-import { ListSpec } from '../common/pagination/list-spec';
+import { ListSpec, nameFilter } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
 
@@ -23,6 +23,7 @@ export interface CycleRow extends Record<string, unknown> {
 
 export const CYCLE_LIST: ListSpec = {
   filters: [
+    nameFilter('c.name'),
     { name: 'owned_by_id', type: 'uuid', ops: ['eq', 'in'], column: 'c.owned_by_id' },
     { name: 'external_id', type: 'string', ops: ['eq'], column: 'c.external_id' },
     { name: 'external_source', type: 'string', ops: ['eq'], column: 'c.external_source' },

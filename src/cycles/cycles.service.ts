@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { setActivityActor } from '../common/database/activity-actor';
 import { ProjectContext } from '../common/auth/request-context';
 import { FieldError, ProblemException } from '../common/errors/problem.exception';
 import { ListQuery } from '../common/pagination/list-query';
@@ -131,6 +132,7 @@ export class CyclesService {
       const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx, true);
       if (!row) throw ProblemException.notFound('Cycle');
       await this.repo.softDelete(ctx.workspace.id, id, tx);
+      await setActivityActor(tx, ctx.principal.userId);
       await this.items.detachAll(ctx.workspace.id, id, tx);
       await this.outbox.record(tx, changeEvent(ctx, 'cycle.deleted', mapCycle(row)));
     });
@@ -148,6 +150,7 @@ export class CyclesService {
       const { add, remove } = await checkMembershipIds(dto, (ids) =>
         this.items.existing(ctx.workspace.id, ctx.project.id, ids, tx),
       );
+      await setActivityActor(tx, ctx.principal.userId);
       const added = new Set(await this.items.add(ctx.workspace.id, ctx.project.id, id, add, tx));
       const removed = new Set(await this.items.remove(ctx.workspace.id, ctx.project.id, id, remove, tx));
       return { added: add.filter((x) => added.has(x)), removed: remove.filter((x) => removed.has(x)) };
@@ -171,6 +174,7 @@ export class CyclesService {
           'The target cycle has already ended; transfer to a current or upcoming cycle.',
         );
       }
+      await setActivityActor(tx, ctx.principal.userId);
       const transferred = await this.items.transferUnfinished(ctx.workspace.id, ctx.project.id, id, targetId, tx);
       return { new_cycle_id: targetId, transferred };
     });

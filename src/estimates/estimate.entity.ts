@@ -1,5 +1,5 @@
 import { Column, Entity, Index } from 'typeorm';
-import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn } from '../common/database/columns';
+import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn, RowVersion } from '../common/database/columns';
 
 export const ESTIMATE_TYPES = ['categories', 'points', 'time'] as const;
 export type EstimateType = (typeof ESTIMATE_TYPES)[number];
@@ -11,6 +11,7 @@ export type EstimateType = (typeof ESTIMATE_TYPES)[number];
 @Index('ix_estimates_created', ['project_id', 'created_at', 'id'])
 export class EstimateEntity {
   @IdColumn() id!: string;
+  @RowVersion() version!: number;
   @WorkspaceIdColumn() workspace_id!: string;
   @Column('uuid') project_id!: string;
   @Column('varchar', { length: 255 }) name!: string;
@@ -33,6 +34,7 @@ export class EstimateEntity {
 @Index('ix_estimate_points_created', ['estimate_id', 'created_at', 'id'])
 export class EstimatePointEntity {
   @IdColumn() id!: string;
+  @RowVersion() version!: number;
   @WorkspaceIdColumn() workspace_id!: string;
   @Column('uuid') project_id!: string;
   @Column('uuid') estimate_id!: string;

@@ -26,6 +26,7 @@ import {
 import { ESTIMATE_EXPANDS } from './estimates.mapper';
 import { ESTIMATE_LIST, POINT_LIST } from './estimates.repository';
 import { EstimatesService } from './estimates.service';
+import { Versioned } from '../common/http/conditional';
 
 const GATED: [number, string] = [
   400,
@@ -64,6 +65,7 @@ export class EstimatesController {
     return this.estimates.create(ctx, body, expand);
   }
 
+  @Versioned('estimates')
   @Get(':pk')
   @Authenticated({ scope: 'projects.estimates:read', project: ProjectRole.Guest })
   @ApiOperation({ operationId: 'estimates_get', summary: 'Get an estimate' })
@@ -75,6 +77,7 @@ export class EstimatesController {
     return this.estimates.get(ctx, pk, expand);
   }
 
+  @Versioned('estimates')
   @Patch(':pk')
   @Authenticated({ scope: 'projects.estimates:write', project: ProjectRole.Admin })
   @ApiOperation({ operationId: 'estimates_update', summary: 'Update an estimate (partial)' })
@@ -91,6 +94,7 @@ export class EstimatesController {
     return this.estimates.update(ctx, pk, body, expand);
   }
 
+  @Versioned('estimates')
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated({ scope: 'projects.estimates:write', project: ProjectRole.Admin })
@@ -137,6 +141,7 @@ export class EstimatePointsController {
     return this.estimates.createPoint(ctx, estimateId, body);
   }
 
+  @Versioned('estimate_points')
   @Get(':pk')
   @Authenticated({ scope: 'projects.estimates:read', project: ProjectRole.Guest })
   @ApiOperation({ operationId: 'estimate_points_get', summary: 'Get an estimate point' })
@@ -147,6 +152,7 @@ export class EstimatePointsController {
     return this.estimates.getPoint(ctx, estimateId, pk);
   }
 
+  @Versioned('estimate_points')
   @Patch(':pk')
   @Authenticated({ scope: 'projects.estimates:write', project: ProjectRole.Admin })
   @ApiOperation({ operationId: 'estimate_points_update', summary: 'Update an estimate point (partial)' })
@@ -162,6 +168,7 @@ export class EstimatePointsController {
     return this.estimates.updatePoint(ctx, estimateId, pk, body);
   }
 
+  @Versioned('estimate_points')
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated({ scope: 'projects.estimates:write', project: ProjectRole.Admin })

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
-import { ListSpec } from '../common/pagination/list-spec';
+import { ListSpec, nameFilter } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
 import { ESTIMATE_TYPES } from './estimate.entity';
@@ -9,6 +9,7 @@ import { EstimatePointRow, EstimateRow } from './estimates.mapper';
 
 export const ESTIMATE_LIST: ListSpec = {
   filters: [
+    nameFilter('e.name'),
     { name: 'is_active', type: 'bool', ops: ['eq'], column: 'e.is_active' },
     { name: 'type', type: 'enum', ops: ['eq', 'in'], values: ESTIMATE_TYPES, column: 'e.type' },
     { name: 'external_id', type: 'string', ops: ['eq'], column: 'e.external_id' },

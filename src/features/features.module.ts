@@ -7,5 +7,6 @@ import { FeaturesService } from './features.service';
 @Module({
   controllers: [WorkspaceFeaturesController, ProjectFeaturesController],
   providers: [FeaturesService, FeaturesWriteRepository],
+  exports: [FeaturesService],
 })
 export class FeaturesModule {}

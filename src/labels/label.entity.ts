@@ -1,5 +1,5 @@
 import { Column, Entity, Index } from 'typeorm';
-import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn } from '../common/database/columns';
+import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn, RowVersion } from '../common/database/columns';
 
 /**
  * A label. `project_id` null means a workspace-level label, usable on the work items of every project
@@ -20,6 +20,7 @@ import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn } from '..
 @Index('ix_labels_parent', ['parent_id'])
 export class LabelEntity {
   @IdColumn() id!: string;
+  @RowVersion() version!: number;
   @WorkspaceIdColumn() workspace_id!: string;
   @Column('uuid', { nullable: true }) project_id!: string | null;
   @Column('varchar', { length: 255 }) name!: string;

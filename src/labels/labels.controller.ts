@@ -17,6 +17,7 @@ import { ListParams, ListQuery } from '../common/pagination/list-query';
 import { CreateLabelDto, LabelDto, UpdateLabelDto } from './labels.dto';
 import { LABEL_LIST, LabelScope } from './labels.repository';
 import { LabelsService } from './labels.service';
+import { Versioned } from '../common/http/conditional';
 
 const projectScope = (ctx: ProjectContext): LabelScope => ({
   workspaceId: ctx.workspace.id,
@@ -55,6 +56,7 @@ export class ProjectLabelsController {
     return this.labels.create(projectScope(ctx), ctx.principal.userId, body);
   }
 
+  @Versioned('labels')
   @Get(':pk')
   @Authenticated({ scope: 'projects.labels:read', project: ProjectRole.Guest })
   @ApiOperation({ operationId: 'labels_get', summary: 'Get a project label' })
@@ -65,6 +67,7 @@ export class ProjectLabelsController {
     return this.labels.get(projectScope(ctx), pk);
   }
 
+  @Versioned('labels')
   @Patch(':pk')
   @Authenticated({ scope: 'projects.labels:write', project: ProjectRole.Admin })
   @ApiOperation({ operationId: 'labels_update', summary: 'Update a project label (partial)' })
@@ -75,6 +78,7 @@ export class ProjectLabelsController {
     return this.labels.update(projectScope(ctx), pk, body);
   }
 
+  @Versioned('labels')
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated({ scope: 'projects.labels:write', project: ProjectRole.Admin })
@@ -120,6 +124,7 @@ export class WorkspaceLabelsController {
     return this.labels.create(workspaceScope(ctx), ctx.principal.userId, body);
   }
 
+  @Versioned('labels')
   @Get(':pk')
   @Authenticated({ scope: 'workspaces.labels:read', workspace: WorkspaceRole.Guest })
   @ApiOperation({ operationId: 'workspace_labels_get', summary: 'Get a workspace-level label' })
@@ -130,6 +135,7 @@ export class WorkspaceLabelsController {
     return this.labels.get(workspaceScope(ctx), pk);
   }
 
+  @Versioned('labels')
   @Patch(':pk')
   @Authenticated({ scope: 'workspaces.labels:write', workspace: WorkspaceRole.Admin })
   @ApiOperation({ operationId: 'workspace_labels_update', summary: 'Update a workspace-level label (partial)' })
@@ -140,6 +146,7 @@ export class WorkspaceLabelsController {
     return this.labels.update(workspaceScope(ctx), pk, body);
   }
 
+  @Versioned('labels')
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated({ scope: 'workspaces.labels:write', workspace: WorkspaceRole.Admin })

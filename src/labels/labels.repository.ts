@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
-import { ListSpec } from '../common/pagination/list-spec';
+import { ListSpec, nameFilter } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
 import { LabelRow } from './labels.mapper';
@@ -17,6 +17,7 @@ export interface LabelScope {
 
 export const LABEL_LIST: ListSpec = {
   filters: [
+    nameFilter('l.name'),
     {
       name: 'parent_id',
       type: 'uuid',

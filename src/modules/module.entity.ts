@@ -1,5 +1,5 @@
 import { Column, Entity, Index } from 'typeorm';
-import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn } from '../common/database/columns';
+import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn, RowVersion } from '../common/database/columns';
 
 export const MODULE_STATUSES = ['backlog', 'planned', 'in-progress', 'paused', 'completed', 'cancelled'] as const;
 export type ModuleStatus = (typeof MODULE_STATUSES)[number];
@@ -14,6 +14,7 @@ export type ModuleStatus = (typeof MODULE_STATUSES)[number];
 @Index('ix_modules_created', ['project_id', 'created_at', 'id'])
 export class ModuleEntity {
   @IdColumn() id!: string;
+  @RowVersion() version!: number;
   @WorkspaceIdColumn() workspace_id!: string;
   @Column('uuid') project_id!: string;
   @Column('varchar', { length: 255 }) name!: string;

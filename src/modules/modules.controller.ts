@@ -18,6 +18,7 @@ import { WorkItemsChangeDto, WorkItemsMembershipDto } from '../cycles/cycles.dto
 import { CreateModuleDto, ModuleDto, UpdateModuleDto } from './modules.dto';
 import { MODULE_LIST } from './modules.repository';
 import { ModulesService } from './modules.service';
+import { Versioned } from '../common/http/conditional';
 
 const DISABLED_400 =
   '`validation_error`: invalid field, or modules are disabled for the project (`is_modules_enabled` false)';
@@ -57,6 +58,7 @@ export class ModulesController {
     return this.modules.create(ctx, body);
   }
 
+  @Versioned('modules')
   @Get(':pk')
   @Authenticated({ scope: 'projects.modules:read', project: ProjectRole.Guest })
   @ApiOperation({ operationId: 'modules_get', summary: 'Get a module' })
@@ -67,6 +69,7 @@ export class ModulesController {
     return this.modules.get(ctx, pk);
   }
 
+  @Versioned('modules')
   @Patch(':pk')
   @Authenticated({ scope: 'projects.modules:write', project: ProjectRole.Contributor })
   @ApiOperation({
@@ -82,6 +85,7 @@ export class ModulesController {
     return this.modules.update(ctx, pk, body);
   }
 
+  @Versioned('modules')
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated({ scope: 'projects.modules:write', project: ProjectRole.Contributor })

@@ -9,6 +9,6 @@ import { ModulesService } from './modules.service';
   imports: [WebhookOutboxModule],
   controllers: [ModulesController],
   providers: [ModulesRepository, ModulesService, ModuleWorkItemsRepository],
-  exports: [ModulesRepository],
+  exports: [ModulesRepository, ModulesService],
 })
 export class ModulesModule {}

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
-import { ListSpec } from '../common/pagination/list-spec';
+import { ListSpec, nameFilter } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
 import { MODULE_STATUSES } from './module.entity';
@@ -25,6 +25,7 @@ export interface ModuleRow extends Record<string, unknown> {
 
 export const MODULE_LIST: ListSpec = {
   filters: [
+    nameFilter('m.name'),
     { name: 'status', type: 'enum', values: MODULE_STATUSES, ops: ['eq', 'in'], column: 'm.status' },
     { name: 'lead_id', type: 'uuid', ops: ['eq', 'in', 'isnull'], column: 'm.lead_id' },
     { name: 'external_id', type: 'string', ops: ['eq'], column: 'm.external_id' },

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { setActivityActor } from '../common/database/activity-actor';
 import { ProjectContext } from '../common/auth/request-context';
 import { ProblemException } from '../common/errors/problem.exception';
 import { ListQuery } from '../common/pagination/list-query';
@@ -117,6 +118,7 @@ export class ModulesService {
       const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx, true);
       if (!row) throw ProblemException.notFound('Module');
       await this.repo.softDelete(ctx.workspace.id, id, tx);
+      await setActivityActor(tx, ctx.principal.userId);
       await this.items.detachAll(ctx.workspace.id, id, tx);
       await this.outbox.record(tx, changeEvent(ctx, 'module.deleted', { id, name: row.name }));
     });
@@ -131,6 +133,7 @@ export class ModulesService {
       const { add, remove } = await checkMembershipIds(dto, (ids) =>
         this.items.existing(ctx.workspace.id, ctx.project.id, ids, tx),
       );
+      await setActivityActor(tx, ctx.principal.userId);
       const added = new Set(await this.items.add(ctx.workspace.id, ctx.project.id, id, add, tx));
       const removed = new Set(await this.items.remove(ctx.workspace.id, id, remove, tx));
       return { added: add.filter((x) => added.has(x)), removed: remove.filter((x) => removed.has(x)) };

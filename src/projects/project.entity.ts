@@ -1,5 +1,5 @@
 import { Column, Entity, Index } from 'typeorm';
-import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn } from '../common/database/columns';
+import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn, RowVersion } from '../common/database/columns';
 
 @Entity('projects')
 @Index('uq_projects_identifier', ['workspace_id', 'identifier'], { unique: true, where: '"deleted_at" IS NULL' })
@@ -7,6 +7,7 @@ import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn } from '..
 @Index('ix_projects_list', ['workspace_id', 'created_at', 'id'])
 export class ProjectEntity {
   @IdColumn() id!: string;
+  @RowVersion() version!: number;
   @WorkspaceIdColumn() workspace_id!: string;
   @Column('varchar', { length: 255 }) name!: string;
   /** Upper-case, unique in the workspace; prefixes work item identifiers (PROJ-12). */

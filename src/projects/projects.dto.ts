@@ -100,3 +100,40 @@ export class ProjectDto {
   @ApiProperty({ format: 'date-time' }) created_at!: string;
   @ApiProperty({ type: String, format: 'uuid', nullable: true }) created_by_id!: string | null;
 }
+
+export class ProjectWorkItemBreakdownDto {
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'integer' },
+    example: { backlog: 12, started: 3 },
+    description: 'Live, unarchived work items per state group (groups without items are left out).',
+  })
+  by_state_group!: Record<string, number>;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'integer' }, example: { none: 10, high: 5 } })
+  by_priority!: Record<string, number>;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'integer' },
+    description: 'Keyed by assignee user id; an item with two assignees counts for both.',
+  })
+  by_assignee!: Record<string, number>;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'integer' }, description: 'Keyed by cycle id.' })
+  by_cycle!: Record<string, number>;
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'integer' }, description: 'Keyed by module id.' })
+  by_module!: Record<string, number>;
+}
+
+export class ProjectSummaryDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ example: 'PROJ' }) identifier!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'integer' },
+    example: { members: 4, states: 6, labels: 3, cycles: 2, modules: 1, issues: 42 },
+    description:
+      'Resource counts keyed by name (members, states, labels, cycles, modules, issues = live unarchived work items); `?counts=` narrows the keys.',
+  })
+  counts!: Record<string, number>;
+  @ApiProperty({ type: ProjectWorkItemBreakdownDto }) work_items!: ProjectWorkItemBreakdownDto;
+}

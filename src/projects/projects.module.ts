@@ -4,12 +4,13 @@ import { StatesSeedRepository } from '../states/states.repository';
 import { WebhookOutboxModule } from '../webhooks/webhook-outbox.module';
 import { ProjectsController } from './projects.controller';
 import { ProjectsRepository } from './projects.repository';
+import { ProjectSummaryRepository } from './project-summary.repository';
 import { ProjectsService } from './projects.service';
 
 @Module({
   imports: [MembersModule, WebhookOutboxModule],
   controllers: [ProjectsController],
-  providers: [ProjectsRepository, ProjectsService, StatesSeedRepository],
+  providers: [ProjectsRepository, ProjectsService, StatesSeedRepository, ProjectSummaryRepository],
   exports: [ProjectsRepository, ProjectsService],
 })
 export class ProjectsModule {}

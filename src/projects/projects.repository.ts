@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
-import { ListSpec } from '../common/pagination/list-spec';
+import { ListSpec, nameFilter } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
 
@@ -23,9 +23,24 @@ export interface ProjectRow extends Record<string, unknown> {
 
 export const PROJECT_LIST: ListSpec = {
   filters: [
+    nameFilter('p.name'),
     { name: 'external_id', type: 'string', ops: ['eq'], column: 'p.external_id' },
     { name: 'external_source', type: 'string', ops: ['eq'], column: 'p.external_source' },
     { name: 'identifier', type: 'string', ops: ['eq'], column: 'p.identifier' },
+    {
+      name: 'is_archived',
+      type: 'bool',
+      ops: ['eq'],
+      sql: (_op, ref) => `(${ref} = (p.archived_at IS NOT NULL))`,
+      description: 'true: archived projects only; false: active ones only (the default leaves archived projects out).',
+    },
+    {
+      name: 'include_archived',
+      type: 'bool',
+      ops: ['eq'],
+      sql: (_op, ref) => `(${ref} OR p.archived_at IS NULL)`,
+      description: 'true: archived projects too.',
+    },
   ],
   search: ['p.name', 'p.identifier'],
   orderings: {
@@ -59,6 +74,9 @@ export class ProjectsRepository {
   list(workspaceId: string, userId: string, seesAll: boolean, q: ListQuery) {
     const p = new SqlParams([workspaceId]);
     const where = ['p.workspace_id = $1', 'p.deleted_at IS NULL'];
+    // Archived projects leave the list unless a filter asks about them.
+    if (!q.filters.some((f) => f.def.name === 'is_archived' || f.def.name === 'include_archived'))
+      where.push('p.archived_at IS NULL');
     if (!seesAll) {
       where.push(
         `EXISTS (SELECT 1 FROM project_members pm WHERE pm.project_id = p.id AND pm.member_id = ${p.add(userId)} AND pm.deleted_at IS NULL)`,
@@ -171,6 +189,23 @@ export class ProjectsRepository {
       [workspaceId, id, userId],
     );
     return true;
+  }
+
+  /**
+   * Sets or clears `archived_at` of a live project, locked first; returns whether it changed (false when it was
+   * already so). Runs in the caller's transaction.
+   */
+  async setArchived(workspaceId: string, id: string, archived: boolean, db: Queryable): Promise<boolean> {
+    const rows = await db.query(
+      // As a CTE: TypeORM answers a bare UPDATE ... RETURNING with [rows, count].
+      `WITH u AS (
+         UPDATE projects SET archived_at = ${archived ? 'now()' : 'NULL'}, updated_at = now()
+          WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL AND archived_at IS ${archived ? '' : 'NOT '}NULL
+          RETURNING id)
+       SELECT id FROM u`,
+      [workspaceId, id],
+    );
+    return rows.length > 0;
   }
 
   /**

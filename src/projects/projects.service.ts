@@ -1,3 +1,4 @@
+import { ProjectSummaryRepository, SUMMARY_COUNTS, SummaryCount } from './project-summary.repository';
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 import { AuditService } from '../audit/audit.service';
@@ -18,7 +19,7 @@ import { MembersService } from '../members/members.service';
 import { StatesSeedRepository } from '../states/states.repository';
 import { changeEvent } from '../webhooks/webhook-events';
 import { WebhookOutbox } from '../webhooks/webhook-outbox';
-import { CreateProjectDto, ProjectDto, UpdateProjectDto } from './projects.dto';
+import { CreateProjectDto, ProjectDto, ProjectSummaryDto, UpdateProjectDto } from './projects.dto';
 import { mapProject } from './projects.mapper';
 import { ProjectRow, ProjectsRepository, ProjectWrite } from './projects.repository';
 
@@ -43,6 +44,7 @@ export class ProjectsService {
     private readonly membersService: MembersService,
     private readonly states: StatesSeedRepository,
     private readonly audit: AuditService,
+    private readonly summaries: ProjectSummaryRepository,
     private readonly outbox: WebhookOutbox,
   ) {}
 
@@ -50,6 +52,19 @@ export class ProjectsService {
     const seesAll = workspaceLevel(ctx.workspaceRole) >= WORKSPACE_ROLE_LEVEL[WorkspaceRole.Admin];
     const { rows, envelope } = await this.repo.list(ctx.workspace.id, ctx.principal.userId, seesAll, q);
     return envelope(rows.map(mapProject));
+  }
+
+  /** `counts` (comma-separated, `?counts=`) narrows the resource counts; unknown names are 400 naming them. */
+  async summary(ctx: ProjectContext, counts: string | undefined): Promise<ProjectSummaryDto> {
+    const asked = counts === undefined ? [...SUMMARY_COUNTS] : [...new Set(counts.split(',').map((c) => c.trim()))];
+    const unknown = asked.filter((c) => !(SUMMARY_COUNTS as readonly string[]).includes(c));
+    if (unknown.length)
+      throw ProblemException.validation(
+        'counts',
+        `Unknown count name(s): ${unknown.join(', ')}. Known: ${SUMMARY_COUNTS.join(', ')}.`,
+      );
+    const read = await this.summaries.read(ctx.workspace.id, ctx.project.id, asked as SummaryCount[]);
+    return { id: ctx.project.id, identifier: ctx.project.identifier, name: ctx.project.name, ...read };
   }
 
   async get(ctx: ProjectContext): Promise<ProjectDto> {
@@ -186,13 +201,8 @@ export class ProjectsService {
       if (!(await this.repo.softDelete(ctx.workspace.id, ctx.project.id, ctx.principal.userId, tx)))
         throw ProblemException.notFound('Project');
       await this.audit.record(tx, ctx, {
+        ...ctxTarget(ctx),
         event_name: 'project.deleted',
-        category: 'settings',
-        workspace_id: ctx.workspace.id,
-        project_id: ctx.project.id,
-        target_type: 'project',
-        target_id: ctx.project.id,
-        target_display_name: ctx.project.name,
         old_value: { name: ctx.project.name, identifier: ctx.project.identifier },
       });
       await this.outbox.record(
@@ -203,6 +213,25 @@ export class ProjectsService {
           identifier: ctx.project.identifier,
         }),
       );
+    });
+  }
+
+  /**
+   * Archive (true) or unarchive (false): the project leaves (or rejoins) the project list and the workspace-wide
+   * work item list, and refuses (or accepts again) writes under it (the guard, 409 `project_archived`); nothing
+   * else changes. Unarchiving an active project changes nothing (idempotent, no audit entry).
+   */
+  async setArchived(ctx: ProjectContext, archived: boolean): Promise<void> {
+    await this.ds.transaction(async (tx) => {
+      if (!(await this.repo.lockLive(ctx.workspace.id, ctx.project.id, 'FOR NO KEY UPDATE', tx)))
+        throw ProblemException.notFound('Project');
+      if (!(await this.repo.setArchived(ctx.workspace.id, ctx.project.id, archived, tx))) return;
+      await this.audit.record(tx, ctx, {
+        ...ctxTarget(ctx),
+        event_name: archived ? 'project.archived' : 'project.unarchived',
+        old_value: { archived: !archived },
+        new_value: { archived },
+      });
     });
   }
 
@@ -324,3 +353,15 @@ const GUEST_REFUSED = {
   default_assignee_id:
     'A workspace guest cannot be the default assignee: guests can only be project guests or commenters, who cannot be assigned work items.',
 } as const;
+
+/** The audit target of a change to the request's project. */
+function ctxTarget(ctx: ProjectContext) {
+  return {
+    category: 'settings' as const,
+    workspace_id: ctx.workspace.id,
+    project_id: ctx.project.id,
+    target_type: 'project',
+    target_id: ctx.project.id,
+    target_display_name: ctx.project.name,
+  };
+}

@@ -1,5 +1,5 @@
 import { Column, Entity, Index } from 'typeorm';
-import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn } from '../common/database/columns';
+import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn, RowVersion } from '../common/database/columns';
 
 export const STATE_GROUPS = ['backlog', 'unstarted', 'started', 'completed', 'cancelled', 'triage'] as const;
 export type StateGroup = (typeof STATE_GROUPS)[number];
@@ -11,6 +11,7 @@ export type StateGroup = (typeof STATE_GROUPS)[number];
 @Index('ix_states_created', ['project_id', 'created_at', 'id'])
 export class StateEntity {
   @IdColumn() id!: string;
+  @RowVersion() version!: number;
   @WorkspaceIdColumn() workspace_id!: string;
   @Column('uuid') project_id!: string;
   @Column('varchar', { length: 255 }) name!: string;

@@ -17,6 +17,7 @@ import { ListParams, ListQuery } from '../common/pagination/list-query';
 import { CreateStateDto, StateDto, UpdateStateDto } from './states.dto';
 import { STATE_LIST } from './states.repository';
 import { StatesService } from './states.service';
+import { Versioned } from '../common/http/conditional';
 
 @ApiTags('states')
 @ApiParam({ name: 'slug', description: 'Workspace slug' })
@@ -51,6 +52,7 @@ export class StatesController {
     return this.states.create(ctx, body);
   }
 
+  @Versioned('states')
   @Get(':pk')
   @Authenticated({ scope: 'projects.states:read', project: ProjectRole.Guest })
   @ApiOperation({ operationId: 'states_get', summary: 'Get a state' })
@@ -61,6 +63,7 @@ export class StatesController {
     return this.states.get(ctx, pk);
   }
 
+  @Versioned('states')
   @Patch(':pk')
   @Authenticated({ scope: 'projects.states:write', project: ProjectRole.Admin })
   @ApiOperation({
@@ -75,6 +78,7 @@ export class StatesController {
     return this.states.update(ctx, pk, body);
   }
 
+  @Versioned('states')
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated({ scope: 'projects.states:write', project: ProjectRole.Admin })

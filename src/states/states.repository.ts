@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
-import { ListSpec } from '../common/pagination/list-spec';
+import { ListSpec, nameFilter } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
 import { STATE_GROUPS } from './state.entity';
@@ -37,6 +37,7 @@ export class StatesSeedRepository {
 
 export const STATE_LIST: ListSpec = {
   filters: [
+    nameFilter('s.name'),
     { name: 'group', type: 'enum', ops: ['eq', 'in'], values: STATE_GROUPS, column: 's."group"' },
     { name: 'is_default', type: 'bool', ops: ['eq'], column: 's.is_default' },
     { name: 'external_id', type: 'string', ops: ['eq'], column: 's.external_id' },

@@ -23,6 +23,7 @@ import { PropertyOptionsService } from './property-options.service';
 import { CreateWorkItemPropertyDto, UpdateWorkItemPropertyDto, WorkItemPropertyDto } from './work-item-properties.dto';
 import { PROPERTY_LIST } from './work-item-properties.repository';
 import { WorkItemPropertiesService } from './work-item-properties.service';
+import { Versioned } from '../common/http/conditional';
 
 const READ = { scope: 'projects.work_item_properties:read', project: ProjectRole.Guest } as const;
 const WRITE = { scope: 'projects.work_item_properties:write', project: ProjectRole.Admin } as const;
@@ -64,6 +65,7 @@ export class ProjectWorkItemPropertiesController {
     return this.properties.create(ctx, projectOwner(ctx), body);
   }
 
+  @Versioned('work_item_properties')
   @Get(':pk')
   @Authenticated(READ)
   @IgnoresExpand()
@@ -79,6 +81,7 @@ export class ProjectWorkItemPropertiesController {
     return this.properties.get(projectOwner(ctx), pk);
   }
 
+  @Versioned('work_item_properties')
   @Patch(':pk')
   @Authenticated(WRITE)
   @IgnoresExpand()
@@ -95,6 +98,7 @@ export class ProjectWorkItemPropertiesController {
     return this.properties.update(ctx, projectOwner(ctx), pk, body);
   }
 
+  @Versioned('work_item_properties')
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated(WRITE)
@@ -160,6 +164,7 @@ export class ProjectPropertyOptionsController {
     return this.options.create(ctx, projectOwner(ctx), propertyId, body);
   }
 
+  @Versioned('work_item_property_options')
   @Get(':pk')
   @Authenticated(READ)
   @IgnoresExpand()
@@ -175,6 +180,7 @@ export class ProjectPropertyOptionsController {
     return this.options.get(projectOwner(ctx), propertyId, pk);
   }
 
+  @Versioned('work_item_property_options')
   @Patch(':pk')
   @Authenticated(WRITE)
   @IgnoresExpand()
@@ -197,6 +203,7 @@ export class ProjectPropertyOptionsController {
     return this.options.update(ctx, projectOwner(ctx), propertyId, pk, body);
   }
 
+  @Versioned('work_item_property_options')
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated(WRITE)

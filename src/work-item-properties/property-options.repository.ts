@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
-import { ListSpec } from '../common/pagination/list-spec';
+import { ListSpec, nameFilter } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
 import { writtenRows } from '../work-item-types/sql-result';
 import { OptionRow } from './work-item-properties.mapper';
 
 export const OPTION_LIST: ListSpec = {
-  filters: [],
+  filters: [nameFilter('o.name')],
   orderings: {
     sort_order: { expr: 'o.sort_order', cursor: false },
     created_at: { expr: 'o.created_at', cursor: true, cast: 'timestamptz' },

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
-import { ListSpec } from '../common/pagination/list-spec';
+import { ListSpec, nameFilter } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
 import { Owner } from '../work-item-types/work-item-types.repository';
@@ -9,7 +9,7 @@ import { writtenRows } from '../work-item-types/sql-result';
 import { PropertyRow } from './work-item-properties.mapper';
 
 export const PROPERTY_LIST: ListSpec = {
-  filters: [],
+  filters: [nameFilter('p.name')],
   orderings: {
     sort_order: { expr: 'p.sort_order', cursor: false },
     created_at: { expr: 'p.created_at', cursor: true, cast: 'timestamptz' },

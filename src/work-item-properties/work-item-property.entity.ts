@@ -1,5 +1,5 @@
 import { Column, Entity, Index } from 'typeorm';
-import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn } from '../common/database/columns';
+import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn, RowVersion } from '../common/database/columns';
 
 /**
  * A custom property definition. `project_id` set: a project-level property; null: workspace-level
@@ -17,6 +17,7 @@ import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn } from '..
 @Index('ix_wip_owner', ['workspace_id', 'project_id', 'sort_order', 'id'])
 export class WorkItemPropertyEntity {
   @IdColumn() id!: string;
+  @RowVersion() version!: number;
   @WorkspaceIdColumn() workspace_id!: string;
   @Column('uuid', { nullable: true }) project_id!: string | null;
   @Column('varchar', { length: 255 }) name!: string;

@@ -23,6 +23,7 @@ import { PropertyOptionsService } from './property-options.service';
 import { CreateWorkItemPropertyDto, UpdateWorkItemPropertyDto, WorkItemPropertyDto } from './work-item-properties.dto';
 import { PROPERTY_LIST } from './work-item-properties.repository';
 import { WorkItemPropertiesService } from './work-item-properties.service';
+import { Versioned } from '../common/http/conditional';
 
 const READ = { scope: 'workspaces.work_item_properties:read', workspace: WorkspaceRole.Member } as const;
 const WRITE = { scope: 'workspaces.work_item_properties:write', workspace: WorkspaceRole.Admin } as const;
@@ -64,6 +65,7 @@ export class WorkspaceWorkItemPropertiesController {
     return this.properties.create(ctx, workspaceOwner(ctx), body);
   }
 
+  @Versioned('work_item_properties')
   @Get(':pk')
   @Authenticated(READ)
   @IgnoresExpand()
@@ -79,6 +81,7 @@ export class WorkspaceWorkItemPropertiesController {
     return this.properties.get(workspaceOwner(ctx), pk);
   }
 
+  @Versioned('work_item_properties')
   @Patch(':pk')
   @Authenticated(WRITE)
   @IgnoresExpand()
@@ -96,6 +99,7 @@ export class WorkspaceWorkItemPropertiesController {
     return this.properties.update(ctx, workspaceOwner(ctx), pk, body);
   }
 
+  @Versioned('work_item_properties')
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated(WRITE)
@@ -162,6 +166,7 @@ export class WorkspacePropertyOptionsController {
     return this.options.create(ctx, workspaceOwner(ctx), propertyId, body);
   }
 
+  @Versioned('work_item_property_options')
   @Get(':pk')
   @Authenticated(READ)
   @IgnoresExpand()
@@ -177,6 +182,7 @@ export class WorkspacePropertyOptionsController {
     return this.options.get(workspaceOwner(ctx), propertyId, pk);
   }
 
+  @Versioned('work_item_property_options')
   @Patch(':pk')
   @Authenticated(WRITE)
   @IgnoresExpand()
@@ -199,6 +205,7 @@ export class WorkspacePropertyOptionsController {
     return this.options.update(ctx, workspaceOwner(ctx), propertyId, pk, body);
   }
 
+  @Versioned('work_item_property_options')
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated(WRITE)

@@ -18,6 +18,7 @@ import { TypeModeGuard, TypeSurface } from '../work-item-types/type-surface';
 import { CreatePropertyContextDto, PropertyContextDto, UpdatePropertyContextDto } from './contexts.dto';
 import { CONTEXT_LIST } from './contexts.repository';
 import { ContextsService } from './contexts.service';
+import { Versioned } from '../common/http/conditional';
 
 const READ = { scope: 'workspaces.work_item_properties:read', workspace: WorkspaceRole.Member } as const;
 const WRITE = { scope: 'workspaces.work_item_properties:write', workspace: WorkspaceRole.Admin } as const;
@@ -71,6 +72,7 @@ export class PropertyContextsController {
     return this.contexts.create(ctx, propertyId, body);
   }
 
+  @Versioned('work_item_property_contexts')
   @Get(':pk')
   @Authenticated(READ)
   @ApiOperation({ operationId: 'property_contexts_get', summary: 'Get a context' })
@@ -81,6 +83,7 @@ export class PropertyContextsController {
     return this.contexts.get(ctx, propertyId, pk);
   }
 
+  @Versioned('work_item_property_contexts')
   @Patch(':pk')
   @Authenticated(WRITE)
   @TypeSurface('workspace')
@@ -102,6 +105,7 @@ export class PropertyContextsController {
     return this.contexts.update(ctx, propertyId, pk, body);
   }
 
+  @Versioned('work_item_property_contexts')
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated(WRITE)

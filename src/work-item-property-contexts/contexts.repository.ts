@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
-import { ListSpec } from '../common/pagination/list-spec';
+import { ListSpec, nameFilter } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
 
 export const CONTEXT_LIST: ListSpec = {
-  filters: [],
+  filters: [nameFilter('c.name')],
   orderings: {
     sort_order: { expr: 'c.sort_order', cursor: false },
     created_at: { expr: 'c.created_at', cursor: true, cast: 'timestamptz' },

@@ -1,5 +1,5 @@
 import { Column, Entity, Index } from 'typeorm';
-import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn } from '../common/database/columns';
+import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn, RowVersion } from '../common/database/columns';
 
 /**
  * A scope of a workspace-level property: which projects and types it covers (wildcard flags or
@@ -18,6 +18,7 @@ import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn } from '..
 @Index('ix_wipc_order', ['property_id', 'sort_order', 'id'])
 export class PropertyContextEntity {
   @IdColumn() id!: string;
+  @RowVersion() version!: number;
   @WorkspaceIdColumn() workspace_id!: string;
   @Column('uuid') property_id!: string;
   @Column('varchar', { length: 255 }) name!: string;

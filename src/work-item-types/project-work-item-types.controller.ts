@@ -28,6 +28,7 @@ import {
 } from './work-item-types.dto';
 import { TYPE_LIST } from './work-item-types.repository';
 import { projectOwner, WorkItemTypesService } from './work-item-types.service';
+import { Versioned } from '../common/http/conditional';
 
 @ApiTags('work-item-types')
 @ApiParam({ name: 'slug', description: 'Workspace slug' })
@@ -102,6 +103,7 @@ export class ProjectWorkItemTypesController {
     await this.types.importTypes(ctx, body);
   }
 
+  @Versioned('work_item_types')
   @Get(':pk')
   @Authenticated({ scope: 'projects.work_item_types:read', project: ProjectRole.Guest })
   @ApiOperation({
@@ -115,6 +117,7 @@ export class ProjectWorkItemTypesController {
     return this.types.get(projectOwner(ctx), pk);
   }
 
+  @Versioned('work_item_types')
   @Patch(':pk')
   @Authenticated({ scope: 'projects.work_item_types:write', project: ProjectRole.Admin })
   @TypeSurface('project', 'name or external pair already used')
@@ -131,6 +134,7 @@ export class ProjectWorkItemTypesController {
     return this.types.update(ctx, projectOwner(ctx), pk, body);
   }
 
+  @Versioned('work_item_types')
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated({ scope: 'projects.work_item_types:write', project: ProjectRole.Admin })

@@ -1,5 +1,5 @@
 import { Column, Entity, Index } from 'typeorm';
-import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn } from '../common/database/columns';
+import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn, RowVersion } from '../common/database/columns';
 
 /**
  * A work item type. `project_id` set: owned by that project (project mode); null: a workspace-level
@@ -28,6 +28,7 @@ import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn } from '..
 @Index('ix_wit_owner', ['workspace_id', 'project_id', 'created_at', 'id'])
 export class WorkItemTypeEntity {
   @IdColumn() id!: string;
+  @RowVersion() version!: number;
   @WorkspaceIdColumn() workspace_id!: string;
   @Column('uuid', { nullable: true }) project_id!: string | null;
   @Column('varchar', { length: 255 }) name!: string;

@@ -61,6 +61,12 @@ import { WorkspaceWorkItemTypesController } from './workspace-work-item-types.co
     EffectivePropertiesRepository,
     CustomFieldsService,
   ],
-  exports: [CustomFieldsService, WorkItemTypesRepository],
+  exports: [
+    CustomFieldsService,
+    WorkItemTypesRepository,
+    WorkItemTypesService,
+    WorkItemPropertiesService,
+    TypeModeGate,
+  ],
 })
 export class WorkItemTypesModule {}

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
-import { ListSpec } from '../common/pagination/list-spec';
+import { ListSpec, nameFilter } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
 import { writtenRows } from './sql-result';
@@ -14,7 +14,7 @@ export interface Owner {
 }
 
 export const TYPE_LIST: ListSpec = {
-  filters: [],
+  filters: [nameFilter('t.name')],
   orderings: {
     created_at: { expr: 't.created_at', cursor: true, cast: 'timestamptz' },
     id: { expr: 't.id', cursor: true, cast: 'uuid' },

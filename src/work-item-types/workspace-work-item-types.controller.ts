@@ -19,6 +19,7 @@ import { TypeModeGuard, TypeSurface } from './type-surface';
 import { CreateWorkItemTypeDto, UpdateWorkItemTypeDto, WorkItemTypeDto } from './work-item-types.dto';
 import { TYPE_LIST } from './work-item-types.repository';
 import { WorkItemTypesService, workspaceOwner } from './work-item-types.service';
+import { Versioned } from '../common/http/conditional';
 
 @ApiTags('workspace-work-item-types')
 @ApiParam({ name: 'slug', description: 'Workspace slug' })
@@ -54,6 +55,7 @@ export class WorkspaceWorkItemTypesController {
     return this.types.create(ctx, workspaceOwner(ctx), body);
   }
 
+  @Versioned('work_item_types')
   @Get(':pk')
   @Authenticated({ scope: 'workspaces.work_item_types:read', workspace: WorkspaceRole.Member })
   @ApiOperation({
@@ -68,6 +70,7 @@ export class WorkspaceWorkItemTypesController {
     return this.types.get(workspaceOwner(ctx), pk);
   }
 
+  @Versioned('work_item_types')
   @Patch(':pk')
   @Authenticated({ scope: 'workspaces.work_item_types:write', workspace: WorkspaceRole.Admin })
   @TypeSurface('workspace', 'name already used')
@@ -84,6 +87,7 @@ export class WorkspaceWorkItemTypesController {
     return this.types.update(ctx, workspaceOwner(ctx), pk, body);
   }
 
+  @Versioned('work_item_types')
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated({ scope: 'workspaces.work_item_types:write', workspace: WorkspaceRole.Admin })

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn } from '../common/database/columns';
+import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn, RowVersion } from '../common/database/columns';
 
 export const PRIORITIES = ['urgent', 'high', 'medium', 'low', 'none'] as const;
 export type Priority = (typeof PRIORITIES)[number];
@@ -23,6 +23,9 @@ const LIVE = '"deleted_at" IS NULL AND "archived_at" IS NULL';
 @Index('ix_work_items_created', ['project_id', 'created_at', 'id'], { where: LIVE })
 @Index('ix_work_items_updated', ['project_id', 'updated_at', 'id'], { where: LIVE })
 @Index('ix_work_items_seq', ['project_id', 'sequence_id', 'id'], { where: LIVE })
+// The workspace-wide list's orderings (issue 19): live items of unarchived rows, across the workspace's projects.
+@Index('ix_work_items_ws_created', ['workspace_id', 'created_at', 'id'], { where: LIVE })
+@Index('ix_work_items_ws_updated', ['workspace_id', 'updated_at', 'id'], { where: LIVE })
 @Index('ix_work_items_id', ['project_id', 'id'], { where: LIVE })
 @Index('ix_work_items_sort', ['project_id', 'sort_order', 'id'], { where: LIVE })
 /** (project_id, state_id, created_at, id) INCLUDE (workspace_id), live rows: TypeORM cannot express INCLUDE (migration WorkItemStateIndexCovering). */
@@ -41,6 +44,7 @@ const LIVE = '"deleted_at" IS NULL AND "archived_at" IS NULL';
 @Index('ix_work_items_custom_values', { synchronize: false })
 export class WorkItemEntity {
   @IdColumn() id!: string;
+  @RowVersion() version!: number;
   @WorkspaceIdColumn() workspace_id!: string;
   @Column('uuid') project_id!: string;
   @Column('integer') sequence_id!: number;

@@ -2,6 +2,7 @@ import { Bodyless } from '../common/http/bodyless';
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import {
   ApiCreatedResponse,
+  ApiExtension,
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
@@ -20,8 +21,9 @@ import { ApiProblemResponses } from '../common/openapi/problem-responses';
 import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
 import { ListParams, ListQuery } from '../common/pagination/list-query';
 import { CreateWorkItemDto, UpdateWorkItemDto, WORK_ITEM_EXPAND, WorkItemDto } from './work-items.dto';
-import { WORK_ITEM_LIST } from './work-items.repository';
+import { WORK_ITEM_LIST, WORKSPACE_WORK_ITEM_LIST } from './work-items.repository';
 import { WorkItemsService } from './work-items.service';
+import { Versioned } from '../common/http/conditional';
 
 const WORKFLOW_403: [number, string] = [
   403,
@@ -76,6 +78,7 @@ export class WorkItemsController {
     return this.items.create(ctx, body, expand);
   }
 
+  @Versioned('work_items', 'pk', { supplied: true })
   @Get(':pk')
   @Authenticated({ scope: 'projects.work_items:read', project: WORK_ITEM_READER })
   @ApiOperation({
@@ -91,6 +94,7 @@ export class WorkItemsController {
     return this.items.get(ctx, pk, expand);
   }
 
+  @Versioned('work_items')
   @Patch(':pk')
   @Authenticated({ scope: 'projects.work_items:write', project: ProjectRole.Contributor })
   @ApiOperation({
@@ -114,6 +118,7 @@ export class WorkItemsController {
     return this.items.update(ctx, pk, body, expand);
   }
 
+  @Versioned('work_items')
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated({ scope: 'projects.work_items:write', project: ProjectRole.Contributor })
@@ -175,6 +180,26 @@ export class WorkItemsController {
 export class WorkItemsByIdentifierController {
   constructor(private readonly items: WorkItemsService) {}
 
+  @Get()
+  @Authenticated({ scope: 'projects.work_items:read', workspace: WorkspaceRole.Guest })
+  @ApiOperation({
+    operationId: 'work_items_list_workspace',
+    summary: 'List work items of the workspace',
+    description:
+      "Work items of every project the caller can read (project role commenter or above, or workspace owner/admin), archived projects and archived items excluded, with the project list's filters plus project_id / project_id__in, ordered by created_at or updated_at (another order_by falls back to -created_at). List rows carry custom_fields: null.",
+  })
+  @Expandable(WORK_ITEM_EXPAND)
+  @ApiListQuery(WORKSPACE_WORK_ITEM_LIST)
+  @ApiListResponse(WorkItemDto)
+  list(
+    @Ctx() ctx: WorkspaceContext,
+    @ListParams(WORKSPACE_WORK_ITEM_LIST) q: ListQuery,
+    @ExpandParam() expand: Set<string>,
+    @RequestedFields() fields: ReadonlySet<string> | null,
+  ) {
+    return this.items.listWorkspace(ctx, q, expand, fields);
+  }
+
   @Get(':identifier')
   @Authenticated({ scope: 'projects.work_items:read', workspace: WorkspaceRole.Guest })
   @ApiOperation({
@@ -184,6 +209,8 @@ export class WorkItemsByIdentifierController {
       'Identifier like PROJ-12 (project part case-insensitive). Needs the project role commenter or above, or workspace owner/admin; a project guest is 403 (roles never cause 404). Malformed, invisible (not on the project), archived and unknown identifiers are the same 404.',
   })
   @ApiParam({ name: 'identifier', example: 'PROJ-12' })
+  // A strong ETag, as the record's own GET: the service reads the version with the row (withRowVersion).
+  @ApiExtension('x-versioned', true)
   @Expandable(WORK_ITEM_EXPAND)
   @ApiOkResponse({ type: WorkItemDto })
   @ApiProblemResponses(404)

@@ -249,12 +249,17 @@ export class WorkItemDto {
   @ApiProperty({ example: 'PROJ-12', description: 'Project identifier, a dash, the sequence number.' })
   identifier!: string;
   @ApiProperty({ type: 'integer', description: 'Never reused within the project.' }) sequence_id!: number;
+  @ApiProperty({ format: 'uuid', description: 'The project the work item belongs to.' }) project_id!: string;
   @ApiProperty({ enum: PRIORITIES }) priority!: string;
   @ApiProperty({ format: 'uuid' }) state_id!: string;
   @ApiProperty({ type: String, format: 'uuid', nullable: true }) type_id!: string | null;
   @ApiProperty({ type: [String], format: 'uuid' }) assignee_ids!: string[];
   @ApiProperty({ type: [String], format: 'uuid' }) label_ids!: string[];
   @ApiProperty({ type: String, format: 'uuid', nullable: true }) parent_id!: string | null;
+  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'The cycle the work item is in, or null.' })
+  cycle_id!: string | null;
+  @ApiProperty({ type: [String], format: 'uuid', description: 'The modules the work item is in ([] when none).' })
+  module_ids!: string[];
   @ApiProperty({ type: String, format: 'date', nullable: true }) start_date!: string | null;
   @ApiProperty({ type: String, format: 'date', nullable: true }) target_date!: string | null;
   @ApiProperty() is_draft!: boolean;

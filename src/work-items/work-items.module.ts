@@ -6,11 +6,13 @@ import { WorkflowsModule } from '../workflows/workflows.module';
 import { WorkItemsByIdentifierController, WorkItemsController } from './work-items.controller';
 import { WorkItemsRepository } from './work-items.repository';
 import { WorkItemsService } from './work-items.service';
+import { WorkItemsBulkController } from './work-items-bulk.controller';
+import { WorkItemsBulkService } from './work-items-bulk.service';
 
 @Module({
   imports: [WebhookOutboxModule, EstimatesModule, WorkflowsModule, WorkItemTypesModule],
-  controllers: [WorkItemsController, WorkItemsByIdentifierController],
-  providers: [WorkItemsRepository, WorkItemsService],
-  exports: [WorkItemsRepository],
+  controllers: [WorkItemsBulkController, WorkItemsController, WorkItemsByIdentifierController],
+  providers: [WorkItemsRepository, WorkItemsService, WorkItemsBulkService],
+  exports: [WorkItemsRepository, WorkItemsService],
 })
 export class WorkItemsModule {}

@@ -118,6 +118,26 @@ export const WORK_ITEM_LIST: ListSpec = {
   idExpr: 'w.id',
 };
 
+/**
+ * The workspace-wide work item list (later edition): the project list's filters plus `project_id`, in created_at or
+ * updated_at order (ix_work_items_ws_created / ix_work_items_ws_updated); another `order_by` falls back to the
+ * default like any unknown one. Every query binds the workspace as $1 and the readable projects (uuid[]) as $2.
+ */
+export const WORKSPACE_WORK_ITEM_LIST: ListSpec = {
+  ...WORK_ITEM_LIST,
+  filters: [
+    {
+      name: 'project_id',
+      type: 'uuid',
+      ops: ['eq', 'in'],
+      column: 'w.project_id',
+      description: 'Projects to list (UUIDs); one the caller cannot read adds nothing.',
+    },
+    ...WORK_ITEM_LIST.filters,
+  ],
+  orderings: { created_at: WORK_ITEM_LIST.orderings.created_at, updated_at: WORK_ITEM_LIST.orderings.updated_at },
+};
+
 /** The list's scope: $1 workspace, $2 project, live items. */
 const liveItems = () => ['w.workspace_id = $1', 'w.project_id = $2', 'w.deleted_at IS NULL', 'w.archived_at IS NULL'];
 /**
@@ -152,15 +172,63 @@ const LINK_DRIVERS: Record<string, { table: string; key: string; counts: string 
  * condition on the counter row `k` from a bound reference (`$n::cast`, or `ANY($n::cast[])` for the `__in`
  * form). The state group goes through the project's states, as the list's own filter does.
  */
-const STATE_PRIORITY_COUNTED: Record<string, { cast: string; cond: (ref: string) => string }> = {
+const STATE_PRIORITY_COUNTED: Record<string, { cast: string; cond: (ref: string, projects: string) => string }> = {
   state_id: { cast: 'uuid', cond: (ref) => `k.state_id = ${ref}` },
   state_group: {
     cast: 'text',
-    cond: (ref) =>
-      `k.state_id IN (SELECT s.id FROM states s WHERE s.project_id = $2::uuid AND s.deleted_at IS NULL AND s."group" = ${ref})`,
+    cond: (ref, projects) =>
+      `k.state_id IN (SELECT s.id FROM states s WHERE s.project_id ${projects} AND s.deleted_at IS NULL AND s."group" = ${ref})`,
   },
   priority: { cast: 'text', cond: (ref) => `k.priority = ${ref}` },
 };
+
+/**
+ * The total of a list filtered by state, state group and priority only, as a sum of counter rows; undefined for any
+ * other filter combination. `leading` binds $1 (workspace) and $2 (the project, or an array of projects), which
+ * `projects` compares to (`= $2`, `= ANY($2::uuid[])`).
+ */
+function statePriorityCount(q: ListQuery, leading: unknown[], projects: string) {
+  if (q.search || !q.filters.length || !q.filters.every((f) => f.def.name in STATE_PRIORITY_COUNTED)) return undefined;
+  const cp = new SqlParams(leading);
+  const conds = q.filters.map((f) => {
+    const c = STATE_PRIORITY_COUNTED[f.def.name];
+    const ref = f.op === 'in' ? `ANY(${cp.add(f.value)}::${c.cast}[])` : `${cp.add(f.value)}::${c.cast}`;
+    return c.cond(ref, projects);
+  });
+  return {
+    sql: `SELECT coalesce(sum(k.n), 0)::int AS c FROM work_item_state_priority_counts k WHERE k.workspace_id = $1 AND k.project_id ${projects} AND ${conds.join(' AND ')}`,
+    params: cp.values,
+  };
+}
+
+/**
+ * The total of a list filtered by one assignee or one label, with or without `state_group`, as a sum of that link's
+ * counter rows (PK (key, project, rank, slot)); undefined for any other combination. `leading` and `projects` as for
+ * statePriorityCount.
+ */
+function linkCount(q: ListQuery, leading: unknown[], projects: string) {
+  if (q.search) return undefined;
+  const links = q.filters.filter((f) => LINK_DRIVERS[f.def.name]);
+  const one =
+    links.length === 1 &&
+    (links[0].op === 'eq' || (links[0].op === 'in' && new Set(links[0].value as string[]).size === 1));
+  const rest = q.filters.filter((f) => f !== links[0]);
+  if (!one || !rest.every((f) => f.def.name === 'state_group')) return undefined;
+  const link = LINK_DRIVERS[links[0].def.name];
+  const cp = new SqlParams(leading);
+  const key = ([] as string[]).concat(links[0].value as string | string[])[0];
+  const conds = [`k.workspace_id = $1`, `k.project_id ${projects}`, `k.${link.key} = ${cp.add(key)}::uuid`];
+  for (const f of rest) {
+    const ranks = ([] as string[])
+      .concat(f.value as string | string[])
+      .map((g) => STATE_GROUPS.indexOf(g as StateGroup));
+    conds.push(`k.state_group_rank = ANY(${cp.add(ranks)}::smallint[])`);
+  }
+  return {
+    sql: `SELECT coalesce(sum(k.n), 0)::int AS c FROM ${link.counts} k WHERE ${conds.join(' AND ')}`,
+    params: cp.values,
+  };
+}
 
 /** The work item list with the created_at ordering and the id tiebreak read from the driving link row. */
 const LINK_DRIVEN_LIST: ListSpec = {
@@ -173,7 +241,7 @@ const LINK_DRIVEN_LIST: ListSpec = {
 };
 
 /** Columns of the read shape (assignee_ids / label_ids come from ID_ARRAYS). */
-const COLS = `w.id, w.name, w.sequence_id, w.priority, w.state_id, w.type_id, w.parent_id,
+const COLS = `w.id, w.name, w.sequence_id, w.project_id, w.priority, w.state_id, w.type_id, w.parent_id, w.cycle_id,
   to_char(w.start_date, 'YYYY-MM-DD') AS start_date, to_char(w.target_date, 'YYYY-MM-DD') AS target_date,
   w.is_draft, w.archived_at, w.created_at, w.created_by_id`;
 
@@ -181,30 +249,47 @@ const ASSIGNEE_IDS = (alias: string) =>
   `ARRAY(SELECT a.assignee_id FROM work_item_assignees a WHERE a.work_item_id = ${alias}.id ORDER BY a.assignee_id) AS assignee_ids`;
 const LABEL_IDS = (alias: string) =>
   `ARRAY(SELECT l.label_id FROM work_item_labels l WHERE l.work_item_id = ${alias}.id ORDER BY l.label_id) AS label_ids`;
+/** Index-only on ix_module_work_items_item; a deleted module's links are deleted with it. */
+const MODULE_IDS = (alias: string) =>
+  `ARRAY(SELECT mw.module_id FROM module_work_items mw WHERE mw.work_item_id = ${alias}.id ORDER BY mw.module_id) AS module_ids`;
 
 /** Per-row id arrays, index-only scans of the link tables' primary keys. `alias` names the work item row. */
 const idArrays = (alias: string) => `
   ${ASSIGNEE_IDS(alias)},
-  ${LABEL_IDS(alias)}`;
+  ${LABEL_IDS(alias)},
+  ${MODULE_IDS(alias)}`;
 
 /** Which per-row id arrays a list page reads: a `?fields=` projection without them skips their subqueries. */
 export interface ListArrays {
   assignees: boolean;
   labels: boolean;
+  modules: boolean;
 }
 
+const ALL_ARRAYS: ListArrays = { assignees: true, labels: true, modules: true };
+
+/** The per-row id array subqueries a page computes (on its own rows only, aliased `page`). */
+const pageArrays = (arrays: ListArrays): string[] =>
+  [
+    arrays.assignees && ASSIGNEE_IDS('page'),
+    arrays.labels && LABEL_IDS('page'),
+    arrays.modules && MODULE_IDS('page'),
+  ].filter((x): x is string => !!x);
+
 /** Columns a single read also needs: writes compare against them; custom fields render from them. */
-const DETAIL_COLS = `${COLS}, w.project_id, w.workspace_id, w.custom_values, w.external_id, w.external_source, w.estimate_point_id,
-  ${idArrays('w')}`;
+const DETAIL_COLS = `${COLS}, w.workspace_id, w.custom_values, w.external_id, w.external_source, w.estimate_point_id,
+  w.version, ${idArrays('w')}`;
 
 export interface WorkItemRow extends Record<string, unknown> {
   id: string;
   name: string;
   sequence_id: number;
+  project_id: string;
   priority: string;
   state_id: string;
   type_id: string | null;
   parent_id: string | null;
+  cycle_id: string | null;
   start_date: string | null;
   target_date: string | null;
   is_draft: boolean;
@@ -213,10 +298,10 @@ export interface WorkItemRow extends Record<string, unknown> {
   created_by_id: string | null;
   assignee_ids: string[];
   label_ids: string[];
+  module_ids: string[];
 }
 
 export interface WorkItemDetailRow extends WorkItemRow {
-  project_id: string;
   workspace_id: string;
   custom_values: CustomValues;
   external_id: string | null;
@@ -224,6 +309,8 @@ export interface WorkItemDetailRow extends WorkItemRow {
   estimate_point_id: string | null;
   /** Project identifier (PROJ), for `identifier`. */
   project_identifier: string;
+  /** The row version (strong ETags): read with the row, so the tag and the body are of one snapshot. */
+  version: number;
 }
 
 /** Scalar columns a write may set (names interpolated: whitelist). */
@@ -311,6 +398,27 @@ const EXPANDED_SQL: Record<ExpandedRelation, (ids: string) => string> = {
   labels: (ids) => `SELECT id, name, color FROM labels WHERE workspace_id = $1 AND id = ANY(${ids})`,
 };
 
+/** One row of a batch insert (insertCheckedMany): its position, its sequence number and its values. */
+export interface BatchRow {
+  ord: number;
+  seq: number;
+  name: string;
+  description_html: string;
+  description_stripped: string;
+  priority: string;
+  state_id: string;
+  type_id: string | null;
+  parent_id: string | null;
+  estimate_point_id: string | null;
+  start_date: string | null;
+  target_date: string | null;
+  external_id: string | null;
+  external_source: string | null;
+  custom_values: Record<string, unknown>;
+  assignee_ids: string[];
+  label_ids: string[];
+}
+
 /** What the checked insert found: the row it wrote, or (nothing written) which reference failed. */
 export interface CheckedInsert {
   state_live: boolean;
@@ -339,8 +447,8 @@ export class WorkItemsRepository {
    * One statement for the page (id arrays computed on the page only) and COUNT in parallel. An
    * `assignee_id=` or `label_id=` filter drives both from that link table's list index (see LINK_DRIVERS).
    */
-  list(workspaceId: string, projectId: string, q: ListQuery, arrays: ListArrays = { assignees: true, labels: true }) {
-    const perRow = [arrays.assignees && ASSIGNEE_IDS('page'), arrays.labels && LABEL_IDS('page')].filter(Boolean);
+  list(workspaceId: string, projectId: string, q: ListQuery, arrays: ListArrays = ALL_ARRAYS) {
+    const perRow = pageArrays(arrays);
     const unfiltered = !q.filters.length && !q.search;
     const src: ListSource = {
       select: COLS,
@@ -370,18 +478,8 @@ export class WorkItemsRepository {
       f.op === 'eq' || (f.op === 'in' && new Set(f.value as string[]).size === 1);
     const driver = q.search ? undefined : q.filters.find((f) => LINK_DRIVERS[f.def.name] && single(f));
     if (!driver) {
-      if (!q.search && q.filters.length && q.filters.every((f) => f.def.name in STATE_PRIORITY_COUNTED)) {
-        // Filtered by state, state group and priority only: the total is a sum of counter rows.
-        const cp = new SqlParams([workspaceId, projectId]);
-        const conds = q.filters.map((f) => {
-          const c = STATE_PRIORITY_COUNTED[f.def.name];
-          return c.cond(f.op === 'in' ? `ANY(${cp.add(f.value)}::${c.cast}[])` : `${cp.add(f.value)}::${c.cast}`);
-        });
-        src.filteredCount = {
-          sql: `SELECT coalesce(sum(k.n), 0)::int AS c FROM work_item_state_priority_counts k WHERE k.workspace_id = $1 AND k.project_id = $2 AND ${conds.join(' AND ')}`,
-          params: cp.values,
-        };
-      }
+      // Filtered by state, state group and priority only: the total is a sum of counter rows.
+      src.filteredCount = statePriorityCount(q, [workspaceId, projectId], '= $2::uuid');
       return runList<WorkItemRow>(this.reader, WORK_ITEM_LIST, q, src);
     }
 
@@ -462,6 +560,45 @@ export class WorkItemsRepository {
     );
   }
 
+  /**
+   * The live, unarchived projects of the workspace whose work items the viewer can read (WORK_ITEM_READER or a
+   * workspace owner/admin), limited to `only` when given: the scope of the workspace-wide list.
+   */
+  async readableProjects(
+    workspaceId: string,
+    viewer: Viewer,
+    only: string[] | null,
+  ): Promise<Array<{ id: string; identifier: string }>> {
+    return this.reader.query(
+      `SELECT p.id, p.identifier FROM projects p
+        WHERE p.workspace_id = $1 AND p.deleted_at IS NULL AND p.archived_at IS NULL
+          AND ($4::uuid[] IS NULL OR p.id = ANY($4::uuid[])) AND ${READABLE_PROJECT('p.id', '$2', '$3')}`,
+      [workspaceId, viewer.userId, viewer.allProjects, only],
+    );
+  }
+
+  /**
+   * A page of the workspace-wide list over `projectIds` (readableProjects): one statement walking the ordering's
+   * workspace index, and the total from the per-project counters where they answer it (no filter, or state,
+   * state group and priority only), else COUNT over the same conditions.
+   */
+  listWorkspace(workspaceId: string, projectIds: string[], q: ListQuery, arrays: ListArrays = ALL_ARRAYS) {
+    const perRow = pageArrays(arrays);
+    const leading = [workspaceId, projectIds];
+    return runList<WorkItemRow>(this.reader, WORKSPACE_WORK_ITEM_LIST, q, {
+      select: COLS,
+      from: 'work_items w',
+      where: ['w.workspace_id = $1', 'w.project_id = ANY($2::uuid[])', 'w.deleted_at IS NULL', 'w.archived_at IS NULL'],
+      params: new SqlParams(leading),
+      pageSelect: perRow.length ? perRow.join(', ') : undefined,
+      unfilteredCount: {
+        sql: `SELECT coalesce(sum(n), 0)::int AS c FROM project_work_item_counts WHERE workspace_id = $1 AND project_id = ANY($2::uuid[])`,
+        params: leading,
+      },
+      filteredCount: statePriorityCount(q, leading, '= ANY($2::uuid[])') ?? linkCount(q, leading, '= ANY($2::uuid[])'),
+    });
+  }
+
   /** A work item of the project; archived ones only with `archived: 'any'` (unarchive). */
   async get(
     workspaceId: string,
@@ -479,6 +616,18 @@ export class WorkItemsRepository {
       [workspaceId, projectId, id],
     );
     return rows[0] ?? null;
+  }
+
+  /** Live, unarchived work items of the project among `ids` (bulk writes' webhook events), in no set order. */
+  async getMany(workspaceId: string, projectId: string, ids: string[], db: Queryable): Promise<WorkItemDetailRow[]> {
+    if (!ids.length) return [];
+    return db.query(
+      `SELECT ${DETAIL_COLS}, p.identifier AS project_identifier
+         FROM work_items w JOIN projects p ON p.id = w.project_id
+        WHERE w.workspace_id = $1 AND w.project_id = $2 AND w.id = ANY($3::uuid[])
+          AND w.deleted_at IS NULL AND w.archived_at IS NULL`,
+      [workspaceId, projectId, ids],
+    );
   }
 
   /**
@@ -558,9 +707,10 @@ export class WorkItemsRepository {
             )
        SELECT chk.*, r.*
          FROM chk LEFT JOIN (
-              SELECT ${COLS}, w.project_id, w.workspace_id, w.custom_values, w.external_id, w.external_source, w.estimate_point_id,
+              SELECT ${COLS}, w.workspace_id, w.custom_values, w.external_id, w.external_source, w.estimate_point_id,
                      ARRAY(SELECT x FROM unnest($17::uuid[]) x ORDER BY x) AS assignee_ids,
                      ARRAY(SELECT x FROM unnest($18::uuid[]) x ORDER BY x) AS label_ids,
+                     '{}'::uuid[] AS module_ids,
                      $20::text AS project_identifier
                 FROM item w) r ON true`,
       [
@@ -649,17 +799,44 @@ export class WorkItemsRepository {
    * Soft-deletes the item and, in the same (caller's) transaction, lifts its live children (any project
    * of the workspace, archived ones included) to the top level, so no item points at a deleted parent.
    */
-  async softDelete(workspaceId: string, id: string, userId: string, db: Queryable): Promise<void> {
+  async softDelete(workspaceId: string, ids: string[], userId: string, db: Queryable): Promise<void> {
     await db.query(
       `UPDATE work_items SET parent_id = NULL, updated_at = now(), updated_by_id = $3
-        WHERE workspace_id = $1 AND parent_id = $2 AND deleted_at IS NULL`,
-      [workspaceId, id, userId],
+        WHERE workspace_id = $1 AND parent_id = ANY($2::uuid[]) AND deleted_at IS NULL AND NOT (id = ANY($2::uuid[]))`,
+      [workspaceId, ids, userId],
     );
-    await db.query(`UPDATE work_items SET deleted_at = now(), updated_by_id = $3 WHERE workspace_id = $1 AND id = $2`, [
-      workspaceId,
-      id,
-      userId,
-    ]);
+    await db.query(
+      `UPDATE work_items SET deleted_at = now(), updated_by_id = $3 WHERE workspace_id = $1 AND id = ANY($2::uuid[])`,
+      [workspaceId, ids, userId],
+    );
+  }
+
+  /** The live, unarchived items of the project among `ids`, locked FOR UPDATE (a bulk delete's targets). */
+  async lockLiveItems(
+    workspaceId: string,
+    projectId: string,
+    ids: string[],
+    db: Queryable,
+  ): Promise<Map<string, { created_by_id: string | null }>> {
+    const rows: Array<{ id: string; created_by_id: string | null }> = await db.query(
+      `SELECT id, created_by_id FROM work_items
+        WHERE workspace_id = $1 AND project_id = $2 AND id = ANY($3::uuid[]) AND deleted_at IS NULL AND archived_at IS NULL
+        FOR UPDATE`,
+      [workspaceId, projectId, ids],
+    );
+    return new Map(rows.map((r) => [r.id, r]));
+  }
+
+  /** The live work items of the project holding any of these (source, id) pairs, by JSON `[source, id]`. */
+  async findByExternalMany(projectId: string, pairs: Array<[string, string]>): Promise<Map<string, string>> {
+    if (!pairs.length) return new Map();
+    const rows: Array<{ external_source: string; external_id: string; id: string }> = await this.reader.query(
+      `SELECT w.external_source, w.external_id, w.id FROM work_items w
+         JOIN unnest($2::text[], $3::text[]) AS x(src, ext) ON w.external_source = x.src AND w.external_id = x.ext
+        WHERE w.project_id = $1 AND w.deleted_at IS NULL`,
+      [projectId, pairs.map((p) => p[0]), pairs.map((p) => p[1])],
+    );
+    return new Map(rows.map((r) => [JSON.stringify([r.external_source, r.external_id]), r.id]));
   }
 
   /** The live work item already holding this external pair in the project. */
@@ -687,6 +864,7 @@ export class WorkItemsRepository {
   async createPrelude(
     workspaceId: string,
     projectId: string,
+    takeSequence = true,
   ): Promise<{ default_state_id: string | null; default_type_id: string | null; sequence_id: number }> {
     const rows = await this.reader.query(
       `SELECT (SELECT s.id FROM states s WHERE s.project_id = $2 AND s.is_default AND s.deleted_at IS NULL) AS default_state_id,
@@ -696,10 +874,93 @@ export class WorkItemsRepository {
                   AND (CASE WHEN COALESCE((SELECT f.is_work_item_types_enabled FROM workspace_features f WHERE f.workspace_id = $1), false)
                             THEN t.project_id IS NULL ELSE t.project_id IS NOT NULL END)
                 LIMIT 1) AS default_type_id,
-              wt_next_work_item_sequence($2) AS sequence_id`,
+              ${takeSequence ? 'wt_next_work_item_sequence($2)' : 'NULL::int'} AS sequence_id`,
       [workspaceId, projectId],
     );
     return rows[0];
+  }
+
+  /** Takes `n` consecutive sequence numbers in one statement, committed at once (a failed row leaves a gap). */
+  async takeSequences(projectId: string, n: number): Promise<number[]> {
+    const rows: Array<{ last: number }> = await this.reader.query(
+      `WITH u AS (UPDATE projects SET last_sequence_id = last_sequence_id + $2 WHERE id = $1 RETURNING last_sequence_id)
+       SELECT last_sequence_id AS last FROM u`,
+      [projectId, n],
+    );
+    const last = rows[0].last;
+    return Array.from({ length: n }, (_, i) => last - n + 1 + i);
+  }
+
+  /**
+   * insertChecked for a batch (bulk-create), in one statement: the same FOR KEY SHARE re-reads (over the union of
+   * what the rows link), the same per-row checks and creation rule, then one insert of the rows that pass (none
+   * when `allOrNone` and a row fails) with their assignees and labels. Returns one check row per input row, in
+   * order, with the written id or null. Run in a transaction whose earlier statement locked the states.
+   */
+  async insertCheckedMany(
+    workspaceId: string,
+    projectId: string,
+    rows: Array<BatchRow>,
+    userId: string,
+    allOrNone: boolean,
+    db: Queryable,
+  ): Promise<Array<Omit<CheckedInsert, 'row'> & { ord: number; id: string | null }>> {
+    const ids = (col: string) => `ANY(ARRAY(SELECT r.${col} FROM r WHERE r.${col} IS NOT NULL))`;
+    const out = await db.query(
+      `WITH r AS (
+              SELECT * FROM jsonb_to_recordset($3::jsonb) AS r(ord int, seq int, name text, description_html text,
+                description_stripped text, priority text, state_id uuid, type_id uuid, parent_id uuid, estimate_point_id uuid,
+                start_date date, target_date date, external_id text, external_source text, custom_values jsonb,
+                assignee_ids uuid[], label_ids uuid[])
+            ),
+            st AS (${LOCK_STATE('$2', ids('state_id'))}),
+            lb AS (${LOCK_LABELS('$1', '$2', 'ARRAY(SELECT DISTINCT unnest(r.label_ids) FROM r)')}),
+            ep AS (${LOCK_ESTIMATE_POINT('$1', '$2', ids('estimate_point_id'))}),
+            par AS (${LOCK_WORK_ITEM('$1', ids('parent_id'))}),
+            ty AS (${LOCK_TYPE('$1', ids('type_id'))}),
+            chk AS (
+              SELECT r.ord,
+                     EXISTS (SELECT 1 FROM st WHERE st.id = r.state_id) AS state_live,
+                     (r.type_id IS NULL OR EXISTS (SELECT 1 FROM ty WHERE ty.id = r.type_id)) AS type_live,
+                     ARRAY(SELECT lb.id FROM lb WHERE lb.id = ANY(r.label_ids)) AS live_label_ids,
+                     (r.estimate_point_id IS NULL OR EXISTS (SELECT 1 FROM ep WHERE ep.id = r.estimate_point_id)) AS estimate_point_live,
+                     (r.parent_id IS NULL OR EXISTS (SELECT 1 FROM par WHERE par.id = r.parent_id)) AS parent_live,
+                     ${creationRuleSql('$2', 'r.state_id')} AS creation_allowed
+                FROM r
+            ),
+            pass AS (
+              SELECT chk.ord, chk.state_live AND chk.type_live AND chk.estimate_point_live AND chk.parent_live
+                     AND cardinality(chk.live_label_ids) = cardinality(r.label_ids) AND chk.creation_allowed IS NOT FALSE AS ok
+                FROM chk JOIN r ON r.ord = chk.ord
+            ),
+            ok AS (
+              SELECT r.* FROM r JOIN pass ON pass.ord = r.ord
+               WHERE pass.ok AND NOT ($5::boolean AND EXISTS (SELECT 1 FROM pass WHERE NOT pass.ok))
+            ),
+            item AS (
+              INSERT INTO work_items (workspace_id, project_id, sequence_id, name, description_html, description_stripped, priority,
+                                      state_id, type_id, parent_id, estimate_point_id, start_date, target_date, external_id, external_source,
+                                      custom_values, sort_order, created_by_id, updated_by_id)
+              SELECT $1, $2, ok.seq, ok.name, ok.description_html, ok.description_stripped, ok.priority, ok.state_id, ok.type_id,
+                     ok.parent_id, ok.estimate_point_id, ok.start_date, ok.target_date, ok.external_id, ok.external_source,
+                     ok.custom_values, ok.seq * 65535.0, $4, $4
+                FROM ok ORDER BY ok.ord
+              RETURNING id, sequence_id, created_at, state_group_rank
+            ),
+            a AS (
+              INSERT INTO work_item_assignees (work_item_id, assignee_id, workspace_id, project_id, item_created_at, item_state_group_rank, item_live)
+              SELECT item.id, x, $1, $2, item.created_at, item.state_group_rank, true
+                FROM item JOIN ok ON ok.seq = item.sequence_id, unnest(ok.assignee_ids) AS x
+            ),
+            l AS (
+              INSERT INTO work_item_labels (work_item_id, label_id, workspace_id, project_id, item_created_at, item_state_group_rank, item_live)
+              SELECT item.id, x, $1, $2, item.created_at, item.state_group_rank, true
+                FROM item JOIN ok ON ok.seq = item.sequence_id, unnest(ok.label_ids) AS x
+            )
+       SELECT chk.*, item.id FROM chk JOIN r ON r.ord = chk.ord LEFT JOIN item ON item.sequence_id = r.seq ORDER BY chk.ord`,
+      [workspaceId, projectId, JSON.stringify(rows), userId, allOrNone],
+    );
+    return out;
   }
 
   // ---- in-transaction re-checks: still live, locked FOR KEY SHARE until commit (see LOCK_STATE) ----

@@ -30,14 +30,17 @@ import {
   WorkItemTypeRefDto,
   WorkItemUserRefDto,
 } from './work-items.dto';
-import { mapWorkItem } from './work-items.mapper';
+import { mapWorkItem, webhookView } from './work-items.mapper';
 import {
+  CheckedInsert,
   ExpandedRelation,
+  ListArrays,
   WorkItemDetailRow,
   WorkItemRow,
   WorkItemsRepository,
   WorkItemWrite,
 } from './work-items.repository';
+import { withRowVersion } from '../common/http/conditional';
 import { changeEvent } from '../webhooks/webhook-events';
 import { WebhookOutbox } from '../webhooks/webhook-outbox';
 
@@ -49,6 +52,24 @@ export function parseIdentifier(raw: string): { identifier: string; sequence: nu
   const m = IDENTIFIER_RE.exec(raw.trim());
   return m ? { identifier: m[1].toUpperCase(), sequence: Number(m[2]) } : null;
 }
+
+/** The state and type a create writes: those named, else the project's defaults (a project without a default state: 400). */
+export function withDefaults(
+  refs: { stateId?: string; typeId?: string | null },
+  defaults: { default_state_id: string | null; default_type_id: string | null },
+): { stateId: string; typeId: string | null } {
+  const stateId = refs.stateId ?? defaults.default_state_id;
+  if (!stateId)
+    throw ProblemException.validation('state_id', 'The project has no default state; send state_id or state.');
+  return { stateId, typeId: refs.typeId !== undefined ? refs.typeId : defaults.default_type_id };
+}
+
+/** Which per-row id arrays a list page computes: those the `?fields=` projection or an expansion needs. */
+const listArrays = (expand: Set<string>, fields: ReadonlySet<string> | null): ListArrays => ({
+  assignees: wants(fields, 'assignee_ids') || expand.has('assignees'),
+  labels: wants(fields, 'label_ids') || expand.has('labels'),
+  modules: wants(fields, 'module_ids'),
+});
 
 /** The project written in, and whose visibility a cross-project parent or related item is checked against. */
 type Tenant = { workspaceId: string; projectId: string; viewer: Viewer };
@@ -79,12 +100,34 @@ export class WorkItemsService {
 
   /** `fields` (a `?fields=` projection, or null) lets the page skip the id arrays nobody asked for. */
   async list(ctx: ProjectContext, q: ListQuery, expand: Set<string>, fields: ReadonlySet<string> | null = null) {
-    const arrays = {
-      assignees: wants(fields, 'assignee_ids') || expand.has('assignees'),
-      labels: wants(fields, 'label_ids') || expand.has('labels'),
-    };
-    const { rows, envelope } = await this.repo.list(ctx.workspace.id, ctx.project.id, q, arrays);
+    const { rows, envelope } = await this.repo.list(ctx.workspace.id, ctx.project.id, q, listArrays(expand, fields));
     const data = rows.map((r) => mapWorkItem(r, ctx.project.identifier, null));
+    await this.expand(ctx.workspace.id, rows, data, expand);
+    return envelope(data);
+  }
+
+  /**
+   * The workspace-wide list: the items of every live, unarchived project the caller can read (a `project_id`
+   * filter narrows that set, so the counters still answer the total), with the project list's rules.
+   */
+  async listWorkspace(
+    ctx: WorkspaceContext,
+    q: ListQuery,
+    expand: Set<string>,
+    fields: ReadonlySet<string> | null = null,
+  ) {
+    const byProject = q.filters.find((f) => f.def.name === 'project_id');
+    const only = byProject ? ([] as string[]).concat(byProject.value as string | string[]) : null;
+    const projects = await this.repo.readableProjects(ctx.workspace.id, viewerOf(ctx), only);
+    const identifiers = new Map(projects.map((p) => [p.id, p.identifier]));
+    const rest: ListQuery = { ...q, filters: q.filters.filter((f) => f !== byProject) };
+    const { rows, envelope } = await this.repo.listWorkspace(
+      ctx.workspace.id,
+      [...identifiers.keys()],
+      rest,
+      listArrays(expand, fields),
+    );
+    const data = rows.map((r) => mapWorkItem(r, identifiers.get(r.project_id) ?? '', null));
     await this.expand(ctx.workspace.id, rows, data, expand);
     return envelope(data);
   }
@@ -92,7 +135,7 @@ export class WorkItemsService {
   async get(ctx: ProjectContext, id: string, expand: Set<string>): Promise<WorkItemDto> {
     const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id);
     if (!row) throw ProblemException.notFound('Work item');
-    return this.present(ctx.workspace.id, row, expand, true);
+    return withRowVersion(await this.present(ctx.workspace.id, row, expand, true), row.version);
   }
 
   /** Workspace-scoped read by `PROJ-12`; malformed, invisible, archived and unknown keys are one 404. */
@@ -108,12 +151,7 @@ export class WorkItemsService {
       throw ProblemException.forbidden(`Reading work items needs the project role ${WORK_ITEM_READER} or higher.`);
     }
     const { viewer_role: _role, ...row } = found;
-    return this.present(ctx.workspace.id, row, expand, true);
-  }
-
-  /** A work item as webhook payloads show it: the read shape without custom fields and expansions. */
-  private hookView(row: WorkItemDetailRow): WorkItemDto {
-    return mapWorkItem(row, row.project_identifier, null);
+    return withRowVersion(await this.present(ctx.workspace.id, row, expand, true), row.version);
   }
 
   private async present(
@@ -351,11 +389,7 @@ export class WorkItemsService {
   ): Promise<void> {
     if (!source || !externalId) return;
     const existing = await this.repo.findByExternal(projectId, source, externalId, exceptId, db);
-    if (existing) {
-      throw ProblemException.conflict(
-        `A work item with external_source "${source}" and external_id "${externalId}" already exists in this project: ${existing}.`,
-      );
-    }
+    if (existing) throw this.externalHeld(source, externalId, existing);
   }
 
   /** A unique violation on the external pair raced past checkExternal: answer with the same 409. */
@@ -391,13 +425,10 @@ export class WorkItemsService {
 
   async create(ctx: ProjectContext, dto: CreateWorkItemDto, expand: Set<string>): Promise<WorkItemDto> {
     const t = tenantOf(ctx);
-    const name = dto.name.trim();
-    if (!name) throw ProblemException.validation('name', 'name must not be blank.');
-    const desc = this.description(dto.description_html);
-    this.checkDates(dto.start_date, dto.target_date);
+    const { name, desc } = this.createBasics(dto);
     // In the common case three steps: the reads that validate together with the defaults and the sequence
-    // number (in parallel, on the pool), the custom-properties read, and one statement that re-checks,
-    // locks and writes. A create that fails validation leaves a gap in the sequence numbers.
+    // number (in parallel, on the pool), the custom-properties read, and one transaction whose statement
+    // re-checks, locks and writes (the webhook event beside it). A create that fails validation leaves a gap in the sequence numbers.
     // A default (state or type) the request did not name can be deleted between its reading and the insert:
     // the create then runs again with the new default (a gap in the sequence numbers, like any failed create).
     for (let attempt = 1; ; attempt++) {
@@ -406,22 +437,14 @@ export class WorkItemsService {
         this.repo.createPrelude(t.workspaceId, t.projectId),
         this.checkExternal(t.projectId, dto.external_source, dto.external_id, null, this.ds),
       ]);
-      const stateId = refs.stateId ?? defaults.default_state_id;
-      if (!stateId)
-        throw ProblemException.validation('state_id', 'The project has no default state; send state_id or state.');
-      const typeId = refs.typeId !== undefined ? refs.typeId : defaults.default_type_id;
-      let assigneeIds = refs.assigneeIds;
-      if (assigneeIds === undefined) {
-        const dflt = ctx.project.defaultAssigneeId;
-        assigneeIds =
-          dflt && (await this.repo.assigneeIds(t.workspaceId, t.projectId, [dflt], this.ds)).has(dflt) ? [dflt] : [];
-      }
+      const { stateId, typeId } = withDefaults(refs, defaults);
+      const assigneeIds = await this.assigneesOrDefault(ctx, refs.assigneeIds, this.ds);
       const labelIds = refs.labelIds ?? [];
 
-      // Custom values are validated on the connection of the write: inside its transaction when there is one.
-      const write = async (tx?: Queryable) => {
+      // Custom values are validated on the connection of the write, inside its transaction.
+      const write = async (db: Queryable) => {
         const customValues = await this.customFields.forCreate(
-          tx ?? this.ds,
+          db,
           t.workspaceId,
           t.projectId,
           typeId,
@@ -450,20 +473,20 @@ export class WorkItemsService {
           assigneeIds,
           labelIds,
           ctx.principal.userId,
-          tx,
+          db,
         );
       };
       // With labels, a point, a parent or a type, the state is locked first in a statement of its own, so a delete
       // of what we link that commits while we wait for that lock is seen by the insert's later snapshot (see
       // insertChecked); with a type, the custom values are validated in the same transaction, under the values
-      // lock a catalogue change waits for. The webhook event is written in the insert's transaction (outbox).
+      // lock a catalogue change waits for. The webhook event is written in the insert's transaction (inside a
+      // request's transaction scope, e.g. an idempotent POST's, a savepoint of it), so it commits with the item.
       const links = labelIds.length > 0 || !!refs.estimatePointId || !!refs.parentId || !!typeId;
       const result = await this.externalRace(t.projectId, dto.external_source, dto.external_id, () =>
         this.ds.transaction(async (tx) => {
           if (links) await this.repo.stateIds(t.projectId, [stateId], tx);
           const written = await write(tx);
-          if (written.row)
-            await this.outbox.record(tx, changeEvent(ctx, 'workitem.created', this.hookView(written.row)));
+          if (written.row) await this.outbox.record(tx, changeEvent(ctx, 'workitem.created', webhookView(written.row)));
           return written;
         }),
       );
@@ -471,97 +494,138 @@ export class WorkItemsService {
         const defaultGone =
           (!result.state_live && refs.stateId === undefined) || (!result.type_live && refs.typeId === undefined);
         if (defaultGone && attempt < 3) continue;
-        // Nothing was written: say why, in the order of the checks (state, type, links, workflow).
-        if (!result.state_live)
-          throw ProblemException.validation(
-            dto.state_id !== undefined ? 'state_id' : 'state',
-            `"${stateId}" is not a state of this project.`,
-          );
-        if (!result.type_live)
-          throw ProblemException.validation(
-            dto.type_id !== undefined ? 'type_id' : 'type',
-            `"${typeId}" is no longer an active type of this project (deleted or deactivated meanwhile).`,
-          );
-        this.assertRefsLive(dto, refs, {
-          labelIds: new Set(result.live_label_ids),
-          estimatePoint: result.estimate_point_live,
-          parent: result.parent_live,
-        });
-        this.workflows.assertCreationRule(result.creation_allowed);
-        throw new Error('work item insert wrote nothing although every check passed');
+        this.explainRefusal(dto, stateId, typeId, refs, result);
       }
       return this.present(t.workspaceId, result.row, expand, true);
     }
   }
 
+  /** A checked insert that wrote nothing: the problem, in the order of the checks (state, type, links, workflow). */
+  explainRefusal(
+    dto: UpdateWorkItemDto,
+    stateId: string,
+    typeId: string | null,
+    refs: { labelIds?: string[]; estimatePointId?: string | null; parentId?: string | null },
+    result: Omit<CheckedInsert, 'row'>,
+  ): never {
+    if (!result.state_live)
+      throw ProblemException.validation(
+        dto.state_id !== undefined ? 'state_id' : 'state',
+        `"${stateId}" is not a state of this project.`,
+      );
+    if (!result.type_live)
+      throw ProblemException.validation(
+        dto.type_id !== undefined ? 'type_id' : 'type',
+        `"${typeId}" is no longer an active type of this project (deleted or deactivated meanwhile).`,
+      );
+    this.assertRefsLive(dto, refs, {
+      labelIds: new Set(result.live_label_ids),
+      estimatePoint: result.estimate_point_live,
+      parent: result.parent_live,
+    });
+    this.workflows.assertCreationRule(result.creation_allowed);
+    throw new Error('work item insert wrote nothing although every check passed');
+  }
+
+  /** The checks of a create body that need no database: name, description, dates. */
+  createBasics(dto: CreateWorkItemDto) {
+    const name = dto.name.trim();
+    if (!name) throw ProblemException.validation('name', 'name must not be blank.');
+    const desc = this.description(dto.description_html);
+    this.checkDates(dto.start_date, dto.target_date);
+    return { name, desc };
+  }
+
+  /** The assignees a create names, else the project's default assignee while assignable, else none. */
+  async assigneesOrDefault(ctx: ProjectContext, sent: string[] | undefined, db: Queryable): Promise<string[]> {
+    if (sent !== undefined) return sent;
+    const dflt = ctx.project.defaultAssigneeId;
+    return dflt && (await this.repo.assigneeIds(ctx.workspace.id, ctx.project.id, [dflt], db)).has(dflt) ? [dflt] : [];
+  }
+
+  /** Resolves a create's relations (name or id forms) for a bulk row: resolveRefs on `db`. */
+  resolveCreateRefs(ctx: ProjectContext, dto: CreateWorkItemDto, db: Queryable) {
+    return this.resolveRefs(tenantOf(ctx), dto, db);
+  }
+
+  /** The 409 of an external pair already held in the project (the message checkExternal answers). */
+  externalHeld(source: string, externalId: string, existing: string): ProblemException {
+    return ProblemException.conflict(
+      `A work item with external_source "${source}" and external_id "${externalId}" already exists in this project: ${existing}.`,
+    );
+  }
+
   async update(ctx: ProjectContext, id: string, dto: UpdateWorkItemDto, expand: Set<string>): Promise<WorkItemDto> {
+    // The response row is read inside the transaction: read after commit, a delete or archive committing in
+    // between would leave nothing to render (the write itself succeeded).
+    const row = await this.externalRace(ctx.project.id, dto.external_source, dto.external_id, () =>
+      this.ds.transaction((tx) => this.updateIn(ctx, id, dto, tx)),
+    );
+    return this.present(ctx.workspace.id, row, expand, true);
+  }
+
+  /** The update's rules and write, in the caller's transaction (a PATCH, a bulk-update or upsert row); the row after. */
+  async updateIn(ctx: ProjectContext, id: string, dto: UpdateWorkItemDto, tx: Queryable): Promise<WorkItemDetailRow> {
     const t = tenantOf(ctx);
     const name = dto.name === undefined ? undefined : dto.name.trim();
     if (name === '') throw ProblemException.validation('name', 'name must not be blank.');
     const desc = this.description(dto.description_html);
-    // The response row is read inside the transaction: read after commit, a delete or archive committing in
-    // between would leave nothing to render (the write itself succeeded).
-    const row = await this.externalRace(t.projectId, dto.external_source, dto.external_id, () =>
-      this.ds.transaction(async (tx) => {
-        const cur = await this.repo.get(t.workspaceId, t.projectId, id, 'live', tx, true);
-        if (!cur) throw ProblemException.notFound('Work item');
-        const refs = await this.resolveRefs(t, keptRefsUnsent(dto, cur), tx);
-        await this.lockRefs(t, dto, refs, tx);
-        const start = dto.start_date !== undefined ? dto.start_date : cur.start_date;
-        const target = dto.target_date !== undefined ? dto.target_date : cur.target_date;
-        this.checkDates(start, target);
-        if (refs.parentId && (await this.repo.wouldCycle(id, refs.parentId, tx))) {
-          throw ProblemException.validation(
-            dto.parent_id !== undefined ? 'parent_id' : 'parent',
-            'A work item cannot be its own parent or the parent of one of its ancestors.',
-          );
-        }
-        if (refs.stateId !== undefined && refs.stateId !== cur.state_id) {
-          await this.workflows.assertTransitionAllowed(tx, ctx, cur.state_id, refs.stateId);
-        }
-        const source = dto.external_source !== undefined ? dto.external_source : cur.external_source;
-        const extId = dto.external_id !== undefined ? dto.external_id : cur.external_id;
-        if (dto.external_source !== undefined || dto.external_id !== undefined)
-          await this.checkExternal(t.projectId, source, extId, id, tx);
-        let customValues: Record<string, unknown> | undefined;
-        if (dto.custom_fields !== undefined || (refs.typeId !== undefined && refs.typeId !== cur.type_id)) {
-          customValues = await this.customFields.forUpdate(
-            tx,
-            t.workspaceId,
-            t.projectId,
-            cur,
-            refs.typeId,
-            dto.custom_fields,
-            t.viewer,
-          );
-        }
-        await this.repo.update(
-          id,
-          {
-            name,
-            ...desc,
-            priority: dto.priority,
-            state_id: refs.stateId,
-            type_id: refs.typeId,
-            parent_id: refs.parentId,
-            estimate_point_id: refs.estimatePointId,
-            start_date: dto.start_date,
-            target_date: dto.target_date,
-            external_id: dto.external_id,
-            external_source: dto.external_source,
-            custom_values: customValues,
-          },
-          refs.assigneeIds,
-          refs.labelIds,
-          ctx.principal.userId,
-          tx,
-        );
-        const after = (await this.repo.get(t.workspaceId, t.projectId, id, 'live', tx))!;
-        await this.outbox.record(tx, changeEvent(ctx, 'workitem.updated', this.hookView(after), this.hookView(cur)));
-        return after;
-      }),
+    const cur = await this.repo.get(t.workspaceId, t.projectId, id, 'live', tx, true);
+    if (!cur) throw ProblemException.notFound('Work item');
+    const refs = await this.resolveRefs(t, keptRefsUnsent(dto, cur), tx);
+    await this.lockRefs(t, dto, refs, tx);
+    const start = dto.start_date !== undefined ? dto.start_date : cur.start_date;
+    const target = dto.target_date !== undefined ? dto.target_date : cur.target_date;
+    this.checkDates(start, target);
+    if (refs.parentId && (await this.repo.wouldCycle(id, refs.parentId, tx))) {
+      throw ProblemException.validation(
+        dto.parent_id !== undefined ? 'parent_id' : 'parent',
+        'A work item cannot be its own parent or the parent of one of its ancestors.',
+      );
+    }
+    if (refs.stateId !== undefined && refs.stateId !== cur.state_id) {
+      await this.workflows.assertTransitionAllowed(tx, ctx, cur.state_id, refs.stateId);
+    }
+    const source = dto.external_source !== undefined ? dto.external_source : cur.external_source;
+    const extId = dto.external_id !== undefined ? dto.external_id : cur.external_id;
+    if (dto.external_source !== undefined || dto.external_id !== undefined)
+      await this.checkExternal(t.projectId, source, extId, id, tx);
+    let customValues: Record<string, unknown> | undefined;
+    if (dto.custom_fields !== undefined || (refs.typeId !== undefined && refs.typeId !== cur.type_id)) {
+      customValues = await this.customFields.forUpdate(
+        tx,
+        t.workspaceId,
+        t.projectId,
+        cur,
+        refs.typeId,
+        dto.custom_fields,
+        t.viewer,
+      );
+    }
+    await this.repo.update(
+      id,
+      {
+        name,
+        ...desc,
+        priority: dto.priority,
+        state_id: refs.stateId,
+        type_id: refs.typeId,
+        parent_id: refs.parentId,
+        estimate_point_id: refs.estimatePointId,
+        start_date: dto.start_date,
+        target_date: dto.target_date,
+        external_id: dto.external_id,
+        external_source: dto.external_source,
+        custom_values: customValues,
+      },
+      refs.assigneeIds,
+      refs.labelIds,
+      ctx.principal.userId,
+      tx,
     );
-    return this.present(t.workspaceId, row, expand, true);
+    const after = (await this.repo.get(t.workspaceId, t.projectId, id, 'live', tx))!;
+    await this.outbox.record(tx, changeEvent(ctx, 'workitem.updated', webhookView(after), webhookView(cur)));
+    return after;
   }
 
   /**
@@ -573,11 +637,9 @@ export class WorkItemsService {
     await this.ds.transaction(async (tx) => {
       const cur = await this.repo.get(ctx.workspace.id, ctx.project.id, id, 'live', tx, true);
       if (!cur) throw ProblemException.notFound('Work item');
-      if (ctx.projectRole !== ProjectRole.Admin && cur.created_by_id !== ctx.principal.userId) {
-        throw ProblemException.forbidden("Only project admins and the work item's creator may delete it.");
-      }
-      await this.repo.softDelete(ctx.workspace.id, id, ctx.principal.userId, tx);
-      await this.outbox.record(tx, changeEvent(ctx, 'workitem.deleted', this.hookView(cur)));
+      assertMayDelete(ctx, cur.created_by_id);
+      await this.repo.softDelete(ctx.workspace.id, [id], ctx.principal.userId, tx);
+      await this.outbox.record(tx, changeEvent(ctx, 'workitem.deleted', webhookView(cur)));
     });
   }
 
@@ -601,9 +663,9 @@ export class WorkItemsService {
       if (!archived && !cur.archived_at) return cur;
       await this.repo.setArchived(id, archived, ctx.principal.userId, tx);
       const after = (await this.repo.get(w, p, id, 'any', tx))!;
-      // Plane has no unarchive event: an unarchive is an update of archived_at.
+      // Plane names no unarchive event: an unarchive is an update of archived_at.
       const event = archived ? 'workitem.archived' : 'workitem.updated';
-      await this.outbox.record(tx, changeEvent(ctx, event, this.hookView(after), this.hookView(cur)));
+      await this.outbox.record(tx, changeEvent(ctx, event, webhookView(after), webhookView(cur)));
       return after;
     });
     return this.present(w, row, new Set(), false);
@@ -631,4 +693,11 @@ function keptRefsUnsent(
     ...(same(dto.parent_id, cur.parent_id) && dto.parent === undefined ? { parent_id: undefined } : {}),
   };
   return Object.keys(kept).length ? { ...dto, ...kept } : dto;
+}
+
+/** Deleting a work item: project admins, or its creator (a contributor); anyone else 403. */
+export function assertMayDelete(ctx: ProjectContext, createdById: string | null): void {
+  if (ctx.projectRole !== ProjectRole.Admin && createdById !== ctx.principal.userId) {
+    throw ProblemException.forbidden("Only project admins and the work item's creator may delete it.");
+  }
 }

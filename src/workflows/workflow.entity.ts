@@ -1,5 +1,5 @@
 import { Column, Entity, Index } from 'typeorm';
-import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn } from '../common/database/columns';
+import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn, RowVersion } from '../common/database/columns';
 
 /** A workflow of a project. At most one live workflow per project is active, and at most one is the default. */
 @Entity('workflows')
@@ -9,6 +9,7 @@ import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn } from '..
 @Index('ix_workflows_created', ['project_id', 'created_at', 'id'])
 export class WorkflowEntity {
   @IdColumn() id!: string;
+  @RowVersion() version!: number;
   @WorkspaceIdColumn() workspace_id!: string;
   @Column('uuid') project_id!: string;
   @Column('varchar', { length: 255 }) name!: string;
@@ -31,6 +32,7 @@ export class WorkflowEntity {
 @Index('ix_workflow_states_state', ['state_id'])
 export class WorkflowStateEntity {
   @IdColumn() id!: string;
+  @RowVersion() version!: number;
   @WorkspaceIdColumn() workspace_id!: string;
   @Column('uuid') project_id!: string;
   @Column('uuid') workflow_id!: string;
@@ -53,6 +55,7 @@ export class WorkflowStateEntity {
 @Index('ix_workflow_transitions_target', ['transition_state_id'])
 export class WorkflowTransitionEntity {
   @IdColumn() id!: string;
+  @RowVersion() version!: number;
   @WorkspaceIdColumn() workspace_id!: string;
   @Column('uuid') project_id!: string;
   @Column('uuid') workflow_id!: string;

@@ -27,6 +27,7 @@ import {
 } from './workflows.dto';
 import { TRANSITION_LIST, WORKFLOW_LIST, WORKFLOW_STATE_LIST } from './workflows.repository';
 import { WorkflowsService } from './workflows.service';
+import { Versioned } from '../common/http/conditional';
 
 const READ = { scope: 'projects.workflows:read', project: ProjectRole.Guest } as const;
 const WRITE = { scope: 'projects.workflows:write', project: ProjectRole.Admin } as const;
@@ -65,6 +66,7 @@ export class WorkflowsController {
     return this.workflows.create(ctx, body);
   }
 
+  @Versioned('workflows')
   @Get(':pk')
   @Authenticated(READ)
   @ApiOperation({ operationId: 'workflows_get', summary: 'Get a workflow' })
@@ -75,6 +77,7 @@ export class WorkflowsController {
     return this.workflows.get(ctx, pk);
   }
 
+  @Versioned('workflows')
   @Patch(':pk')
   @Authenticated(WRITE)
   @ApiOperation({
@@ -89,6 +92,7 @@ export class WorkflowsController {
     return this.workflows.update(ctx, pk, body);
   }
 
+  @Versioned('workflows')
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated(WRITE)
@@ -144,6 +148,7 @@ export class WorkflowStatesController {
     return this.workflows.createState(ctx, workflowId, body);
   }
 
+  @Versioned('workflow_states')
   @Get(':pk')
   @Authenticated(READ)
   @ApiOperation({ operationId: 'workflow_states_get', summary: 'Get a workflow state' })
@@ -154,6 +159,7 @@ export class WorkflowStatesController {
     return this.workflows.getState(ctx, workflowId, pk);
   }
 
+  @Versioned('workflow_states')
   @Patch(':pk')
   @Authenticated(WRITE)
   @ApiOperation({ operationId: 'workflow_states_update', summary: 'Update a workflow state (partial)' })
@@ -169,6 +175,7 @@ export class WorkflowStatesController {
     return this.workflows.updateState(ctx, workflowId, pk, body);
   }
 
+  @Versioned('workflow_states')
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated(WRITE)
@@ -228,6 +235,7 @@ export class WorkflowTransitionsController {
     return this.workflows.createTransition(ctx, workflowId, body);
   }
 
+  @Versioned('workflow_state_transitions')
   @Get(':pk')
   @Authenticated(READ)
   @ApiOperation({ operationId: 'workflow_transitions_get', summary: 'Get a workflow state transition' })
@@ -238,6 +246,7 @@ export class WorkflowTransitionsController {
     return this.workflows.getTransition(ctx, workflowId, pk);
   }
 
+  @Versioned('workflow_state_transitions')
   @Patch(':pk')
   @Authenticated(WRITE)
   @ApiOperation({ operationId: 'workflow_transitions_update', summary: 'Update a workflow state transition (partial)' })
@@ -253,6 +262,7 @@ export class WorkflowTransitionsController {
     return this.workflows.updateTransition(ctx, workflowId, pk, body);
   }
 
+  @Versioned('workflow_state_transitions')
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated(WRITE)

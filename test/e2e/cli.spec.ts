@@ -41,9 +41,14 @@ describe('admin CLI', () => {
     delete env.REDIS_URL;
     cli = (...args: string[]) =>
       new Promise((res) => {
-        execFile('node', [CLI, ...args], { cwd: ROOT, env, timeout: 60_000 }, (err, stdout, stderr) => {
-          res({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-        });
+        execFile(
+          'node',
+          [CLI, ...args],
+          { cwd: ROOT, env, timeout: 60_000, maxBuffer: 64 * 1024 * 1024 },
+          (err, stdout, stderr) => {
+            res({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+          },
+        );
       });
   }, 180_000);
   afterAll(() => t?.close());

@@ -50,6 +50,7 @@ describe('CORS with CORS_ORIGINS set', () => {
       'X-RateLimit-Limit',
       'X-RateLimit-Remaining',
       'ETag',
+      'Idempotent-Replayed',
       'X-Request-Id',
       'Link',
       'Deprecation',

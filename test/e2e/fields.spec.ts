@@ -92,8 +92,14 @@ describe('?fields=', () => {
     const without = gets
       .filter(([, item]) => !item.get!.parameters?.some((p) => p.name === 'fields'))
       .map(([, item]) => item.get!.operationId);
-    // The document itself and the type schema (a form description, not a resource) are not resources.
-    expect(without.sort()).toEqual(['project_work_item_types_schema', 'schema_get']);
+    // The document itself, the type schema (a form description) and the relation and dependency lists (one object
+    // of id arrays keyed by direction, as Plane's v2 reads them) are not resources.
+    expect(without.sort()).toEqual([
+      'project_work_item_types_schema',
+      'schema_get',
+      'work_item_dependencies_list',
+      'work_item_relations_list',
+    ]);
     const lists = gets.filter(
       ([path, item]) => item.get!.operationId.endsWith('_list') && !/\{(?!slug|project_id)/.test(path),
     );

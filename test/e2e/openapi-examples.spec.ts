@@ -18,6 +18,8 @@ interface Operation {
   example: unknown;
   hasBody: boolean;
   success: number;
+  /** Every 2xx status the operation documents (an upsert answers 200 or 201). */
+  successes: number[];
 }
 
 type Surface = 'project' | 'workspace';
@@ -168,6 +170,43 @@ class Fixtures {
     };
     return (await this.call('POST', url, body)).id;
   };
+  otherWorkItem = () =>
+    this.once('otherWorkItem', async () => this.call('POST', `${await this.pr()}/work-items/`, { name: 'Other item' }));
+  blocksDefinition = () =>
+    this.once('blocks', async () => {
+      const list = await this.call('GET', `${this.ws}/work-item-relation-definitions/`);
+      return list.data.find((d: Json) => d.outward === 'blocks').id as string;
+    });
+  link = async () =>
+    (
+      await this.call('POST', `${await this.pr()}/work-items/${(await this.workItem()).id}/links/`, {
+        url: `https://example.com/${Math.random()}`,
+      })
+    ).id;
+  definition = async () =>
+    (
+      await this.call('POST', `${this.ws}/work-item-relation-definitions/`, {
+        name: 'Fixture relation',
+        outward: 'fixes',
+        inward: 'is fixed by',
+      })
+    ).id;
+  /** The other end of a relation (`dependencies`: of a dependency) of the fixture work item. */
+  related = async (dependency: boolean) => {
+    const other = (await this.otherWorkItem()).id;
+    const base = `${await this.pr()}/work-items/${(await this.workItem()).id}`;
+    if (dependency)
+      await this.call('POST', `${base}/dependencies/`, { relation_type: 'blocking', work_item_ids: [other] });
+    else
+      await this.call('POST', `${base}/relations/`, {
+        relation_definition_id: await this.blocksDefinition(),
+        direction: 'blocks',
+        work_item_ids: [other],
+      });
+    return other;
+  };
+  activity = async () =>
+    (await this.call('GET', `${await this.pr()}/work-items/${(await this.workItem()).id}/activities/`)).data[0].id;
   /** A webhook to a local address: no allow-list here, so each delivery is refused (a log row, no traffic). */
   newWebhook = async () =>
     (await this.call('POST', `${this.ws}/webhooks/`, { url: 'http://localhost:9/fixture', scopes: ['project.*'] })).id;
@@ -236,6 +275,16 @@ async function primaryKey(path: string, op: Operation, fx: Fixtures): Promise<st
       return fx.typeProperty();
     case 'contexts':
       return fx.context();
+    case 'links':
+      return fx.link();
+    case 'activities':
+      return fx.activity();
+    case 'work-item-relation-definitions':
+      return fx.definition();
+    case 'relations':
+      return fx.related(false);
+    case 'dependencies':
+      return fx.related(true);
   }
   throw new Error(`no fixture for {pk} after "${segment}" in ${path}`);
 }
@@ -280,6 +329,8 @@ async function withFixtureRefs(example: unknown, fx: Fixtures): Promise<unknown>
     [EXAMPLE_REFS.workItemType]: () => fx.type(),
     [EXAMPLE_REFS.property]: () => fx.property(),
     [EXAMPLE_REFS.project]: async () => (await fx.project()).id,
+    [EXAMPLE_REFS.otherWorkItem]: async () => (await fx.otherWorkItem()).id,
+    [EXAMPLE_REFS.relationDefinition]: () => fx.blocksDefinition(),
   };
   const walk = async (v: unknown): Promise<unknown> => {
     if (typeof v === 'string') return refs[v] ? refs[v]() : v;
@@ -304,6 +355,9 @@ function operations(doc: Json): Operation[] {
         example: body?.example,
         hasBody: !!body,
         success: Number(success),
+        successes: Object.keys(op.responses)
+          .filter((s) => s.startsWith('2'))
+          .map(Number),
       });
     }
   }
@@ -322,7 +376,7 @@ async function run(t: TestApp, op: Operation): Promise<string | null> {
   let req = t.http[op.method.toLowerCase() as 'get'](url).set('X-Api-Key', fx.ten.owner.key);
   if (op.hasBody) req = req.send((await withFixtureRefs(op.example, fx)) as object);
   const res = await req;
-  return res.status === op.success
+  return op.successes.includes(res.status)
     ? null
     : `${op.method} ${op.path} (${op.operationId}): ${res.status}, documented ${op.success}: ${JSON.stringify(res.body)}`;
 }
@@ -386,6 +440,7 @@ describe('OpenAPI examples', () => {
     const create = doc.paths['/api/v2/workspaces/{slug}/work-item-types/'].post.responses['409'];
     expect(Object.keys(create.content['application/problem+json'].examples).sort()).toEqual([
       'conflict',
+      'idempotency_key_in_use',
       'work_item_types_managed_at_project',
     ]);
   });

@@ -170,7 +170,7 @@ describe('OpenAPI document', () => {
       for (const need of ['401', '403', '429'])
         if (!statuses.includes(need)) bad.push(`${o.method} ${o.path}: no ${need} problem`);
       for (const [status, r] of problems) {
-        if (r.content!['application/problem+json'].schema?.$ref !== '#/components/schemas/ProblemDto')
+        if (!isProblemSchema(doc, r.content!['application/problem+json'].schema?.$ref))
           bad.push(`${o.method} ${o.path} ${status}: not a ProblemDto`);
       }
       if (o.path.includes('{') && !statuses.includes('404')) bad.push(`${o.method} ${o.path}: no 404 problem`);
@@ -332,4 +332,20 @@ function diffPaths(a: unknown, b: unknown, at = '$'): string[] {
   if (a === undefined) return [`${at}: only in the generated document`];
   if (b === undefined) return [`${at}: only in openapi.json`];
   return [`${at}: differs`];
+}
+
+/**
+ * A problem body is the ProblemDto, or a schema extending it (bulk conflicts add `results`): every ProblemDto member,
+ * typed alike, and every required one still required.
+ */
+function isProblemSchema(doc: any, ref: string | undefined): boolean {
+  if (ref === '#/components/schemas/ProblemDto') return true;
+  if (!ref?.startsWith('#/components/schemas/')) return false;
+  const base = doc.components.schemas.ProblemDto;
+  const own = doc.components.schemas[ref.slice('#/components/schemas/'.length)];
+  if (!own?.properties) return false;
+  const sameMembers = Object.entries<any>(base.properties).every(
+    ([k, v]) => JSON.stringify(own.properties[k]) === JSON.stringify(v),
+  );
+  return sameMembers && (base.required ?? []).every((k: string) => (own.required ?? []).includes(k));
 }

@@ -108,16 +108,30 @@ describe('operations files', () => {
     // Some thirty node processes at once: minutes on a loaded 2-core machine.
   }, 240_000);
 
-  it('compose runs the API with postgres:16 and redis:7, wired through DATABASE_URL and REDIS_URL', () => {
+  it('compose runs the API instances behind HAProxy and PgBouncer with postgres:16 and redis:7, as deploy/ configures them', () => {
     const c = readFileSync(join(ROOT, 'docker/compose.yaml'), 'utf8');
     expect(c).toMatch(/image: postgres:16\b/);
     expect(c).toMatch(/image: redis:7\b/);
     expect(c).toMatch(/dockerfile: docker\/Dockerfile/);
-    expect(c).toMatch(/DATABASE_URL: postgres:\/\/(\w+):(\w+)@postgres:5432\/(\w+)/);
-    const [, user, password, db] = c.match(/DATABASE_URL: postgres:\/\/(\w+):(\w+)@postgres:5432\/(\w+)/)!;
+    // The instances reach PostgreSQL through PgBouncer (deploy/pgbouncer.ini), whose database entry points at it.
+    const url = /DATABASE_URL: postgres:\/\/(\w+):(\w+)@pgbouncer:6432\/(\w+)/;
+    expect(c).toMatch(url);
+    const [, user, password, db] = c.match(url)!;
     expect(c).toContain(`POSTGRES_USER: ${user}`);
     expect(c).toContain(`POSTGRES_PASSWORD: ${password}`);
     expect(c).toContain(`POSTGRES_DB: ${db}`);
+    expect(c).toContain(`DB_USER: ${user}`);
+    expect(c).toContain(`DB_PASSWORD: ${password}`);
+    const ini = readFileSync(join(ROOT, 'deploy/pgbouncer.ini'), 'utf8');
+    expect(ini).toMatch(new RegExp(`^${db} = host=postgres port=5432 dbname=${db}$`, 'm'));
+    expect(ini).toMatch(/^pool_mode = session$/m);
+    // HAProxy (deploy/haproxy.cfg) routes to every API service of the file, checking /readyz.
+    const cfg = readFileSync(join(ROOT, 'deploy/haproxy.cfg'), 'utf8');
+    expect(cfg).toMatch(/option httpchk GET \/readyz/);
+    for (const [, n] of cfg.matchAll(/server api(\d) "\$\{API\d_ADDR\}" check/g)) {
+      expect(c).toContain(`API${n}_ADDR: 'api${n}:3000'`);
+      expect(c).toMatch(new RegExp(`^  api${n}:$`, 'm'));
+    }
     expect(c).toMatch(/REDIS_URL: redis:\/\/redis:6379/);
     expect(c).toMatch(/condition: service_healthy/);
   });
@@ -275,6 +289,52 @@ describe('graceful shutdown of the compiled service on embedded PostgreSQL', () 
     expect(await canConnect(pgPort)).toBe(false);
     expect(statSync(join(dataDir, 'pg', 'PG_VERSION')).isFile()).toBe(true);
   }, 60_000);
+});
+
+describe('draining on SIGTERM (SHUTDOWN_DRAIN_SECONDS)', () => {
+  it('answers /readyz 503 at once while still serving requests, then stops listening and exits 0', async () => {
+    ensureBuilt();
+    const db = await createTestDatabase();
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: db.url,
+      SEED_ON_EMPTY: 'false',
+      SHUTDOWN_DRAIN_SECONDS: '2',
+    };
+    delete env.REDIS_URL;
+    const server = spawn('node', [DIST_MAIN], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    server.stdout.on('data', (d) => (output += d));
+    server.stderr.on('data', (d) => (output += d));
+    const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
+    const get = (path: string) =>
+      fetch(`http://127.0.0.1:${port}${path}`).then(
+        (r) => r.status,
+        () => 0,
+      );
+    try {
+      const deadline = Date.now() + 90_000;
+      while ((await get('/readyz')) !== 200) {
+        if (Date.now() > deadline || server.exitCode !== null) throw new Error(`server did not start:\n${output}`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      server.kill('SIGTERM');
+      await new Promise((r) => setTimeout(r, 300));
+      // Draining: out of rotation, yet a request is answered as usual.
+      expect(await get('/readyz')).toBe(503);
+      expect(await get('/healthz')).toBe(200);
+      expect(await get('/api/v2/users/me/')).toBe(401);
+      await new Promise((r) => setTimeout(r, 2500));
+      expect(await canConnect(port)).toBe(false);
+      expect(await exited).toBe(0);
+    } finally {
+      if (server.exitCode === null) server.kill('SIGKILL');
+      await db.drop();
+    }
+  }, 150_000);
 });
 
 describe('request logs of the compiled service', () => {

@@ -56,6 +56,7 @@ describe('route guards: every route declares its access rule', () => {
       [
         'GET /.well-known/oauth-authorization-server',
         'GET /api/v2/schema',
+        'GET /api/v1/schema',
         'GET /errors',
         'GET /errors/:code',
         'GET /auth/o/authorize-app',

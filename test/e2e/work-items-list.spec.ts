@@ -115,13 +115,16 @@ describe('work items list', () => {
         'created_at',
         'created_by_id',
         'custom_fields',
+        'cycle_id',
         'id',
         'identifier',
         'is_draft',
         'label_ids',
+        'module_ids',
         'name',
         'parent_id',
         'priority',
+        'project_id',
         'sequence_id',
         'start_date',
         'state_id',
@@ -132,6 +135,9 @@ describe('work items list', () => {
     expect([...bravo.assignee_ids].sort()).toEqual([member.id, ten.owner.id].sort());
     expect([...bravo.label_ids].sort()).toEqual([labels.red, labels.blue].sort());
     expect(bravo.identifier).toBe(`LST-${bravo.sequence_id}`);
+    // The later edition's read shape: the project, the cycle and the modules of each row.
+    expect(bravo).toMatchObject({ project_id: pid, cycle_id: null, module_ids: [moduleId] });
+    expect(b.data.find((x: any) => x.name === 'alpha')).toMatchObject({ cycle_id: cycleId, module_ids: [] });
   });
 
   it('state, state group, priority filters (enums validated, every __in element)', async () => {

@@ -17,8 +17,11 @@ import {
 } from './roles';
 import { grantSatisfies } from './scopes';
 import { ProblemException } from '../errors/problem.exception';
+import { ErrorCode } from '../errors/error-codes';
 import { isUuid } from '../http/validation';
 import { SecurityEvents } from './security-events';
+
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * Authenticates every request and enforces the route's @Authenticated rule, in this order:
@@ -88,6 +91,7 @@ export class AuthGuard implements CanActivate {
               identifier: row.project_identifier!,
               name: row.project_name!,
               defaultAssigneeId: row.project_default_assignee_id,
+              archived: !!row.project_archived,
             }
           : null,
       projectRole: member && row.project_id ? effectiveProjectRole(row.workspace_role, row.project_role) : null,
@@ -117,6 +121,13 @@ export class AuthGuard implements CanActivate {
         await this.events.permissionDenied(ctx, req, 'insufficient_role', `workspace:${rule.workspace}`);
         throw ProblemException.forbidden(`This action needs the workspace role ${rule.workspace} or higher.`);
       }
+    }
+    // After the role: who may not write learns that first; an archived project refuses even its admins' writes.
+    if (ctx.project?.archived && !READ_METHODS.has(req.method) && !rule.archivedProject) {
+      throw new ProblemException(
+        ErrorCode.ProjectArchived,
+        `The project ${ctx.project.identifier} is archived: its data can be read, not changed. Unarchive it first (POST .../projects/{project_id}/unarchive/).`,
+      );
     }
     return true;
   }

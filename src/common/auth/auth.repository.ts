@@ -20,6 +20,7 @@ export interface ResolvedAuthRow {
   project_identifier: string | null;
   project_name: string | null;
   project_default_assignee_id: string | null;
+  project_archived: boolean | null;
   project_role: string | null;
 }
 
@@ -75,7 +76,8 @@ export class AuthRepository {
        SELECT cred.id AS credential_id, cred.expires_at AS credential_expires_at, u.id AS user_id, u.email, u.display_name, cred.scopes, cred.principal_kind,
               w.id AS workspace_id, w.slug AS workspace_slug, w.name AS workspace_name, wm.role AS workspace_role,
               p.id AS project_id, p.identifier AS project_identifier, p.name AS project_name,
-              p.default_assignee_id AS project_default_assignee_id, pm.role AS project_role
+              p.default_assignee_id AS project_default_assignee_id, p.archived_at IS NOT NULL AS project_archived,
+              pm.role AS project_role
          FROM cred
          JOIN users u ON u.id = cred.user_id AND u.deleted_at IS NULL AND u.is_active
          LEFT JOIN workspaces w ON $2::text IS NOT NULL AND w.slug = $2 AND w.deleted_at IS NULL

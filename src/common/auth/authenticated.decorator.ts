@@ -14,6 +14,8 @@ export interface AuthRule {
   workspace?: WorkspaceRole;
   /** Lowest effective project role allowed, for /projects/{project_id}/ routes. */
   project?: ProjectRole;
+  /** The route may write to an archived project (unarchive, delete); every other write to one is 409 `project_archived`. */
+  archivedProject?: 'allowed';
 }
 
 /** What `any-read` (users/me) accepts: the global `read` or any fine-grained `*:read` scope. */

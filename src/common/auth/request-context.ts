@@ -26,6 +26,8 @@ export interface ProjectRef {
   identifier: string;
   name: string;
   defaultAssigneeId: string | null;
+  /** Archived projects (issue 19) keep their data and reads; writes refuse with 409 `project_archived`. */
+  archived?: boolean;
 }
 
 /** Who is calling and in which tenant, resolved once per request by the AuthGuard. */

@@ -15,6 +15,11 @@ export const SCOPES = {
   'projects.work_items:write': 'Write work items',
   'projects.work_items.comments:read': 'Read work item comments',
   'projects.work_items.comments:write': 'Write work item comments',
+  'projects.work_items.links:read': 'Read work item links',
+  'projects.work_items.links:write': 'Write work item links',
+  'projects.work_items.relations:read': 'Read work item relations and dependencies',
+  'projects.work_items.relations:write': 'Write work item relations and dependencies',
+  'projects.work_items.activities:read': 'Read work item history',
   'projects.states:read': 'Read states',
   'projects.states:write': 'Write states',
   'projects.labels:read': 'Read labels',
@@ -44,6 +49,8 @@ export const SCOPES = {
   'workspaces.audit_logs:read': 'Read the workspace audit trail',
   'webhooks:read': 'Read webhooks and their delivery logs',
   'webhooks:write': 'Register, change and delete webhooks',
+  'workspaces.work_item_relation_definitions:read': 'Read work item relation definitions',
+  'workspaces.work_item_relation_definitions:write': 'Write work item relation definitions',
 } as const;
 
 export type Scope = keyof typeof SCOPES;

@@ -23,6 +23,8 @@ export interface AppConfig {
   auditFailureWindowSeconds: number;
   /** How long a resolved credential is reused (0: looked up on every request); changes invalidate it at once. */
   authCacheTtlSeconds: number;
+  /** On SIGTERM, seconds of /readyz answering 503 (requests still served) before the server stops listening. */
+  shutdownDrainSeconds: number;
   /** Prometheus metrics (docs/operations.md). */
   metrics: MetricsSettings;
   /** OpenTelemetry tracing, on when an OTLP endpoint is set (docs/operations.md). */
@@ -31,6 +33,26 @@ export interface AppConfig {
   corsOrigins: string[];
   /** The OAuth authorization server (src/oauth/): token lifetimes and the sign-in page's attempt budget. */
   oauth: OAuthConfig;
+  /** API v1 (src/v1/): served beside v2 unless switched off; its Sunset date when one is announced. */
+  v1: V1Settings;
+}
+
+export interface V1Settings {
+  enabled: boolean;
+  /** HTTP-date sent as `Sunset` on every v1 response (RFC 8594); unset: no Sunset header. */
+  sunset: string | undefined;
+}
+
+/** V1_SUNSET: an ISO 8601 date or date-time, rendered as the HTTP-date the Sunset header carries. */
+function v1Settings(): V1Settings {
+  const raw = process.env.V1_SUNSET?.trim();
+  let sunset: string | undefined;
+  if (raw) {
+    const ms = /^\d{4}-\d{2}-\d{2}/.test(raw) ? Date.parse(raw) : NaN;
+    if (Number.isNaN(ms)) throw new Error(`V1_SUNSET must be an ISO 8601 date (2027-06-30), got "${raw}"`);
+    sunset = new Date(ms).toUTCString();
+  }
+  return { enabled: bool('API_V1_ENABLED', true), sunset };
 }
 
 export interface OAuthConfig {
@@ -212,9 +234,11 @@ export function loadConfig(): AppConfig {
     trustProxy: bool('TRUST_PROXY', false),
     auditFailureWindowSeconds: int('AUDIT_FAILURE_WINDOW_SECONDS', 60, 1, 86_400),
     authCacheTtlSeconds: int('AUTH_CACHE_TTL_SECONDS', 10, 0, 3_600),
+    shutdownDrainSeconds: int('SHUTDOWN_DRAIN_SECONDS', 0, 0, 60),
     metrics: metricsSettings(port),
     tracing: tracingSettings(),
     corsOrigins: corsOrigins(),
+    v1: v1Settings(),
     oauth: {
       accessTokenTtlSeconds: int('OAUTH_ACCESS_TOKEN_TTL_SECONDS', 86_400, 60, 2_592_000),
       refreshTokenTtlSeconds: int('OAUTH_REFRESH_TOKEN_TTL_SECONDS', 2_592_000, 3_600, 31_536_000),

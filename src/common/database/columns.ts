@@ -35,3 +35,9 @@ export function exceedsVarchar(s: string, max = VARCHAR_MAX): boolean {
 export function fitVarchar(s: string, max = VARCHAR_MAX): string {
   return exceedsVarchar(s, max) ? Array.from(s).slice(0, max).join('') : s;
 }
+
+/**
+ * The row's version: 1 at insert, one more on every UPDATE (the trigger wt_bump_row_version, so no write path can
+ * forget it). Strong ETags carry it and `If-Match` is checked against it in an UPDATE (http/conditional.ts).
+ */
+export const RowVersion = () => Column('integer', { default: 1 });

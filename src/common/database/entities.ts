@@ -44,6 +44,13 @@ import {
 } from '../../work-items/work-item-counts.entity';
 import { WorkItemCommentEntity } from '../../comments/comment.entity';
 import { AppEntity, AppInstallationEntity } from '../../apps/app.entity';
+import { IdempotencyKeyEntity } from '../../idempotency/idempotency-key.entity';
+import { WorkItemActivityEntity } from '../../work-item-activities/work-item-activity.entity';
+import { WorkItemLinkEntity } from '../../work-item-links/work-item-link.entity';
+import {
+  WorkItemRelationDefinitionEntity,
+  WorkItemRelationEntity,
+} from '../../work-item-relations/work-item-relation.entity';
 
 export const ENTITIES = [
   AppEntity,
@@ -86,4 +93,9 @@ export const ENTITIES = [
   WorkItemLabelEntity,
   ModuleWorkItemEntity,
   WorkItemCommentEntity,
+  IdempotencyKeyEntity,
+  WorkItemActivityEntity,
+  WorkItemLinkEntity,
+  WorkItemRelationDefinitionEntity,
+  WorkItemRelationEntity,
 ];

@@ -1,8 +1,12 @@
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { Queryable } from '../pagination/sql-params';
+import { scopedClient } from './transaction-scope';
 
 const poolOf = (ds: DataSource): Pool => (ds.driver as unknown as { master: Pool }).master;
+
+/** The current transaction scope's connection (transaction-scope.ts), else the pool. */
+const target = (ds: DataSource): Pick<Pool, 'query'> => scopedClient() ?? poolOf(ds);
 
 /**
  * Runs a hot statement whose text never varies (the credential lookup of every request) as a named
@@ -11,7 +15,7 @@ const poolOf = (ds: DataSource): Pool => (ds.driver as unknown as { master: Pool
  * stays prepared on every connection of the pool for its lifetime.
  */
 export async function preparedQuery<T>(ds: DataSource, name: string, text: string, values: unknown[]): Promise<T[]> {
-  const res = await poolOf(ds).query({ name, text, values });
+  const res = await target(ds).query({ name, text, values });
   return res.rows as T[];
 }
 
@@ -19,10 +23,11 @@ export async function preparedQuery<T>(ds: DataSource, name: string, text: strin
  * A Queryable for hot reads outside transactions that goes straight to the pool: TypeORM's
  * `DataSource.query` sets up a query runner per statement, which costs more than the short reads of
  * a list page. Returns the rows of a SELECT (writes keep using the DataSource or a transaction).
+ * Inside a transaction scope it reads on the scope's connection, so it sees the scope's writes.
  */
 export function poolReader(ds: DataSource): Queryable {
   return {
     query: async <T>(sql: string, params?: unknown[]): Promise<T> =>
-      (await poolOf(ds).query(sql, params as unknown[])).rows as T,
+      (await target(ds).query(sql, params as unknown[])).rows as T,
   };
 }

@@ -8,10 +8,14 @@ export enum ErrorCode {
   ResourceNotFound = 'resource_not_found',
   MethodNotAllowed = 'method_not_allowed',
   Conflict = 'conflict',
+  ProjectArchived = 'project_archived',
   WorkItemTypesManagedAtWorkspace = 'work_item_types_managed_at_workspace',
   WorkItemTypesManagedAtProject = 'work_item_types_managed_at_project',
+  IdempotencyKeyInUse = 'idempotency_key_in_use',
+  PreconditionFailed = 'precondition_failed',
   PayloadTooLarge = 'payload_too_large',
   UnsupportedMediaType = 'unsupported_media_type',
+  IdempotencyKeyMismatch = 'idempotency_key_mismatch',
   RateLimited = 'rate_limited',
   InternalError = 'internal_error',
   ServiceUnavailable = 'service_unavailable',
@@ -118,6 +122,18 @@ export const ERROR_CODES: Record<ErrorCode, ErrorCodeInfo> = {
     action: 'Read the detail, change the conflicting value or the record it names, and retry.',
     example: { detail: 'A record with this name or external_source/external_id pair already exists.' },
   },
+  [ErrorCode.ProjectArchived]: {
+    status: 409,
+    title: 'Project archived',
+    when:
+      'A write (POST, PATCH, PUT, DELETE) under an archived project: its work items, states, labels, cycles, modules and ' +
+      'settings can be read but not changed until the project is unarchived.',
+    action: 'Unarchive the project (POST .../projects/{project_id}/unarchive/, project admins) and retry.',
+    example: {
+      detail:
+        'The project ENG is archived: its data can be read, not changed. Unarchive it first (POST .../projects/{project_id}/unarchive/).',
+    },
+  },
   [ErrorCode.WorkItemTypesManagedAtWorkspace]: {
     status: 409,
     title: 'Work item types are managed at the workspace level',
@@ -146,6 +162,28 @@ export const ERROR_CODES: Record<ErrorCode, ErrorCodeInfo> = {
         'is_work_item_types_enabled on).',
     },
   },
+  [ErrorCode.IdempotencyKeyInUse]: {
+    status: 409,
+    title: 'Idempotency key in use',
+    when:
+      'A POST with an `Idempotency-Key` that an earlier request with the same credential and key is still ' +
+      'running: the first one has not answered yet.',
+    action:
+      'Wait the seconds in `Retry-After`, then send the same request again: it replays the first response once ' +
+      'that one has finished (or runs, if the first one failed).',
+    example: { detail: 'A request with this Idempotency-Key is still being processed; retry after it has finished.' },
+  },
+  [ErrorCode.PreconditionFailed]: {
+    status: 412,
+    title: 'Precondition failed',
+    when:
+      'A PATCH or DELETE whose `If-Match` names none of the current ETags of the record: it changed since the ' +
+      'client read it (or the tag is weak, or malformed). Nothing was written.',
+    action:
+      'GET the record again (its `ETag` header is the current tag), apply the change to what it holds now and ' +
+      'send it with the new tag in `If-Match`.',
+    example: { detail: 'The work item has changed since the ETag in If-Match was issued; nothing was written.' },
+  },
   [ErrorCode.PayloadTooLarge]: {
     status: 413,
     title: 'Payload too large',
@@ -159,6 +197,18 @@ export const ERROR_CODES: Record<ErrorCode, ErrorCodeInfo> = {
     when: 'A request body that is not JSON (its Content-Type is not `application/json` or `+json`).',
     action: 'Send the body as JSON with `Content-Type: application/json`.',
     example: { detail: 'Send JSON with Content-Type: application/json.' },
+  },
+  [ErrorCode.IdempotencyKeyMismatch]: {
+    status: 422,
+    title: 'Idempotency key reused with another request',
+    when:
+      'A POST with an `Idempotency-Key` that the same credential used in the last 24 hours for a request with ' +
+      'another method, path or body.',
+    action:
+      'Use a new key for a new request; send the exact same request (path, query and body) to retry the first one.',
+    example: {
+      detail: 'This Idempotency-Key was used for a different request (method, path or body) in the last 24 hours.',
+    },
   },
   [ErrorCode.RateLimited]: {
     status: 429,

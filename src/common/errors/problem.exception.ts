@@ -16,6 +16,8 @@ export class ProblemException extends Error {
     readonly detail: string,
     readonly errors?: FieldError[],
     readonly headers?: Record<string, string>,
+    /** Extra members of the body (a bulk write's `results`). */
+    readonly extensions?: Record<string, unknown>,
   ) {
     super(detail);
     this.status = ERROR_STATUS[code];

@@ -8,8 +8,15 @@ import { allowedMethodsFor } from '../http/route-registry';
 import { NO_SLASH_PREFIX } from '../http/trailing-slash';
 
 /** Renders a problem+json body. Exported for the few places that answer outside Nest (rewrite, 404 of Fastify). */
-export function problemBody(baseUrl: string, code: ErrorCode, detail: string, errors?: FieldError[]) {
+export function problemBody(
+  baseUrl: string,
+  code: ErrorCode,
+  detail: string,
+  errors?: FieldError[],
+  extensions?: Record<string, unknown>,
+) {
   const body: Record<string, unknown> = {
+    ...extensions,
     type: `${baseUrl}/errors/${code}`,
     title: ERROR_TITLES[code],
     status: ERROR_STATUS[code],
@@ -30,7 +37,7 @@ export function sendProblem(reply: FastifyReply, baseUrl: string, problem: Probl
   void reply
     .status(ERROR_STATUS[problem.code])
     .header('content-type', 'application/problem+json; charset=utf-8')
-    .send(problemBody(baseUrl, problem.code, problem.detail, problem.errors));
+    .send(problemBody(baseUrl, problem.code, problem.detail, problem.errors, problem.extensions));
 }
 
 /** The SQLSTATE of a database error, wrapped by TypeORM or not. */

@@ -5,6 +5,7 @@ import type { FastifyReply } from 'fastify';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { Public } from '../auth/authenticated.decorator';
+import { isDraining } from './draining';
 
 /** Liveness and readiness probes for load balancers and orchestrators; not part of the v2 API. */
 @ApiExcludeController()
@@ -22,6 +23,11 @@ export class HealthController {
 
   @Get('readyz')
   async ready(@Res({ passthrough: true }) reply: FastifyReply) {
+    // Shutting down: out of the balancer's rotation, though requests are still served until the drain ends.
+    if (isDraining()) {
+      reply.status(503);
+      return { status: 'draining', database: 'unknown' };
+    }
     // A connection of its own, not one of the pool's: a probe answers within 3 s, and a database that hangs
     // never ties up the connections requests need (a stuck probe query would hold one until it answered).
     const probe = new Client({

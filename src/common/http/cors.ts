@@ -7,6 +7,7 @@ export const EXPOSED_HEADERS = [
   'X-RateLimit-Remaining',
   'X-RateLimit-Reset',
   'ETag',
+  'Idempotent-Replayed',
   'X-Request-Id',
   'Link',
   'Deprecation',

@@ -16,6 +16,7 @@ import { ProblemException } from '../errors/problem.exception';
 import { literalRouteMethods, registerRoute } from './route-registry';
 import { rewriteUrl } from './trailing-slash';
 import { trackInFlight } from './in-flight';
+import { conditionalResponses } from './conditional';
 import { checkStorableInput, deferInputProblem } from './request-sanity';
 import { isBodyless } from './bodyless';
 import { securityHeaders } from './security-headers';
@@ -66,6 +67,9 @@ export async function createApp(
           },
     bodyLimit: cfg.bodyLimitBytes,
     trustProxy: cfg.trustProxy,
+    // A request that arrives while the server closes (on a connection accepted just before) is served like any
+    // other, not refused with Fastify's bare 503: shutdown waits for running handlers before it ends the pool.
+    return503OnClosing: false,
     routerOptions: { ignoreTrailingSlash: false, ignoreDuplicateSlashes: false },
     rewriteUrl: (req: IncomingMessage) => rewriteUrl(req.url ?? '/'),
     // A request Node's HTTP parser rejects (bad header bytes, oversized headers) never reaches a route:
@@ -127,6 +131,7 @@ export async function createApp(
     sendProblem(reply, cfg.publicBaseUrl, ProblemException.methodNotAllowed(req.method, allowed));
   });
   trackInFlight(fastify);
+  conditionalResponses(fastify);
   checkStorableInput(fastify);
 
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(cfg, databaseUrl), adapter, {

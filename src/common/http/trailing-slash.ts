@@ -7,22 +7,26 @@
  * the slash written back (see openapi/openapi.ts).
  */
 export const NO_SLASH_PREFIX = '/__no-trailing-slash__';
-const V2 = '/api/v2/';
-const EXEMPT = ['/api/v2/docs'];
+/** The versioned API prefixes (v1 runs beside v2 in maintenance mode, src/v1/); the same rule holds for both. */
+const VERSIONS = ['/api/v2/', '/api/v1/'];
+const EXEMPT = ['/api/v2/docs', '/api/v1/docs'];
 
 export function rewriteUrl(url: string): string {
   // The error catalogue's address is /errors/ (Nest's route is /errors).
   if (url === '/errors/' || url.startsWith('/errors/?')) return '/errors' + url.slice('/errors/'.length);
-  if (!url.startsWith(V2)) return url;
+  const prefix = VERSIONS.find((v) => url.startsWith(v));
+  if (!prefix) return url;
   const q = url.indexOf('?');
   const path = q === -1 ? url : url.slice(0, q);
   const query = q === -1 ? '' : url.slice(q);
   if (EXEMPT.some((p) => path === p || path.startsWith(p + '/'))) return url;
-  if (path.endsWith('/')) return path.length > V2.length ? path.slice(0, -1) + query : url;
+  if (path.endsWith('/')) return path.length > prefix.length ? path.slice(0, -1) + query : url;
   return NO_SLASH_PREFIX + path + query;
 }
 
 /** The public form of a route path: Nest's `/api/v2/x/{id}` becomes `/api/v2/x/{id}/`. */
 export function publicPath(path: string): string {
-  return path.startsWith(V2) && !path.endsWith('/') && !EXEMPT.some((p) => path.startsWith(p)) ? path + '/' : path;
+  return VERSIONS.some((v) => path.startsWith(v)) && !path.endsWith('/') && !EXEMPT.some((p) => path.startsWith(p))
+    ? path + '/'
+    : path;
 }

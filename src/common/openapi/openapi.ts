@@ -1,4 +1,5 @@
 import { INestApplication } from '@nestjs/common';
+import { ModulesContainer } from '@nestjs/core';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { AppConfig } from '../config/config';
 import { SCOPES } from '../auth/scopes';
@@ -6,6 +7,7 @@ import { publicPath } from '../http/trailing-slash';
 import { toOpenApi31 } from './openapi-31';
 import { declareFields } from '../fields/fields';
 import { addProblemExamples } from './problem-examples';
+import { declareConditionalRequests } from './conditional-headers';
 import { addRequestExamples } from './request-examples';
 import {
   BODY_NOT_JSON,
@@ -18,6 +20,33 @@ import {
 
 let current: OpenAPIObject | null = null;
 
+/**
+ * Another API version's OpenAPI document (src/v1/ registers v1's): built beside v2's when its routes are served,
+ * served by its own schema route and offered in Swagger UI's document picker.
+ */
+export interface ApiDocumentSource {
+  /** Shown in Swagger UI's picker ("v1"). */
+  name: string;
+  /** The module serving that version: left out of v2's document (not even explored, which costs start-up time). */
+  module: unknown;
+  /** Where the document is served (its schema route). */
+  url: string;
+  /** `v2`: the v2 document, built first (its security schemes are the same credentials). */
+  build(app: INestApplication, baseUrl: string, v2: OpenAPIObject): OpenAPIObject;
+}
+
+const sources: ApiDocumentSource[] = [];
+const built = new Map<string, OpenAPIObject>();
+
+export function registerApiDocument(source: ApiDocumentSource): void {
+  if (!sources.some((s) => s.name === source.name)) sources.push(source);
+}
+
+/** A registered document as built at start (null when its version is not served). */
+export function apiDocument(name: string): OpenAPIObject | null {
+  return built.get(name) ?? null;
+}
+
 export const API_DESCRIPTION = `Self-hosted work-tracking service, REST API v2.
 
 * Every path ends with \`/\`; the same path without it is a 404. There is no PUT (405 \`method_not_allowed\`).
@@ -26,7 +55,17 @@ export const API_DESCRIPTION = `Self-hosted work-tracking service, REST API v2.
   API keys carry no scope ceiling. Every operation also needs a role, named in \`x-required-role\`.
 * Lists return an envelope (\`pagination.style\` is \`offset\` or \`cursor\`); \`per_page\` defaults to 50, max 200.
 * Failures are \`application/problem+json\` with a stable \`code\`; their \`type\` links to the code's entry in the
-  error catalogue (\`/errors/\`: when each code happens and what to do).`;
+  error catalogue (\`/errors/\`: when each code happens and what to do).
+* API v1 runs beside v2 in maintenance mode (same credentials and data): its document is at \`/api/v1/schema/\` and its
+  Swagger UI, with a v1 / v2 picker, at [/api/v1/docs/](/api/v1/docs/) (unless \`API_V1_ENABLED=false\`).`;
+
+/** Every module of the application but those of other API versions (registered sources). */
+function v2Modules(app: INestApplication): Array<new (...args: never[]) => unknown> {
+  const other = new Set(sources.map((s) => s.module));
+  return [...app.get(ModulesContainer).values()]
+    .map((m) => m.metatype as new (...args: never[]) => unknown)
+    .filter((m) => !other.has(m));
+}
 
 /** Builds the OpenAPI document from the code: the one source for /api/v2/schema/ and Swagger UI. */
 export function buildOpenApi(app: INestApplication, baseUrl: string): OpenAPIObject {
@@ -61,6 +100,7 @@ export function buildOpenApi(app: INestApplication, baseUrl: string): OpenAPIObj
   const doc = JSON.parse(
     JSON.stringify(
       SwaggerModule.createDocument(app, config, {
+        include: v2Modules(app),
         operationIdFactory: (controllerKey: string, methodKey: string) =>
           `${controllerKey.replace(/Controller$/, '')}_${methodKey}`,
       }),
@@ -68,7 +108,9 @@ export function buildOpenApi(app: INestApplication, baseUrl: string): OpenAPIObj
   ) as OpenAPIObject;
   // Nest strips trailing slashes from routes; the public paths carry them (see http/trailing-slash.ts).
   const paths: OpenAPIObject['paths'] = {};
-  for (const key of Object.keys(doc.paths).sort()) paths[publicPath(key)] = doc.paths[key];
+  // v1 (src/v1/) has its own document; this one is v2's.
+  for (const key of Object.keys(doc.paths).sort())
+    if (!key.startsWith('/api/v1/')) paths[publicPath(key)] = doc.paths[key];
   doc.paths = paths;
   typePathParameters(doc);
   declareFields(doc as never);
@@ -89,6 +131,7 @@ export function buildOpenApi(app: INestApplication, baseUrl: string): OpenAPIObj
       }
     }
   }
+  declareConditionalRequests(doc);
   addProblemExamples(doc, baseUrl);
   addRequestExamples(doc);
   return toOpenApi31(doc);
@@ -99,7 +142,7 @@ export function buildOpenApi(app: INestApplication, baseUrl: string): OpenAPIObj
  * (UuidParam answers 400 otherwise; the tenant guard checks project_id the same way), the rest (slug,
  * identifier) are strings.
  */
-function typePathParameters(doc: OpenAPIObject): void {
+export function typePathParameters(doc: OpenAPIObject): void {
   for (const item of Object.values(doc.paths)) {
     for (const op of Object.values(item) as Array<{
       parameters?: Array<{ in?: string; name: string; schema?: Record<string, unknown> }>;
@@ -115,6 +158,13 @@ function typePathParameters(doc: OpenAPIObject): void {
 
 export function setupOpenApi(app: INestApplication, cfg: AppConfig): void {
   current = buildOpenApi(app, cfg.publicBaseUrl);
+  const others: string[] = [];
+  for (const source of sources) {
+    const doc = source.build(app, cfg.publicBaseUrl, current);
+    if (!Object.keys(doc.paths).length) continue;
+    built.set(source.name, doc);
+    others.push(source.name);
+  }
   SwaggerModule.setup('api/v2/docs', app, current, {
     useGlobalPrefix: false,
     jsonDocumentUrl: 'api/v2/docs/openapi.json',
@@ -124,6 +174,31 @@ export function setupOpenApi(app: INestApplication, cfg: AppConfig): void {
       persistAuthorization: true,
       displayOperationId: true,
       // The Authorize dialog runs the authorization code flow with PKCE against this server (a public app).
+      oauth2RedirectUrl: `${cfg.publicBaseUrl}/api/v2/docs/oauth2-redirect.html`,
+      initOAuth: { usePkceWithAuthorizationCodeGrant: true, scopeSeparator: ' ' },
+    },
+  });
+  for (const name of others) setupVersionUi(app, cfg, name);
+}
+
+/**
+ * Swagger UI of another version at /api/{name}/docs/, with a picker (explorer) between its document and v2's: the
+ * v2 page stays as it is, and links here from its description.
+ */
+function setupVersionUi(app: INestApplication, cfg: AppConfig, name: string): void {
+  SwaggerModule.setup(`api/${name}/docs`, app, built.get(name)!, {
+    useGlobalPrefix: false,
+    explorer: true,
+    jsonDocumentUrl: `api/${name}/docs/openapi.json`,
+    customSiteTitle: `Work Tracking API ${name}`,
+    swaggerOptions: {
+      persistAuthorization: true,
+      displayOperationId: true,
+      urls: [
+        { name, url: `/api/${name}/docs/openapi.json` },
+        { name: 'v2', url: '/api/v2/docs/openapi.json' },
+      ],
+      'urls.primaryName': name,
       oauth2RedirectUrl: `${cfg.publicBaseUrl}/api/v2/docs/oauth2-redirect.html`,
       initOAuth: { usePkceWithAuthorizationCodeGrant: true, scopeSeparator: ' ' },
     },

@@ -25,6 +25,10 @@ export const EXAMPLE_REFS = {
   property: '00000000-0000-4000-8000-000000000007',
   /** A project of the workspace. */
   project: '00000000-0000-4000-8000-000000000008',
+  /** Another work item of the project (the other end of a relation or dependency). */
+  otherWorkItem: '00000000-0000-4000-8000-000000000009',
+  /** A relation definition of the workspace whose outward label is `blocks` (the built-in Blocks). */
+  relationDefinition: '00000000-0000-4000-8000-000000000010',
 } as const;
 
 const R = EXAMPLE_REFS;
@@ -72,6 +76,9 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, unknown>> = {
     target_date: '2026-03-06',
   },
   UpdateWorkItemDto: { priority: 'urgent', state: 'Todo' },
+  // The bulk envelope (work-items/bulk-create/ and bulk-update/; a bulk-update row without its id fails, answered 200).
+  BulkWriteBodyDto: { items: [{ name: 'Imported item', priority: 'high' }, { name: 'Second imported item' }] },
+  BulkDeleteBodyDto: { ids: [R.workItem] },
   CreateCommentDto: { comment_html: '<p>I can reproduce this on Android too.</p>' },
   UpdateCommentDto: { comment_html: '<p>I can reproduce this on Android 14 too.</p>' },
   CreateWorkflowDto: { name: 'Review flow', description: 'Every change is reviewed before it is done' },
@@ -100,6 +107,16 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, unknown>> = {
     is_required: true,
   },
   UpdatePropertyContextDto: { is_required: false },
+  CreateWorkItemLinkDto: { url: 'https://github.com/acme/mobile/issues/42', title: 'Upstream issue' },
+  UpdateWorkItemLinkDto: { title: 'Upstream issue (fixed in 2.1)' },
+  CreateRelationDefinitionDto: { name: 'Implements', outward: 'implements', inward: 'is implemented by' },
+  UpdateRelationDefinitionDto: { description: 'One work item delivers what the other specifies' },
+  CreateWorkItemRelationDto: {
+    relation_definition_id: R.relationDefinition,
+    direction: 'blocks',
+    work_item_ids: [R.otherWorkItem],
+  },
+  CreateWorkItemDependencyDto: { relation_type: 'blocking', work_item_ids: [R.otherWorkItem] },
   // A local receiver: reachable once WEBHOOK_ALLOWED_HOSTS lists localhost (docs/webhooks.md), refused otherwise.
   CreateWebhookDto: { name: 'CI bridge', url: 'http://localhost:8080/hooks/work-tracking', scopes: ['workitem.*'] },
   UpdateWebhookDto: { scopes: ['workitem.*', 'workitem.comment.*'] },

@@ -63,3 +63,18 @@ export const SQL_CAST: Record<FilterType, string> = {
   datetime: 'timestamptz',
   enum: 'text',
 };
+
+/**
+ * The later edition's `?name=` filter (gap-reference 9.5): the rows whose `column` equals the value, compared
+ * case-insensitively and exactly (no substring match: that is `search`). Lists with it are scoped to one project
+ * or workspace, so it filters a small range of the list's own index.
+ */
+export function nameFilter(column: string): FilterDef {
+  return {
+    name: 'name',
+    type: 'string',
+    ops: ['eq'],
+    sql: (_op, ref) => `lower(${column}) = lower(${ref})`,
+    description: 'Exact name, case-insensitive (`search` matches substrings).',
+  };
+}

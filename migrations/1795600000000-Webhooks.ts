@@ -7,8 +7,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * index. The job engine (pg-boss) keeps its own schema `pgboss`: installed here, in this migration's transaction,
  * so a start finds it ready (and a template database carries it); pg-boss migrates it to a newer version at start.
  */
-export class Webhooks1795530000000 implements MigrationInterface {
-  name = 'Webhooks1795530000000';
+export class Webhooks1795600000000 implements MigrationInterface {
+  name = 'Webhooks1795600000000';
 
   public async up(q: QueryRunner): Promise<void> {
     await q.query(`CREATE TABLE webhooks (

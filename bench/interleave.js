@@ -1,0 +1,106 @@
+'use strict';
+/**
+ * Interleaved measurement (issue 27): instead of one long run per row in sequence, every round runs a short slice
+ * of every row, the ceiling included, in a new random order, so a neighbour's burst on a shared machine lands on
+ * the ceiling and the scenarios alike. Each row's ratio is taken against the ceiling's slice of the same round;
+ * a row reports the median of its ratios and their spread. A run whose ceiling slices differ by more than 15%
+ * (max - min over the median) is flagged noisy: its figures are not results.
+ */
+const autocannon = require('autocannon');
+const { median, shuffle } = require('./lib');
+
+const NOISY = 0.15;
+
+/** One slice of `row`: req/s over the slice, latency percentiles, failed requests. */
+async function slice(row, seconds, connections) {
+  const r = await autocannon({ connections: row.connections ?? connections, ...row.opts, duration: seconds });
+  const took = r.duration > 0 ? r.duration : seconds;
+  return {
+    rps: r.requests.total / took,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.errors + r.timeouts + r.non2xx,
+  };
+}
+
+/** Every row warmed once, then `rounds` rounds of one slice per row in random order; the slices per row. */
+async function interleave(rows, { rounds, seconds, warmUp, connections, log }) {
+  if (warmUp > 0) for (const row of rows) await slice(row, warmUp, connections);
+  const samples = new Map(rows.map((r) => [r.name, []]));
+  for (let i = 0; i < rounds; i++) {
+    for (const row of shuffle(rows)) samples.get(row.name).push(await slice(row, seconds, connections));
+    log(`round ${i + 1}/${rounds}`);
+  }
+  return samples;
+}
+
+const spreadOf = (xs) => (Math.max(...xs) - Math.min(...xs)) / median(xs);
+
+/** Per row: median req/s, p50, p99, ratio to the ceiling (median and range); the run's noise verdict. */
+function summarize(rows, samples, ceilingName) {
+  const ceiling = samples.get(ceilingName);
+  const ceilingRps = ceiling.map((s) => s.rps);
+  const out = rows.map((row) => {
+    const s = samples.get(row.name);
+    const ratios = s.map((x, i) => x.rps / ceiling[i].rps);
+    return {
+      name: row.name,
+      rps: median(s.map((x) => x.rps)),
+      p50: median(s.map((x) => x.p50)),
+      p99: median(s.map((x) => x.p99)),
+      ratio: median(ratios),
+      low: Math.min(...ratios),
+      high: Math.max(...ratios),
+      p50Ratio: median(s.map((x, i) => x.p50 / ceiling[i].p50)),
+      errors: s.reduce((n, x) => n + x.errors, 0),
+    };
+  });
+  const spread = spreadOf(ceilingRps);
+  return { rows: out, ceilingRps, spread, noisy: spread > NOISY };
+}
+
+/** The median of several runs' summaries, row by row (`--repeat N`); noisy when any run was. */
+function combine(runs) {
+  const rows = runs[0].rows.map((first, i) => {
+    const all = runs.map((r) => r.rows[i]);
+    const pick = (k) => median(all.map((r) => r[k]));
+    return {
+      name: first.name,
+      rps: pick('rps'),
+      p50: pick('p50'),
+      p99: pick('p99'),
+      ratio: pick('ratio'),
+      low: Math.min(...all.map((r) => r.ratio)),
+      high: Math.max(...all.map((r) => r.ratio)),
+      p50Ratio: pick('p50Ratio'),
+      errors: all.reduce((n, r) => n + r.errors, 0),
+    };
+  });
+  const ceilingRps = runs.flatMap((r) => r.ceilingRps);
+  return { rows, ceilingRps, spread: Math.max(...runs.map((r) => r.spread)), noisy: runs.some((r) => r.noisy) };
+}
+
+const pct = (x) => `${(x * 100).toFixed(0)}%`;
+
+/** The table of one summary, with the noise verdict under it. */
+function table(summary, title) {
+  const pad = (s, n) => String(s).padEnd(n);
+  const lines = [
+    title,
+    `| ${pad('scenario', 50)} | ${pad('req/s', 7)} | ${pad('p50 ms', 6)} | ${pad('p99 ms', 6)} | ${pad('vs ceiling (median)', 19)} | ${pad('range', 11)} | ${pad('p50 vs ceiling', 14)} | errors |`,
+    `|${'-'.repeat(52)}|${'-'.repeat(9)}|${'-'.repeat(8)}|${'-'.repeat(8)}|${'-'.repeat(21)}|${'-'.repeat(13)}|${'-'.repeat(16)}|--------|`,
+  ];
+  for (const r of summary.rows) {
+    lines.push(
+      `| ${pad(r.name, 50)} | ${pad(r.rps.toFixed(0), 7)} | ${pad(r.p50, 6)} | ${pad(r.p99, 6)} | ${pad(pct(r.ratio), 19)} | ${pad(`${pct(r.low)}-${pct(r.high)}`, 11)} | ${pad(`${r.p50Ratio.toFixed(2)}x`, 14)} | ${pad(r.errors, 6)} |`,
+    );
+  }
+  const slices = summary.ceilingRps.map((x) => x.toFixed(0)).join(', ');
+  const verdict = summary.noisy
+    ? `NOISY: the ceiling's slices differ by ${pct(summary.spread)} (> ${pct(NOISY)}): not a result, rerun on a quiet machine`
+    : `quiet: the ceiling's slices differ by ${pct(summary.spread)} (<= ${pct(NOISY)})`;
+  lines.push(`ceiling slices req/s: ${slices}`, verdict);
+  return lines.join('\n');
+}
+
+module.exports = { interleave, summarize, combine, table, NOISY };

@@ -1,0 +1,133 @@
+'use strict';
+/**
+ * The rows of `npm run bench`, each an autocannon configuration. The first is the ceiling (bare Fastify + pg
+ * serving the service's list page 1 statement); `--rows` picks the others by id (DEFAULT_ROWS without it,
+ * `--rows all` for every row).
+ */
+
+const DEFAULT_ROWS = [
+  'list',
+  'fields',
+  'cursor',
+  'offset',
+  'filtered',
+  'workspace',
+  'get',
+  'identifier',
+  'create',
+  'patch',
+];
+const PRIORITIES = ['urgent', 'high', 'medium', 'low', 'none'];
+
+/** A request of the mixed row: 70% reads (list page 1 and get by id alike), 20% patches, 10% creates. */
+function mixedRequest(req, items, pick) {
+  const x = Math.random();
+  if (x < 0.35) return { ...req, method: 'GET', path: `${items}?per_page=50`, body: undefined };
+  if (x < 0.7) return { ...req, method: 'GET', path: `${items}${pick().id}/`, body: undefined };
+  if (x < 0.9) {
+    const body = JSON.stringify({ priority: PRIORITIES[Math.floor(Math.random() * 5)], name: `Patched ${Date.now()}` });
+    return { ...req, method: 'PATCH', path: `${items}${pick().id}/`, body };
+  }
+  return { ...req, method: 'POST', path: items, body: JSON.stringify({ name: 'Created by the benchmark' }) };
+}
+
+/** Reads of the main project's lists. */
+function listRows(S, items, headers, seeded, cursor) {
+  return [
+    { id: 'list', name: 'list page 1 (per_page 50)', opts: { url: `${S}${items}?per_page=50`, headers } },
+    // ?fields= must make a page cheaper, not dearer: the id arrays it leaves out are not read (src/common/fields).
+    {
+      id: 'fields',
+      name: 'list page 1 ?fields=id,name',
+      opts: { url: `${S}${items}?per_page=50&fields=id,name`, headers },
+    },
+    {
+      id: 'expand',
+      name: 'list page 1 ?expand=state,labels,assignees',
+      opts: { url: `${S}${items}?per_page=50&expand=state,labels,assignees`, headers },
+    },
+    { id: 'per200', name: 'list per_page=200', opts: { url: `${S}${items}?per_page=200`, headers } },
+    {
+      id: 'cursor',
+      name: `cursor page ${seeded.deep} rows deep`,
+      opts: { url: `${S}${items}?per_page=50&order_by=-created_at&cursor=${cursor}`, headers },
+    },
+    { id: 'offset', name: 'offset 10000', opts: { url: `${S}${items}?per_page=50&offset=10000`, headers } },
+    {
+      id: 'workspace',
+      name: 'workspace-wide list page 1 (all projects)',
+      opts: { url: `${S}/api/v2/workspaces/bench/work-items/?per_page=50`, headers },
+    },
+    {
+      id: 'filtered',
+      name: 'filtered (state_group + assignee_id)',
+      opts: { url: `${S}${items}?per_page=50&state_group=started&assignee_id=${seeded.members[0]}`, headers },
+    },
+  ];
+}
+
+/** Single items, writes and the mixed workload. */
+function itemRows(S, items, headers, pick) {
+  const one = (name, id, request) => ({ id, name, opts: { url: S, headers, requests: [request] } });
+  return [
+    one('get by id ?expand=state,labels,assignees', 'get', {
+      method: 'GET',
+      setupRequest: (req) => ({ ...req, path: `${items}${pick().id}/?expand=state,labels,assignees` }),
+    }),
+    one('get by identifier', 'identifier', {
+      method: 'GET',
+      setupRequest: (req) => ({ ...req, path: `/api/v2/workspaces/bench/work-items/BENCH-${pick().sequence_id}/` }),
+    }),
+    {
+      id: 'create',
+      name: 'create',
+      opts: {
+        url: `${S}${items}`,
+        headers,
+        method: 'POST',
+        body: JSON.stringify({ name: 'Created by the benchmark' }),
+      },
+    },
+    one('patch', 'patch', {
+      method: 'PATCH',
+      setupRequest: (req) => ({
+        ...req,
+        path: `${items}${pick().id}/`,
+        body: JSON.stringify({ priority: PRIORITIES[Math.floor(Math.random() * 5)], name: `Patched ${Date.now()}` }),
+      }),
+    }),
+    {
+      ...one('mixed 70% read, 20% patch, 10% create; 64 conn.', 'mixed', {
+        method: 'GET',
+        setupRequest: (req) => mixedRequest(req, items, pick),
+      }),
+      connections: 64,
+    },
+  ];
+}
+
+/** Every row: the ceiling first. */
+function scenarios({ S, bare, key, main, seeded }) {
+  const items = `/api/v2/workspaces/bench/projects/${main.id}/work-items/`;
+  const headers = { 'X-Api-Key': key, 'content-type': 'application/json' };
+  const pick = () => seeded.sample[Math.floor(Math.random() * seeded.sample.length)];
+  const cursor = Buffer.from(JSON.stringify(['-created_at', seeded.anchor.v, seeded.anchor.id]), 'utf8').toString(
+    'base64url',
+  );
+  return [
+    { id: 'ceiling', name: 'bare Fastify + pg, same list SQL (ceiling)', opts: { url: `${bare}/list` } },
+    ...listRows(S, items, headers, seeded, cursor),
+    ...itemRows(S, items, headers, pick),
+  ];
+}
+
+/** The ceiling and the rows `--rows a,b,c` names (`all`: every row), in the order above. */
+function selectRows(all, wanted) {
+  const ids = !wanted ? DEFAULT_ROWS : wanted === 'all' ? all.map((r) => r.id) : wanted.split(',');
+  const unknown = ids.filter((id) => !all.some((r) => r.id === id));
+  if (unknown.length)
+    throw new Error(`--rows: unknown ${unknown.join(', ')}; rows: ${all.map((r) => r.id).join(', ')}`);
+  return all.filter((r) => r.id === 'ceiling' || ids.includes(r.id));
+}
+
+module.exports = { scenarios, selectRows, DEFAULT_ROWS };

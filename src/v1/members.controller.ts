@@ -1,0 +1,78 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Authenticated } from '../common/auth/authenticated.decorator';
+import { Ctx, ProjectContext, RequestContext, WorkspaceContext } from '../common/auth/request-context';
+import { ProjectRole, WorkspaceRole } from '../common/auth/roles';
+import { ProblemException } from '../common/errors/problem.exception';
+import { MemberDto } from '../members/members.dto';
+import { MEMBER_LIST } from '../members/members.repository';
+import { MembersService } from '../members/members.service';
+import { everyRow } from './v1-list';
+import { V1RecordsRepository, V1UserNames } from './v1-records.repository';
+
+/**
+ * v1's numeric roles (Plane's: 20 admin, 15 member, 10 viewer, 5 guest) beside the role slug. A workspace owner is
+ * 20 like an admin (v1 has no owner level); `role_slug` tells them apart.
+ */
+const WORKSPACE_ROLE_NUMBER: Record<string, number> = { owner: 20, admin: 20, member: 15, guest: 5 };
+const PROJECT_ROLE_NUMBER: Record<string, number> = { admin: 20, contributor: 15, commenter: 10, guest: 5 };
+
+/** A user as v1 shows one (users/me, members): names and avatar, no principal kind or scopes. */
+function v1User(u: V1UserNames) {
+  return {
+    id: u.id,
+    first_name: u.first_name,
+    last_name: u.last_name,
+    email: u.email,
+    avatar: u.avatar_url ?? '',
+    avatar_url: u.avatar_url,
+    display_name: u.display_name,
+  };
+}
+
+@ApiTags('v1 users')
+@Controller('api/v1/users')
+export class V1UsersController {
+  constructor(private readonly records: V1RecordsRepository) {}
+
+  @Get('me')
+  @Authenticated({ scope: 'any-read' })
+  @ApiOperation({ operationId: 'v1_users_me', summary: 'Current user (v1 shape)' })
+  async me(@Ctx() ctx: RequestContext) {
+    const user = (await this.records.users([ctx.principal.userId])).get(ctx.principal.userId);
+    if (!user) throw ProblemException.unauthorized();
+    return v1User(user);
+  }
+}
+
+@ApiTags('v1 members')
+@Controller('api/v1/workspaces/:slug')
+export class V1MembersController {
+  constructor(
+    private readonly members: MembersService,
+    private readonly records: V1RecordsRepository,
+  ) {}
+
+  private async asV1(rows: MemberDto[], numbers: Record<string, number>) {
+    const users = await this.records.users(rows.map((m) => m.member_id));
+    return rows
+      .filter((m) => users.has(m.member_id))
+      .map((m) => ({ ...v1User(users.get(m.member_id)!), role: numbers[m.role ?? ''] ?? null, role_slug: m.role }));
+  }
+
+  @Get('members')
+  @Authenticated({ scope: 'workspaces.members:read', workspace: WorkspaceRole.Member })
+  @ApiOperation({ operationId: 'v1_workspace_members', summary: 'Workspace members (v1: the whole roster, an array)' })
+  async workspaceMembers(@Ctx() ctx: WorkspaceContext) {
+    const rows = await everyRow(MEMBER_LIST, (q) => this.members.listWorkspace(ctx, q, new Set()));
+    return this.asV1(rows, WORKSPACE_ROLE_NUMBER);
+  }
+
+  @Get('projects/:project_id/project-members')
+  @Authenticated({ scope: 'projects.members:read', project: ProjectRole.Guest })
+  @ApiOperation({ operationId: 'v1_project_members', summary: 'Project members (v1: the whole roster, an array)' })
+  async projectMembers(@Ctx() ctx: ProjectContext) {
+    const rows = await everyRow(MEMBER_LIST, (q) => this.members.listProject(ctx, q, new Set()));
+    return this.asV1(rows, PROJECT_ROLE_NUMBER);
+  }
+}

@@ -1,0 +1,16 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Public } from '../common/auth/authenticated.decorator';
+import { apiDocument } from '../common/openapi/openapi';
+
+@ApiTags('v1 schema')
+@Controller('api/v1/schema')
+export class V1SchemaController {
+  @Get()
+  @Public()
+  @ApiOperation({ operationId: 'v1_schema_get', summary: 'The OpenAPI document of API v1', security: [] })
+  @ApiOkResponse({ description: 'OpenAPI 3.1 document', schema: { type: 'object' } })
+  get() {
+    return apiDocument('v1');
+  }
+}

@@ -1,0 +1,140 @@
+import {
+  applyDecorators,
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Inject,
+  Patch,
+  Post,
+  Put,
+  Type,
+} from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Authenticated, AuthRule } from '../common/auth/authenticated.decorator';
+import { Ctx, ProjectContext } from '../common/auth/request-context';
+import { UuidParam } from '../common/http/params';
+import { ListQuery } from '../common/pagination/list-query';
+import { ListSpec } from '../common/pagination/list-spec';
+import { ListEnvelope } from '../common/pagination/run-list';
+import { everyRow, V1ListParams, v1List, V1Page } from './v1-list';
+import { V1Table } from './v1-records.repository';
+import { asV2Body, fromV1 } from './v1-shape';
+import { V1Shaper } from './v1-shaper';
+
+type Row = { id: string };
+
+/** A project resource's v2 service calls, as the v1 CRUD routes make them. */
+export interface V1CrudOps<C, U> {
+  list(ctx: ProjectContext, q: ListQuery): Promise<ListEnvelope<Row>>;
+  create(ctx: ProjectContext, dto: C): Promise<Row>;
+  get(ctx: ProjectContext, id: string): Promise<Row>;
+  update(ctx: ProjectContext, id: string, dto: U): Promise<Row>;
+  remove(ctx: ProjectContext, id: string): Promise<void>;
+}
+
+export interface V1CrudSpec<S, C, U> {
+  /** Class name (route listings, operation ids). */
+  name: string;
+  /** Route path under api/v1/workspaces/:slug/projects/:project_id/. */
+  path: string;
+  table: V1Table;
+  /** The v2 service (its class, the injection token) and how v1's routes call it. */
+  service: Type<S>;
+  ops: (service: S) => V1CrudOps<C, U>;
+  /** The v2 list spec and DTOs the v2 routes use (v1 validates with the same ones). */
+  list: ListSpec;
+  createDto: new () => C;
+  updateDto: new () => U;
+  /** The v2 routes' rules. */
+  read: AuthRule;
+  write: AuthRule;
+  /** v1 body field -> v2 field, beyond the generic `x` -> `x_id` relations listed here too. */
+  bodyIn: Record<string, string>;
+  /** v2 response field -> v1 name where the generic renaming does not give it. */
+  shapeOut?: Record<string, string>;
+  /** The v2 controller's own extra gates, applied the same way (the work item type mode guard and its surface). */
+  classGuards?: ClassDecorator[];
+  /** v1 answers this list whole, as an array (work item types and properties), not in the v1 envelope. */
+  wholeList?: boolean;
+  writeGate?: () => MethodDecorator;
+}
+
+/**
+ * The v1 CRUD routes of a project resource (list, create, retrieve, PATCH and PUT, delete), each a call of the v2
+ * service under the v2 route's own rule: only the request and response shapes are v1's.
+ */
+export function v1CrudController<S, C, U>(spec: V1CrudSpec<S, C, U>): Type<unknown> {
+  const op = (id: string) => ApiOperation({ operationId: `v1_${spec.path.replace(/-/g, '_')}_${id}` });
+  const gate: MethodDecorator = spec.writeGate ? spec.writeGate() : () => undefined;
+  @applyDecorators(...(spec.classGuards ?? []))
+  @ApiTags(`v1 ${spec.path}`)
+  @Controller(`api/v1/workspaces/:slug/projects/:project_id/${spec.path}`)
+  class V1CrudController {
+    private readonly ops: V1CrudOps<C, U>;
+    constructor(
+      @Inject(spec.service) service: S,
+      private readonly shape: V1Shaper,
+    ) {
+      this.ops = spec.ops(service);
+    }
+
+    @Get()
+    @Authenticated(spec.read)
+    @op('list')
+    async list(@Ctx() ctx: ProjectContext, @V1ListParams(spec.list) page: V1Page) {
+      if (spec.wholeList) {
+        const rows = await everyRow(spec.list, (q) => this.ops.list(ctx, q));
+        return this.shape.many(spec.table, ctx, rows, spec.shapeOut);
+      }
+      const env = await this.ops.list(ctx, page.query);
+      const rows = await this.shape.many(spec.table, ctx, env.data, spec.shapeOut);
+      return v1List({ ...env, data: rows }, page, (r) => r);
+    }
+
+    @Post()
+    @Authenticated(spec.write)
+    @gate
+    @op('create')
+    async create(@Ctx() ctx: ProjectContext, @Body() body: unknown) {
+      const dto = await asV2Body(spec.createDto, fromV1(body, spec.bodyIn));
+      return this.shape.one(spec.table, ctx, await this.ops.create(ctx, dto), spec.shapeOut);
+    }
+
+    @Get(':pk')
+    @Authenticated(spec.read)
+    @op('get')
+    async get(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string) {
+      return this.shape.one(spec.table, ctx, await this.ops.get(ctx, pk), spec.shapeOut);
+    }
+
+    @Patch(':pk')
+    @Authenticated(spec.write)
+    @gate
+    @op('update')
+    async update(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string, @Body() body: unknown) {
+      const dto = await asV2Body(spec.updateDto, fromV1(body, spec.bodyIn));
+      return this.shape.one(spec.table, ctx, await this.ops.update(ctx, pk, dto), spec.shapeOut);
+    }
+
+    @Put(':pk')
+    @Authenticated(spec.write)
+    @gate
+    @op('replace')
+    replace(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string, @Body() body: unknown) {
+      return this.update(ctx, pk, body);
+    }
+
+    @Delete(':pk')
+    @HttpCode(204)
+    @Authenticated(spec.write)
+    @gate
+    @op('delete')
+    async remove(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string): Promise<void> {
+      await this.ops.remove(ctx, pk);
+    }
+  }
+  Object.defineProperty(V1CrudController, 'name', { value: spec.name });
+  return V1CrudController;
+}

@@ -1,0 +1,70 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+
+/**
+ * The few stored columns v1 shows and v2 no longer returns (gap-reference 8: `updated_at`, `updated_by`, a work
+ * item's `description_html`, users' first and last names), read by id for records a v2 service has just returned
+ * (so already authorized and tenant-scoped; the workspace is bound again anyway). Read-only, one statement per
+ * response; no rule lives here.
+ */
+const COLUMNS = {
+  work_items:
+    'project_id AS project, updated_at, updated_by_id AS updated_by, description_html, description_stripped, estimate_point_id AS estimate_point, sort_order',
+  states: 'updated_at',
+  labels: 'updated_at, project_id AS project',
+  cycles: 'updated_at',
+  modules: 'updated_at',
+  work_item_comments: 'updated_at',
+  projects: 'updated_at',
+  estimates: 'updated_at, project_id AS project',
+  estimate_points: 'updated_at, project_id AS project',
+  workflows: 'updated_at, project_id AS project',
+  work_item_types: 'updated_at, project_id AS project',
+  work_item_properties: 'updated_at, project_id AS project',
+} as const;
+
+export type V1Table = keyof typeof COLUMNS;
+export type V1Stored = Record<string, unknown>;
+
+export interface V1UserNames {
+  id: string;
+  first_name: string;
+  last_name: string;
+  display_name: string;
+  email: string;
+  avatar_url: string | null;
+}
+
+@Injectable()
+export class V1RecordsRepository {
+  constructor(private readonly ds: DataSource) {}
+
+  /** The v1-only columns of `ids` in `table`, by id (`updated_at` as ISO 8601, `updated_by` null where untracked). */
+  async stored(table: V1Table, workspaceId: string, ids: string[]): Promise<Map<string, V1Stored>> {
+    if (!ids.length) return new Map();
+    const rows: Array<Record<string, unknown>> = await this.ds.query(
+      `SELECT id, ${COLUMNS[table]} FROM ${table} WHERE workspace_id = $1 AND id = ANY($2::uuid[])`,
+      [workspaceId, ids],
+    );
+    return new Map(
+      rows.map(({ id, ...rest }) => [
+        String(id),
+        {
+          updated_by: null,
+          ...rest,
+          updated_at: rest.updated_at ? new Date(rest.updated_at as string).toISOString() : null,
+        },
+      ]),
+    );
+  }
+
+  /** Users' names as v1 shows them (users/me, members), by id. */
+  async users(ids: string[]): Promise<Map<string, V1UserNames>> {
+    if (!ids.length) return new Map();
+    const rows: V1UserNames[] = await this.ds.query(
+      `SELECT id, first_name, last_name, display_name, email, avatar_url FROM users WHERE id = ANY($1::uuid[])`,
+      [ids],
+    );
+    return new Map(rows.map((r) => [r.id, r]));
+  }
+}

@@ -1,0 +1,50 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Authenticated } from '../common/auth/authenticated.decorator';
+import { Ctx, ProjectContext } from '../common/auth/request-context';
+import { WORK_ITEM_READER } from '../common/auth/roles';
+import { UuidParam, WorkItemIdParam } from '../common/http/params';
+import { ApiProblemResponses } from '../common/openapi/problem-responses';
+import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
+import { ListParams, ListQuery } from '../common/pagination/list-query';
+import { WorkItemActivityDto } from './work-item-activities.dto';
+import { ACTIVITY_LIST } from './work-item-activities.repository';
+import { WorkItemActivitiesService } from './work-item-activities.service';
+
+@ApiTags('work-item-activities')
+@ApiParam({ name: 'slug', description: 'Workspace slug' })
+@ApiParam({ name: 'project_id', format: 'uuid' })
+@ApiParam({ name: 'work_item_id', format: 'uuid' })
+@Controller('api/v2/workspaces/:slug/projects/:project_id/work-items/:work_item_id/activities')
+export class WorkItemActivitiesController {
+  constructor(private readonly activities: WorkItemActivitiesService) {}
+
+  @Get()
+  @Authenticated({ scope: 'projects.work_items.activities:read', project: WORK_ITEM_READER })
+  @ApiOperation({
+    operationId: 'activities_list',
+    summary: "List a work item's history",
+    description:
+      'Every change of the work item, oldest first by default (`order_by=-created_at` for newest first): one entry ' +
+      'per changed field, membership change, comment, link or relation. Written in the transaction of the change.',
+  })
+  @ApiListQuery(ACTIVITY_LIST)
+  @ApiListResponse(WorkItemActivityDto)
+  list(
+    @Ctx() ctx: ProjectContext,
+    @WorkItemIdParam('work_item_id') workItemId: string,
+    @ListParams(ACTIVITY_LIST) q: ListQuery,
+  ) {
+    return this.activities.list(ctx, workItemId, q);
+  }
+
+  @Get(':pk')
+  @Authenticated({ scope: 'projects.work_items.activities:read', project: WORK_ITEM_READER })
+  @ApiOperation({ operationId: 'activities_retrieve', summary: 'Get one history entry' })
+  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiOkResponse({ type: WorkItemActivityDto })
+  @ApiProblemResponses(400, 404)
+  get(@Ctx() ctx: ProjectContext, @WorkItemIdParam('work_item_id') workItemId: string, @UuidParam('pk') pk: string) {
+    return this.activities.get(ctx, workItemId, pk);
+  }
+}

@@ -1,0 +1,86 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { ListQuery } from '../common/pagination/list-query';
+import { ListSpec } from '../common/pagination/list-spec';
+import { runList } from '../common/pagination/run-list';
+import { SqlParams } from '../common/pagination/sql-params';
+
+export const ACTIVITY_VERBS = ['created', 'updated', 'deleted', 'archived', 'unarchived'] as const;
+
+/**
+ * Every filter narrows one work item's history, which the list index (work_item_id, created_at, id) reads as one
+ * range: the filters apply to that range's rows (docs/work-item-links-relations-history.md, plans).
+ */
+export const ACTIVITY_LIST: ListSpec = {
+  filters: [
+    { name: 'actor_id', type: 'uuid', ops: ['eq', 'in'], column: 'a.actor_id' },
+    {
+      name: 'field',
+      type: 'string',
+      ops: ['eq', 'in', 'isnull'],
+      column: 'a.field',
+      description: 'The changed field (name, state, assignees, comment, link, relation, dependency, ...).',
+    },
+    { name: 'verb', type: 'enum', values: ACTIVITY_VERBS, ops: ['eq', 'in'], column: 'a.verb' },
+    { name: 'created_at', type: 'datetime', ops: ['gte', 'lte'], column: 'a.created_at' },
+  ],
+  search: ['a.field', 'a.old_value', 'a.new_value'],
+  orderings: {
+    created_at: { expr: 'a.created_at', cursor: true, cast: 'timestamptz', immutable: true },
+    id: { expr: 'a.id', cursor: true, cast: 'uuid', immutable: true },
+  },
+  defaultOrder: 'created_at',
+  idExpr: 'a.id',
+};
+
+const COLS = `a.id, a.work_item_id, a.verb, a.field, a.old_value, a.new_value, a.old_identifier_id, a.new_identifier_id,
+  a.issue_comment_id, a.actor_id, a.epoch, a.created_at`;
+
+export interface ActivityRow extends Record<string, unknown> {
+  id: string;
+  work_item_id: string;
+  verb: string;
+  field: string | null;
+  old_value: string | null;
+  new_value: string | null;
+  old_identifier_id: string | null;
+  new_identifier_id: string | null;
+  issue_comment_id: string | null;
+  actor_id: string | null;
+  epoch: string;
+  created_at: Date;
+}
+
+/** Reads the history the triggers write; every statement is scoped by workspace, project and work item. */
+@Injectable()
+export class WorkItemActivitiesRepository {
+  constructor(private readonly ds: DataSource) {}
+
+  list(workspaceId: string, projectId: string, workItemId: string, q: ListQuery) {
+    const p = new SqlParams([workspaceId, projectId, workItemId]);
+    return runList<ActivityRow>(this.ds, ACTIVITY_LIST, q, {
+      select: COLS,
+      from: 'work_item_activities a',
+      where: ['a.work_item_id = $3', 'a.workspace_id = $1', 'a.project_id = $2'],
+      params: p,
+    });
+  }
+
+  async get(workspaceId: string, projectId: string, workItemId: string, id: string): Promise<ActivityRow | null> {
+    const rows = await this.ds.query(
+      `SELECT ${COLS} FROM work_item_activities a
+        WHERE a.workspace_id = $1 AND a.id = $4 AND a.project_id = $2 AND a.work_item_id = $3`,
+      [workspaceId, projectId, workItemId, id],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** History stays readable while the item is live; an archived or deleted item is 404 like its other reads. */
+  async workItemExists(workspaceId: string, projectId: string, workItemId: string): Promise<boolean> {
+    const rows = await this.ds.query(
+      `SELECT 1 FROM work_items WHERE workspace_id = $1 AND project_id = $2 AND id = $3 AND deleted_at IS NULL AND archived_at IS NULL`,
+      [workspaceId, projectId, workItemId],
+    );
+    return rows.length > 0;
+  }
+}

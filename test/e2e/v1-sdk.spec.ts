@@ -1,0 +1,391 @@
+import { HttpError, PlaneClient } from '@makeplane/plane-node-sdk';
+import { createTestApp, Tenant, TestApp } from '../helpers/test-app';
+
+/**
+ * API v1 against Plane's published Node SDK (@makeplane/plane-node-sdk 0.2.12), used unmodified: every method of
+ * a resource this service has is called against the running server and its result checked (README "Versions").
+ */
+describe('v1 through the published Plane Node SDK', () => {
+  let t: TestApp;
+  let ten: Tenant;
+  let sdk: PlaneClient;
+  let baseUrl: string;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    await t.app.listen(0, '127.0.0.1');
+    baseUrl = (await t.app.getUrl()).replace('[::1]', '127.0.0.1');
+    ten = await t.tenant();
+    sdk = new PlaneClient({ baseUrl, apiKey: ten.owner.key });
+  });
+  afterAll(() => t.close());
+
+  /** The HttpError a call fails with (the SDK's own error type, status and body). */
+  async function failure(call: Promise<unknown>): Promise<HttpError> {
+    try {
+      await call;
+    } catch (e) {
+      expect(e).toBeInstanceOf(HttpError);
+      return e as HttpError;
+    }
+    throw new Error('expected the call to fail');
+  }
+
+  it('users.me: the v1 user shape (names and avatar, no principal_kind or scopes)', async () => {
+    const me = await sdk.users.me();
+    expect(me).toEqual({
+      id: ten.owner.id,
+      first_name: expect.any(String),
+      last_name: expect.any(String),
+      email: ten.owner.email,
+      avatar: expect.any(String),
+      avatar_url: null,
+      display_name: 'Test User',
+    });
+  });
+
+  it('workspace.getMembers: the roster as an array of users with numeric role and role slug', async () => {
+    const member = await t.member(ten.slug, 'member');
+    const members = await sdk.workspace.getMembers(ten.slug);
+    expect(members).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ id: ten.owner.id, email: ten.owner.email, role: 20, role_slug: 'owner' }),
+        expect.objectContaining({ id: member.id, email: member.email, role: 15, role_slug: 'member' }),
+      ]),
+    );
+  });
+
+  it('workspace features: retrieve and update with v1 flag names', async () => {
+    const before = await sdk.workspace.retrieveFeatures(ten.slug);
+    expect(before).toEqual(expect.objectContaining({ wiki: expect.any(Boolean), teams: expect.any(Boolean) }));
+    const after = await sdk.workspace.updateFeatures(ten.slug, { wiki: !before.wiki });
+    expect(after.wiki).toBe(!before.wiki);
+    expect((await sdk.workspace.retrieveFeatures(ten.slug)).wiki).toBe(!before.wiki);
+  });
+
+  it('projects: create, retrieve, update, list, members, features, delete', async () => {
+    const created = await sdk.projects.create(ten.slug, { name: 'SDK project', identifier: 'SDKP' });
+    expect(created).toEqual(
+      expect.objectContaining({
+        id: expect.any(String),
+        name: 'SDK project',
+        identifier: 'SDKP',
+        workspace: ten.workspaceId,
+      }),
+    );
+    expect(created.updated_at).toEqual(expect.any(String));
+    const got = await sdk.projects.retrieve(ten.slug, created.id);
+    expect(got.id).toBe(created.id);
+    const updated = await sdk.projects.update(ten.slug, created.id, { description: 'changed' });
+    expect(updated.description).toBe('changed');
+    const list = await sdk.projects.list(ten.slug);
+    expect(list.results.map((p) => p.id)).toContain(created.id);
+    expect(list).toEqual(
+      expect.objectContaining({
+        total_count: list.results.length,
+        count: list.results.length,
+        next_page_results: false,
+      }),
+    );
+    const members = await sdk.projects.getMembers(ten.slug, created.id);
+    expect(members).toEqual([expect.objectContaining({ id: ten.owner.id, role: 20, role_slug: 'admin' })]);
+    const features = await sdk.projects.retrieveFeatures(ten.slug, created.id);
+    expect(features).toEqual(expect.objectContaining({ cycles: true, modules: true }));
+    const off = await sdk.projects.updateFeatures(ten.slug, created.id, { modules: false });
+    expect(off.modules).toBe(false);
+    await sdk.projects.delete(ten.slug, created.id);
+    expect((await failure(sdk.projects.retrieve(ten.slug, created.id))).statusCode).toBe(404);
+  });
+
+  it('states: create, retrieve, update (default), list, delete', async () => {
+    const project = await t.project(ten.slug, ten.owner.key);
+    const state = await sdk.states.create(ten.slug, project.id, { name: 'Review', color: '#aabbcc', group: 'started' });
+    expect(state).toEqual(
+      expect.objectContaining({
+        name: 'Review',
+        group: 'started',
+        default: false,
+        project: project.id,
+        workspace: ten.workspaceId,
+      }),
+    );
+    expect(state.updated_at).toEqual(expect.any(String));
+    expect(await sdk.states.retrieve(ten.slug, project.id, state.id)).toEqual(
+      expect.objectContaining({ id: state.id }),
+    );
+    const updated = await sdk.states.update(ten.slug, project.id, state.id, { default: true });
+    expect(updated.default).toBe(true);
+    const list = await sdk.states.list(ten.slug, project.id);
+    expect(list.results.filter((s) => s.default).map((s) => s.id)).toEqual([state.id]);
+    const other = await sdk.states.create(ten.slug, project.id, { name: 'Spare', color: '#000000' });
+    await sdk.states.delete(ten.slug, project.id, other.id);
+    expect((await failure(sdk.states.retrieve(ten.slug, project.id, other.id))).statusCode).toBe(404);
+  });
+
+  it('labels: create, retrieve, update, list, delete', async () => {
+    const project = await t.project(ten.slug, ten.owner.key);
+    await sdk.labels.create(ten.slug, project.id, { name: 'Area' });
+    const label = await sdk.labels.create(ten.slug, project.id, { name: 'Backend', color: '#123456' });
+    expect(label).toEqual(expect.objectContaining({ name: 'Backend', parent: null, project: project.id }));
+    expect((await sdk.labels.retrieve(ten.slug, project.id, label.id)).name).toBe('Backend');
+    expect((await sdk.labels.update(ten.slug, project.id, label.id, { name: 'API' })).name).toBe('API');
+    const list = await sdk.labels.list(ten.slug, project.id);
+    expect(list.results.map((l) => l.name).sort()).toEqual(['API', 'Area']);
+    await sdk.labels.delete(ten.slug, project.id, label.id);
+    expect((await sdk.labels.list(ten.slug, project.id)).results.map((l) => l.name)).toEqual(['Area']);
+  });
+
+  it('work items: create with v1 relation names, retrieve with expand, update, list, by identifier, archive, delete', async () => {
+    const project = await t.project(ten.slug, ten.owner.key);
+    const states = await sdk.states.list(ten.slug, project.id);
+    const started = states.results.find((s) => s.group === 'started')!;
+    const label = await sdk.labels.create(ten.slug, project.id, { name: 'bug' });
+    const item = await sdk.workItems.create(ten.slug, project.id, {
+      name: 'From the SDK',
+      description_html: '<p>hello</p>',
+      state: started.id,
+      labels: [label.id],
+      assignees: [ten.owner.id],
+      priority: 'high',
+    });
+    expect(item).toEqual(
+      expect.objectContaining({
+        name: 'From the SDK',
+        state: started.id,
+        labels: [label.id],
+        assignees: [ten.owner.id],
+        priority: 'high',
+        project: project.id,
+        description_html: '<p>hello</p>',
+      }),
+    );
+    expect(item.updated_at).toEqual(expect.any(String));
+    const expanded = await sdk.workItems.retrieve(ten.slug, project.id, item.id, [
+      'state',
+      'labels',
+      'assignees',
+      'project',
+    ]);
+    expect(expanded.state).toEqual(expect.objectContaining({ id: started.id, name: started.name }));
+    expect(expanded.labels).toEqual([expect.objectContaining({ id: label.id, name: 'bug' })]);
+    expect(expanded.assignees).toEqual([expect.objectContaining({ id: ten.owner.id })]);
+    expect(expanded.project).toEqual(expect.objectContaining({ id: project.id }));
+    const updated = await sdk.workItems.update(ten.slug, project.id, item.id, { name: 'Renamed', labels: [] });
+    expect(updated).toEqual(expect.objectContaining({ name: 'Renamed', labels: [] }));
+    const list = await sdk.workItems.list(ten.slug, project.id);
+    expect(list.results.map((w) => w.id)).toEqual([item.id]);
+    const byId = await sdk.workItems.retrieveByIdentifier(ten.slug, `${project.identifier}-${item.sequence_id}`);
+    expect(byId).toEqual(expect.objectContaining({ id: item.id, project: project.id }));
+    await sdk.workItems.archive(ten.slug, project.id, item.id);
+    expect((await sdk.workItems.list(ten.slug, project.id)).results).toEqual([]);
+    await sdk.workItems.unarchive(ten.slug, project.id, item.id);
+    expect((await sdk.workItems.list(ten.slug, project.id)).results.map((w) => w.id)).toEqual([item.id]);
+    await sdk.workItems.delete(ten.slug, project.id, item.id);
+    expect((await failure(sdk.workItems.retrieve(ten.slug, project.id, item.id))).statusCode).toBe(404);
+  });
+
+  it('comments: create, retrieve, update, list, delete', async () => {
+    const project = await t.project(ten.slug, ten.owner.key);
+    const item = await sdk.workItems.create(ten.slug, project.id, { name: 'Commented' });
+    const comment = await sdk.workItems.comments.create(ten.slug, project.id, item.id, {
+      comment_html: '<p>first</p>',
+    });
+    expect(comment).toEqual(
+      expect.objectContaining({
+        comment_html: '<p>first</p>',
+        issue: item.id,
+        actor: ten.owner.id,
+        project: project.id,
+      }),
+    );
+    expect((await sdk.workItems.comments.retrieve(ten.slug, project.id, item.id, comment.id)).id).toBe(comment.id);
+    const edited = await sdk.workItems.comments.update(ten.slug, project.id, item.id, comment.id, {
+      comment_html: '<p>edited</p>',
+    });
+    expect(edited.comment_html).toBe('<p>edited</p>');
+    const list = await sdk.workItems.comments.list(ten.slug, project.id, item.id);
+    expect(list.results.map((c) => c.id)).toEqual([comment.id]);
+    await sdk.workItems.comments.delete(ten.slug, project.id, item.id, comment.id);
+    expect((await sdk.workItems.comments.list(ten.slug, project.id, item.id)).results).toEqual([]);
+  });
+
+  it('cycles: CRUD, cycle-issues list/add/remove, transfer-issues', async () => {
+    const project = await t.project(ten.slug, ten.owner.key);
+    const create = (name: string) =>
+      sdk.cycles.create(ten.slug, project.id, { name, owned_by: ten.owner.id, project_id: project.id });
+    const cycle = await create('Sprint 1');
+    expect(cycle).toEqual(expect.objectContaining({ name: 'Sprint 1', owned_by: ten.owner.id, project: project.id }));
+    expect((await sdk.cycles.retrieve(ten.slug, project.id, cycle.id)).id).toBe(cycle.id);
+    expect((await sdk.cycles.update(ten.slug, project.id, cycle.id, { description: 'first' })).description).toBe(
+      'first',
+    );
+    expect((await sdk.cycles.list(ten.slug, project.id)).results.map((c) => c.id)).toEqual([cycle.id]);
+    const a = await sdk.workItems.create(ten.slug, project.id, { name: 'A' });
+    const b = await sdk.workItems.create(ten.slug, project.id, { name: 'B' });
+    await sdk.cycles.addWorkItemsToCycle(ten.slug, project.id, cycle.id, [a.id, b.id]);
+    const inCycle = await sdk.cycles.listWorkItemsInCycle(ten.slug, project.id, cycle.id);
+    expect(inCycle.results.map((w) => w.name).sort()).toEqual(['A', 'B']);
+    await sdk.cycles.removeWorkItemFromCycle(ten.slug, project.id, cycle.id, a.id);
+    expect((await sdk.cycles.listWorkItemsInCycle(ten.slug, project.id, cycle.id)).results.map((w) => w.id)).toEqual([
+      b.id,
+    ]);
+    const next = await create('Sprint 2');
+    await sdk.cycles.transferWorkItemsToAnotherCycle(ten.slug, project.id, cycle.id, { new_cycle_id: next.id });
+    expect((await sdk.cycles.listWorkItemsInCycle(ten.slug, project.id, next.id)).results.map((w) => w.id)).toEqual([
+      b.id,
+    ]);
+    await sdk.cycles.delete(ten.slug, project.id, cycle.id);
+    expect((await failure(sdk.cycles.retrieve(ten.slug, project.id, cycle.id))).statusCode).toBe(404);
+  });
+
+  it('modules: CRUD, module-issues list/add/remove, create of a work item with module', async () => {
+    const project = await t.project(ten.slug, ten.owner.key);
+    const mod = await sdk.modules.create(ten.slug, project.id, { name: 'Auth', lead: ten.owner.id, status: 'planned' });
+    expect(mod).toEqual(
+      expect.objectContaining({ name: 'Auth', lead: ten.owner.id, members: [], project: project.id }),
+    );
+    expect((await sdk.modules.retrieve(ten.slug, project.id, mod.id)).id).toBe(mod.id);
+    expect((await sdk.modules.update(ten.slug, project.id, mod.id, { status: 'in-progress' })).status).toBe(
+      'in-progress',
+    );
+    expect((await sdk.modules.list(ten.slug, project.id)).results.map((m) => m.id)).toEqual([mod.id]);
+    const a = await sdk.workItems.create(ten.slug, project.id, { name: 'A', assignees: [ten.owner.id] });
+    await sdk.modules.addWorkItemsToModule(ten.slug, project.id, mod.id, [a.id]);
+    const b = await sdk.workItems.create(ten.slug, project.id, { name: 'B', module: mod.id });
+    const inModule = await sdk.modules.listWorkItemsInModule(ten.slug, project.id, mod.id);
+    expect(inModule.results.map((w) => w.id).sort()).toEqual([a.id, b.id].sort());
+    expect((await sdk.modules.retrieve(ten.slug, project.id, mod.id)).members).toEqual([ten.owner.id]);
+    await sdk.modules.removeWorkItemFromModule(ten.slug, project.id, mod.id, a.id);
+    expect((await sdk.modules.listWorkItemsInModule(ten.slug, project.id, mod.id)).results.map((w) => w.id)).toEqual([
+      b.id,
+    ]);
+    await sdk.modules.delete(ten.slug, project.id, mod.id);
+    expect((await failure(sdk.modules.retrieve(ten.slug, project.id, mod.id))).statusCode).toBe(404);
+  });
+
+  it('estimates: the project estimate without an id, its points, linkToProject', async () => {
+    const project = await t.project(ten.slug, ten.owner.key);
+    expect((await failure(sdk.estimates.retrieve(ten.slug, project.id))).statusCode).toBe(404);
+    const estimate = await sdk.estimates.create(ten.slug, project.id, { name: 'Story points', type: 'points' });
+    expect(estimate).toEqual(expect.objectContaining({ name: 'Story points', type: 'points', project: project.id }));
+    expect((await sdk.estimates.retrieve(ten.slug, project.id)).id).toBe(estimate.id);
+    expect((await sdk.estimates.update(ten.slug, project.id, { description: 'Fibonacci' })).description).toBe(
+      'Fibonacci',
+    );
+    const points = await sdk.estimates.createPoints(ten.slug, project.id, estimate.id, [
+      { key: 1, value: '1' },
+      { key: 2, value: '2' },
+    ]);
+    expect(points.map((p) => [p.key, p.value, p.estimate])).toEqual([
+      [1, '1', estimate.id],
+      [2, '2', estimate.id],
+    ]);
+    expect((await sdk.estimates.listPoints(ten.slug, project.id, estimate.id)).map((p) => p.value)).toEqual(['1', '2']);
+    const three = await sdk.estimates.updatePoint(ten.slug, project.id, estimate.id, points[1].id, { value: '3' });
+    expect(three.value).toBe('3');
+    await sdk.estimates.deletePoint(ten.slug, project.id, estimate.id, points[0].id);
+    expect((await sdk.estimates.listPoints(ten.slug, project.id, estimate.id)).map((p) => p.value)).toEqual(['3']);
+    const other = await sdk.estimates.create(ten.slug, project.id, {
+      name: 'T-shirt',
+      type: 'categories',
+      last_used: false,
+    });
+    expect((await sdk.estimates.retrieve(ten.slug, project.id)).id).toBe(estimate.id);
+    const linked = await sdk.estimates.linkToProject(ten.slug, project.id, other.id);
+    expect(linked.id).toBe(project.id);
+    expect((await sdk.estimates.retrieve(ten.slug, project.id)).id).toBe(other.id);
+    await sdk.estimates.delete(ten.slug, project.id);
+    expect((await failure(sdk.estimates.retrieve(ten.slug, project.id))).statusCode).toBe(404);
+  });
+
+  it('workflows: list, create, update, attach and detach states, transitions by project state', async () => {
+    const project = await t.project(ten.slug, ten.owner.key);
+    await t.http
+      .patch(`/api/v2/workspaces/${ten.slug}/projects/${project.id}/features/`)
+      .set('X-Api-Key', ten.owner.key)
+      .send({ is_workflow_enabled: true })
+      .expect(200);
+    const states = (await sdk.states.list(ten.slug, project.id)).results;
+    const [todo, doing] = [states.find((s) => s.group === 'unstarted')!, states.find((s) => s.group === 'started')!];
+    const wf = await sdk.workflows.create(ten.slug, project.id, { name: 'Flow', description: 'd' });
+    expect(wf).toEqual(expect.objectContaining({ name: 'Flow', project: project.id, work_item_type_ids: [] }));
+    expect((await sdk.workflows.update(ten.slug, project.id, wf.id, { name: 'Flow 2' })).name).toBe('Flow 2');
+    expect((await sdk.workflows.list(ten.slug, project.id)).map((w) => w.name)).toContain('Flow 2');
+    await sdk.workflows.states.attach(ten.slug, project.id, wf.id, { state_ids: [todo.id, doing.id] });
+    const transition = await sdk.workflows.transitions.create(ten.slug, project.id, wf.id, {
+      state_id: todo.id,
+      transition_state_id: doing.id,
+    });
+    expect(transition).toEqual(expect.objectContaining({ state_id: todo.id, transition_state_id: doing.id }));
+    const listed = await sdk.workflows.transitions.list(ten.slug, project.id, wf.id);
+    expect(listed.map((x) => [x.state_id, x.transition_state_id])).toEqual([[todo.id, doing.id]]);
+    const same = await sdk.workflows.transitions.update(ten.slug, project.id, wf.id, transition!.id, { pre_rules: [] });
+    expect(same.id).toBe(transition!.id);
+    await sdk.workflows.transitions.del(ten.slug, project.id, wf.id, transition!.id);
+    expect(await sdk.workflows.transitions.list(ten.slug, project.id, wf.id)).toEqual([]);
+    await sdk.workflows.states.detach(ten.slug, project.id, wf.id, doing.id);
+    const rows = await t.http
+      .get(`/api/v2/workspaces/${ten.slug}/projects/${project.id}/workflows/${wf.id}/states/`)
+      .set('X-Api-Key', ten.owner.key);
+    expect(rows.body.data.map((r: { state_id: string }) => r.state_id)).toEqual([todo.id]);
+  });
+
+  it("work item types and project properties: CRUD, with v2's type mode gate", async () => {
+    const project = await t.project(ten.slug, ten.owner.key);
+    await t.http
+      .post(`/api/v2/workspaces/${ten.slug}/projects/${project.id}/work-item-types/enable/`)
+      .set('X-Api-Key', ten.owner.key)
+      .expect(200);
+    const type = await sdk.workItemTypes.create(ten.slug, project.id, { name: 'Bug', description: 'Defects' });
+    expect(type).toEqual(expect.objectContaining({ name: 'Bug', is_epic: false, project: project.id }));
+    expect((await sdk.workItemTypes.retrieve(ten.slug, project.id, type.id)).name).toBe('Bug');
+    expect((await sdk.workItemTypes.update(ten.slug, project.id, type.id, { name: 'Defect' })).name).toBe('Defect');
+    const types = await sdk.workItemTypes.list(ten.slug, project.id);
+    expect(types.map((x) => x.name)).toContain('Defect');
+    const property = await sdk.workItemProperties.createProject(ten.slug, project.id, {
+      name: 'Severity',
+      display_name: 'Severity',
+      property_type: 'TEXT',
+      is_required: false,
+    });
+    expect(property).toEqual(expect.objectContaining({ display_name: 'Severity', property_type: 'TEXT' }));
+    expect((await sdk.workItemProperties.retrieveProject(ten.slug, project.id, property.id)).id).toBe(property.id);
+    const renamed = await sdk.workItemProperties.updateProject(ten.slug, project.id, property.id, {
+      display_name: 'Impact',
+    });
+    expect(renamed.display_name).toBe('Impact');
+    const props = await sdk.workItemProperties.listProject(ten.slug, project.id);
+    expect(props.map((x) => x.id)).toEqual([property.id]);
+    await sdk.workItemProperties.deleteProject(ten.slug, project.id, property.id);
+    expect((await failure(sdk.workItemProperties.retrieveProject(ten.slug, project.id, property.id))).statusCode).toBe(
+      404,
+    );
+    await sdk.workItemTypes.delete(ten.slug, project.id, type.id);
+    expect((await failure(sdk.workItemTypes.retrieve(ten.slug, project.id, type.id))).statusCode).toBe(404);
+    // Workspace mode: the project surface refuses writes with v2's 409, as a v1 error body.
+    await t.http
+      .patch(`/api/v2/workspaces/${ten.slug}/features/`)
+      .set('X-Api-Key', ten.owner.key)
+      .send({ is_work_item_types_enabled: true })
+      .expect(200);
+    const refused = await failure(sdk.workItemTypes.create(ten.slug, project.id, { name: 'Task' }));
+    expect(refused.statusCode).toBe(409);
+    expect(refused.response).toEqual(expect.objectContaining({ code: 'work_item_types_managed_at_workspace' }));
+    await t.http
+      .patch(`/api/v2/workspaces/${ten.slug}/features/`)
+      .set('X-Api-Key', ten.owner.key)
+      .send({ is_work_item_types_enabled: false })
+      .expect(200);
+  });
+
+  it('errors are v1 JSON with the status, never problem+json, and the SDK surfaces them as HttpError', async () => {
+    const project = await t.project(ten.slug, ten.owner.key);
+    const err = await failure(sdk.states.create(ten.slug, project.id, { name: '', color: '#fff' }));
+    expect(err.statusCode).toBe(400);
+    expect(err.response).toEqual({
+      error: expect.any(String),
+      code: 'validation_error',
+      errors: { name: [expect.any(String)] },
+    });
+  });
+});

@@ -1,0 +1,305 @@
+import { createTestApp, expectProblem, Tenant, TestApp } from '../helpers/test-app';
+
+type User = { id: string; email: string; key: string };
+type Activity = {
+  id: string;
+  verb: string;
+  field: string | null;
+  old_value: string | null;
+  new_value: string | null;
+  old_identifier_id: string | null;
+  new_identifier_id: string | null;
+  actor_id: string | null;
+  epoch: number;
+};
+
+describe('work item activity history', () => {
+  let t: TestApp;
+  let ten: Tenant;
+  let pid: string;
+  let contributor: User;
+  let commenter: User;
+  let guest: User;
+  let states: Array<{ id: string; name: string }>;
+  const key = (k = ten.owner.key) => ({ 'X-Api-Key': k });
+  const proj = () => `/api/v2/workspaces/${ten.slug}/projects/${pid}`;
+  const items = () => `${proj()}/work-items/`;
+  const acts = (item: string) => `${items()}${item}/activities/`;
+  const history = async (item: string, query = ''): Promise<Activity[]> => {
+    const res = await t.http.get(`${acts(item)}?per_page=200${query}`).set(key());
+    expect(res.status).toBe(200);
+    return res.body.data;
+  };
+  const newItem = async (body: Record<string, unknown> = {}, k = ten.owner.key) => {
+    const res = await t.http
+      .post(items())
+      .set(key(k))
+      .send({ name: 'Tracked', ...body });
+    expect(res.status).toBe(201);
+    return res.body.id as string;
+  };
+  const summary = (a: Activity[]) => a.map((x) => [x.verb, x.field, x.old_value, x.new_value]);
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    ten = await t.tenant();
+    pid = (await t.project(ten.slug, ten.owner.key)).id;
+    const add = async (role: string) => {
+      const u = await t.member(ten.slug, 'member');
+      await t.http.post(`${proj()}/members/`).set(key()).send({ member_id: u.id, role });
+      return u;
+    };
+    contributor = await add('contributor');
+    commenter = await add('commenter');
+    guest = await add('guest');
+    states = (await t.http.get(`${proj()}/states/`).set(key())).body.data;
+  });
+  afterAll(() => t.close());
+
+  it('create: one entry, verb created, by the creator; the v2 shape', async () => {
+    const id = await newItem({ assignee_ids: [contributor.id], priority: 'high' }, contributor.key);
+    const list = await t.http.get(acts(id)).set(key());
+    expect(list.body.total_count).toBe(1);
+    expect(list.body.data[0]).toEqual({
+      id: expect.any(String),
+      work_item_id: id,
+      verb: 'created',
+      field: null,
+      old_value: null,
+      new_value: null,
+      old_identifier_id: null,
+      new_identifier_id: null,
+      issue_comment_id: null,
+      actor_id: contributor.id,
+      comment: 'created the work item',
+      epoch: expect.any(Number),
+      external_id: null,
+      external_source: null,
+      created_at: expect.any(String),
+    });
+    const one = await t.http.get(`${acts(id)}${list.body.data[0].id}/`).set(key());
+    expect(one.body).toEqual(list.body.data[0]);
+  });
+
+  it('PATCH: every changed field once, with old and new values, in one epoch; unchanged fields and no-op PATCHes add nothing', async () => {
+    const label = (await t.http.post(`${proj()}/labels/`).set(key()).send({ name: 'hist-label' })).body.id;
+    const id = await newItem({ name: 'Before', priority: 'low', state_id: states[0].id });
+    const res = await t.http
+      .patch(`${items()}${id}/`)
+      .set(key(contributor.key))
+      .send({
+        name: 'After',
+        priority: 'urgent',
+        state_id: states[1].id,
+        start_date: '2026-01-02',
+        description_html: '<p>New text</p>',
+        assignee_ids: [contributor.id, ten.owner.id],
+        label_ids: [label],
+      });
+    expect([res.status, res.body.detail]).toEqual([200, undefined]);
+    const changes = (await history(id)).slice(1);
+    expect(changes.every((a) => a.actor_id === contributor.id && a.epoch === changes[0].epoch)).toBe(true);
+    expect(summary(changes).sort()).toEqual(
+      [
+        ['updated', 'name', 'Before', 'After'],
+        ['updated', 'priority', 'low', 'urgent'],
+        ['updated', 'state', states[0].id, states[1].id],
+        ['updated', 'start_date', null, '2026-01-02'],
+        ['updated', 'description', '', '<p>New text</p>'],
+        ['updated', 'assignees', null, contributor.id],
+        ['updated', 'assignees', null, ten.owner.id],
+        ['updated', 'labels', null, label],
+      ].sort(),
+    );
+    expect(changes.find((a) => a.field === 'state')).toMatchObject({
+      old_identifier_id: states[0].id,
+      new_identifier_id: states[1].id,
+    });
+    // The same values again, and fields sent unchanged, write nothing.
+    await t.http
+      .patch(`${items()}${id}/`)
+      .set(key())
+      .send({ name: 'After', priority: 'urgent', label_ids: [label] });
+    expect(await history(id)).toHaveLength(changes.length + 1);
+    // Removing an assignee and clearing a date.
+    await t.http
+      .patch(`${items()}${id}/`)
+      .set(key())
+      .send({ assignee_ids: [contributor.id], start_date: null });
+    expect(summary((await history(id)).slice(changes.length + 1)).sort()).toEqual(
+      [
+        ['updated', 'assignees', ten.owner.id, null],
+        ['updated', 'start_date', '2026-01-02', null],
+      ].sort(),
+    );
+  });
+
+  it('comments, links, relations, cycle and module membership, archive and unarchive are recorded, by whoever did them', async () => {
+    const id = await newItem();
+    const other = await newItem({ name: 'Other' });
+    const c = (
+      await t.http.post(`${items()}${id}/comments/`).set(key(commenter.key)).send({ comment_html: '<p>hi</p>' })
+    ).body.id;
+    await t.http
+      .patch(`${items()}${id}/comments/${c}/`)
+      .set(key(contributor.key))
+      .send({ comment_html: '<p>hello</p>' });
+    await t.http.delete(`${items()}${id}/comments/${c}/`).set(key(commenter.key));
+    const link = (await t.http.post(`${items()}${id}/links/`).set(key()).send({ url: 'https://h.example/' })).body.id;
+    await t.http.delete(`${items()}${id}/links/${link}/`).set(key(contributor.key));
+    const blocks = (await t.http.get(`/api/v2/workspaces/${ten.slug}/work-item-relation-definitions/`).set(key())).body
+      .data[0];
+    await t.http
+      .post(`${items()}${id}/relations/`)
+      .set(key())
+      .send({ relation_definition_id: blocks.id, direction: 'blocks', work_item_ids: [other] });
+    await t.http.delete(`${items()}${other}/relations/${id}/`).set(key(contributor.key));
+    await t.http
+      .post(`${items()}${id}/dependencies/`)
+      .set(key())
+      .send({ relation_type: 'start_after', work_item_ids: [other] });
+    const cycle = (await t.http.post(`${proj()}/cycles/`).set(key()).send({ name: 'C1' })).body.id;
+    await t.http
+      .post(`${proj()}/cycles/${cycle}/work-items/`)
+      .set(key(contributor.key))
+      .send({ add: [id] });
+    const mod = (await t.http.post(`${proj()}/modules/`).set(key()).send({ name: 'M1' })).body.id;
+    await t.http
+      .post(`${proj()}/modules/${mod}/work-items/`)
+      .set(key(contributor.key))
+      .send({ add: [id] });
+    await t.http
+      .post(`${proj()}/modules/${mod}/work-items/`)
+      .set(key())
+      .send({ remove: [id] });
+    await t.http.post(`${items()}${id}/archive/`).set(key());
+    await t.http.post(`${items()}${id}/unarchive/`).set(key(contributor.key));
+    const h = await history(id);
+    const o = ten.owner.id;
+    expect(h.map((a) => [a.verb, a.field, a.actor_id])).toEqual([
+      ['created', null, o],
+      ['created', 'comment', commenter.id],
+      ['updated', 'comment', contributor.id],
+      ['deleted', 'comment', commenter.id],
+      ['created', 'link', o],
+      ['deleted', 'link', contributor.id],
+      ['created', 'relation', o],
+      ['deleted', 'relation', contributor.id],
+      ['created', 'dependency', o],
+      ['updated', 'cycle', contributor.id],
+      ['updated', 'modules', contributor.id],
+      ['updated', 'modules', o],
+      ['archived', 'archived_at', o],
+      ['unarchived', 'archived_at', contributor.id],
+    ]);
+    expect(h.find((a) => a.field === 'relation')).toMatchObject({ new_value: 'blocks', new_identifier_id: other });
+    expect(h.find((a) => a.field === 'dependency')).toMatchObject({
+      new_value: 'start_after',
+      new_identifier_id: other,
+    });
+    expect(h.find((a) => a.field === 'comment')).toMatchObject({ new_value: 'hi' });
+    // The other end of the relation has its own entries, with its own label.
+    const otherRel = (await history(other)).filter((a) => a.field === 'relation' || a.field === 'dependency');
+    expect(summary(otherRel)).toEqual([
+      ['created', 'relation', null, 'is blocked by'],
+      ['deleted', 'relation', 'is blocked by', null],
+      ['created', 'dependency', null, 'start_before'],
+    ]);
+  });
+
+  it('a rolled-back change leaves no history; a committed one always has it (same transaction)', async () => {
+    const id = await newItem();
+    const before = (await history(id)).length;
+    const qr = t.ds.createQueryRunner();
+    await qr.connect();
+    try {
+      await qr.startTransaction();
+      await qr.query(`UPDATE work_items SET name = 'rolled back', priority = 'urgent' WHERE id = $1`, [id]);
+      const inside = await qr.query(`SELECT count(*)::int AS n FROM work_item_activities WHERE work_item_id = $1`, [
+        id,
+      ]);
+      expect(inside[0].n).toBe(before + 2);
+      await qr.rollbackTransaction();
+    } finally {
+      await qr.release();
+    }
+    expect(await history(id)).toHaveLength(before);
+    // A request that fails after its first write (a label of another project) rolls back the whole change.
+    const foreignProject = (await t.project(ten.slug, ten.owner.key)).id;
+    const foreignLabel = (
+      await t.http
+        .post(`/api/v2/workspaces/${ten.slug}/projects/${foreignProject}/labels/`)
+        .set(key())
+        .send({ name: 'x' })
+    ).body.id;
+    const bad = await t.http
+      .patch(`${items()}${id}/`)
+      .set(key())
+      .send({ name: 'never', label_ids: [foreignLabel] });
+    expect(bad.status).toBe(400);
+    expect(await history(id)).toHaveLength(before);
+    // A set-based UPDATE of many items records each one.
+    const ids = [await newItem(), await newItem(), await newItem()];
+    await t.ds.query(`UPDATE work_items SET priority = 'high' WHERE id = ANY($1::uuid[])`, [ids]);
+    for (const x of ids)
+      expect(summary((await history(x)).slice(1))).toEqual([['updated', 'priority', 'none', 'high']]);
+  });
+
+  it('list: oldest first by default, newest first on request, filters, search, both pagination modes', async () => {
+    const id = await newItem({ name: 'n0' });
+    for (let i = 1; i <= 4; i++)
+      await t.http
+        .patch(`${items()}${id}/`)
+        .set(key())
+        .send({ name: `n${i}` });
+    await t.http.patch(`${items()}${id}/`).set(key(contributor.key)).send({ priority: 'low' });
+    const asc = await history(id);
+    expect(asc.map((a) => a.new_value)).toEqual([null, 'n1', 'n2', 'n3', 'n4', 'low']);
+    const desc = await history(id, '&order_by=-created_at');
+    expect(desc.map((a) => a.id)).toEqual(asc.map((a) => a.id).reverse());
+    expect((await history(id, '&field=name')).map((a) => a.new_value)).toEqual(['n1', 'n2', 'n3', 'n4']);
+    expect((await history(id, '&field__in=name,priority')).length).toBe(5);
+    expect((await history(id, '&verb=created')).length).toBe(1);
+    expect((await history(id, `&actor_id=${contributor.id}`)).map((a) => a.field)).toEqual(['priority']);
+    // Search matches old and new values: n3 is the new value of one entry and the old value of the next.
+    expect((await history(id, '&search=n3')).map((a) => a.new_value)).toEqual(['n3', 'n4']);
+    expect(
+      (await history(id, `&created_at__gte=${encodeURIComponent(new Date(Date.now() + 60000).toISOString())}`)).length,
+    ).toBe(0);
+    const p1 = await t.http.get(`${acts(id)}?paginate=cursor&per_page=4&order_by=-created_at`).set(key());
+    expect(p1.body.has_more).toBe(true);
+    const p2 = await t.http.get(`${acts(id)}?cursor=${p1.body.next_cursor}&per_page=4&order_by=-created_at`).set(key());
+    expect([...p1.body.data, ...p2.body.data].map((a: Activity) => a.id)).toEqual(desc.map((a) => a.id));
+    const off = await t.http.get(`${acts(id)}?per_page=2&offset=2`).set(key());
+    expect(off.body).toMatchObject({ total_count: 6, next: 4, previous: 0 });
+    expectProblem(await t.http.get(`${acts(id)}?verb=exploded`).set(key()), 400, 'validation_error');
+  });
+
+  it('roles, scopes and the tenant wall', async () => {
+    const id = await newItem();
+    const entry = (await history(id))[0].id;
+    expect((await t.http.get(acts(id)).set(key(commenter.key))).status).toBe(200);
+    expectProblem(await t.http.get(acts(id)).set(key(guest.key)), 403, 'forbidden');
+    const tok = await t.token(ten.owner.email, ['projects.work_items.activities:read']);
+    expect((await t.http.get(acts(id)).set({ Authorization: `Bearer ${tok}` })).status).toBe(200);
+    const other = await t.token(ten.owner.email, ['projects.work_items.comments:read']);
+    expectProblem(await t.http.get(acts(id)).set({ Authorization: `Bearer ${other}` }), 403, 'forbidden');
+    expectProblem(await t.http.post(acts(id)).set(key()).send({}), 405, 'method_not_allowed');
+    const second = await newItem();
+    expectProblem(await t.http.get(`${acts(second)}${entry}/`).set(key()), 404, 'resource_not_found');
+    const foreign = await t.tenant();
+    const fp = (await t.project(foreign.slug, foreign.owner.key)).id;
+    const fwi = (
+      await t.http
+        .post(`/api/v2/workspaces/${foreign.slug}/projects/${fp}/work-items/`)
+        .set(key(foreign.owner.key))
+        .send({ name: 'F' })
+    ).body.id;
+    expectProblem(await t.http.get(acts(fwi)).set(key()), 404, 'resource_not_found');
+    expectProblem(
+      await t.http.get(`/api/v2/workspaces/${foreign.slug}/projects/${fp}/work-items/${fwi}/activities/`).set(key()),
+      404,
+      'resource_not_found',
+    );
+  });
+});

@@ -1,0 +1,129 @@
+import { createTestApp, expectProblem, Tenant, TestApp } from '../helpers/test-app';
+
+/** GET /workspaces/{slug}/work-items/ (issue 19): every readable project's items, the work item list's rules. */
+describe('workspace-wide work item list', () => {
+  let t: TestApp;
+  let ten: Tenant;
+  let other: Tenant;
+  let pa: { id: string; identifier: string };
+  let pb: { id: string; identifier: string };
+  let member: { id: string; key: string };
+  let guest: { id: string; key: string };
+  const list = (query = '', k = ten.owner.key, slug = ten.slug) =>
+    t.http.get(`/api/v2/workspaces/${slug}/work-items/${query}`).set({ 'X-Api-Key': k });
+  const create = async (p: string, body: Record<string, unknown>, slug = ten.slug, k = ten.owner.key) => {
+    const r = await t.http
+      .post(`/api/v2/workspaces/${slug}/projects/${p}/work-items/`)
+      .set({ 'X-Api-Key': k })
+      .send(body);
+    expect(r.status).toBe(201);
+    return r.body as { id: string; identifier: string };
+  };
+  const addToProject = async (p: string, userId: string, role: string) => {
+    const r = await t.http
+      .post(`/api/v2/workspaces/${ten.slug}/projects/${p}/members/`)
+      .set({ 'X-Api-Key': ten.owner.key })
+      .send({ member_id: userId, role });
+    expect(r.status).toBe(201);
+  };
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    ten = await t.tenant();
+    other = await t.tenant();
+    pa = await t.project(ten.slug, ten.owner.key, { identifier: 'WSA' });
+    pb = await t.project(ten.slug, ten.owner.key, { identifier: 'WSB' });
+    member = await t.member(ten.slug, 'member');
+    guest = await t.member(ten.slug, 'member');
+    await addToProject(pa.id, member.id, 'contributor');
+    // A project guest cannot read work items: pb's items stay out of the guest's list.
+    await addToProject(pa.id, guest.id, 'commenter');
+    await addToProject(pb.id, guest.id, 'guest');
+    for (let i = 0; i < 3; i++) await create(pa.id, { name: `a${i}`, priority: i === 0 ? 'high' : 'low' });
+    for (let i = 0; i < 2; i++) await create(pb.id, { name: `b${i}`, priority: 'high' });
+    const po = await t.project(other.slug, other.owner.key, { identifier: 'OTH' });
+    await create(po.id, { name: 'foreign' }, other.slug, other.owner.key);
+  });
+  afterAll(() => t.close());
+
+  it('lists the items of every project the owner can read, newest first, with project_id and identifier', async () => {
+    const res = await list();
+    expect(res.status).toBe(200);
+    expect(res.body.total_count).toBe(5);
+    expect(res.body.data.map((w: any) => w.name)).toEqual(['b1', 'b0', 'a2', 'a1', 'a0']);
+    const b1 = res.body.data[0];
+    expect(b1.project_id).toBe(pb.id);
+    expect(b1.identifier).toMatch(/^WSB-\d+$/);
+    expect(b1).toMatchObject({ cycle_id: null, module_ids: [], custom_fields: null });
+  });
+
+  it('a member sees only the projects they read; a project guest none of that project', async () => {
+    const m = await list('', member.key);
+    expect(m.body.data.map((w: any) => w.project_id)).toEqual([pa.id, pa.id, pa.id]);
+    expect(m.body.total_count).toBe(3);
+    const g = await list('', guest.key);
+    expect(g.body.data.every((w: any) => w.project_id === pa.id)).toBe(true);
+    expect(g.body.total_count).toBe(3);
+  });
+
+  it('project_id and project_id__in narrow the list; a project the caller cannot read adds nothing', async () => {
+    expect((await list(`?project_id=${pb.id}`)).body.total_count).toBe(2);
+    expect((await list(`?project_id__in=${pa.id},${pb.id}`)).body.total_count).toBe(5);
+    const narrowed = await list(`?project_id=${pb.id}`, member.key);
+    expect(narrowed.body).toMatchObject({ data: [], total_count: 0 });
+    expectProblem(await list('?project_id=nope'), 400, 'validation_error');
+  });
+
+  it("applies the work item list's filters with exact totals", async () => {
+    const high = await list('?priority=high');
+    expect(high.body.total_count).toBe(3);
+    expect(high.body.data.map((w: any) => w.name).sort()).toEqual(['a0', 'b0', 'b1']);
+    const both = await list(`?priority=high&project_id=${pa.id}`);
+    expect(both.body.data.map((w: any) => w.name)).toEqual(['a0']);
+    const searched = await list('?search=b');
+    expect(searched.body.total_count).toBe(2);
+  });
+
+  it('pages with cursors (created_at and updated_at) and with offsets', async () => {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await list(`?paginate=cursor&per_page=2${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(res.status).toBe(200);
+      seen.push(...res.body.data.map((w: any) => w.name));
+      cursor = res.body.next_cursor;
+    } while (cursor);
+    expect(seen).toEqual(['b1', 'b0', 'a2', 'a1', 'a0']);
+    const upd = await list('?paginate=cursor&order_by=updated_at&per_page=10');
+    expect(upd.body.data.map((w: any) => w.name)).toEqual(['a0', 'a1', 'a2', 'b0', 'b1']);
+    const page2 = await list('?per_page=2&offset=2');
+    expect(page2.body.data.map((w: any) => w.name)).toEqual(['a2', 'a1']);
+    expect(page2.body.next).toBe(4);
+  });
+
+  it('fields and expand work as on the project list', async () => {
+    const res = await list('?fields=id,project_id,cycle_id,module_ids&expand=state&per_page=1');
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body.data[0]).sort()).toEqual(['cycle_id', 'id', 'module_ids', 'project_id', 'state']);
+    expect(res.body.data[0].state).toMatchObject({ group: 'backlog' });
+  });
+
+  it('archived work items leave it; another workspace never shows', async () => {
+    const w = await create(pa.id, { name: 'to archive' });
+    expect((await list()).body.total_count).toBe(6);
+    await t.http
+      .post(`/api/v2/workspaces/${ten.slug}/projects/${pa.id}/work-items/${w.id}/archive/`)
+      .set({ 'X-Api-Key': ten.owner.key })
+      .expect(200);
+    expect((await list()).body.total_count).toBe(5);
+    const foreign = await list('', other.owner.key, other.slug);
+    expect(foreign.body.data.map((x: any) => x.name)).toEqual(['foreign']);
+    expectProblem(await list('', other.owner.key), 404, 'resource_not_found');
+  });
+
+  it('needs the work item read scope', async () => {
+    const tok = await t.token(ten.owner.email, ['projects:read']);
+    const res = await t.http.get(`/api/v2/workspaces/${ten.slug}/work-items/`).set('Authorization', `Bearer ${tok}`);
+    expectProblem(res, 403, 'forbidden');
+  });
+});
