@@ -219,19 +219,25 @@ export class ProjectsService {
   /**
    * Archive (true) or unarchive (false): the project leaves (or rejoins) the project list and the workspace-wide
    * work item list, and refuses (or accepts again) writes under it (the guard, 409 `project_archived`); nothing
-   * else changes. Unarchiving an active project changes nothing (idempotent, no audit entry).
+   * else changes. Unarchiving an active project changes nothing (idempotent, no audit entry, no webhook event).
    */
   async setArchived(ctx: ProjectContext, archived: boolean): Promise<void> {
     await this.ds.transaction(async (tx) => {
-      if (!(await this.repo.lockLive(ctx.workspace.id, ctx.project.id, 'FOR NO KEY UPDATE', tx)))
+      const ws = ctx.workspace.id;
+      if (!(await this.repo.lockLive(ws, ctx.project.id, 'FOR NO KEY UPDATE', tx)))
         throw ProblemException.notFound('Project');
-      if (!(await this.repo.setArchived(ctx.workspace.id, ctx.project.id, archived, tx))) return;
+      const before = await this.repo.get(ws, ctx.project.id, tx);
+      if (!(await this.repo.setArchived(ws, ctx.project.id, archived, tx))) return;
       await this.audit.record(tx, ctx, {
         ...ctxTarget(ctx),
         event_name: archived ? 'project.archived' : 'project.unarchived',
         old_value: { archived: !archived },
         new_value: { archived },
       });
+      // Plane names no unarchive event: an unarchive is an update of archived_at.
+      const after = mapProject((await this.repo.get(ws, ctx.project.id, tx))!);
+      const event = archived ? 'project.archived' : 'project.updated';
+      await this.outbox.record(tx, changeEvent(ctx, event, after, mapProject(before!)));
     });
   }
 

@@ -1,6 +1,8 @@
 /**
- * The events a webhook can choose (gap-reference 7, Plane's v2 names) and the entity types they carry. Work item
- * links and relations (`workitem.link.*`, `workitem.relation.*`) join the list when those resources exist.
+ * The events a webhook can choose (gap-reference 7, Plane's v2 names) and the entity types they carry: those of the
+ * resources this service has. Plane's milestone, page, vote, attachment and page-link events have no resource here.
+ * A relation made through a workspace relation definition is `workitem.relation.*`, a dependency (blocking,
+ * start/finish before) `workitem.dependency.*`, as Plane splits them.
  */
 export const WEBHOOK_EVENTS = [
   'project.created',
@@ -22,12 +24,20 @@ export const WEBHOOK_EVENTS = [
   'workitem.comment.created',
   'workitem.comment.updated',
   'workitem.comment.deleted',
+  'workitem.link.created',
+  'workitem.link.updated',
+  'workitem.link.deleted',
+  'workitem.relation.created',
+  'workitem.relation.deleted',
+  'workitem.dependency.created',
+  'workitem.dependency.deleted',
 ] as const;
 
 export type WebhookEventName = (typeof WEBHOOK_EVENTS)[number];
 
-/** Plane's `entity_type` of each family (a work item is an `issue` there). */
-export type WebhookEntityType = 'project' | 'cycle' | 'module' | 'issue' | 'issue_comment';
+/** Plane's `entity_type` of each family (a work item is an `issue` there; relations and dependencies are both its `issue_relation`). */
+export type WebhookEntityType =
+  'project' | 'cycle' | 'module' | 'issue' | 'issue_comment' | 'issue_link' | 'issue_relation';
 
 /** `<family>.*` for every family: `workitem.*` is the four work item events, not the comment events. */
 export const WEBHOOK_EVENT_PATTERNS = [...new Set(WEBHOOK_EVENTS.map(familyPattern))];
@@ -74,6 +84,9 @@ const ENTITY_OF_FAMILY: Record<string, WebhookEntityType> = {
   module: 'module',
   workitem: 'issue',
   'workitem.comment': 'issue_comment',
+  'workitem.link': 'issue_link',
+  'workitem.relation': 'issue_relation',
+  'workitem.dependency': 'issue_relation',
 };
 
 /** The request context fields an event needs (a WorkspaceContext or ProjectContext has them). */

@@ -13,7 +13,8 @@ const SCOPES_DOC: ApiPropertyOptions = {
   type: [String],
   description:
     'The events this webhook receives: `*` for all, a family (`project.*`, `cycle.*`, `module.*`, `workitem.*`, ' +
-    '`workitem.comment.*`) or single events (`workitem.created`). Default `["*"]`.',
+    '`workitem.comment.*`, `workitem.link.*`, `workitem.relation.*`, `workitem.dependency.*`) or single events ' +
+    '(`workitem.created`). Default `["*"]`.',
   example: ['workitem.*', 'workitem.comment.created'],
 };
 

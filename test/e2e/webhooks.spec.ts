@@ -209,18 +209,7 @@ describe('webhooks', () => {
           }),
         ).rejects.toThrow('roll back');
         await createItem('survivor');
-        await waitFor('the survivor', () => rx.at('/rollback').length >= 1).catch(async (e) => {
-          console.log(
-            JSON.stringify(
-              await t.ds.query(`SELECT name, state, retry_count, output, data, created_on, started_on FROM pgboss.job`),
-              null,
-              1,
-            ),
-          );
-          console.log(JSON.stringify(await t.ds.query(`SELECT * FROM webhook_deliveries`)));
-          console.log(JSON.stringify(await t.ds.query(`SELECT event, created_at, dispatched_at FROM webhook_events`)));
-          throw e;
-        });
+        await waitFor('the survivor', () => rx.at('/rollback').length >= 1);
         await new Promise((r) => setTimeout(r, 1000));
         expect(rx.at('/rollback').map((r) => r.body.data.name)).toEqual(['survivor']);
         const [{ n }] = await t.ds.query(
@@ -350,6 +339,185 @@ describe('webhooks', () => {
       ]);
       await t.app.get(WebhookDeliverer).maintain();
       expect(await logs(hook.id)).toEqual([]);
+    });
+  });
+
+  describe('events of every write path', () => {
+    /** `event entity_id` of each delivery to `path`, sorted (deliveries run concurrently, in no set order). */
+    const seen = (path: string) =>
+      rx
+        .at(path)
+        .map((r) => `${r.body.event} ${r.body.entity_id}`)
+        .sort();
+    const expectSeen = async (path: string, expected: string[]) => {
+      await waitFor(`${expected.length} deliveries to ${path}`, () => rx.at(path).length >= expected.length);
+      await new Promise((r) => setTimeout(r, 800)); // and nothing more
+      expect(seen(path)).toEqual([...expected].sort());
+    };
+    const eventCount = async () =>
+      (await t.ds.query(`SELECT count(*)::int AS n FROM webhook_events WHERE workspace_id = $1`, [ten.workspaceId]))[0]
+        .n as number;
+    const post = (path: string, body: object, headers: Record<string, string> = {}) =>
+      t.http.post(path).set(key()).set(headers).send(body);
+
+    it('bulk create, update and delete: one event per changed work item; an all_or_none refusal none', async () => {
+      const hook = await register('/bulk', { scopes: ['workitem.*'] });
+      const created = await post(`${items()}bulk-create/`, { items: [{ name: 'b1' }, { name: 'b2' }, { name: '' }] });
+      expect(created.status).toBe(200);
+      const ids: string[] = created.body.results.filter((r: any) => r.result === 'created').map((r: any) => r.id);
+      expect(ids).toHaveLength(2);
+      const updated = await post(`${items()}bulk-update/`, {
+        items: [
+          { id: ids[0], priority: 'urgent' },
+          { id: ids[1], name: 'b2 renamed' },
+        ],
+      });
+      expect(updated.body.succeeded).toBe(2);
+      const deleted = await post(`${items()}bulk-delete/`, { ids: [...ids, '00000000-0000-4000-8000-000000000000'] });
+      expect(deleted.body).toEqual(expect.objectContaining({ succeeded: 2, failed: 1 }));
+      await expectSeen(
+        '/bulk',
+        ['created', 'updated', 'deleted'].flatMap((a) => ids.map((id) => `workitem.${a} ${id}`)),
+      );
+      const upd = rx.at('/bulk').find((r) => r.body.event === 'workitem.updated' && r.body.entity_id === ids[1])!;
+      expect(upd.body.previous_attributes).toEqual({ name: 'b2' });
+      expect(upd.body.data).toEqual(expect.objectContaining({ id: ids[1], name: 'b2 renamed' }));
+      // all_or_none with a failing row writes nothing, so reports nothing.
+      const before = await eventCount();
+      const refused = await post(`${items()}bulk-create/`, {
+        items: [{ name: 'kept?' }, { name: '' }],
+        all_or_none: true,
+      });
+      expect(refused.status).toBe(409);
+      expect(await eventCount()).toBe(before);
+      await t.http.delete(`${hooks()}${hook.id}/`).set(key());
+    });
+
+    it('upsert: workitem.created when it creates, workitem.updated when it updates', async () => {
+      const hook = await register('/upsert', { scopes: ['workitem.created', 'workitem.updated'] });
+      const body = { name: 'Synced', external_source: 'github', external_id: `gh-${Date.now()}` };
+      const first = await post(`${items()}upsert/`, body);
+      expect(first.status).toBe(201);
+      const second = await post(`${items()}upsert/`, { ...body, name: 'Synced again' });
+      expect(second.status).toBe(200);
+      await expectSeen('/upsert', [`workitem.created ${first.body.id}`, `workitem.updated ${first.body.id}`]);
+      await t.http.delete(`${hooks()}${hook.id}/`).set(key());
+    });
+
+    it('an idempotent POST writes its event with the change: a replay adds none', async () => {
+      const hook = await register('/idem', { scopes: ['workitem.created'] });
+      const k = { 'Idempotency-Key': `idem-${Date.now()}` };
+      const first = await post(items(), { name: 'Once' }, k);
+      expect(first.status).toBe(201);
+      const replay = await post(items(), { name: 'Once' }, k);
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+      await expectSeen('/idem', [`workitem.created ${first.body.id}`]);
+      await t.http.delete(`${hooks()}${hook.id}/`).set(key());
+    });
+
+    it('archive and unarchive: workitem.archived / project.archived; an unarchive is an update', async () => {
+      const hook = await register('/archive', { scopes: ['workitem.*', 'project.*'] });
+      const p = (await t.project(ten.slug, ten.owner.key)).id;
+      const item = await createItem('To archive', p);
+      const base = `/api/v2/workspaces/${ten.slug}/projects/${p}/`;
+      // Plane archives only completed or cancelled items: move it to such a state first.
+      const states = (await t.http.get(`${base}states/`).set(key())).body.data as Array<{ id: string; group: string }>;
+      const done = states.find((st) => st.group === 'completed')!.id;
+      await t.http.patch(`${base}work-items/${item.id}/`).set(key()).send({ state_id: done });
+      expect((await post(`${base}work-items/${item.id}/archive/`, {})).status).toBeLessThan(300);
+      expect((await post(`${base}work-items/${item.id}/unarchive/`, {})).status).toBeLessThan(300);
+      expect((await post(`${base}archive/`, {})).status).toBe(204);
+      expect((await post(`${base}unarchive/`, {})).status).toBe(204);
+      expect((await post(`${base}unarchive/`, {})).status).toBe(204); // already active: no change, no event
+      await expectSeen('/archive', [
+        `project.created ${p}`,
+        `workitem.created ${item.id}`,
+        `workitem.updated ${item.id}`,
+        `workitem.archived ${item.id}`,
+        `workitem.updated ${item.id}`,
+        `project.archived ${p}`,
+        `project.updated ${p}`,
+      ]);
+      const unarchived = rx.at('/archive').find((r) => r.body.event === 'project.updated')!;
+      expect(unarchived.body.data.archived_at).toBeNull();
+      expect(unarchived.body.previous_attributes).toEqual({ archived_at: expect.any(String) });
+      await t.http.delete(`${hooks()}${hook.id}/`).set(key());
+    });
+
+    it('links: workitem.link.created, updated and deleted (entity_type issue_link)', async () => {
+      const hook = await register('/links', { scopes: ['workitem.link.*'] });
+      const item = await createItem('Linked');
+      const links = `${items()}${item.id}/links/`;
+      const link = await post(links, { url: 'https://example.com/spec', title: 'Spec' });
+      expect(link.status).toBe(201);
+      await t.http.patch(`${links}${link.body.id}/`).set(key()).send({ title: 'Spec v2' });
+      expect((await t.http.delete(`${links}${link.body.id}/`).set(key())).status).toBe(204);
+      await expectSeen(
+        '/links',
+        ['created', 'updated', 'deleted'].map((a) => `workitem.link.${a} ${link.body.id}`),
+      );
+      const got = rx.at('/links');
+      expect(got.every((r) => r.body.entity_type === 'issue_link')).toBe(true);
+      const upd = got.find((r) => r.body.event === 'workitem.link.updated')!;
+      expect(upd.body.data).toEqual(expect.objectContaining({ work_item_id: item.id, title: 'Spec v2' }));
+      expect(upd.body.previous_attributes).toEqual({ title: 'Spec' });
+      await t.http.delete(`${hooks()}${hook.id}/`).set(key());
+    });
+
+    it('relations and dependencies: workitem.relation.* and workitem.dependency.*, one per related item', async () => {
+      const hook = await register('/relations', { scopes: ['workitem.relation.*', 'workitem.dependency.*'] });
+      const [a, b, c] = [await createItem('A'), await createItem('B'), await createItem('C')];
+      const defs = (await t.http.get(`/api/v2/workspaces/${ten.slug}/work-item-relation-definitions/`).set(key())).body
+        .data as Array<{ id: string; outward: string }>;
+      const blocks = defs.find((d) => d.outward === 'blocks')!;
+      const rel = await post(`${items()}${a.id}/relations/`, {
+        relation_definition_id: blocks.id,
+        direction: 'blocks',
+        work_item_ids: [b.id, c.id],
+      });
+      expect(rel.status).toBe(201);
+      const dep = await post(`${items()}${a.id}/dependencies/`, { relation_type: 'blocked_by', work_item_ids: [b.id] });
+      expect(dep.status).toBe(201);
+      expect((await t.http.delete(`${items()}${a.id}/relations/${c.id}/`).set(key())).status).toBe(204);
+      expect((await t.http.delete(`${items()}${a.id}/dependencies/${b.id}/`).set(key())).status).toBe(204);
+      await waitFor('five relation events', () => rx.at('/relations').length >= 5);
+      await new Promise((r) => setTimeout(r, 800));
+      const got = rx.at('/relations').map((r) => r.body);
+      expect(got.map((e) => e.event).sort()).toEqual([
+        'workitem.dependency.created',
+        'workitem.dependency.deleted',
+        'workitem.relation.created',
+        'workitem.relation.created',
+        'workitem.relation.deleted',
+      ]);
+      expect(got.every((e) => e.entity_type === 'issue_relation')).toBe(true);
+      const relTo = (id: string) =>
+        got.find((e) => e.event === 'workitem.relation.created' && e.data.related_work_item_id === id)!.data;
+      expect(relTo(b.id)).toEqual(
+        expect.objectContaining({ work_item_id: a.id, relation_type: 'blocks', relation_definition_id: blocks.id }),
+      );
+      // "A blocked_by B" is stored and reported as "B blocking A".
+      const depCreated = got.find((e) => e.event === 'workitem.dependency.created')!;
+      expect(depCreated.data).toEqual(
+        expect.objectContaining({ work_item_id: b.id, related_work_item_id: a.id, relation_type: 'blocking' }),
+      );
+      const relDeleted = got.find((e) => e.event === 'workitem.relation.deleted')!;
+      expect(relDeleted.entity_id).toBe(relTo(c.id).id);
+      await t.http.delete(`${hooks()}${hook.id}/`).set(key());
+    });
+
+    it('API v1 writes go through the same services and emit the same events', async () => {
+      const hook = await register('/v1', { scopes: ['workitem.*'] });
+      const v1 = `/api/v1/workspaces/${ten.slug}/projects/${pid}/work-items/`;
+      const created = await t.http.post(v1).set(key()).send({ name: 'From v1' });
+      expect(created.status).toBe(201);
+      expect((await t.http.patch(`${v1}${created.body.id}/`).set(key()).send({ name: 'v1 renamed' })).status).toBe(200);
+      expect((await t.http.delete(`${v1}${created.body.id}/`).set(key())).status).toBe(204);
+      await expectSeen(
+        '/v1',
+        ['created', 'updated', 'deleted'].map((a) => `workitem.${a} ${created.body.id}`),
+      );
+      await t.http.delete(`${hooks()}${hook.id}/`).set(key());
     });
   });
 

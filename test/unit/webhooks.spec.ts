@@ -1,6 +1,6 @@
 import { parseAllowList, refusal } from '../../src/webhooks/address-policy';
 import { verdictOf } from '../../src/webhooks/webhook-deliverer';
-import { changedAttributes, scopeMatches } from '../../src/webhooks/webhook-events';
+import { changedAttributes, changeEvent, scopeMatches, WEBHOOK_SCOPE_VALUES } from '../../src/webhooks/webhook-events';
 import { signatureHeaders } from '../../src/webhooks/webhook-http';
 import { loadWebhookSettings, retryDelayMs } from '../../src/webhooks/webhook-settings';
 import { verifyPlane, verifyTimestamped } from '../helpers/webhook-receiver';
@@ -84,6 +84,20 @@ describe('webhook delivery rules', () => {
     expect(scopeMatches(['workitem.*'], 'workitem.comment.created')).toBe(false);
     expect(scopeMatches(['workitem.comment.*'], 'workitem.comment.deleted')).toBe(true);
     expect(scopeMatches(['cycle.created'], 'cycle.deleted')).toBe(false);
+    expect(scopeMatches(['workitem.*'], 'workitem.link.created')).toBe(false);
+    expect(scopeMatches(['workitem.relation.*'], 'workitem.dependency.created')).toBe(false);
+    expect(scopeMatches(['workitem.dependency.*'], 'workitem.dependency.deleted')).toBe(true);
+  });
+
+  it("link, relation and dependency families: Plane's names and entity types", () => {
+    for (const f of ['workitem.link.*', 'workitem.relation.*', 'workitem.dependency.*'])
+      expect(WEBHOOK_SCOPE_VALUES).toContain(f);
+    expect(WEBHOOK_SCOPE_VALUES).not.toContain('workitem.relation.updated'); // Plane has none
+    const ctx = { workspace: { id: 'w' }, principal: { userId: 'u' }, project: { id: 'p' } };
+    expect(changeEvent(ctx, 'workitem.link.updated', { id: 'l' }).entityType).toBe('issue_link');
+    expect(changeEvent(ctx, 'workitem.relation.created', { id: 'r' }).entityType).toBe('issue_relation');
+    expect(changeEvent(ctx, 'workitem.dependency.deleted', { id: 'd' }).entityType).toBe('issue_relation');
+    expect(changeEvent(ctx, 'workitem.comment.created', { id: 'c' }).entityType).toBe('issue_comment');
   });
 
   it('previous_attributes: the old values of the fields that changed', () => {
