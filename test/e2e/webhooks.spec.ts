@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppConfig, APP_CONFIG } from '../../src/common/config/config';
 import { createApp } from '../../src/common/http/create-app';
@@ -339,6 +340,103 @@ describe('webhooks', () => {
       ]);
       await t.app.get(WebhookDeliverer).maintain();
       expect(await logs(hook.id)).toEqual([]);
+    });
+  });
+
+  describe('receivers that misbehave', () => {
+    const logRows = async (id: string, n = 1) => {
+      let rows: Array<Record<string, any>> = [];
+      await waitFor(`${n} log rows`, async () => (rows = await logs(id)).length >= n);
+      return rows;
+    };
+
+    it('no redirect is followed: a 302 is a final answer and its Location is never requested', async () => {
+      const hook = await register('/moved', { scopes: ['workitem.created'] });
+      rx.answer('/moved', 302);
+      rx.behave('/moved', { headers: { location: rx.url('/moved-target') } });
+      await createItem('moved');
+      const [row] = await logRows(hook.id);
+      expect([row.status_text, row.response_status]).toEqual(['failed', '302']);
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(rx.at('/moved')).toHaveLength(1);
+      expect(rx.at('/moved-target')).toHaveLength(0);
+      await t.http.delete(`${hooks()}${hook.id}/`).set(key());
+    });
+
+    it('a slow receiver never slows the API; an attempt past the timeout is logged and retried', async () => {
+      const hook = await register('/slow', { scopes: ['workitem.created'] });
+      rx.behave('/slow', { delayMs: 5000 }); // longer than WEBHOOK_TIMEOUT_MS (3 s here)
+      const first = await createItem('slow 1');
+      await waitFor('the first attempt to reach the receiver', () => rx.at('/slow').length >= 1);
+      // While that attempt hangs, writes answer as fast as ever.
+      for (const n of ['slow 2', 'slow 3']) {
+        const started = Date.now();
+        await createItem(n);
+        expect(Date.now() - started).toBeLessThan(1500);
+      }
+      const rows = await logRows(hook.id);
+      const timedOut = rows.find((r) => r.error_message.includes('timed out'))!;
+      expect(timedOut).toEqual(
+        expect.objectContaining({
+          status_text: 'retry',
+          response_status: null,
+          error_message: 'timed out after 3000 ms',
+        }),
+      );
+      expect(Number(timedOut.duration_ms)).toBeGreaterThanOrEqual(2900);
+      expect(rx.at('/slow')[0].body.entity_id).toBe(first.id);
+      await t.http.delete(`${hooks()}${hook.id}/`).set(key());
+    }, 20_000);
+
+    it('the log keeps the first 1 KB of the answer', async () => {
+      const hook = await register('/chatty', { scopes: ['workitem.created'] });
+      rx.behave('/chatty', { body: 'x'.repeat(5000) });
+      await createItem('chatty');
+      const [row] = await logRows(hook.id);
+      expect(row.status_text).toBe('delivered');
+      expect(row.response_body).toBe('x'.repeat(1024));
+      await t.http.delete(`${hooks()}${hook.id}/`).set(key());
+    });
+
+    it('an inactive webhook receives nothing: no event, no delivery', async () => {
+      const hook = await register('/inactive', { scopes: ['workitem.created'], is_active: false });
+      await createItem('unseen');
+      const [{ n }] = await t.ds.query(
+        `SELECT count(*)::int AS n FROM webhook_deliveries WHERE workspace_id = $1 AND webhook_id = $2`,
+        [ten.workspaceId, hook.id],
+      );
+      expect(n).toBe(0);
+      await new Promise((r) => setTimeout(r, 800));
+      expect(rx.at('/inactive')).toHaveLength(0);
+      await t.http.delete(`${hooks()}${hook.id}/`).set(key());
+    });
+
+    it('the secret is never logged nor stored beside deliveries (log lines, log rows, events, jobs)', async () => {
+      const lines: string[] = [];
+      const spies = (['log', 'warn', 'error', 'debug'] as const).map((m) =>
+        jest.spyOn(Logger.prototype, m).mockImplementation(function (this: Logger, ...args: unknown[]) {
+          lines.push(args.map(String).join(' '));
+        }),
+      );
+      try {
+        const hook = await register('/secretive', { scopes: ['workitem.created'] });
+        rx.answer('/secretive', 500);
+        await createItem('secretive');
+        await logRows(hook.id, 2);
+        expect(lines.some((l) => l.includes('delivery'))).toBe(true);
+        for (const l of lines) expect(l).not.toContain(hook.secret_key);
+        const [{ n }] = await t.ds.query(
+          `SELECT (SELECT count(*) FROM webhook_logs l WHERE l::text LIKE '%' || $1 || '%')
+                + (SELECT count(*) FROM webhook_events e WHERE e::text LIKE '%' || $1 || '%')
+                + (SELECT count(*) FROM webhook_deliveries d WHERE d::text LIKE '%' || $1 || '%')
+                + (SELECT count(*) FROM pgboss.job j WHERE j::text LIKE '%' || $1 || '%') AS n`,
+          [hook.secret_key],
+        );
+        expect(Number(n)).toBe(0);
+        await t.http.delete(`${hooks()}${hook.id}/`).set(key());
+      } finally {
+        for (const s of spies) s.mockRestore();
+      }
     });
   });
 

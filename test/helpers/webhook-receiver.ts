@@ -9,13 +9,21 @@ export interface Received {
   at: number;
 }
 
+/** How a path answers besides its status: after a delay, with a body of its own, with extra headers. */
+export interface Behaviour {
+  delayMs?: number;
+  body?: string;
+  headers?: Record<string, string>;
+}
+
 /**
  * A real HTTP receiver in the test process (127.0.0.1, a port of its own). Each path answers the statuses queued
- * for it in order (`answer('/flaky', 500, 500)`), then 200.
+ * for it in order (`answer('/flaky', 500, 500)`), then 200; `behave` sets a delay, a body or headers.
  */
 export class WebhookReceiver {
   readonly received: Received[] = [];
   private readonly queued = new Map<string, number[]>();
+  private readonly behaviours = new Map<string, Behaviour>();
   private server!: Server;
   port = 0;
 
@@ -28,7 +36,11 @@ export class WebhookReceiver {
         const path = req.url ?? '/';
         this.received.push({ path, headers: req.headers, raw, body: JSON.parse(raw), at: Date.now() });
         const status = this.queued.get(path)?.shift() ?? 200;
-        res.writeHead(status, { 'content-type': 'text/plain' }).end(`answer ${status}`);
+        const b = this.behaviours.get(path) ?? {};
+        setTimeout(() => {
+          if (res.destroyed) return;
+          res.writeHead(status, { 'content-type': 'text/plain', ...b.headers }).end(b.body ?? `answer ${status}`);
+        }, b.delayMs ?? 0);
       });
     });
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
@@ -44,11 +56,16 @@ export class WebhookReceiver {
     this.queued.set(path, statuses);
   }
 
+  behave(path: string, b: Behaviour): void {
+    this.behaviours.set(path, b);
+  }
+
   at(path: string): Received[] {
     return this.received.filter((r) => r.path === path);
   }
 
   close(): Promise<void> {
+    this.server.closeAllConnections();
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 }
