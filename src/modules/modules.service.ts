@@ -16,6 +16,7 @@ import { ModuleRow, ModulesRepository, ModuleWrite } from './modules.repository'
 import { assertExternalPairFree } from '../common/database/external-pair';
 import { changeEvent } from '../webhooks/webhook-events';
 import { WebhookOutbox } from '../webhooks/webhook-outbox';
+import { WorkItemsService } from '../work-items/work-items.service';
 
 /** Gap between a new module and the one it is placed ahead of. */
 const SORT_STEP = 1000;
@@ -30,6 +31,7 @@ export class ModulesService {
     private readonly features: FeaturesRepository,
     private readonly items: ModuleWorkItemsRepository,
     private readonly outbox: WebhookOutbox,
+    private readonly workItems: WorkItemsService,
   ) {}
 
   async list(ctx: ProjectContext, q: ListQuery) {
@@ -134,8 +136,11 @@ export class ModulesService {
         this.items.existing(ctx.workspace.id, ctx.project.id, ids, tx),
       );
       await setActivityActor(tx, ctx.principal.userId);
+      const before = await this.workItems.webhookSnapshot(ctx, [...add, ...remove], tx);
       const added = new Set(await this.items.add(ctx.workspace.id, ctx.project.id, id, add, tx));
       const removed = new Set(await this.items.remove(ctx.workspace.id, id, remove, tx));
+      // A work item's module_ids are part of its read shape: each item added or removed is a workitem.updated.
+      await this.workItems.reportUpdated(ctx, before, tx);
       return { added: add.filter((x) => added.has(x)), removed: remove.filter((x) => removed.has(x)) };
     });
   }

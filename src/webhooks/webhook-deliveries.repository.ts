@@ -194,8 +194,8 @@ export class WebhookDeliveriesRepository {
     return { logs, deliveries, events };
   }
 
-  async depth(): Promise<{ pending: number; undispatched: number }> {
-    const [r] = await this.ds.query(
+  async depth(db: Queryable = this.ds): Promise<{ pending: number; undispatched: number }> {
+    const [r] = await db.query(
       `SELECT (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending')::int AS pending,
               (SELECT count(*) FROM webhook_events WHERE dispatched_at IS NULL)::int AS undispatched`,
     );

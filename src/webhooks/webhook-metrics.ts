@@ -2,10 +2,12 @@ import { Injectable, Optional } from '@nestjs/common';
 import type { Counter, Histogram } from 'prom-client';
 import { Metrics } from '../common/metrics/metrics';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
+import { WebhookQueue } from './webhook-queue';
 
 /**
  * Webhook delivery metrics (docs/operations.md): attempts by outcome and their duration, webhooks disabled, and the
- * queue depth (deliveries waiting for an attempt, events not yet fanned out), read from the database at scrape time.
+ * queue depth (deliveries waiting for an attempt, events not yet fanned out), read from the database at scrape time
+ * on the job engine's pool, so a scrape takes no connection of the API's pool it reports on (db_pool_*).
  */
 @Injectable()
 export class WebhookMetrics {
@@ -13,7 +15,7 @@ export class WebhookMetrics {
   private readonly duration?: Histogram<'outcome'>;
   private readonly disables?: Counter<string>;
 
-  constructor(repo: WebhookDeliveriesRepository, @Optional() metrics?: Metrics) {
+  constructor(repo: WebhookDeliveriesRepository, queue: WebhookQueue, @Optional() metrics?: Metrics) {
     if (!metrics) return;
     this.attempts = metrics.counter({
       name: 'webhook_delivery_attempts_total',
@@ -35,7 +37,7 @@ export class WebhookMetrics {
       help: 'Webhook work waiting: deliveries pending an attempt (state=pending) and committed events not yet fanned out (state=undispatched).',
       labelNames: ['state'] as const,
       async collect() {
-        const d = await repo.depth().catch(() => null);
+        const d = await repo.depth(queue.ownPool() ?? undefined).catch(() => null);
         if (!d) return;
         this.set({ state: 'pending' }, d.pending);
         this.set({ state: 'undispatched' }, d.undispatched);

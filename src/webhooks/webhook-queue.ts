@@ -107,11 +107,16 @@ export class WebhookQueue implements OnModuleInit, BeforeApplicationShutdown {
     await this.boss?.schedule(name, cron);
   }
 
-  /** Jobs waiting (ready or deferred) and running, per queue: the queue-depth metric. */
-  async depth(): Promise<Array<{ queue: string; queued: number; active: number }>> {
-    if (!this.boss) return [];
-    const queues = await this.boss.getQueues(WEBHOOK_QUEUES);
-    return queues.map((q) => ({ queue: q.name, queued: q.queuedCount, active: q.activeCount }));
+  /**
+   * Statements on the job engine's own pool (WEBHOOK_DB_POOL_SIZE), or null before it starts: for reads that must
+   * not take a connection of the API's pool, such as the queue-depth metric read while /metrics reports that pool.
+   */
+  ownPool(): Queryable | null {
+    const boss = this.boss;
+    if (!boss) return null;
+    return {
+      query: async <T>(text: string, values?: unknown[]) => (await boss.getDb().executeSql(text, values)).rows as T,
+    };
   }
 
   async beforeApplicationShutdown(): Promise<void> {

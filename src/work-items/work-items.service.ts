@@ -629,6 +629,28 @@ export class WorkItemsService {
   }
 
   /**
+   * For a change another feature makes to work items' read shape (cycle or module membership): the webhook view
+   * of the live items among `ids`, read in the caller's transaction before the change, for `reportUpdated`.
+   */
+  async webhookSnapshot(ctx: ProjectContext, ids: string[], tx: Queryable): Promise<Map<string, WorkItemDto>> {
+    const rows = await this.repo.getMany(ctx.workspace.id, ctx.project.id, ids, tx);
+    return new Map(rows.map((r) => [r.id, webhookView(r)]));
+  }
+
+  /** `workitem.updated` for each item of `before` whose webhook view differs now (one event per changed item). */
+  async reportUpdated(ctx: ProjectContext, before: Map<string, WorkItemDto>, tx: Queryable): Promise<void> {
+    if (!before.size) return;
+    const after = await this.webhookSnapshot(ctx, [...before.keys()], tx);
+    const changed = [...after.values()]
+      .filter((a) => JSON.stringify(a) !== JSON.stringify(before.get(a.id)))
+      .sort((a, b) => a.sequence_id - b.sequence_id);
+    await this.outbox.recordMany(
+      tx,
+      changed.map((a) => changeEvent(ctx, 'workitem.updated', a, before.get(a.id))),
+    );
+  }
+
+  /**
    * Soft delete: project admins, or the item's creator (a contributor); anyone else 403. Children become top-level.
    * An archived item is 404 here as on every route but unarchive (spec: "Unarchive is the one route that still
    * resolves them"): unarchive it first.

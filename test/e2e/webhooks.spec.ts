@@ -311,6 +311,9 @@ describe('webhooks', () => {
       expect(text).toMatch(/webhook_queue_depth\{state="pending"\} \d+/);
       expect(text).toMatch(/webhook_delivery_attempts_total\{outcome="delivered"\} [1-9]/);
       expect(text).toMatch(/webhook_delivery_attempts_total\{outcome="retry"\} [1-9]/);
+      expect(text).toMatch(/webhook_delivery_duration_seconds_count\{outcome="delivered"\} [1-9]/);
+      expect(text).toMatch(/webhooks_disabled_total [1-9]/); // the 24 h test above disabled one
+      expect(text).toMatch(/webhook_queue_depth\{state="undispatched"\} \d+/);
     });
 
     it('an event written where no job engine ran is fanned out by the maintenance sweep', async () => {
@@ -601,6 +604,34 @@ describe('webhooks', () => {
       );
       const relDeleted = got.find((e) => e.event === 'workitem.relation.deleted')!;
       expect(relDeleted.entity_id).toBe(relTo(c.id).id);
+      await t.http.delete(`${hooks()}${hook.id}/`).set(key());
+    });
+
+    it('cycle and module membership (add, remove, transfer): workitem.updated per item moved', async () => {
+      const hook = await register('/membership', { scopes: ['workitem.updated'] });
+      const base = `/api/v2/workspaces/${ten.slug}/projects/${pid}/`;
+      const make = async (path: string, name: string) => (await post(`${base}${path}/`, { name })).body.id as string;
+      const [c1, c2, m1] = [await make('cycles', 'C1'), await make('cycles', 'C2'), await make('modules', 'M1')];
+      const states = (await t.http.get(`${base}states/`).set(key())).body.data as Array<{ id: string; group: string }>;
+      const a = (await createItem('moves')).id;
+      const b = (await post(items(), { name: 'done', state_id: states.find((x) => x.group === 'completed')!.id })).body
+        .id as string;
+      expect((await post(`${base}cycles/${c1}/work-items/`, { add: [a, b] })).status).toBe(200);
+      expect((await post(`${base}cycles/${c1}/transfer/`, { new_cycle_id: c2 })).status).toBe(200); // a only
+      expect((await post(`${base}modules/${m1}/work-items/`, { add: [a] })).status).toBe(200);
+      expect((await post(`${base}modules/${m1}/work-items/`, { add: [a] })).status).toBe(200); // no change
+      expect((await post(`${base}cycles/${c2}/work-items/`, { remove: [a] })).status).toBe(200);
+      await expectSeen(
+        '/membership',
+        [a, b, a, a, a].map((id) => `workitem.updated ${id}`),
+      );
+      const prev = rx
+        .at('/membership')
+        .filter((r) => r.body.entity_id === a)
+        .map((r) => r.body.previous_attributes);
+      expect(prev).toEqual(
+        expect.arrayContaining([{ cycle_id: null }, { cycle_id: c1 }, { module_ids: [] }, { cycle_id: c2 }]),
+      );
       await t.http.delete(`${hooks()}${hook.id}/`).set(key());
     });
 
