@@ -61,7 +61,7 @@ export class WebhookOutbox {
        INSERT INTO webhook_deliveries (workspace_id, webhook_id, event_id)
        SELECT w.workspace_id, w.id, ev.id
          FROM ev JOIN webhooks w ON w.workspace_id = ev.workspace_id
-        WHERE $3::boolean AND w.is_active
+        WHERE w.workspace_id = $1 AND $3::boolean AND w.is_active
           AND ('*' = ANY (w.scopes) OR ev.event = ANY (w.scopes)
                OR regexp_replace(ev.event, '[^.]+$', '*') = ANY (w.scopes))
        RETURNING id`,
