@@ -40,7 +40,7 @@ export class WebhookReceiver {
         setTimeout(() => {
           if (res.destroyed) return;
           res.writeHead(status, { 'content-type': 'text/plain', ...b.headers }).end(b.body ?? `answer ${status}`);
-        }, b.delayMs ?? 0);
+        }, b.delayMs ?? 0).unref(); // a delayed answer never holds the test process open
       });
     });
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
