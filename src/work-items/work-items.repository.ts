@@ -624,7 +624,7 @@ export class WorkItemsRepository {
     return db.query(
       `SELECT ${DETAIL_COLS}, p.identifier AS project_identifier
          FROM work_items w JOIN projects p ON p.id = w.project_id
-        WHERE w.workspace_id = $1 AND w.project_id = $2 AND w.id = ANY($3::uuid[])
+        WHERE w.workspace_id = $1 AND p.workspace_id = $1 AND w.project_id = $2 AND w.id = ANY($3::uuid[])
           AND w.deleted_at IS NULL AND w.archived_at IS NULL`,
       [workspaceId, projectId, ids],
     );
