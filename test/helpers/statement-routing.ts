@@ -201,8 +201,7 @@ class StatementRun {
   private nested(n: unknown, level?: Level): void {
     if (Array.isArray(n)) return n.forEach((x) => this.nested(x, level));
     if (!isObj(n)) return;
-    if (isObj(n.SubLink))
-      return this.statement({ SelectStmt: (n.SubLink.subselect as Node).SelectStmt }, level);
+    if (isObj(n.SubLink)) return this.statement({ SelectStmt: (n.SubLink.subselect as Node).SelectStmt }, level);
     for (const k of ['SelectStmt', 'UpdateStmt', 'DeleteStmt', 'InsertStmt'])
       if (isObj(n[k])) return this.statement({ [k]: n[k] }, level);
     for (const v of Object.values(n)) this.nested(v, level);
