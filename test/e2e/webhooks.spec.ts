@@ -516,6 +516,24 @@ describe('webhooks', () => {
       await t.http.delete(`${hooks()}${hook.id}/`).set(key());
     });
 
+    it('a conditional PATCH writes its event with the change: a 412 writes none', async () => {
+      const hook = await register('/conditional', { scopes: ['workitem.updated'] });
+      const item = await createItem('Tagged');
+      const tag = (await t.http.get(`${items()}${item.id}/`).set(key())).headers.etag;
+      const before = await eventCount();
+      const stale = await t.http
+        .patch(`${items()}${item.id}/`)
+        .set(key())
+        .set('If-Match', '"999-x"')
+        .send({ name: 'no' });
+      expect(stale.status).toBe(412);
+      expect(await eventCount()).toBe(before);
+      const ok = await t.http.patch(`${items()}${item.id}/`).set(key()).set('If-Match', tag).send({ name: 'Retagged' });
+      expect(ok.status).toBe(200);
+      await expectSeen('/conditional', [`workitem.updated ${item.id}`]);
+      await t.http.delete(`${hooks()}${hook.id}/`).set(key());
+    });
+
     it('archive and unarchive: workitem.archived / project.archived; an unarchive is an update', async () => {
       const hook = await register('/archive', { scopes: ['workitem.*', 'project.*'] });
       const p = (await t.project(ten.slug, ten.owner.key)).id;
