@@ -20,6 +20,9 @@ import {
 import { emptyProgress, mapCycle } from './cycles.mapper';
 import { CyclesRepository, CycleWrite } from './cycles.repository';
 import { assertExternalPairFree } from '../common/database/external-pair';
+import { changeEvent } from '../webhooks/webhook-events';
+import { WebhookOutbox } from '../webhooks/webhook-outbox';
+import { WorkItemsService } from '../work-items/work-items.service';
 
 /** The add/remove lists of a membership request: lower-cased, de-duplicated, disjoint, all of the project. */
 export async function checkMembershipIds(
@@ -54,6 +57,8 @@ export class CyclesService {
     private readonly repo: CyclesRepository,
     private readonly features: FeaturesRepository,
     private readonly items: CycleWorkItemsRepository,
+    private readonly outbox: WebhookOutbox,
+    private readonly workItems: WorkItemsService,
   ) {}
 
   async list(ctx: ProjectContext, q: ListQuery) {
@@ -89,6 +94,7 @@ export class CyclesService {
         ctx.principal.userId,
         tx,
       );
+      await this.outbox.record(tx, changeEvent(ctx, 'cycle.created', mapCycle(row)));
       return mapCycle(row, emptyProgress());
     });
   }
@@ -117,6 +123,7 @@ export class CyclesService {
       this.assertDateOrder(start, end);
       await this.repo.update(ctx.workspace.id, id, v, tx);
       const updated = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx);
+      await this.outbox.record(tx, changeEvent(ctx, 'cycle.updated', mapCycle(updated!), mapCycle(row)));
       return mapCycle(updated!, await this.items.progress(ctx.workspace.id, id, tx));
     });
   }
@@ -129,6 +136,7 @@ export class CyclesService {
       await this.repo.softDelete(ctx.workspace.id, id, tx);
       await setActivityActor(tx, ctx.principal.userId);
       await this.items.detachAll(ctx.workspace.id, id, tx);
+      await this.outbox.record(tx, changeEvent(ctx, 'cycle.deleted', mapCycle(row)));
     });
   }
 
@@ -145,8 +153,11 @@ export class CyclesService {
         this.items.existing(ctx.workspace.id, ctx.project.id, ids, tx),
       );
       await setActivityActor(tx, ctx.principal.userId);
+      const before = await this.workItems.webhookSnapshot(ctx, [...add, ...remove], tx);
       const added = new Set(await this.items.add(ctx.workspace.id, ctx.project.id, id, add, tx));
       const removed = new Set(await this.items.remove(ctx.workspace.id, ctx.project.id, id, remove, tx));
+      // A work item's cycle_id is part of its read shape: each item moved is a workitem.updated (as Plane sends).
+      await this.workItems.reportUpdated(ctx, before, tx);
       return { added: add.filter((x) => added.has(x)), removed: remove.filter((x) => removed.has(x)) };
     });
   }
@@ -170,6 +181,13 @@ export class CyclesService {
       }
       await setActivityActor(tx, ctx.principal.userId);
       const transferred = await this.items.transferUnfinished(ctx.workspace.id, ctx.project.id, id, targetId, tx);
+      // Only cycle_id changed: each moved item's view before the transfer is its view now in the source cycle.
+      const now = await this.workItems.webhookSnapshot(ctx, transferred, tx);
+      await this.workItems.reportUpdated(
+        ctx,
+        new Map([...now].map(([itemId, v]) => [itemId, { ...v, cycle_id: id }])),
+        tx,
+      );
       return { new_cycle_id: targetId, transferred };
     });
   }
