@@ -21,6 +21,9 @@ import { changeMembership, releaseMembers } from '../common/membership/membershi
 import { emptyProgress, mapCycle } from './cycles.mapper';
 import { CyclesRepository, CycleWrite } from './cycles.repository';
 import { assertExternalPairFree } from '../common/database/external-pair';
+import { changeEvent } from '../webhooks/webhook-events';
+import { WebhookOutbox } from '../webhooks/webhook-outbox';
+import { WorkItemsService } from '../work-items/work-items.service';
 
 /** Cycles of a project (spec "Cycle", gap-reference 3.5). Writes need the project's cycles feature on. */
 @Injectable()
@@ -30,6 +33,8 @@ export class CyclesService {
     private readonly repo: CyclesRepository,
     private readonly features: FeatureFlags,
     private readonly items: CycleWorkItemsRepository,
+    private readonly outbox: WebhookOutbox,
+    private readonly workItems: WorkItemsService,
   ) {}
 
   async list(ctx: ProjectContext, q: ListQuery) {
@@ -65,6 +70,7 @@ export class CyclesService {
         ctx.principal.userId,
         tx,
       );
+      await this.outbox.record(tx, changeEvent(ctx, 'cycle.created', mapCycle(row)));
       return mapCycle(row, emptyProgress());
     });
   }
@@ -92,6 +98,7 @@ export class CyclesService {
       this.assertDateOrder(start, end);
       await this.repo.update(ctx.workspace.id, id, v, tx);
       const updated = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx);
+      await this.outbox.record(tx, changeEvent(ctx, 'cycle.updated', mapCycle(updated!), mapCycle(row)));
       return mapCycle(updated!, await this.items.progress(ctx.workspace.id, id, tx));
     });
   }
@@ -103,6 +110,7 @@ export class CyclesService {
       if (!row) throw ProblemException.notFound('Cycle');
       await this.repo.softDelete(ctx.workspace.id, id, tx);
       await releaseMembers(tx, ctx, id, this.items);
+      await this.outbox.record(tx, changeEvent(ctx, 'cycle.deleted', mapCycle(row)));
     });
   }
 
@@ -115,7 +123,8 @@ export class CyclesService {
       await this.assertEnabled(ctx, tx);
       const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx, true);
       if (!row) throw ProblemException.notFound('Cycle');
-      return changeMembership(tx, ctx, id, dto, this.items);
+      // A work item's cycle_id is part of its read shape: each item moved is a workitem.updated (as Plane sends).
+      return changeMembership(tx, ctx, id, dto, this.items, this.workItems.membershipObserver(ctx, tx));
     });
   }
 
@@ -138,6 +147,13 @@ export class CyclesService {
       }
       await setActivityActor(tx, ctx.principal.userId);
       const transferred = await this.items.transferUnfinished(ctx.workspace.id, ctx.project.id, id, targetId, tx);
+      // Only cycle_id changed: each moved item's view before the transfer is its view now in the source cycle.
+      const now = await this.workItems.webhookSnapshot(ctx, transferred, tx);
+      await this.workItems.reportUpdated(
+        ctx,
+        new Map([...now].map(([itemId, v]) => [itemId, { ...v, cycle_id: id }])),
+        tx,
+      );
       return { new_cycle_id: targetId, transferred };
     });
   }

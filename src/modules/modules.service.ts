@@ -14,6 +14,9 @@ import { CreateModuleDto, ModuleDto, UpdateModuleDto } from './modules.dto';
 import { mapModule } from './modules.mapper';
 import { ModuleRow, ModulesRepository, ModuleWrite } from './modules.repository';
 import { assertExternalPairFree } from '../common/database/external-pair';
+import { changeEvent } from '../webhooks/webhook-events';
+import { WebhookOutbox } from '../webhooks/webhook-outbox';
+import { WorkItemsService } from '../work-items/work-items.service';
 
 /** Gap between a new module and the one it is placed ahead of. */
 const SORT_STEP = 1000;
@@ -27,6 +30,8 @@ export class ModulesService {
     private readonly repo: ModulesRepository,
     private readonly features: FeatureFlags,
     private readonly items: ModuleWorkItemsRepository,
+    private readonly outbox: WebhookOutbox,
+    private readonly workItems: WorkItemsService,
   ) {}
 
   async list(ctx: ProjectContext, q: ListQuery) {
@@ -72,7 +77,9 @@ export class ModulesService {
         tx,
       );
       const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx);
-      return (await this.mapMany(ctx, [row!], tx))[0];
+      const out = (await this.mapMany(ctx, [row!], tx))[0];
+      await this.outbox.record(tx, changeEvent(ctx, 'module.created', out));
+      return out;
     });
   }
 
@@ -100,7 +107,9 @@ export class ModulesService {
       await this.assertLead(ctx, v.lead_id, tx);
       await this.repo.update(ctx.workspace.id, id, v, tx);
       const updated = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx);
-      return (await this.mapMany(ctx, [updated!], tx))[0];
+      const [out, before] = await this.mapMany(ctx, [updated!, row], tx);
+      await this.outbox.record(tx, changeEvent(ctx, 'module.updated', out, before));
+      return out;
     });
   }
 
@@ -111,6 +120,7 @@ export class ModulesService {
       if (!row) throw ProblemException.notFound('Module');
       await this.repo.softDelete(ctx.workspace.id, id, tx);
       await releaseMembers(tx, ctx, id, this.items);
+      await this.outbox.record(tx, changeEvent(ctx, 'module.deleted', { id, name: row.name }));
     });
   }
 
@@ -120,7 +130,8 @@ export class ModulesService {
       await this.assertEnabled(ctx, tx);
       const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx, true);
       if (!row) throw ProblemException.notFound('Module');
-      return changeMembership(tx, ctx, id, dto, this.items);
+      // A work item's module_ids are part of its read shape: each item added or removed is a workitem.updated.
+      return changeMembership(tx, ctx, id, dto, this.items, this.workItems.membershipObserver(ctx, tx));
     });
   }
 

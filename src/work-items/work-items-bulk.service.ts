@@ -17,8 +17,11 @@ import { ProblemException } from '../common/errors/problem.exception';
 import { isUuid } from '../common/http/validation';
 import { Queryable } from '../common/pagination/sql-params';
 import { CustomFieldsService } from '../custom-fields/custom-fields.service';
+import { changeEvent } from '../webhooks/webhook-events';
+import { WebhookOutbox } from '../webhooks/webhook-outbox';
 import { CreateWorkItemDto, UpdateWorkItemDto, WorkItemDto } from './work-items.dto';
-import { BatchRow, WorkItemsRepository } from './work-items.repository';
+import { webhookView } from './work-items.mapper';
+import { BatchRow, WorkItemDetailRow, WorkItemsRepository } from './work-items.repository';
 import { assertMayDelete, withDefaults, WorkItemsService } from './work-items.service';
 
 /** A bulk-update row: the PATCH body and the target id. */
@@ -52,6 +55,7 @@ export class WorkItemsBulkService {
     private readonly repo: WorkItemsRepository,
     private readonly items: WorkItemsService,
     private readonly customFields: CustomFieldsService,
+    private readonly outbox: WebhookOutbox,
     @Inject(APP_CONFIG) private readonly cfg: AppConfig,
   ) {}
 
@@ -175,6 +179,12 @@ export class WorkItemsBulkService {
       const byOrd = new Map(batch.map((b) => [b.ord, b]));
       const outcomes = result.map((r) => this.outcome(byOrd.get(r.ord)!, r));
       if (outcomes.some((o) => o.result === 'failed') && allOrNone) throw new BulkAborted([...failed, ...outcomes]);
+      await this.recordEvents(
+        ctx,
+        'workitem.created',
+        await this.repo.getMany(ctx.workspace.id, ctx.project.id, created(outcomes), tx),
+        tx,
+      );
       return [...failed, ...outcomes];
     });
   }
@@ -217,7 +227,10 @@ export class WorkItemsBulkService {
         }
       });
       if (allOrNone && outcomes.some((o) => o.result === 'failed')) throw new BulkAborted(outcomes);
-      if (seen.size) await this.repo.softDelete(ctx.workspace.id, [...seen], ctx.principal.userId, tx);
+      if (!seen.size) return outcomes;
+      const gone = await this.repo.getMany(ctx.workspace.id, ctx.project.id, [...seen], tx);
+      await this.repo.softDelete(ctx.workspace.id, [...seen], ctx.principal.userId, tx);
+      await this.recordEvents(ctx, 'workitem.deleted', gone, tx);
       return outcomes;
     });
   }
@@ -252,6 +265,20 @@ export class WorkItemsBulkService {
       if (allOrNone && outcomes.some((o) => o.result === 'failed')) throw new BulkAborted(outcomes);
       return outcomes;
     });
+  }
+
+  /** One webhook event per work item a bulk write changed, in the batch's transaction (request order). */
+  private async recordEvents(
+    ctx: ProjectContext,
+    event: 'workitem.created' | 'workitem.deleted',
+    rows: WorkItemDetailRow[],
+    tx: Queryable,
+  ): Promise<void> {
+    const ordered = [...rows].sort((a, b) => a.sequence_id - b.sequence_id);
+    await this.outbox.recordMany(
+      tx,
+      ordered.map((r) => changeEvent(ctx, event, webhookView(r))),
+    );
   }
 
   private async savepoint(tx: Queryable, index: number, id: string, fn: () => Promise<unknown>): Promise<RowOutcome> {
@@ -303,6 +330,11 @@ export class WorkItemsBulkService {
   private answer(outcomes: RowOutcome[], allOrNone: boolean) {
     return bulkAnswer(outcomes, allOrNone, this.cfg.publicBaseUrl);
   }
+}
+
+/** The ids a batch's outcomes say were created. */
+function created(outcomes: RowOutcome[]): string[] {
+  return outcomes.flatMap((o) => (o.result === 'created' ? [o.id] : []));
 }
 
 /** A row that passed its checks but was not written because all_or_none saw another row fail. */

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { WebhookOutboxModule } from '../webhooks/webhook-outbox.module';
 import { EstimatesModule } from '../estimates/estimates.module';
 import { WorkItemTypesModule } from '../work-item-types/work-item-types.module';
 import { WorkflowsModule } from '../workflows/workflows.module';
@@ -9,7 +10,7 @@ import { WorkItemsBulkController } from './work-items-bulk.controller';
 import { WorkItemsBulkService } from './work-items-bulk.service';
 
 @Module({
-  imports: [EstimatesModule, WorkflowsModule, WorkItemTypesModule],
+  imports: [WebhookOutboxModule, EstimatesModule, WorkflowsModule, WorkItemTypesModule],
   controllers: [WorkItemsBulkController, WorkItemsController, WorkItemsByIdentifierController],
   providers: [WorkItemsRepository, WorkItemsService, WorkItemsBulkService],
   exports: [WorkItemsService],

@@ -155,19 +155,22 @@ const COLS = `w.id, w.name, w.sequence_id, w.project_id, w.priority, w.state_id,
   to_char(w.start_date, 'YYYY-MM-DD') AS start_date, to_char(w.target_date, 'YYYY-MM-DD') AS target_date,
   w.is_draft, w.archived_at, w.created_at, w.created_by_id`;
 
-const ASSIGNEE_IDS = (alias: string) =>
-  `ARRAY(SELECT a.assignee_id FROM work_item_assignees a WHERE a.work_item_id = ${alias}.id ORDER BY a.assignee_id) AS assignee_ids`;
-const LABEL_IDS = (alias: string) =>
-  `ARRAY(SELECT l.label_id FROM work_item_labels l WHERE l.work_item_id = ${alias}.id ORDER BY l.label_id) AS label_ids`;
+/** `pin`: also equate the link table's workspace_id with the item's (a statement routed to one workspace). */
+const pinned = (table: string, alias: string, pin: boolean) =>
+  pin ? ` AND ${table}.workspace_id = ${alias}.workspace_id` : '';
+const ASSIGNEE_IDS = (alias: string, pin = false) =>
+  `ARRAY(SELECT a.assignee_id FROM work_item_assignees a WHERE a.work_item_id = ${alias}.id${pinned('a', alias, pin)} ORDER BY a.assignee_id) AS assignee_ids`;
+const LABEL_IDS = (alias: string, pin = false) =>
+  `ARRAY(SELECT l.label_id FROM work_item_labels l WHERE l.work_item_id = ${alias}.id${pinned('l', alias, pin)} ORDER BY l.label_id) AS label_ids`;
 /** Index-only on ix_module_work_items_item; a deleted module's links are deleted with it. */
-const MODULE_IDS = (alias: string) =>
-  `ARRAY(SELECT mw.module_id FROM module_work_items mw WHERE mw.work_item_id = ${alias}.id ORDER BY mw.module_id) AS module_ids`;
+const MODULE_IDS = (alias: string, pin = false) =>
+  `ARRAY(SELECT mw.module_id FROM module_work_items mw WHERE mw.work_item_id = ${alias}.id${pinned('mw', alias, pin)} ORDER BY mw.module_id) AS module_ids`;
 
 /** Per-row id arrays, index-only scans of the link tables' primary keys. `alias` names the work item row. */
-const idArrays = (alias: string) => `
-  ${ASSIGNEE_IDS(alias)},
-  ${LABEL_IDS(alias)},
-  ${MODULE_IDS(alias)}`;
+const idArrays = (alias: string, pin = false) => `
+  ${ASSIGNEE_IDS(alias, pin)},
+  ${LABEL_IDS(alias, pin)},
+  ${MODULE_IDS(alias, pin)}`;
 
 /** Which per-row id arrays a list page reads: a `?fields=` projection without them skips their subqueries. */
 export interface ListArrays {
@@ -187,8 +190,9 @@ const pageArrays = (arrays: ListArrays): string[] =>
   ].filter((x): x is string => !!x);
 
 /** Columns a single read also needs: writes compare against them; custom fields render from them. */
-const DETAIL_COLS = `${COLS}, w.workspace_id, w.custom_values, w.external_id, w.external_source, w.estimate_point_id,
-  w.version, ${idArrays('w')}`;
+const DETAIL_SCALARS = `${COLS}, w.workspace_id, w.custom_values, w.external_id, w.external_source, w.estimate_point_id,
+  w.version`;
+const DETAIL_COLS = `${DETAIL_SCALARS}, ${idArrays('w')}`;
 
 export interface WorkItemRow extends Record<string, unknown> {
   id: string;
@@ -603,6 +607,18 @@ export class WorkItemsRepository {
       [workspaceId, projectId, id],
     );
     return rows[0] ?? null;
+  }
+
+  /** Live, unarchived work items of the project among `ids` (bulk writes' webhook events), in no set order. */
+  async getMany(workspaceId: string, projectId: string, ids: string[], db: Queryable): Promise<WorkItemDetailRow[]> {
+    if (!ids.length) return [];
+    return db.query(
+      `SELECT ${DETAIL_SCALARS}, ${idArrays('w', true)}, p.identifier AS project_identifier
+         FROM work_items w JOIN projects p ON p.id = w.project_id
+        WHERE w.workspace_id = $1 AND p.workspace_id = $1 AND w.project_id = $2 AND w.id = ANY($3::uuid[])
+          AND w.deleted_at IS NULL AND w.archived_at IS NULL`,
+      [workspaceId, projectId, ids],
+    );
   }
 
   /**

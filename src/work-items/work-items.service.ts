@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { MembershipObserver } from '../common/membership/membership';
 import { wants } from '../common/fields/fields';
 import { DataSource } from 'typeorm';
 import { ProjectContext, WorkspaceContext } from '../common/auth/request-context';
@@ -30,7 +31,7 @@ import {
   WorkItemTypeRefDto,
   WorkItemUserRefDto,
 } from './work-items.dto';
-import { mapWorkItem } from './work-items.mapper';
+import { mapWorkItem, webhookView } from './work-items.mapper';
 import {
   CheckedInsert,
   ExpandedRelation,
@@ -41,6 +42,8 @@ import {
   WorkItemWrite,
 } from './work-items.repository';
 import { withRowVersion } from '../common/http/conditional';
+import { changeEvent } from '../webhooks/webhook-events';
+import { WebhookOutbox } from '../webhooks/webhook-outbox';
 
 // Canonical numbers only: `PROJ-012` is not the identifier of PROJ-12 (surrounding space is trimmed, case folded).
 const IDENTIFIER_RE = /^([A-Za-z][A-Za-z0-9]*)-([1-9]\d{0,8})$/;
@@ -91,6 +94,7 @@ export class WorkItemsService {
     private readonly customFields: CustomFieldsService,
     private readonly estimates: EstimatesService,
     private readonly workflows: WorkflowsService,
+    private readonly outbox: WebhookOutbox,
   ) {}
 
   // ---- reads ----
@@ -397,8 +401,8 @@ export class WorkItemsService {
     const t = tenantOf(ctx);
     const { name, desc } = this.createBasics(dto);
     // In the common case three steps: the reads that validate together with the defaults and the sequence
-    // number (in parallel, on the pool), the custom-properties read, and one statement that re-checks,
-    // locks and writes. A create that fails validation leaves a gap in the sequence numbers.
+    // number (in parallel, on the pool), the custom-properties read, and one transaction whose statement
+    // re-checks, locks and writes (the webhook event beside it). A create that fails validation leaves a gap in the sequence numbers.
     // A default (state or type) the request did not name can be deleted between its reading and the insert:
     // the create then runs again with the new default (a gap in the sequence numbers, like any failed create).
     for (let attempt = 1; ; attempt++) {
@@ -424,10 +428,11 @@ export class WorkItemsService {
   }
 
   /**
-   * The checked insert of a create. Without labels, a point, a parent or a type the insert statement alone is the
-   * write. With them, the state is locked first in a statement of its own, so a delete of what we link that commits
-   * while we wait for that lock is seen by the insert's later snapshot (see insertChecked); with a type, the custom
-   * values are validated in the same transaction, under the values lock a catalogue change waits for.
+   * The checked insert of a create, in a transaction with its webhook event (inside a request's transaction scope,
+   * e.g. an idempotent POST's, a savepoint of it), so the event commits with the item. With labels, a point, a
+   * parent or a type, the state is locked first in a statement of its own, so a delete of what we link that
+   * commits while we wait for that lock is seen by the insert's later snapshot (see insertChecked); with a type,
+   * the custom values are validated in the same transaction, under the values lock a catalogue change waits for.
    */
   private insertCreate(
     ctx: ProjectContext,
@@ -437,10 +442,10 @@ export class WorkItemsService {
   ): Promise<CheckedInsert> {
     const t = tenantOf(ctx);
     const { stateId, typeId } = plan;
-    // Custom values are validated on the connection of the write: inside its transaction when there is one.
-    const write = async (tx?: Queryable) => {
+    // Custom values are validated on the connection of the write, inside its transaction.
+    const write = async (db: Queryable) => {
       const customValues = await this.customFields.forCreate(
-        tx ?? this.ds,
+        db,
         t.workspaceId,
         t.projectId,
         typeId,
@@ -471,17 +476,17 @@ export class WorkItemsService {
         plan.assigneeIds,
         plan.labelIds,
         ctx.principal.userId,
-        tx,
+        db,
       );
     };
     const links = plan.labelIds.length > 0 || !!refs.estimatePointId || !!refs.parentId || !!typeId;
     return this.externalRace(t.projectId, dto.external_source, dto.external_id, () =>
-      links
-        ? this.ds.transaction(async (tx) => {
-            await this.repo.stateIds(t.projectId, [stateId], tx);
-            return write(tx);
-          })
-        : write(),
+      this.ds.transaction(async (tx) => {
+        if (links) await this.repo.stateIds(t.projectId, [stateId], tx);
+        const written = await write(tx);
+        if (written.row) await this.outbox.record(tx, changeEvent(ctx, 'workitem.created', webhookView(written.row)));
+        return written;
+      }),
     );
   }
 
@@ -559,22 +564,7 @@ export class WorkItemsService {
     if (!cur) throw ProblemException.notFound('Work item');
     const refs = await this.resolveRefs(t, keptRefsUnsent(dto, cur), tx);
     await this.lockRefs(t, dto, refs, tx);
-    const start = dto.start_date !== undefined ? dto.start_date : cur.start_date;
-    const target = dto.target_date !== undefined ? dto.target_date : cur.target_date;
-    this.checkDates(start, target);
-    if (refs.parentId && (await this.repo.wouldCycle(id, refs.parentId, tx))) {
-      throw ProblemException.validation(
-        dto.parent_id !== undefined ? 'parent_id' : 'parent',
-        'A work item cannot be its own parent or the parent of one of its ancestors.',
-      );
-    }
-    if (refs.stateId !== undefined && refs.stateId !== cur.state_id) {
-      await this.workflows.assertTransitionAllowed(tx, ctx, cur.state_id, refs.stateId);
-    }
-    const source = dto.external_source !== undefined ? dto.external_source : cur.external_source;
-    const extId = dto.external_id !== undefined ? dto.external_id : cur.external_id;
-    if (dto.external_source !== undefined || dto.external_id !== undefined)
-      await this.checkExternal(t.projectId, source, extId, id, tx);
+    await this.checkUpdate(ctx, id, dto, cur, refs, tx);
     let customValues: Record<string, unknown> | undefined;
     if (dto.custom_fields !== undefined || (refs.typeId !== undefined && refs.typeId !== cur.type_id)) {
       customValues = await this.customFields.forUpdate(
@@ -608,7 +598,66 @@ export class WorkItemsService {
       ctx.principal.userId,
       tx,
     );
-    return (await this.repo.get(t.workspaceId, t.projectId, id, 'live', tx))!;
+    const after = (await this.repo.get(t.workspaceId, t.projectId, id, 'live', tx))!;
+    await this.outbox.record(tx, changeEvent(ctx, 'workitem.updated', webhookView(after), webhookView(cur)));
+    return after;
+  }
+
+  /** The rules of an update on the item as it is: dates, no parent cycle, the workflow's transition, external ids. */
+  private async checkUpdate(
+    ctx: ProjectContext,
+    id: string,
+    dto: UpdateWorkItemDto,
+    cur: WorkItemDetailRow,
+    refs: { parentId?: string | null; stateId?: string },
+    tx: Queryable,
+  ): Promise<void> {
+    const start = dto.start_date !== undefined ? dto.start_date : cur.start_date;
+    const target = dto.target_date !== undefined ? dto.target_date : cur.target_date;
+    this.checkDates(start, target);
+    if (refs.parentId && (await this.repo.wouldCycle(id, refs.parentId, tx))) {
+      throw ProblemException.validation(
+        dto.parent_id !== undefined ? 'parent_id' : 'parent',
+        'A work item cannot be its own parent or the parent of one of its ancestors.',
+      );
+    }
+    if (refs.stateId !== undefined && refs.stateId !== cur.state_id) {
+      await this.workflows.assertTransitionAllowed(tx, ctx, cur.state_id, refs.stateId);
+    }
+    const source = dto.external_source !== undefined ? dto.external_source : cur.external_source;
+    const extId = dto.external_id !== undefined ? dto.external_id : cur.external_id;
+    if (dto.external_source !== undefined || dto.external_id !== undefined)
+      await this.checkExternal(ctx.project.id, source, extId, id, tx);
+  }
+
+  /**
+   * For a change another feature makes to work items' read shape (cycle or module membership): the webhook view
+   * of the live items among `ids`, read in the caller's transaction before the change, for `reportUpdated`.
+   */
+  async webhookSnapshot(ctx: ProjectContext, ids: string[], tx: Queryable): Promise<Map<string, WorkItemDto>> {
+    const rows = await this.repo.getMany(ctx.workspace.id, ctx.project.id, ids, tx);
+    return new Map(rows.map((r) => [r.id, webhookView(r)]));
+  }
+
+  /** A cycle's or module's membership change seen as the workitem.updated events of the items it moved. */
+  membershipObserver(ctx: ProjectContext, tx: Queryable): MembershipObserver {
+    return async (ids) => {
+      const before = await this.webhookSnapshot(ctx, ids, tx);
+      return () => this.reportUpdated(ctx, before, tx);
+    };
+  }
+
+  /** `workitem.updated` for each item of `before` whose webhook view differs now (one event per changed item). */
+  async reportUpdated(ctx: ProjectContext, before: Map<string, WorkItemDto>, tx: Queryable): Promise<void> {
+    if (!before.size) return;
+    const after = await this.webhookSnapshot(ctx, [...before.keys()], tx);
+    const changed = [...after.values()]
+      .filter((a) => JSON.stringify(a) !== JSON.stringify(before.get(a.id)))
+      .sort((a, b) => a.sequence_id - b.sequence_id);
+    await this.outbox.recordMany(
+      tx,
+      changed.map((a) => changeEvent(ctx, 'workitem.updated', a, before.get(a.id))),
+    );
   }
 
   /**
@@ -622,6 +671,7 @@ export class WorkItemsService {
       if (!cur) throw ProblemException.notFound('Work item');
       assertMayDelete(ctx, cur.created_by_id);
       await this.repo.softDelete(ctx.workspace.id, [id], ctx.principal.userId, tx);
+      await this.outbox.record(tx, changeEvent(ctx, 'workitem.deleted', webhookView(cur)));
     });
   }
 
@@ -642,8 +692,13 @@ export class WorkItemsService {
     const row = await this.ds.transaction(async (tx) => {
       const cur = await this.repo.get(w, p, id, archived ? 'live' : 'any', tx, true);
       if (!cur) throw ProblemException.notFound('Work item');
-      if (archived || cur.archived_at) await this.repo.setArchived(id, archived, ctx.principal.userId, tx);
-      return (await this.repo.get(w, p, id, 'any', tx))!;
+      if (!archived && !cur.archived_at) return cur;
+      await this.repo.setArchived(id, archived, ctx.principal.userId, tx);
+      const after = (await this.repo.get(w, p, id, 'any', tx))!;
+      // Plane names no unarchive event: an unarchive is an update of archived_at.
+      const event = archived ? 'workitem.archived' : 'workitem.updated';
+      await this.outbox.record(tx, changeEvent(ctx, event, webhookView(after), webhookView(cur)));
+      return after;
     });
     return this.present(w, row, new Set(), false);
   }

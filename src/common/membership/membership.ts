@@ -47,6 +47,12 @@ export async function checkMembershipIds(
 }
 
 /**
+ * Sees a membership change from outside (webhook events): called with the ids the request names before the change,
+ * in its transaction; the function it returns runs after the change.
+ */
+export type MembershipObserver = (ids: string[]) => Promise<() => Promise<void>>;
+
+/**
  * Applies a membership request to the (locked, live) group `groupId` inside the caller's transaction. The
  * history records the caller as the actor. Ids that are not (live) work items of the project make it 400.
  */
@@ -56,13 +62,16 @@ export async function changeMembership(
   groupId: string,
   dto: WorkItemsMembershipDto,
   members: GroupMembers,
+  observe?: MembershipObserver,
 ): Promise<WorkItemsChangeDto> {
   const ws = ctx.workspace.id;
   const project = ctx.project.id;
   const { add, remove } = await checkMembershipIds(dto, (ids) => members.existing(ws, project, ids, tx));
   await setActivityActor(tx, ctx.principal.userId);
+  const observed = observe ? await observe([...add, ...remove]) : undefined;
   const added = new Set(await members.add(ws, project, groupId, add, tx));
   const removed = new Set(await members.remove(ws, project, groupId, remove, tx));
+  if (observed) await observed();
   return { added: add.filter((x) => added.has(x)), removed: remove.filter((x) => removed.has(x)) };
 }
 
