@@ -17,6 +17,7 @@ import { EstimatesService } from '../estimates/estimates.service';
 import { everyRow } from './v1-list';
 import { asV2Body, fromV1 } from './v1-shape';
 import { V1Shaper } from './v1-shaper';
+import { V1Transaction } from './v1-transaction';
 
 const READ = { scope: 'projects.estimates:read', project: ProjectRole.Guest } as const;
 const WRITE = { scope: 'projects.estimates:write', project: ProjectRole.Admin } as const;
@@ -34,6 +35,7 @@ export class V1EstimatesController {
   constructor(
     private readonly estimates: EstimatesService,
     private readonly shape: V1Shaper,
+    private readonly tx: V1Transaction,
   ) {}
 
   /** The project's active estimate's id (404 when it has none). */
@@ -96,14 +98,18 @@ export class V1EstimatesController {
   @ApiOperation({
     operationId: 'v1_estimate_points_create',
     description:
-      'v1 sends an array of points: each is validated first, then created in order; a point refused by a rule (a value already used) stops there, the ones before it stay.',
+      'v1 sends an array of points, created in order in one transaction: a point refused by a rule (a value already used) creates none of them.',
   })
   async createPoints(@Ctx() ctx: ProjectContext, @UuidParam('estimate_id') estimate: string, @Body() body: unknown) {
     const list = Array.isArray(body) ? body : [body];
-    const dtos = [];
+    const dtos: CreateEstimatePointDto[] = [];
     for (const point of list) dtos.push(await asV2Body(CreateEstimatePointDto, point));
-    const created = [];
-    for (const dto of dtos) created.push(await this.estimates.createPoint(ctx, estimate, dto));
+    // All the points or none: a point a rule refuses rolls back the ones created before it.
+    const created = await this.tx.run(async () => {
+      const rows = [];
+      for (const dto of dtos) rows.push(await this.estimates.createPoint(ctx, estimate, dto));
+      return rows;
+    });
     return this.shape.many('estimate_points', ctx, created);
   }
 

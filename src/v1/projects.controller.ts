@@ -12,6 +12,7 @@ import { ProjectsService } from '../projects/projects.service';
 import { V1ListParams, v1List, V1Page } from './v1-list';
 import { asV2Body, fromV1 } from './v1-shape';
 import { V1Shaper } from './v1-shaper';
+import { V1Transaction } from './v1-transaction';
 
 const PROJECT_IN = { project_lead: 'project_lead_id', default_assignee: 'default_assignee_id' };
 const READ = { scope: 'projects:read', project: ProjectRole.Guest } as const;
@@ -56,6 +57,7 @@ export class V1ProjectsController {
     private readonly features: FeaturesService,
     private readonly estimates: EstimatesService,
     private readonly shape: V1Shaper,
+    private readonly tx: V1Transaction,
   ) {}
 
   @Get('projects')
@@ -87,9 +89,13 @@ export class V1ProjectsController {
   async update(@Ctx() ctx: ProjectContext, @Body() body: unknown) {
     const dto = await asV2Body(UpdateProjectDto, fromV1(body, PROJECT_IN));
     // v1 names the project's estimate on the project (SDK estimates.linkToProject): v2 activates it.
+    // Both commit together: a refused project change leaves the estimate as it was.
     const estimate = (body as Record<string, unknown> | null)?.estimate;
-    if (typeof estimate === 'string') await this.estimates.update(ctx, estimate, { is_active: true }, new Set());
-    return this.shape.one('projects', ctx, await this.projects.update(ctx, dto));
+    const updated = await this.tx.run(async () => {
+      if (typeof estimate === 'string') await this.estimates.update(ctx, estimate, { is_active: true }, new Set());
+      return this.projects.update(ctx, dto);
+    });
+    return this.shape.one('projects', ctx, updated);
   }
 
   @Put('projects/:project_id')

@@ -12,16 +12,17 @@ const DESCRIPTION = `API v1 of the work-tracking service, in maintenance mode be
   puts the object in place of the id. PUT is accepted wherever PATCH is.
 * Lists: \`{results, next_cursor, prev_cursor, next_page_results, prev_page_results, count, total_pages, total_results,
   total_count}\`; \`per_page\` (default 100, at most 200) and \`cursor\` (\`per_page:page:is_prev\`, e.g. \`100:1:0\`).
-* Errors are plain JSON: \`{error, code, errors?}\` (\`errors\` maps a field to its messages).
+* Errors are plain JSON: \`{error, detail, code, errors?}\` (\`errors\` maps a field to its messages).
 * Every response carries \`Deprecation\`, \`Link: <v2 path>; rel="successor-version"\` where v2 has the resource, and
   \`Sunset\` once a date is configured (\`V1_SUNSET\`).`;
 
 /** v1's error body (src/v1/v1-edge.ts). */
 const V1_ERROR = {
   type: 'object',
-  required: ['error'],
+  required: ['error', 'detail'],
   properties: {
     error: { type: 'string', description: 'What went wrong.' },
+    detail: { type: 'string', description: 'The same message under the key Django REST framework clients read.' },
     code: { type: 'string', description: "The stable code (v2's error catalogue, /errors/)." },
     errors: {
       type: 'object',

@@ -38,6 +38,7 @@ import { installV1Edge } from './v1-edge';
 import { buildV1OpenApi } from './v1-openapi';
 import { V1RecordsRepository } from './v1-records.repository';
 import { V1Shaper } from './v1-shaper';
+import { V1Transaction } from './v1-transaction';
 import { V1WorkItemsController } from './work-items.controller';
 import { V1WorkflowsController } from './workflows.controller';
 import { V1WorkItemShaper } from './work-items.mapper';
@@ -81,7 +82,7 @@ import { V1WorkItemShaper } from './work-items.mapper';
     V1WorkItemTypesController,
     V1WorkItemPropertiesController,
   ],
-  providers: [V1RecordsRepository, V1Shaper, V1WorkItemShaper],
+  providers: [V1RecordsRepository, V1Shaper, V1WorkItemShaper, V1Transaction],
 })
 export class V1Module implements OnModuleInit {
   constructor(

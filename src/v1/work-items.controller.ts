@@ -13,6 +13,7 @@ import { WORK_ITEM_LIST } from '../work-items/work-items.repository';
 import { WorkItemsService } from '../work-items/work-items.service';
 import { v1List, v1ListQuery } from './v1-list';
 import { asV2Body, fromV1 } from './v1-shape';
+import { V1Transaction } from './v1-transaction';
 import { v1Expand, V1WorkItemShaper, WORK_ITEM_FILTERS, WORK_ITEM_IN } from './work-items.mapper';
 
 const READ = { scope: 'projects.work_items:read', project: WORK_ITEM_READER } as const;
@@ -26,6 +27,7 @@ export class V1WorkItemsController {
     private readonly items: WorkItemsService,
     private readonly modules: ModulesService,
     private readonly shape: V1WorkItemShaper,
+    private readonly tx: V1Transaction,
   ) {}
 
   @Get('projects/:project_id/work-items')
@@ -45,9 +47,13 @@ export class V1WorkItemsController {
   @ApiOperation({ operationId: 'v1_work_items_create', description: 'v1 `module` adds the new item to that module.' })
   async create(@Ctx() ctx: ProjectContext, @Body() body: unknown) {
     const dto = await asV2Body(CreateWorkItemDto, fromV1(body, WORK_ITEM_IN));
-    const created = await this.items.create(ctx, dto, new Set());
     const module = (body as Record<string, unknown> | undefined)?.module;
-    if (typeof module === 'string') await this.modules.changeWorkItems(ctx, module, { add: [created.id] });
+    // The item and its module membership commit together: a refused module leaves no item behind.
+    const created = await this.tx.run(async () => {
+      const item = await this.items.create(ctx, dto, new Set());
+      if (typeof module === 'string') await this.modules.changeWorkItems(ctx, module, { add: [item.id] });
+      return item;
+    });
     return this.shape.one(ctx, created);
   }
 

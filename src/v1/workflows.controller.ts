@@ -27,6 +27,18 @@ const WRITE = { scope: 'projects.workflows:write', project: ProjectRole.Admin } 
  * Workflows through v1: lists are arrays; v1 names a workflow's states and a transition's starting point by the
  * project state's id, where v2 names the workflow's own state row (workflow_state_id): mapped here both ways.
  */
+/**
+ * v1 answers a repeated transition with 400 "... already exists" (what Plane's SDK reads to return null from
+ * transitions.create); v2 keeps the spec's 409. Only the status and message differ: the rule is v2's.
+ */
+function repeatedTransition(e: unknown): unknown {
+  if (!(e instanceof ProblemException) || e.code !== ErrorCode.Conflict) return e;
+  return ProblemException.validation(
+    'transition_state_id',
+    'A transition from this state to that state already exists.',
+  );
+}
+
 @ApiTags('v1 workflows')
 @Controller('api/v1/workspaces/:slug/projects/:project_id/workflows')
 export class V1WorkflowsController {
@@ -135,7 +147,10 @@ export class V1WorkflowsController {
     if (src.workflow_state_id === undefined && !from)
       throw ProblemException.validation('state_id', 'Must be a state of this workflow (attach it first).');
     const dto = await asV2Body(CreateWorkflowTransitionDto, { workflow_state_id: from, ...src });
-    return this.transitionV1(await this.workflows.createTransition(ctx, workflow, dto), byRow);
+    const created = await this.workflows.createTransition(ctx, workflow, dto).catch((e: unknown) => {
+      throw repeatedTransition(e);
+    });
+    return this.transitionV1(created, byRow);
   }
 
   @Patch(':workflow_id/state-transitions/:pk')

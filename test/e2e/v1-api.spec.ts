@@ -105,6 +105,7 @@ describe('API v1 beside v2', () => {
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({
       error: expect.any(String),
+      detail: expect.any(String),
       code: 'validation_error',
       errors: { cursor: [expect.any(String)] },
     });
@@ -141,7 +142,7 @@ describe('API v1 beside v2', () => {
     const res = await asOwner(v1(`/projects/${foreign.id}/work-items/`));
     expect(res.status).toBe(404);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
-    expect(res.body).toEqual({ error: expect.any(String), code: 'resource_not_found' });
+    expect(res.body).toEqual({ error: expect.any(String), detail: expect.any(String), code: 'resource_not_found' });
   });
 
   it('enforces roles (403) and OAuth scopes (403) as v2 does, and records the refusal in the audit trail', async () => {
@@ -193,7 +194,7 @@ describe('API v1 beside v2', () => {
     const refused = await t.http.get(v1('/projects/'));
     expect(refused.status).toBe(401);
     expect(refused.headers.deprecation).toMatch(/^@\d+$/);
-    expect(refused.body).toEqual({ error: expect.any(String), code: 'unauthorized' });
+    expect(refused.body).toEqual({ error: expect.any(String), detail: expect.any(String), code: 'unauthorized' });
     const v2res = await t.http.get(v2('/projects/')).set('X-Api-Key', ten.owner.key);
     expect(v2res.headers.deprecation).toBeUndefined();
   });

@@ -298,6 +298,37 @@ describe('v1 through the published Plane Node SDK', () => {
     expect((await failure(sdk.estimates.retrieve(ten.slug, project.id))).statusCode).toBe(404);
   });
 
+  it('a v1 call that makes several v2 changes is one transaction: a refused step leaves nothing behind', async () => {
+    const project = await t.project(ten.slug, ten.owner.key);
+    const other = await t.project(ten.slug, ten.owner.key);
+    const foreignModule = await sdk.modules.create(ten.slug, other.id, { name: 'Elsewhere' });
+    const refused = await failure(
+      sdk.workItems.create(ten.slug, project.id, { name: 'Orphan?', module: foreignModule.id }),
+    );
+    expect(refused.statusCode).toBe(404);
+    expect((await sdk.workItems.list(ten.slug, project.id)).results.map((w) => w.name)).not.toContain('Orphan?');
+    const estimate = await sdk.estimates.create(ten.slug, project.id, { name: 'Points', type: 'points' });
+    const dup = await failure(
+      sdk.estimates.createPoints(ten.slug, project.id, estimate.id, [
+        { key: 1, value: '1' },
+        { key: 2, value: '1' },
+      ]),
+    );
+    expect(dup.statusCode).toBe(409);
+    expect(await sdk.estimates.listPoints(ten.slug, project.id, estimate.id)).toEqual([]);
+    const spare = await sdk.estimates.create(ten.slug, project.id, {
+      name: 'Sizes',
+      type: 'categories',
+      last_used: false,
+    });
+    const clash = await t.http
+      .patch(`/api/v1/workspaces/${ten.slug}/projects/${project.id}/`)
+      .set('X-Api-Key', ten.owner.key)
+      .send({ estimate: spare.id, identifier: other.identifier });
+    expect(clash.status).toBe(409);
+    expect((await sdk.estimates.retrieve(ten.slug, project.id)).id).toBe(estimate.id);
+  });
+
   it('workflows: list, create, update, attach and detach states, transitions by project state', async () => {
     const project = await t.project(ten.slug, ten.owner.key);
     await t.http
@@ -317,6 +348,9 @@ describe('v1 through the published Plane Node SDK', () => {
       transition_state_id: doing.id,
     });
     expect(transition).toEqual(expect.objectContaining({ state_id: todo.id, transition_state_id: doing.id }));
+    // A repeated transition is v1's 400 "already exists", which the SDK turns into null (v2 keeps its 409).
+    const again = { state_id: todo.id, transition_state_id: doing.id };
+    expect(await sdk.workflows.transitions.create(ten.slug, project.id, wf.id, again)).toBeNull();
     const listed = await sdk.workflows.transitions.list(ten.slug, project.id, wf.id);
     expect(listed.map((x) => [x.state_id, x.transition_state_id])).toEqual([[todo.id, doing.id]]);
     const same = await sdk.workflows.transitions.update(ten.slug, project.id, wf.id, transition!.id, { pre_rules: [] });
@@ -384,6 +418,7 @@ describe('v1 through the published Plane Node SDK', () => {
     expect(err.statusCode).toBe(400);
     expect(err.response).toEqual({
       error: expect.any(String),
+      detail: expect.any(String),
       code: 'validation_error',
       errors: { name: [expect.any(String)] },
     });
