@@ -6,5 +6,6 @@ import { WorkItemLinksService } from './work-item-links.service';
 @Module({
   controllers: [WorkItemLinksController],
   providers: [WorkItemLinksRepository, WorkItemLinksService],
+  exports: [WorkItemLinksService],
 })
 export class WorkItemLinksModule {}

@@ -298,6 +298,144 @@ describe('v1 through the published Plane Node SDK', () => {
     expect((await failure(sdk.estimates.retrieve(ten.slug, project.id))).statusCode).toBe(404);
   });
 
+  it('links: create, retrieve, update, list, delete (v1 names: issue, created_by, project, workspace)', async () => {
+    const project = await t.project(ten.slug, ten.owner.key);
+    const item = await sdk.workItems.create(ten.slug, project.id, { name: 'Linked' });
+    const link = await sdk.workItems.links.create(ten.slug, project.id, item.id, {
+      url: 'https://example.com/spec',
+      title: 'Spec',
+    });
+    expect(link).toEqual(
+      expect.objectContaining({
+        url: 'https://example.com/spec',
+        title: 'Spec',
+        issue: item.id,
+        project: project.id,
+        workspace: ten.workspaceId,
+        created_by: ten.owner.id,
+        updated_at: expect.any(String),
+      }),
+    );
+    expect((await sdk.links.retrieve(ten.slug, project.id, item.id, link.id)).id).toBe(link.id);
+    const renamed = await sdk.workItems.links.update(ten.slug, project.id, item.id, link.id, { title: 'Design' });
+    expect(renamed).toEqual(expect.objectContaining({ title: 'Design', updated_by: ten.owner.id }));
+    const listed = await sdk.workItems.links.list(ten.slug, project.id, item.id);
+    expect(listed.results.map((l) => l.title)).toEqual(['Design']);
+    expect(listed.total_count).toBe(1);
+    const dup = await failure(sdk.workItems.links.create(ten.slug, project.id, item.id, { url: link.url }));
+    expect(dup.statusCode).toBe(409);
+    await sdk.workItems.links.delete(ten.slug, project.id, item.id, link.id);
+    expect((await failure(sdk.workItems.links.retrieve(ten.slug, project.id, item.id, link.id))).statusCode).toBe(404);
+  });
+
+  it('relations: v1 types over v2 dependencies and built-in definitions, list from both ends, remove', async () => {
+    const project = await t.project(ten.slug, ten.owner.key);
+    const [a, b, c] = await Promise.all(
+      ['A', 'B', 'C'].map((name) => sdk.workItems.create(ten.slug, project.id, { name })),
+    );
+    await sdk.workItems.relations.create(ten.slug, project.id, a.id, { relation_type: 'blocking', issues: [b.id] });
+    await sdk.workItems.relations.create(ten.slug, project.id, a.id, { relation_type: 'duplicate', issues: [c.id] });
+    await sdk.workItems.relations.create(ten.slug, project.id, b.id, { relation_type: 'relates_to', issues: [c.id] });
+    const empty = {
+      blocking: [],
+      blocked_by: [],
+      start_before: [],
+      start_after: [],
+      finish_before: [],
+      finish_after: [],
+    };
+    expect(await sdk.workItems.relations.list(ten.slug, project.id, a.id)).toEqual({
+      ...empty,
+      blocking: [b.id],
+      duplicate: [c.id],
+      relates_to: [],
+    });
+    expect(await sdk.workItems.relations.list(ten.slug, project.id, c.id)).toEqual({
+      ...empty,
+      duplicate: [a.id],
+      relates_to: [b.id],
+    });
+    // The same relation read through v2: a blocking dependency.
+    const v2 = await t.http
+      .get(`/api/v2/workspaces/${ten.slug}/projects/${project.id}/work-items/${b.id}/dependencies/`)
+      .set('X-Api-Key', ten.owner.key)
+      .expect(200);
+    expect(v2.body.blocked_by).toEqual([a.id]);
+    const bad = await failure(
+      sdk.workItems.relations.create(ten.slug, project.id, a.id, { relation_type: 'parent' as never, issues: [b.id] }),
+    );
+    expect(bad.statusCode).toBe(400);
+    expect(bad.response).toEqual(expect.objectContaining({ errors: { relation_type: [expect.any(String)] } }));
+    await sdk.workItems.relations.delete(ten.slug, project.id, a.id, { related_issue: b.id });
+    expect((await sdk.workItems.relations.list(ten.slug, project.id, b.id)).blocked_by).toEqual([]);
+    const again = await failure(sdk.workItems.relations.delete(ten.slug, project.id, a.id, { related_issue: b.id }));
+    expect(again.statusCode).toBe(404);
+  });
+
+  it('dependencies, relation definitions and custom relations: the related items with their relation_type', async () => {
+    const project = await t.project(ten.slug, ten.owner.key);
+    const [a, b] = await Promise.all(['A', 'B'].map((name) => sdk.workItems.create(ten.slug, project.id, { name })));
+    const created = await sdk.workItems.dependencies.create(ten.slug, project.id, a.id, {
+      relation_type: 'start_before',
+      work_item_ids: [b.id],
+    });
+    expect(created).toEqual([expect.objectContaining({ id: b.id, name: 'B', relation_type: 'start_before' })]);
+    const deps = await sdk.workItems.dependencies.list(ten.slug, project.id, b.id);
+    expect(deps.start_after).toEqual([
+      expect.objectContaining({ id: a.id, name: 'A', project_id: project.id, relation_type: 'start_after' }),
+    ]);
+    await sdk.workItems.dependencies.remove(ten.slug, project.id, a.id, b.id);
+    expect((await sdk.workItems.dependencies.list(ten.slug, project.id, a.id)).start_before).toEqual([]);
+
+    const def = await sdk.workItemRelationDefinitions.create(ten.slug, {
+      name: 'Implements',
+      outward: 'implements',
+      inward: 'implemented by',
+    });
+    expect(def).toEqual(expect.objectContaining({ name: 'Implements', workspace: ten.workspaceId, is_default: false }));
+    expect((await sdk.workItemRelationDefinitions.update(ten.slug, def.id, { color: '#112233' })).color).toBe(
+      '#112233',
+    );
+    const defs = await sdk.workItemRelationDefinitions.list(ten.slug, { is_default: false });
+    expect(defs.map((d) => d.name)).toEqual(['Implements']);
+    const related = await sdk.workItems.customRelations.create(ten.slug, project.id, a.id, {
+      relation_definition_id: def.id,
+      relation_definition_type: 'implements',
+      work_item_ids: [b.id],
+    });
+    expect(related).toEqual([expect.objectContaining({ id: b.id, relation_type: 'implements' })]);
+    const fromB = await sdk.workItems.customRelations.list(ten.slug, project.id, b.id);
+    expect(fromB['implemented by']).toEqual([expect.objectContaining({ id: a.id, relation_type: 'implemented by' })]);
+    await sdk.workItems.customRelations.remove(ten.slug, project.id, a.id, b.id);
+    expect((await sdk.workItems.customRelations.list(ten.slug, project.id, a.id)).implements).toEqual([]);
+    await sdk.workItemRelationDefinitions.del(ten.slug, def.id);
+    expect((await sdk.workItemRelationDefinitions.list(ten.slug, { is_default: false })).length).toBe(0);
+  });
+
+  it('activities: the history of a work item in the v1 envelope and shape, one entry by id', async () => {
+    const project = await t.project(ten.slug, ten.owner.key);
+    const item = await sdk.workItems.create(ten.slug, project.id, { name: 'Tracked' });
+    await sdk.workItems.update(ten.slug, project.id, item.id, { priority: 'urgent' });
+    const page = await sdk.workItems.activities.list(ten.slug, project.id, item.id, { per_page: 1 });
+    expect(page.results).toHaveLength(1);
+    expect(page.total_count).toBe(2);
+    expect(page.next_page_results).toBe(true);
+    expect(page.results[0]).toEqual(
+      expect.objectContaining({
+        verb: 'created',
+        issue: item.id,
+        actor: ten.owner.id,
+        project: project.id,
+        workspace: ten.workspaceId,
+        updated_at: expect.any(String),
+      }),
+    );
+    const next = await sdk.workItems.activities.list(ten.slug, project.id, item.id, { cursor: page.next_cursor });
+    expect(next.results).toEqual([expect.objectContaining({ field: 'priority', new_value: 'urgent' })]);
+    const one = await sdk.workItems.activities.retrieve(ten.slug, project.id, item.id, next.results[0].id);
+    expect(one).toEqual(next.results[0]);
+  });
+
   it('a v1 call that makes several v2 changes is one transaction: a refused step leaves nothing behind', async () => {
     const project = await t.project(ten.slug, ten.owner.key);
     const other = await t.project(ten.slug, ten.owner.key);
