@@ -3,6 +3,7 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext, WorkspaceContext } from '../common/auth/request-context';
 import { ProjectRole, WorkspaceRole } from '../common/auth/roles';
+import { Bodyless } from '../common/http/bodyless';
 import { UpdateProjectFeaturesDto, UpdateWorkspaceFeaturesDto } from '../features/features.dto';
 import { EstimatesService } from '../estimates/estimates.service';
 import { FeaturesService } from '../features/features.service';
@@ -111,6 +112,27 @@ export class V1ProjectsController {
   @ApiOperation({ operationId: 'v1_projects_delete' })
   async remove(@Ctx() ctx: ProjectContext): Promise<void> {
     await this.projects.remove(ctx);
+  }
+
+  @Post('projects/:project_id/archive')
+  @Bodyless()
+  @HttpCode(204)
+  @Authenticated(WRITE)
+  @ApiOperation({
+    operationId: 'v1_projects_archive',
+    description: "v2's archive: writes under the project are 409 until it is unarchived.",
+  })
+  async archive(@Ctx() ctx: ProjectContext): Promise<void> {
+    await this.projects.setArchived(ctx, true);
+  }
+
+  /** v1 unarchives with DELETE on the archive path (v2: POST unarchive/). */
+  @Delete('projects/:project_id/archive')
+  @HttpCode(204)
+  @Authenticated({ ...WRITE, archivedProject: 'allowed' })
+  @ApiOperation({ operationId: 'v1_projects_unarchive' })
+  async unarchive(@Ctx() ctx: ProjectContext): Promise<void> {
+    await this.projects.setArchived(ctx, false);
   }
 
   @Get('projects/:project_id/features')

@@ -298,6 +298,18 @@ describe('v1 through the published Plane Node SDK', () => {
     expect((await failure(sdk.estimates.retrieve(ten.slug, project.id))).statusCode).toBe(404);
   });
 
+  it('projects: archive refuses writes under the project until unArchive (DELETE on the archive path)', async () => {
+    const project = await t.project(ten.slug, ten.owner.key);
+    await sdk.projects.archive(ten.slug, project.id);
+    const refused = await failure(sdk.labels.create(ten.slug, project.id, { name: 'Late' }));
+    expect(refused.statusCode).toBe(409);
+    expect(refused.response).toEqual(expect.objectContaining({ code: 'project_archived' }));
+    expect((await sdk.projects.list(ten.slug)).results.map((p) => p.id)).not.toContain(project.id);
+    await sdk.projects.unArchive(ten.slug, project.id);
+    expect((await sdk.labels.create(ten.slug, project.id, { name: 'Late' })).name).toBe('Late');
+    expect((await sdk.projects.list(ten.slug)).results.map((p) => p.id)).toContain(project.id);
+  });
+
   it('links: create, retrieve, update, list, delete (v1 names: issue, created_by, project, workspace)', async () => {
     const project = await t.project(ten.slug, ten.owner.key);
     const item = await sdk.workItems.create(ten.slug, project.id, { name: 'Linked' });
