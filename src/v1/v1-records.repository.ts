@@ -25,6 +25,7 @@ const COLUMNS = {
   // History entries never change: their update stamp is their creation.
   work_item_activities: 'created_at AS updated_at, project_id AS project',
   work_item_relation_definitions: 'updated_at',
+  work_item_property_options: 'updated_at',
 } as const;
 
 export type V1Table = keyof typeof COLUMNS;

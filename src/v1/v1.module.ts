@@ -52,6 +52,15 @@ import {
   V1WorkItemDependenciesController,
 } from './work-item-dependencies.controller';
 import { V1RelationDefinitionsController } from './relation-definitions.controller';
+import { V1ProjectTypeLinksController, V1WorkspaceTypePropertiesController } from './type-links.controller';
+import {
+  V1PropertyOptionsController,
+  V1TypeProperties,
+  V1TypePropertiesController,
+  V1WorkspacePropertyOptionsController,
+  V1WorkspaceWorkItemPropertiesController,
+  V1WorkspaceWorkItemTypesController,
+} from './type-resources';
 import { V1WorkItemShaper } from './work-items.mapper';
 
 /**
@@ -101,8 +110,15 @@ import { V1WorkItemShaper } from './work-items.mapper';
     V1WorkItemDependenciesController,
     V1WorkItemCustomRelationsController,
     V1RelationDefinitionsController,
+    V1ProjectTypeLinksController,
+    V1TypePropertiesController,
+    V1PropertyOptionsController,
+    V1WorkspaceWorkItemTypesController,
+    V1WorkspaceWorkItemPropertiesController,
+    V1WorkspacePropertyOptionsController,
+    V1WorkspaceTypePropertiesController,
   ],
-  providers: [V1RecordsRepository, V1Shaper, V1WorkItemShaper, V1Transaction],
+  providers: [V1RecordsRepository, V1Shaper, V1WorkItemShaper, V1Transaction, V1TypeProperties],
 })
 export class V1Module implements OnModuleInit {
   constructor(

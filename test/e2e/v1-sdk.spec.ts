@@ -562,6 +562,112 @@ describe('v1 through the published Plane Node SDK', () => {
       .expect(200);
   });
 
+  it('per-type properties, attach/detach and property options (project mode), through v2 rules', async () => {
+    const own = await t.tenant();
+    const api = new PlaneClient({ baseUrl, apiKey: own.owner.key });
+    const project = await t.project(own.slug, own.owner.key);
+    await t.http
+      .post(`/api/v2/workspaces/${own.slug}/projects/${project.id}/work-item-types/enable/`)
+      .set('X-Api-Key', own.owner.key)
+      .expect(200);
+    const type = await api.workItemTypes.create(own.slug, project.id, { name: 'Bug' });
+    const severity = await api.workItemProperties.create(own.slug, project.id, type.id, {
+      display_name: 'Severity',
+      property_type: 'TEXT',
+    });
+    expect(severity).toEqual(expect.objectContaining({ display_name: 'Severity', project: project.id }));
+    expect((await api.workItemProperties.list(own.slug, project.id, type.id)).map((p) => p.id)).toEqual([severity.id]);
+    expect((await api.workItemProperties.retrieve(own.slug, project.id, type.id, severity.id)).id).toBe(severity.id);
+    const renamed = await api.workItemProperties.update(own.slug, project.id, type.id, severity.id, {
+      display_name: 'Impact',
+    });
+    expect(renamed.display_name).toBe('Impact');
+    // A property of the project not attached to this type is not one of the type's: 404.
+    const loose = await api.workItemProperties.createProject(own.slug, project.id, {
+      display_name: 'Area',
+      property_type: 'OPTION',
+      options: [{ name: 'UI' }],
+    } as never);
+    const notAttached = await failure(api.workItemProperties.retrieve(own.slug, project.id, type.id, loose.id));
+    expect(notAttached.statusCode).toBe(404);
+    expect(await api.workItemProperties.attachToType(own.slug, project.id, type.id, [loose.id])).toEqual([loose.id]);
+    expect((await api.workItemProperties.list(own.slug, project.id, type.id)).map((p) => p.id).sort()).toEqual(
+      [severity.id, loose.id].sort(),
+    );
+    const option = await api.workItemProperties.options.create(own.slug, project.id, loose.id, { name: 'API' });
+    expect(option).toEqual(expect.objectContaining({ name: 'API', project: project.id }));
+    expect((await api.workItemProperties.options.list(own.slug, project.id, loose.id)).map((o) => o.name)).toEqual([
+      'UI',
+      'API',
+    ]);
+    expect((await api.workItemProperties.options.retrieve(own.slug, project.id, loose.id, option.id)).id).toBe(
+      option.id,
+    );
+    const backend = await api.workItemProperties.options.update(own.slug, project.id, loose.id, option.id, {
+      name: 'Backend',
+    });
+    expect(backend.name).toBe('Backend');
+    await api.workItemProperties.options.delete(own.slug, project.id, loose.id, option.id);
+    expect((await api.workItemProperties.options.list(own.slug, project.id, loose.id)).map((o) => o.name)).toEqual([
+      'UI',
+    ]);
+    await api.workItemProperties.detachFromType(own.slug, project.id, type.id, loose.id);
+    await api.workItemProperties.delete(own.slug, project.id, type.id, severity.id);
+    expect(await api.workItemProperties.list(own.slug, project.id, type.id)).toEqual([]);
+    expect((await api.workItemProperties.retrieveProject(own.slug, project.id, loose.id)).id).toBe(loose.id);
+  });
+
+  it('workspace types, properties, options and type properties (workspace mode); importToProject', async () => {
+    const own = await t.tenant();
+    const api = new PlaneClient({ baseUrl, apiKey: own.owner.key });
+    const project = await t.project(own.slug, own.owner.key);
+    // Project mode: the workspace surface refuses writes with v2's 409.
+    const early = await failure(api.workspaceWorkItemTypes.create(own.slug, { name: 'Incident' }));
+    expect(early.statusCode).toBe(409);
+    await t.http
+      .patch(`/api/v2/workspaces/${own.slug}/features/`)
+      .set('X-Api-Key', own.owner.key)
+      .send({ is_work_item_types_enabled: true })
+      .expect(200);
+    const type = await api.workspaceWorkItemTypes.create(own.slug, { name: 'Incident' });
+    expect(type).toEqual(expect.objectContaining({ name: 'Incident', workspace: own.workspaceId }));
+    expect((await api.workspaceWorkItemTypes.retrieve(own.slug, type.id)).id).toBe(type.id);
+    expect((await api.workspaceWorkItemTypes.update(own.slug, type.id, { description: 'Outages' })).description).toBe(
+      'Outages',
+    );
+    expect((await api.workspaceWorkItemTypes.list(own.slug)).map((x) => x.name)).toContain('Incident');
+    const prop = await api.workspaceWorkItemProperties.create(own.slug, {
+      display_name: 'Impact',
+      property_type: 'OPTION',
+      options: [{ name: 'Low' }],
+    } as never);
+    expect((await api.workspaceWorkItemProperties.retrieve(own.slug, prop.id)).id).toBe(prop.id);
+    expect(
+      (await api.workspaceWorkItemProperties.update(own.slug, prop.id, { display_name: 'Reach' })).display_name,
+    ).toBe('Reach');
+    expect((await api.workspaceWorkItemProperties.list(own.slug)).map((x) => x.id)).toEqual([prop.id]);
+    const high = await api.workspaceWorkItemProperties.options.create(own.slug, prop.id, { name: 'High' });
+    expect((await api.workspaceWorkItemProperties.options.retrieve(own.slug, prop.id, high.id)).name).toBe('High');
+    expect(
+      (await api.workspaceWorkItemProperties.options.update(own.slug, prop.id, high.id, { name: 'Top' })).name,
+    ).toBe('Top');
+    expect((await api.workspaceWorkItemProperties.options.list(own.slug, prop.id)).map((o) => o.name)).toEqual([
+      'Low',
+      'Top',
+    ]);
+    await api.workspaceWorkItemProperties.options.delete(own.slug, prop.id, high.id);
+    const linked = await api.workspaceWorkItemTypes.properties.create(own.slug, type.id, { property_id: prop.id });
+    expect(linked.id).toBe(prop.id);
+    expect((await api.workspaceWorkItemTypes.properties.list(own.slug, type.id)).map((x) => x.id)).toEqual([prop.id]);
+    await api.workspaceWorkItemTypes.properties.del(own.slug, type.id, prop.id);
+    expect(await api.workspaceWorkItemTypes.properties.list(own.slug, type.id)).toEqual([]);
+    const imported = await api.workItemTypes.importToProject(own.slug, project.id, [type.id]);
+    expect(imported.map((x) => x.id)).toEqual([type.id]);
+    expect((await api.workItemTypes.list(own.slug, project.id)).map((x) => x.id)).toContain(type.id);
+    await api.workspaceWorkItemProperties.del(own.slug, prop.id);
+    expect((await failure(api.workspaceWorkItemProperties.retrieve(own.slug, prop.id))).statusCode).toBe(404);
+  });
+
   it('errors are v1 JSON with the status, never problem+json, and the SDK surfaces them as HttpError', async () => {
     const project = await t.project(ten.slug, ten.owner.key);
     const err = await failure(sdk.states.create(ten.slug, project.id, { name: '', color: '#fff' }));
