@@ -19,14 +19,11 @@ import { WorkflowsService } from '../workflows/workflows.service';
 import { everyRow } from './v1-list';
 import { asV2Body } from './v1-shape';
 import { V1Shaper } from './v1-shaper';
+import { V1Transaction } from './v1-transaction';
 
 const READ = { scope: 'projects.workflows:read', project: ProjectRole.Guest } as const;
 const WRITE = { scope: 'projects.workflows:write', project: ProjectRole.Admin } as const;
 
-/**
- * Workflows through v1: lists are arrays; v1 names a workflow's states and a transition's starting point by the
- * project state's id, where v2 names the workflow's own state row (workflow_state_id): mapped here both ways.
- */
 /**
  * v1 answers a repeated transition with 400 "... already exists" (what Plane's SDK reads to return null from
  * transitions.create); v2 keeps the spec's 409. Only the status and message differ: the rule is v2's.
@@ -39,12 +36,17 @@ function repeatedTransition(e: unknown): unknown {
   );
 }
 
+/**
+ * Workflows through v1: lists are arrays; v1 names a workflow's states and a transition's starting point by the
+ * project state's id, where v2 names the workflow's own state row (workflow_state_id): mapped here both ways.
+ */
 @ApiTags('v1 workflows')
 @Controller('api/v1/workspaces/:slug/projects/:project_id/workflows')
 export class V1WorkflowsController {
   constructor(
     private readonly workflows: WorkflowsService,
     private readonly shape: V1Shaper,
+    private readonly tx: V1Transaction,
   ) {}
 
   /** The workflow's rows: project state id -> workflow state id, and back. */
@@ -95,16 +97,20 @@ export class V1WorkflowsController {
   @Authenticated(WRITE)
   @ApiOperation({
     operationId: 'v1_workflow_states_attach',
-    description: '`state_ids`: each project state gets a row in the workflow, in order (a state already in it is 409).',
+    description:
+      '`state_ids`: each project state gets a row in the workflow, in order, in one transaction (a state already in it is 409 and adds none).',
   })
   async attach(@Ctx() ctx: ProjectContext, @UuidParam('workflow_id') workflow: string, @Body() body: unknown) {
     const ids = (body as { state_ids?: unknown } | null)?.state_ids;
     if (!Array.isArray(ids)) throw ProblemException.validation('state_ids', 'Must be an array of state ids.');
     const dtos: CreateWorkflowStateDto[] = [];
     for (const state_id of ids) dtos.push(await asV2Body(CreateWorkflowStateDto, { state_id }));
-    const created = [];
-    for (const dto of dtos) created.push(await this.workflows.createState(ctx, workflow, dto));
-    return created;
+    // Every state or none: a state a rule refuses (already in the workflow) rolls back the ones before it.
+    return this.tx.run(async () => {
+      const created = [];
+      for (const dto of dtos) created.push(await this.workflows.createState(ctx, workflow, dto));
+      return created;
+    });
   }
 
   @Delete(':workflow_id/states/:state_id')

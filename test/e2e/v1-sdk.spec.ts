@@ -492,6 +492,11 @@ describe('v1 through the published Plane Node SDK', () => {
     expect(wf).toEqual(expect.objectContaining({ name: 'Flow', project: project.id, work_item_type_ids: [] }));
     expect((await sdk.workflows.update(ten.slug, project.id, wf.id, { name: 'Flow 2' })).name).toBe('Flow 2');
     expect((await sdk.workflows.list(ten.slug, project.id)).map((w) => w.name)).toContain('Flow 2');
+    // One transaction: a state refused (already in the workflow) attaches none of the states sent.
+    const twice = await failure(
+      sdk.workflows.states.attach(ten.slug, project.id, wf.id, { state_ids: [todo.id, todo.id] }),
+    );
+    expect(twice.statusCode).toBe(409);
     await sdk.workflows.states.attach(ten.slug, project.id, wf.id, { state_ids: [todo.id, doing.id] });
     const transition = await sdk.workflows.transitions.create(ten.slug, project.id, wf.id, {
       state_id: todo.id,
