@@ -18,6 +18,7 @@ import { everyRow } from './v1-list';
 import { asV2Body, fromV1 } from './v1-shape';
 import { V1Shaper } from './v1-shaper';
 import { V1Transaction } from './v1-transaction';
+import { V1_RECORDS, V1Returns } from './v1-responses';
 
 const READ = { scope: 'projects.estimates:read', project: ProjectRole.Guest } as const;
 const WRITE = { scope: 'projects.estimates:write', project: ProjectRole.Admin } as const;
@@ -48,6 +49,7 @@ export class V1EstimatesController {
 
   @Get()
   @Authenticated(READ)
+  @V1Returns({ record: V1_RECORDS.estimate })
   @ApiOperation({ operationId: 'v1_estimates_get', summary: "The project's estimate" })
   async get(@Ctx() ctx: ProjectContext) {
     return this.shape.one('estimates', ctx, await this.estimates.get(ctx, await this.activeId(ctx), new Set()));
@@ -55,6 +57,7 @@ export class V1EstimatesController {
 
   @Post()
   @Authenticated(WRITE)
+  @V1Returns({ record: V1_RECORDS.estimate })
   @ApiOperation({ operationId: 'v1_estimates_create' })
   async create(@Ctx() ctx: ProjectContext, @Body() body: unknown) {
     const dto = await asV2Body(CreateEstimateDto, fromV1(body, ESTIMATE_IN));
@@ -63,6 +66,7 @@ export class V1EstimatesController {
 
   @Patch()
   @Authenticated(WRITE)
+  @V1Returns({ record: V1_RECORDS.estimate })
   @ApiOperation({ operationId: 'v1_estimates_update' })
   async update(@Ctx() ctx: ProjectContext, @Body() body: unknown) {
     const dto = await asV2Body(UpdateEstimateDto, fromV1(body, ESTIMATE_IN));
@@ -72,6 +76,7 @@ export class V1EstimatesController {
 
   @Put()
   @Authenticated(WRITE)
+  @V1Returns({ record: V1_RECORDS.estimate })
   @ApiOperation({ operationId: 'v1_estimates_replace' })
   replace(@Ctx() ctx: ProjectContext, @Body() body: unknown) {
     return this.update(ctx, body);
@@ -80,6 +85,7 @@ export class V1EstimatesController {
   @Delete()
   @HttpCode(204)
   @Authenticated(WRITE)
+  @V1Returns({})
   @ApiOperation({ operationId: 'v1_estimates_delete' })
   async remove(@Ctx() ctx: ProjectContext): Promise<void> {
     await this.estimates.remove(ctx, await this.activeId(ctx));
@@ -87,6 +93,7 @@ export class V1EstimatesController {
 
   @Get(':estimate_id/estimate-points')
   @Authenticated(READ)
+  @V1Returns({ record: V1_RECORDS.estimatePoint, list: 'array' })
   @ApiOperation({ operationId: 'v1_estimate_points_list', summary: 'Every point of the estimate (an array)' })
   async points(@Ctx() ctx: ProjectContext, @UuidParam('estimate_id') estimate: string) {
     const rows = await everyRow(POINT_LIST, (q) => this.estimates.listPoints(ctx, estimate, q));
@@ -95,6 +102,7 @@ export class V1EstimatesController {
 
   @Post(':estimate_id/estimate-points')
   @Authenticated(WRITE)
+  @V1Returns({ record: V1_RECORDS.estimatePoint, list: 'array' })
   @ApiOperation({
     operationId: 'v1_estimate_points_create',
     description:
@@ -115,6 +123,7 @@ export class V1EstimatesController {
 
   @Patch(':estimate_id/estimate-points/:pk')
   @Authenticated(WRITE)
+  @V1Returns({ record: V1_RECORDS.estimatePoint })
   @ApiOperation({ operationId: 'v1_estimate_points_update' })
   async updatePoint(
     @Ctx() ctx: ProjectContext,
@@ -128,6 +137,7 @@ export class V1EstimatesController {
 
   @Put(':estimate_id/estimate-points/:pk')
   @Authenticated(WRITE)
+  @V1Returns({ record: V1_RECORDS.estimatePoint })
   @ApiOperation({ operationId: 'v1_estimate_points_replace' })
   replacePoint(
     @Ctx() ctx: ProjectContext,
@@ -141,6 +151,7 @@ export class V1EstimatesController {
   @Delete(':estimate_id/estimate-points/:pk')
   @HttpCode(204)
   @Authenticated(WRITE)
+  @V1Returns({})
   @ApiOperation({ operationId: 'v1_estimate_points_delete' })
   async removePoint(
     @Ctx() ctx: ProjectContext,

@@ -14,6 +14,7 @@ import { V1ListParams, v1List, V1Page } from './v1-list';
 import { asV2Body, fromV1 } from './v1-shape';
 import { V1Shaper } from './v1-shaper';
 import { V1Transaction } from './v1-transaction';
+import { V1_RECORDS, v1Object, V1Returns } from './v1-responses';
 
 const PROJECT_IN = { project_lead: 'project_lead_id', default_assignee: 'default_assignee_id' };
 const READ = { scope: 'projects:read', project: ProjectRole.Guest } as const;
@@ -63,6 +64,7 @@ export class V1ProjectsController {
 
   @Get('projects')
   @Authenticated({ scope: 'projects:read', workspace: WorkspaceRole.Guest })
+  @V1Returns({ record: V1_RECORDS.project, list: 'page' })
   @ApiOperation({ operationId: 'v1_projects_list' })
   async list(@Ctx() ctx: WorkspaceContext, @V1ListParams(PROJECT_LIST) page: V1Page) {
     const env = await this.projects.list(ctx, page.query);
@@ -71,6 +73,7 @@ export class V1ProjectsController {
 
   @Post('projects')
   @Authenticated({ scope: 'projects:write', workspace: WorkspaceRole.Member })
+  @V1Returns({ record: V1_RECORDS.project })
   @ApiOperation({ operationId: 'v1_projects_create' })
   async create(@Ctx() ctx: WorkspaceContext, @Body() body: unknown) {
     const dto = await asV2Body(CreateProjectDto, fromV1(body, PROJECT_IN));
@@ -79,6 +82,7 @@ export class V1ProjectsController {
 
   @Get('projects/:project_id')
   @Authenticated(READ)
+  @V1Returns({ record: V1_RECORDS.project })
   @ApiOperation({ operationId: 'v1_projects_get' })
   async get(@Ctx() ctx: ProjectContext) {
     return this.shape.one('projects', ctx, await this.projects.get(ctx));
@@ -86,6 +90,7 @@ export class V1ProjectsController {
 
   @Patch('projects/:project_id')
   @Authenticated(WRITE)
+  @V1Returns({ record: V1_RECORDS.project })
   @ApiOperation({ operationId: 'v1_projects_update' })
   async update(@Ctx() ctx: ProjectContext, @Body() body: unknown) {
     const dto = await asV2Body(UpdateProjectDto, fromV1(body, PROJECT_IN));
@@ -101,6 +106,7 @@ export class V1ProjectsController {
 
   @Put('projects/:project_id')
   @Authenticated(WRITE)
+  @V1Returns({ record: V1_RECORDS.project })
   @ApiOperation({ operationId: 'v1_projects_replace' })
   replace(@Ctx() ctx: ProjectContext, @Body() body: unknown) {
     return this.update(ctx, body);
@@ -109,6 +115,7 @@ export class V1ProjectsController {
   @Delete('projects/:project_id')
   @HttpCode(204)
   @Authenticated(WRITE)
+  @V1Returns({})
   @ApiOperation({ operationId: 'v1_projects_delete' })
   async remove(@Ctx() ctx: ProjectContext): Promise<void> {
     await this.projects.remove(ctx);
@@ -118,6 +125,7 @@ export class V1ProjectsController {
   @Bodyless()
   @HttpCode(204)
   @Authenticated(WRITE)
+  @V1Returns({ status: 204 })
   @ApiOperation({
     operationId: 'v1_projects_archive',
     description: "v2's archive: writes under the project are 409 until it is unarchived.",
@@ -130,6 +138,7 @@ export class V1ProjectsController {
   @Delete('projects/:project_id/archive')
   @HttpCode(204)
   @Authenticated({ ...WRITE, archivedProject: 'allowed' })
+  @V1Returns({})
   @ApiOperation({ operationId: 'v1_projects_unarchive' })
   async unarchive(@Ctx() ctx: ProjectContext): Promise<void> {
     await this.projects.setArchived(ctx, false);
@@ -137,6 +146,7 @@ export class V1ProjectsController {
 
   @Get('projects/:project_id/features')
   @Authenticated({ scope: 'projects.features:read', project: ProjectRole.Guest })
+  @V1Returns({ schema: v1Object(Object.keys(PROJECT_FEATURES), { type: 'boolean' }) })
   @ApiOperation({ operationId: 'v1_project_features_get' })
   async projectFeatures(@Ctx() ctx: ProjectContext) {
     return featuresOut(PROJECT_FEATURES, await this.features.getProject(ctx));
@@ -144,6 +154,7 @@ export class V1ProjectsController {
 
   @Patch('projects/:project_id/features')
   @Authenticated({ scope: 'projects.features:write', project: ProjectRole.Admin })
+  @V1Returns({ schema: v1Object(Object.keys(PROJECT_FEATURES), { type: 'boolean' }) })
   @ApiOperation({ operationId: 'v1_project_features_update' })
   async updateProjectFeatures(@Ctx() ctx: ProjectContext, @Body() body: unknown) {
     const dto = await asV2Body(UpdateProjectFeaturesDto, featuresIn(PROJECT_FEATURES, body));
@@ -152,6 +163,7 @@ export class V1ProjectsController {
 
   @Get('features')
   @Authenticated({ scope: 'workspaces.features:read', workspace: WorkspaceRole.Guest })
+  @V1Returns({ schema: v1Object(Object.keys(WORKSPACE_FEATURES), { type: 'boolean' }) })
   @ApiOperation({ operationId: 'v1_workspace_features_get' })
   async workspaceFeatures(@Ctx() ctx: WorkspaceContext) {
     return featuresOut(WORKSPACE_FEATURES, await this.features.getWorkspace(ctx));
@@ -159,6 +171,7 @@ export class V1ProjectsController {
 
   @Patch('features')
   @Authenticated({ scope: 'workspaces.features:write', workspace: WorkspaceRole.Admin })
+  @V1Returns({ schema: v1Object(Object.keys(WORKSPACE_FEATURES), { type: 'boolean' }) })
   @ApiOperation({ operationId: 'v1_workspace_features_update' })
   async updateWorkspaceFeatures(@Ctx() ctx: WorkspaceContext, @Body() body: unknown) {
     const dto = await asV2Body(UpdateWorkspaceFeaturesDto, featuresIn(WORKSPACE_FEATURES, body));

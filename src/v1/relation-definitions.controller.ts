@@ -13,6 +13,7 @@ import { RelationDefinitionsService } from '../work-item-relations/relation-defi
 import { everyRow, V1ListParams, V1Page } from './v1-list';
 import { asV2Body } from './v1-shape';
 import { V1Shaper } from './v1-shaper';
+import { V1_RECORDS, V1Returns } from './v1-responses';
 
 const READ = { scope: 'workspaces.work_item_relation_definitions:read', workspace: WorkspaceRole.Guest } as const;
 const WRITE = { scope: 'workspaces.work_item_relation_definitions:write', workspace: WorkspaceRole.Admin } as const;
@@ -28,6 +29,7 @@ export class V1RelationDefinitionsController {
 
   @Get()
   @Authenticated(READ)
+  @V1Returns({ record: V1_RECORDS.relationDefinition, list: 'array' })
   @ApiOperation({ operationId: 'v1_relation_definitions_list' })
   async list(@Ctx() ctx: WorkspaceContext, @V1ListParams(DEFINITION_LIST) page: V1Page) {
     const rows = await everyRow(DEFINITION_LIST, (q) =>
@@ -38,6 +40,7 @@ export class V1RelationDefinitionsController {
 
   @Post()
   @Authenticated(WRITE)
+  @V1Returns({ record: V1_RECORDS.relationDefinition })
   @ApiOperation({ operationId: 'v1_relation_definitions_create' })
   async create(@Ctx() ctx: WorkspaceContext, @Body() body: unknown) {
     const dto = await asV2Body(CreateRelationDefinitionDto, body);
@@ -46,6 +49,7 @@ export class V1RelationDefinitionsController {
 
   @Get(':pk')
   @Authenticated(READ)
+  @V1Returns({ record: V1_RECORDS.relationDefinition })
   @ApiOperation({ operationId: 'v1_relation_definitions_get' })
   async get(@Ctx() ctx: WorkspaceContext, @UuidParam('pk') pk: string) {
     return this.shape.one('work_item_relation_definitions', ctx, await this.definitions.get(ctx, pk));
@@ -53,6 +57,7 @@ export class V1RelationDefinitionsController {
 
   @Patch(':pk')
   @Authenticated(WRITE)
+  @V1Returns({ record: V1_RECORDS.relationDefinition })
   @ApiOperation({ operationId: 'v1_relation_definitions_update' })
   async update(@Ctx() ctx: WorkspaceContext, @UuidParam('pk') pk: string, @Body() body: unknown) {
     const dto = await asV2Body(UpdateRelationDefinitionDto, body);
@@ -61,6 +66,7 @@ export class V1RelationDefinitionsController {
 
   @Put(':pk')
   @Authenticated(WRITE)
+  @V1Returns({ record: V1_RECORDS.relationDefinition })
   @ApiOperation({ operationId: 'v1_relation_definitions_replace' })
   replace(@Ctx() ctx: WorkspaceContext, @UuidParam('pk') pk: string, @Body() body: unknown) {
     return this.update(ctx, pk, body);
@@ -69,6 +75,7 @@ export class V1RelationDefinitionsController {
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated(WRITE)
+  @V1Returns({})
   @ApiOperation({ operationId: 'v1_relation_definitions_delete' })
   async remove(@Ctx() ctx: WorkspaceContext, @UuidParam('pk') pk: string): Promise<void> {
     await this.definitions.remove(ctx, pk);

@@ -14,6 +14,7 @@ import { everyRow } from './v1-list';
 import { asV2Body } from './v1-shape';
 import { V1Shaper } from './v1-shaper';
 import { V1Transaction } from './v1-transaction';
+import { V1_RECORDS, V1Returns } from './v1-responses';
 
 const TYPE_WRITE = { scope: 'projects.work_item_types:write', project: ProjectRole.Admin } as const;
 const WS_TYPE_READ = { scope: 'workspaces.work_item_types:read', workspace: WorkspaceRole.Member } as const;
@@ -41,6 +42,7 @@ export class V1ProjectTypeLinksController {
   @Post('work-item-types/:type_id/properties')
   @Authenticated(TYPE_WRITE)
   @TypeSurface('project')
+  @V1Returns({ schema: { $ref: '#/components/schemas/AttachedPropertiesDto' } })
   @ApiOperation({ operationId: 'v1_type_properties_attach', description: '`{properties: [ids]}`; answers it back.' })
   async attach(@Ctx() ctx: ProjectContext, @UuidParam('type_id') type: string, @Body() body: unknown) {
     return this.attached.attach(ctx, projectOwner(ctx), type, await asV2Body(AttachPropertiesDto, body));
@@ -50,6 +52,7 @@ export class V1ProjectTypeLinksController {
   @HttpCode(204)
   @Authenticated(TYPE_WRITE)
   @TypeSurface('project')
+  @V1Returns({})
   @ApiOperation({ operationId: 'v1_type_properties_detach' })
   async detach(@Ctx() ctx: ProjectContext, @UuidParam('type_id') type: string, @UuidParam('pk') pk: string) {
     await this.attached.detach(ctx, projectOwner(ctx), type, pk);
@@ -60,6 +63,7 @@ export class V1ProjectTypeLinksController {
   @HttpCode(200)
   @Authenticated(TYPE_WRITE)
   @TypeSurface('workspace')
+  @V1Returns({ record: V1_RECORDS.workItemType, list: 'array', status: 200 })
   @ApiOperation({ operationId: 'v1_work_item_types_import', description: '`{work_item_types: [ids]}`.' })
   async import(@Ctx() ctx: ProjectContext, @Body() body: unknown) {
     const dto = await asV2Body(ImportWorkItemTypesDto, body);
@@ -83,6 +87,7 @@ export class V1WorkspaceTypePropertiesController {
 
   @Get()
   @Authenticated(WS_TYPE_READ)
+  @V1Returns({ record: V1_RECORDS.workItemProperty, list: 'array' })
   @ApiOperation({ operationId: 'v1_workspace_type_properties_list' })
   async list(@Ctx() ctx: WorkspaceContext, @UuidParam('type_id') type: string) {
     const rows = await everyRow(TYPE_PROPERTY_LIST, (q) => this.attached.list(workspaceOwner(ctx), type, q));
@@ -92,6 +97,7 @@ export class V1WorkspaceTypePropertiesController {
   @Post()
   @Authenticated(WS_TYPE_WRITE)
   @TypeSurface('workspace')
+  @V1Returns({ record: V1_RECORDS.workItemProperty })
   @ApiOperation({ operationId: 'v1_workspace_type_properties_create', description: '`{property_id}`: attaches it.' })
   async create(@Ctx() ctx: WorkspaceContext, @UuidParam('type_id') type: string, @Body() body: unknown) {
     const { property_id: id } = await asV2Body(V1TypePropertyLinkDto, body);
@@ -103,6 +109,7 @@ export class V1WorkspaceTypePropertiesController {
   @HttpCode(204)
   @Authenticated(WS_TYPE_WRITE)
   @TypeSurface('workspace')
+  @V1Returns({})
   @ApiOperation({ operationId: 'v1_workspace_type_properties_delete' })
   async remove(@Ctx() ctx: WorkspaceContext, @UuidParam('type_id') type: string, @UuidParam('pk') pk: string) {
     await this.attached.detach(ctx, workspaceOwner(ctx), type, pk);

@@ -17,6 +17,7 @@ import { CreateWorkItemTypeDto, UpdateWorkItemTypeDto } from '../work-item-types
 import { TYPE_LIST } from '../work-item-types/work-item-types.repository';
 import { projectOwner, workspaceOwner, WorkItemTypesService } from '../work-item-types/work-item-types.service';
 import { v1CrudController } from './v1-crud';
+import { V1_RECORDS } from './v1-responses';
 import { V1Transaction } from './v1-transaction';
 
 /** v2's type mode gate on a surface: a write the mode disables is 409; lists are arrays, as the SDK reads them. */
@@ -66,6 +67,7 @@ export class V1TypeProperties {
 
 export const V1TypePropertiesController = v1CrudController({
   name: 'V1TypePropertiesController',
+  record: V1_RECORDS.workItemProperty,
   path: 'work-item-types/:type_id/work-item-properties',
   table: 'work_item_properties',
   service: V1TypeProperties,
@@ -87,6 +89,7 @@ export const V1TypePropertiesController = v1CrudController({
 
 export const V1PropertyOptionsController = v1CrudController({
   name: 'V1PropertyOptionsController',
+  record: V1_RECORDS.propertyOption,
   path: 'work-item-properties/:property_id/options',
   table: 'work_item_property_options',
   service: PropertyOptionsService,
@@ -113,6 +116,7 @@ export const V1WorkspaceWorkItemTypesController = v1CrudController<
   WorkspaceContext
 >({
   name: 'V1WorkspaceWorkItemTypesController',
+  record: V1_RECORDS.workItemType,
   level: 'workspace',
   path: 'work-item-types',
   table: 'work_item_types',
@@ -140,6 +144,7 @@ export const V1WorkspaceWorkItemPropertiesController = v1CrudController<
   WorkspaceContext
 >({
   name: 'V1WorkspaceWorkItemPropertiesController',
+  record: V1_RECORDS.workItemProperty,
   level: 'workspace',
   path: 'work-item-properties',
   table: 'work_item_properties',
@@ -167,6 +172,7 @@ export const V1WorkspacePropertyOptionsController = v1CrudController<
   WorkspaceContext
 >({
   name: 'V1WorkspacePropertyOptionsController',
+  record: V1_RECORDS.propertyOption,
   level: 'workspace',
   path: 'work-item-properties/:property_id/options',
   table: 'work_item_property_options',

@@ -23,6 +23,7 @@ import { ListEnvelope } from '../common/pagination/run-list';
 import { everyRow, V1ListParams, v1List, V1Page } from './v1-list';
 import { V1Table } from './v1-records.repository';
 import { asV2Body, fromV1 } from './v1-shape';
+import { V1RecordSpec, V1Returns } from './v1-responses';
 import { V1Shaper } from './v1-shaper';
 
 type Row = { id: string };
@@ -46,6 +47,8 @@ export interface V1CrudSpec<S, C, U, X = ProjectContext> {
   path: string;
   level?: 'project' | 'workspace';
   table: V1Table;
+  /** What v1 answers (the v1 document's record component). */
+  record: V1RecordSpec;
   /** The v2 service (its class, the injection token) and how v1's routes call it. */
   service: Type<S>;
   ops: (service: S, parents: Record<string, string>) => V1CrudOps<C, U, X>;
@@ -98,6 +101,7 @@ export function v1CrudController<S, C, U, X extends WorkspaceContext = ProjectCo
     @Get()
     @Authenticated(spec.read)
     @op('list')
+    @V1Returns({ record: spec.record, list: spec.wholeList ? 'array' : 'page' })
     async list(@Ctx() ctx: X, @Param() params: Record<string, string>, @V1ListParams(spec.list) page: V1Page) {
       const ops = this.ops(params);
       if (spec.wholeList) {
@@ -113,6 +117,7 @@ export function v1CrudController<S, C, U, X extends WorkspaceContext = ProjectCo
     @Authenticated(spec.write)
     @gate
     @op('create')
+    @V1Returns({ record: spec.record })
     async create(@Ctx() ctx: X, @Param() params: Record<string, string>, @Body() body: unknown) {
       const ops = this.ops(params);
       const dto = await asV2Body(spec.createDto, fromV1(body, spec.bodyIn));
@@ -122,6 +127,7 @@ export function v1CrudController<S, C, U, X extends WorkspaceContext = ProjectCo
     @Get(':pk')
     @Authenticated(spec.read)
     @op('get')
+    @V1Returns({ record: spec.record })
     async get(@Ctx() ctx: X, @Param() params: Record<string, string>, @UuidParam('pk') pk: string) {
       return this.shape.one(spec.table, ctx, await this.ops(params).get(ctx, pk), spec.shapeOut);
     }
@@ -130,6 +136,7 @@ export function v1CrudController<S, C, U, X extends WorkspaceContext = ProjectCo
     @Authenticated(spec.write)
     @gate
     @op('update')
+    @V1Returns({ record: spec.record })
     async update(
       @Ctx() ctx: X,
       @Param() params: Record<string, string>,
@@ -145,6 +152,7 @@ export function v1CrudController<S, C, U, X extends WorkspaceContext = ProjectCo
     @Authenticated(spec.write)
     @gate
     @op('replace')
+    @V1Returns({ record: spec.record })
     replace(
       @Ctx() ctx: X,
       @Param() params: Record<string, string>,
@@ -159,6 +167,7 @@ export function v1CrudController<S, C, U, X extends WorkspaceContext = ProjectCo
     @Authenticated(spec.write)
     @gate
     @op('delete')
+    @V1Returns({})
     async remove(@Ctx() ctx: X, @Param() params: Record<string, string>, @UuidParam('pk') pk: string): Promise<void> {
       await this.ops(params).remove(ctx, pk);
     }

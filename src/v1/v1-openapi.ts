@@ -3,6 +3,7 @@ import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { publicPath } from '../common/http/trailing-slash';
 import { toOpenApi31 } from '../common/openapi/openapi-31';
 import { typePathParameters } from '../common/openapi/openapi';
+import { declareV1Responses } from './v1-responses';
 
 const DESCRIPTION = `API v1 of the work-tracking service, in maintenance mode beside v2 (README "Versions").
 
@@ -33,6 +34,34 @@ const V1_ERROR = {
 };
 
 type Responses = Record<string, { content?: Record<string, unknown>; description?: string }>;
+
+const v1Failure = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/V1Error' } } },
+});
+
+/**
+ * The failures every v1 operation can answer, as v2's twin does (v1 maps onto v2's services, so it meets v2's
+ * rules): input (400), the tenant wall and unknown records (404), for writes a rule's conflict (409) and the body
+ * limits (413, 415), and the server's own (500, 503). The v1 controllers declare none of their own.
+ */
+function declareFailures(doc: OpenAPIObject): void {
+  for (const item of Object.values(doc.paths)) {
+    for (const [method, op] of Object.entries(item) as Array<[string, { responses?: Responses }]>) {
+      if (!op?.responses || op.responses['200']?.description === 'OpenAPI 3.1 document') continue;
+      const r = op.responses;
+      r['400'] ??= v1Failure('`validation_error` (and the other input codes of v2): `errors` names each field');
+      r['404'] ??= v1Failure('`resource_not_found`: unknown, deleted, or of another tenant');
+      if (method !== 'get') {
+        r['409'] ??= v1Failure('`conflict` (or a more precise code): a rule of the v2 operation refuses the change');
+        r['413'] ??= v1Failure('`payload_too_large`: the body exceeds the configured limit');
+        r['415'] ??= v1Failure('`unsupported_media_type`: the body is not JSON');
+      }
+      r['500'] ??= v1Failure('`internal_error`: an unexpected failure of the server');
+      r['503'] ??= v1Failure('`service_unavailable`: the database cannot be reached; see Retry-After');
+    }
+  }
+}
 
 /** Every failure answered by a v1 path is v1's error body, not problem+json. */
 function v1Errors(doc: OpenAPIObject): void {
@@ -83,10 +112,14 @@ export function buildV1OpenApi(app: INestApplication, baseUrl: string, v2: OpenA
   doc.paths = paths;
   declarePathParameters(doc);
   typePathParameters(doc);
+  declareFailures(doc);
   v1Errors(doc);
   doc.components = {
     securitySchemes: v2.components?.securitySchemes,
     schemas: { V1Error: V1_ERROR as never },
   };
-  return toOpenApi31(doc as never) as OpenAPIObject;
+  const out = toOpenApi31(doc as never) as OpenAPIObject;
+  const v2Schemas = JSON.parse(JSON.stringify(v2.components?.schemas ?? {})) as Record<string, Record<string, unknown>>;
+  declareV1Responses(out as never, v2Schemas);
+  return out;
 }

@@ -29,6 +29,19 @@ const COLUMNS = {
 } as const;
 
 export type V1Table = keyof typeof COLUMNS;
+
+/** The keys each table's stored columns add to a v1 record (their `AS` names), for the v1 document. */
+export const V1_STORED_KEYS = Object.fromEntries(
+  Object.entries(COLUMNS).map(([table, cols]) => [
+    table,
+    cols.split(',').map((c) =>
+      c
+        .trim()
+        .split(/\s+AS\s+/i)
+        .pop()!,
+    ),
+  ]),
+) as Record<V1Table, string[]>;
 export type V1Stored = Record<string, unknown>;
 
 export interface V1UserNames {

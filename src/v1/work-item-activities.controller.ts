@@ -8,6 +8,7 @@ import { ACTIVITY_LIST } from '../work-item-activities/work-item-activities.repo
 import { WorkItemActivitiesService } from '../work-item-activities/work-item-activities.service';
 import { V1ListParams, v1List, V1Page } from './v1-list';
 import { V1Shaper } from './v1-shaper';
+import { V1_RECORDS, V1Returns } from './v1-responses';
 
 const READ = { scope: 'projects.work_items.activities:read', project: WORK_ITEM_READER } as const;
 
@@ -25,6 +26,7 @@ export class V1WorkItemActivitiesController {
 
   @Get()
   @Authenticated(READ)
+  @V1Returns({ record: V1_RECORDS.activity, list: 'page' })
   @ApiOperation({ operationId: 'v1_activities_list' })
   async list(
     @Ctx() ctx: ProjectContext,
@@ -37,6 +39,7 @@ export class V1WorkItemActivitiesController {
 
   @Get(':pk')
   @Authenticated(READ)
+  @V1Returns({ record: V1_RECORDS.activity })
   @ApiOperation({ operationId: 'v1_activities_get' })
   async get(@Ctx() ctx: ProjectContext, @WorkItemIdParam('work_item_id') item: string, @UuidParam('pk') pk: string) {
     return this.shape.one('work_item_activities', ctx, await this.activities.get(ctx, item, pk));

@@ -4,10 +4,15 @@ import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext } from '../common/auth/request-context';
 import { ProjectRole, WORK_ITEM_READER } from '../common/auth/roles';
 import { UuidParam, WorkItemIdParam } from '../common/http/params';
-import { CreateWorkItemDependencyDto, CreateWorkItemRelationDto } from '../work-item-relations/work-item-relations.dto';
+import {
+  CreateWorkItemDependencyDto,
+  CreateWorkItemRelationDto,
+  DEPENDENCY_TYPES,
+} from '../work-item-relations/work-item-relations.dto';
 import { WorkItemRelationsService } from '../work-item-relations/work-item-relations.service';
 import { V1RecordsRepository } from './v1-records.repository';
 import { asV2Body, fromV1 } from './v1-shape';
+import { v1Object, V1Returns } from './v1-responses';
 
 const READ = { scope: 'projects.work_items.relations:read', project: WORK_ITEM_READER } as const;
 const WRITE = { scope: 'projects.work_items.relations:write', project: ProjectRole.Contributor } as const;
@@ -15,6 +20,22 @@ const WI = 'api/v1/workspaces/:slug/projects/:project_id/work-items/:work_item_i
 
 /** v1 names a custom relation's direction `relation_definition_type`; v2 `direction`. */
 const CUSTOM_IN = { relation_definition_type: 'direction' };
+
+/** The SDK's `WorkItemWithRelationType` (the summary fields are absent only for an item gone meanwhile). */
+const V1_RELATED_ITEM = {
+  type: 'object',
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    name: { type: 'string' },
+    sequence_id: { type: 'integer' },
+    project_id: { type: 'string', format: 'uuid' },
+    state_id: { type: 'string', format: 'uuid' },
+    priority: { type: 'string' },
+    type_id: { type: ['string', 'null'], format: 'uuid' },
+    relation_type: { type: 'string' },
+  },
+  required: ['id', 'relation_type'],
+};
 
 /**
  * Related work items as the SDK's `WorkItemWithRelationType`: the item's summary (name, sequence_id, project_id,
@@ -43,6 +64,7 @@ export class V1WorkItemDependenciesController {
 
   @Get()
   @Authenticated(READ)
+  @V1Returns({ schema: v1Object([...DEPENDENCY_TYPES], { type: 'array', items: V1_RELATED_ITEM }) })
   @ApiOperation({ operationId: 'v1_dependencies_list' })
   async list(@Ctx() ctx: ProjectContext, @WorkItemIdParam('work_item_id') item: string) {
     const deps = await this.relations.listDependencies(ctx, item);
@@ -51,6 +73,7 @@ export class V1WorkItemDependenciesController {
 
   @Post()
   @Authenticated(WRITE)
+  @V1Returns({ schema: { type: 'array', items: V1_RELATED_ITEM } })
   @ApiOperation({ operationId: 'v1_dependencies_create', description: 'Answers the items now related this way.' })
   async create(@Ctx() ctx: ProjectContext, @WorkItemIdParam('work_item_id') item: string, @Body() body: unknown) {
     const dto = await asV2Body(CreateWorkItemDependencyDto, body);
@@ -62,6 +85,7 @@ export class V1WorkItemDependenciesController {
   @Delete(':related_id')
   @HttpCode(204)
   @Authenticated(WRITE)
+  @V1Returns({})
   @ApiOperation({ operationId: 'v1_dependencies_delete' })
   async remove(
     @Ctx() ctx: ProjectContext,
@@ -83,6 +107,7 @@ export class V1WorkItemCustomRelationsController {
 
   @Get()
   @Authenticated(READ)
+  @V1Returns({ schema: { type: 'object', additionalProperties: { type: 'array', items: V1_RELATED_ITEM } } })
   @ApiOperation({ operationId: 'v1_custom_relations_list' })
   async list(@Ctx() ctx: ProjectContext, @WorkItemIdParam('work_item_id') item: string) {
     return withRelationType(this.records, ctx, await this.relations.listRelations(ctx, item));
@@ -90,6 +115,7 @@ export class V1WorkItemCustomRelationsController {
 
   @Post()
   @Authenticated(WRITE)
+  @V1Returns({ schema: { type: 'array', items: V1_RELATED_ITEM } })
   @ApiOperation({
     operationId: 'v1_custom_relations_create',
     description: '`relation_definition_type` is the direction label; answers the items now related this way.',
@@ -104,6 +130,7 @@ export class V1WorkItemCustomRelationsController {
   @Delete(':related_id')
   @HttpCode(204)
   @Authenticated(WRITE)
+  @V1Returns({})
   @ApiOperation({ operationId: 'v1_custom_relations_delete' })
   async remove(
     @Ctx() ctx: ProjectContext,

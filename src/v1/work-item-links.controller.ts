@@ -10,6 +10,7 @@ import { WorkItemLinksService } from '../work-item-links/work-item-links.service
 import { V1ListParams, v1List, V1Page } from './v1-list';
 import { asV2Body } from './v1-shape';
 import { V1Shaper } from './v1-shaper';
+import { V1_RECORDS, V1Returns } from './v1-responses';
 
 const READ = { scope: 'projects.work_items.links:read', project: WORK_ITEM_READER } as const;
 const WRITE = { scope: 'projects.work_items.links:write', project: ProjectRole.Contributor } as const;
@@ -25,6 +26,7 @@ export class V1WorkItemLinksController {
 
   @Get()
   @Authenticated(READ)
+  @V1Returns({ record: V1_RECORDS.link, list: 'page' })
   @ApiOperation({ operationId: 'v1_links_list' })
   async list(
     @Ctx() ctx: ProjectContext,
@@ -37,6 +39,7 @@ export class V1WorkItemLinksController {
 
   @Post()
   @Authenticated(WRITE)
+  @V1Returns({ record: V1_RECORDS.link })
   @ApiOperation({ operationId: 'v1_links_create' })
   async create(@Ctx() ctx: ProjectContext, @WorkItemIdParam('work_item_id') item: string, @Body() body: unknown) {
     const dto = await asV2Body(CreateWorkItemLinkDto, body);
@@ -45,6 +48,7 @@ export class V1WorkItemLinksController {
 
   @Get(':pk')
   @Authenticated(READ)
+  @V1Returns({ record: V1_RECORDS.link })
   @ApiOperation({ operationId: 'v1_links_get' })
   async get(@Ctx() ctx: ProjectContext, @WorkItemIdParam('work_item_id') item: string, @UuidParam('pk') pk: string) {
     return this.shape.one('work_item_links', ctx, await this.links.get(ctx, item, pk));
@@ -52,6 +56,7 @@ export class V1WorkItemLinksController {
 
   @Patch(':pk')
   @Authenticated(WRITE)
+  @V1Returns({ record: V1_RECORDS.link })
   @ApiOperation({ operationId: 'v1_links_update' })
   async update(
     @Ctx() ctx: ProjectContext,
@@ -65,6 +70,7 @@ export class V1WorkItemLinksController {
 
   @Put(':pk')
   @Authenticated(WRITE)
+  @V1Returns({ record: V1_RECORDS.link })
   @ApiOperation({ operationId: 'v1_links_replace' })
   replace(
     @Ctx() ctx: ProjectContext,
@@ -78,6 +84,7 @@ export class V1WorkItemLinksController {
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated(WRITE)
+  @V1Returns({})
   @ApiOperation({ operationId: 'v1_links_delete' })
   async remove(
     @Ctx() ctx: ProjectContext,

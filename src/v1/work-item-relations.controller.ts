@@ -16,6 +16,7 @@ import {
 import { WorkItemRelationsService } from '../work-item-relations/work-item-relations.service';
 import { asV2Body } from './v1-shape';
 import { V1Transaction } from './v1-transaction';
+import { v1Object, V1_UUIDS, V1Returns } from './v1-responses';
 
 const READ = { scope: 'projects.work_items.relations:read', project: WORK_ITEM_READER } as const;
 const WRITE = { scope: 'projects.work_items.relations:write', project: ProjectRole.Contributor } as const;
@@ -23,6 +24,9 @@ const WRITE = { scope: 'projects.work_items.relations:write', project: ProjectRo
 /** v1's relation types that are v2 relations through a built-in definition (seeded in every workspace). */
 const BUILT_IN: Record<string, string> = { duplicate: 'Duplicate', relates_to: 'Relates' };
 const V1_TYPES = [...DEPENDENCY_TYPES, ...Object.keys(BUILT_IN)];
+
+/** v1's relation list (SDK `WorkItemRelationResponse`): the related ids under each of the eight types. */
+const V1_RELATION_LIST = v1Object(V1_TYPES, V1_UUIDS);
 
 /** v1's relation removal body (SDK `WorkItemRelationRemoveRequest`). */
 export class V1RelationRemoveDto {
@@ -65,6 +69,7 @@ export class V1WorkItemRelationsController {
 
   @Get()
   @Authenticated(READ)
+  @V1Returns({ schema: V1_RELATION_LIST })
   @ApiOperation({ operationId: 'v1_relations_list' })
   list(@Ctx() ctx: ProjectContext, @WorkItemIdParam('work_item_id') item: string) {
     return this.v1Relations(ctx, item);
@@ -72,6 +77,7 @@ export class V1WorkItemRelationsController {
 
   @Post()
   @Authenticated(WRITE)
+  @V1Returns({ schema: V1_RELATION_LIST })
   @ApiOperation({
     operationId: 'v1_relations_create',
     description: '`{relation_type, issues}`; answers the relation object (v1 keys).',
@@ -95,6 +101,7 @@ export class V1WorkItemRelationsController {
   @Post('remove')
   @HttpCode(204)
   @Authenticated(WRITE)
+  @V1Returns({ status: 204 })
   @ApiOperation({
     operationId: 'v1_relations_remove',
     description: '`{related_issue}`: every relation and dependency between the two work items goes; none is 404.',

@@ -15,6 +15,7 @@ import { v1List, v1ListQuery } from './v1-list';
 import { asV2Body, fromV1 } from './v1-shape';
 import { V1Transaction } from './v1-transaction';
 import { v1Expand, V1WorkItemShaper, WORK_ITEM_FILTERS, WORK_ITEM_IN } from './work-items.mapper';
+import { V1_RECORDS, V1Returns } from './v1-responses';
 
 const READ = { scope: 'projects.work_items:read', project: WORK_ITEM_READER } as const;
 const WRITE = { scope: 'projects.work_items:write', project: ProjectRole.Contributor } as const;
@@ -33,6 +34,7 @@ export class V1WorkItemsController {
   @Get('projects/:project_id/work-items')
   @IgnoresExpand()
   @Authenticated(READ)
+  @V1Returns({ record: V1_RECORDS.workItem, list: 'page' })
   @ApiOperation({ operationId: 'v1_work_items_list' })
   async list(@Ctx() ctx: ProjectContext, @Req() req: FastifyRequest) {
     const page = v1ListQuery(req.query as RawQuery, WORK_ITEM_LIST, WORK_ITEM_FILTERS);
@@ -44,6 +46,7 @@ export class V1WorkItemsController {
   @Post('projects/:project_id/work-items')
   @IgnoresExpand()
   @Authenticated(WRITE)
+  @V1Returns({ record: V1_RECORDS.workItem })
   @ApiOperation({ operationId: 'v1_work_items_create', description: 'v1 `module` adds the new item to that module.' })
   async create(@Ctx() ctx: ProjectContext, @Body() body: unknown) {
     const dto = await asV2Body(CreateWorkItemDto, fromV1(body, WORK_ITEM_IN));
@@ -60,6 +63,7 @@ export class V1WorkItemsController {
   @Get('projects/:project_id/work-items/:pk')
   @IgnoresExpand()
   @Authenticated(READ)
+  @V1Returns({ record: V1_RECORDS.workItem })
   @ApiOperation({ operationId: 'v1_work_items_get' })
   async get(@Ctx() ctx: ProjectContext, @WorkItemIdParam('pk') pk: string, @Query('expand') expand: unknown) {
     const e = v1Expand(expand);
@@ -69,6 +73,7 @@ export class V1WorkItemsController {
   @Patch('projects/:project_id/work-items/:pk')
   @IgnoresExpand()
   @Authenticated(WRITE)
+  @V1Returns({ record: V1_RECORDS.workItem })
   @ApiOperation({ operationId: 'v1_work_items_update' })
   async update(@Ctx() ctx: ProjectContext, @WorkItemIdParam('pk') pk: string, @Body() body: unknown) {
     const dto = await asV2Body(UpdateWorkItemDto, fromV1(body, WORK_ITEM_IN));
@@ -78,6 +83,7 @@ export class V1WorkItemsController {
   @Put('projects/:project_id/work-items/:pk')
   @IgnoresExpand()
   @Authenticated(WRITE)
+  @V1Returns({ record: V1_RECORDS.workItem })
   @ApiOperation({ operationId: 'v1_work_items_replace' })
   replace(@Ctx() ctx: ProjectContext, @WorkItemIdParam('pk') pk: string, @Body() body: unknown) {
     return this.update(ctx, pk, body);
@@ -86,6 +92,7 @@ export class V1WorkItemsController {
   @Delete('projects/:project_id/work-items/:pk')
   @HttpCode(204)
   @Authenticated(WRITE)
+  @V1Returns({})
   @ApiOperation({ operationId: 'v1_work_items_delete' })
   async remove(@Ctx() ctx: ProjectContext, @WorkItemIdParam('pk') pk: string): Promise<void> {
     await this.items.remove(ctx, pk);
@@ -93,6 +100,7 @@ export class V1WorkItemsController {
 
   @Post('projects/:project_id/work-items/:pk/archive')
   @Authenticated(WRITE)
+  @V1Returns({ record: V1_RECORDS.workItem })
   @ApiOperation({ operationId: 'v1_work_items_archive' })
   async archive(@Ctx() ctx: ProjectContext, @WorkItemIdParam('pk') pk: string) {
     return this.shape.one(ctx, await this.items.archive(ctx, pk));
@@ -101,6 +109,7 @@ export class V1WorkItemsController {
   @Delete('projects/:project_id/work-items/:pk/unarchive')
   @HttpCode(204)
   @Authenticated(WRITE)
+  @V1Returns({})
   @ApiOperation({ operationId: 'v1_work_items_unarchive' })
   async unarchive(@Ctx() ctx: ProjectContext, @WorkItemIdParam('pk') pk: string): Promise<void> {
     await this.items.unarchive(ctx, pk);
@@ -109,6 +118,7 @@ export class V1WorkItemsController {
   @Get('work-items/:identifier')
   @IgnoresExpand()
   @Authenticated({ scope: 'projects.work_items:read', workspace: WorkspaceRole.Guest })
+  @V1Returns({ record: V1_RECORDS.workItem })
   @ApiOperation({ operationId: 'v1_work_items_get_by_identifier' })
   async byIdentifier(
     @Ctx() ctx: WorkspaceContext,

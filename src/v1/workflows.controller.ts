@@ -20,6 +20,7 @@ import { everyRow } from './v1-list';
 import { asV2Body } from './v1-shape';
 import { V1Shaper } from './v1-shaper';
 import { V1Transaction } from './v1-transaction';
+import { V1_RECORDS, V1Returns } from './v1-responses';
 
 const READ = { scope: 'projects.workflows:read', project: ProjectRole.Guest } as const;
 const WRITE = { scope: 'projects.workflows:write', project: ProjectRole.Admin } as const;
@@ -64,6 +65,7 @@ export class V1WorkflowsController {
 
   @Get()
   @Authenticated(READ)
+  @V1Returns({ record: V1_RECORDS.workflow, list: 'array' })
   @ApiOperation({ operationId: 'v1_workflows_list', summary: "The project's workflows (an array)" })
   async list(@Ctx() ctx: ProjectContext) {
     const rows = await everyRow(WORKFLOW_LIST, (q) => this.workflows.list(ctx, q));
@@ -72,6 +74,7 @@ export class V1WorkflowsController {
 
   @Post()
   @Authenticated(WRITE)
+  @V1Returns({ record: V1_RECORDS.workflow })
   @ApiOperation({ operationId: 'v1_workflows_create' })
   async create(@Ctx() ctx: ProjectContext, @Body() body: unknown) {
     const wf = await this.workflows.create(ctx, await asV2Body(CreateWorkflowDto, body));
@@ -80,6 +83,7 @@ export class V1WorkflowsController {
 
   @Patch(':pk')
   @Authenticated(WRITE)
+  @V1Returns({ record: V1_RECORDS.workflow })
   @ApiOperation({ operationId: 'v1_workflows_update' })
   async update(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string, @Body() body: unknown) {
     const wf = await this.workflows.update(ctx, pk, await asV2Body(UpdateWorkflowDto, body));
@@ -88,6 +92,7 @@ export class V1WorkflowsController {
 
   @Put(':pk')
   @Authenticated(WRITE)
+  @V1Returns({ record: V1_RECORDS.workflow })
   @ApiOperation({ operationId: 'v1_workflows_replace' })
   replace(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string, @Body() body: unknown) {
     return this.update(ctx, pk, body);
@@ -95,6 +100,7 @@ export class V1WorkflowsController {
 
   @Post(':workflow_id/states')
   @Authenticated(WRITE)
+  @V1Returns({ record: V1_RECORDS.workflowState, list: 'array' })
   @ApiOperation({
     operationId: 'v1_workflow_states_attach',
     description:
@@ -116,6 +122,7 @@ export class V1WorkflowsController {
   @Delete(':workflow_id/states/:state_id')
   @HttpCode(204)
   @Authenticated(WRITE)
+  @V1Returns({})
   @ApiOperation({ operationId: 'v1_workflow_states_detach', summary: 'Remove a project state from the workflow' })
   async detach(
     @Ctx() ctx: ProjectContext,
@@ -129,6 +136,7 @@ export class V1WorkflowsController {
 
   @Get(':workflow_id/state-transitions')
   @Authenticated(READ)
+  @V1Returns({ record: V1_RECORDS.workflowTransition, list: 'array' })
   @ApiOperation({ operationId: 'v1_workflow_transitions_list', summary: "The workflow's transitions (an array)" })
   async transitions(@Ctx() ctx: ProjectContext, @UuidParam('workflow_id') workflow: string) {
     const { byRow } = await this.rows(ctx, workflow);
@@ -138,6 +146,7 @@ export class V1WorkflowsController {
 
   @Post(':workflow_id/state-transitions')
   @Authenticated(WRITE)
+  @V1Returns({ record: V1_RECORDS.workflowTransition })
   @ApiOperation({
     operationId: 'v1_workflow_transitions_create',
     description: '`state_id` (a project state in the workflow) is the state moved from.',
@@ -161,6 +170,7 @@ export class V1WorkflowsController {
 
   @Patch(':workflow_id/state-transitions/:pk')
   @Authenticated(WRITE)
+  @V1Returns({ record: V1_RECORDS.workflowTransition })
   @ApiOperation({ operationId: 'v1_workflow_transitions_update' })
   async updateTransition(
     @Ctx() ctx: ProjectContext,
@@ -176,6 +186,7 @@ export class V1WorkflowsController {
   @Delete(':workflow_id/state-transitions/:pk')
   @HttpCode(204)
   @Authenticated(WRITE)
+  @V1Returns({})
   @ApiOperation({ operationId: 'v1_workflow_transitions_delete' })
   async removeTransition(
     @Ctx() ctx: ProjectContext,

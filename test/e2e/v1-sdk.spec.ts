@@ -1,5 +1,49 @@
 import { HttpError, PlaneClient } from '@makeplane/plane-node-sdk';
+import axios, { AxiosError, AxiosResponse } from 'axios';
+import { validateExchange } from '../helpers/openapi-validator';
 import { createTestApp, Tenant, TestApp } from '../helpers/test-app';
+
+/**
+ * Every exchange the SDK makes is checked against openapi-v1.json (status, content type, body), like the supertest
+ * calls of every HTTP test. The SDK itself is untouched: this observes the HTTP library it uses through that
+ * library's public interceptor API. A mismatch is recorded and fails the test at its end (an exception inside the
+ * interceptor would reach the SDK's caller as an unrelated error).
+ */
+const mismatches: string[] = [];
+function check(res: AxiosResponse | undefined): void {
+  if (!res) return;
+  const data: unknown = res.data;
+  const sent = typeof res.config.data === 'string' ? (JSON.parse(res.config.data) as unknown) : undefined;
+  try {
+    validateExchange(
+      (res.config.method ?? 'get').toUpperCase(),
+      res.config.url ?? '',
+      {
+        status: res.status,
+        headers: { 'content-type': res.headers['content-type'] },
+        body: data,
+        text: typeof data === 'string' ? data : JSON.stringify(data),
+      },
+      sent,
+    );
+  } catch (e) {
+    mismatches.push((e as Error).message);
+  }
+}
+axios.interceptors.response.use(
+  (res) => {
+    check(res);
+    return res;
+  },
+  (err: AxiosError) => {
+    check(err.response);
+    return Promise.reject(err);
+  },
+);
+afterEach(() => {
+  const found = mismatches.splice(0);
+  expect(found).toEqual([]);
+});
 
 /**
  * API v1 against Plane's published Node SDK (@makeplane/plane-node-sdk 0.2.12), used unmodified: every method of
@@ -579,7 +623,7 @@ describe('v1 through the published Plane Node SDK', () => {
     const severity = await api.workItemProperties.create(own.slug, project.id, type.id, {
       display_name: 'Severity',
       property_type: 'TEXT',
-    });
+    } as never);
     expect(severity).toEqual(expect.objectContaining({ display_name: 'Severity', project: project.id }));
     expect((await api.workItemProperties.list(own.slug, project.id, type.id)).map((p) => p.id)).toEqual([severity.id]);
     expect((await api.workItemProperties.retrieve(own.slug, project.id, type.id, severity.id)).id).toBe(severity.id);
