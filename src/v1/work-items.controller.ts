@@ -9,7 +9,7 @@ import { WorkItemIdParam } from '../common/http/params';
 import { RawQuery } from '../common/pagination/list-query';
 import { ModulesService } from '../modules/modules.service';
 import { CreateWorkItemDto, UpdateWorkItemDto } from '../work-items/work-items.dto';
-import { WORK_ITEM_LIST } from '../work-items/work-items.repository';
+import { WORK_ITEM_LIST, WORKSPACE_WORK_ITEM_LIST } from '../work-items/work-items.repository';
 import { WorkItemsService } from '../work-items/work-items.service';
 import { v1List, v1ListQuery } from './v1-list';
 import { asV2Body, fromV1 } from './v1-shape';
@@ -19,6 +19,13 @@ import { V1_RECORDS, V1Returns } from './v1-responses';
 
 const READ = { scope: 'projects.work_items:read', project: WORK_ITEM_READER } as const;
 const WRITE = { scope: 'projects.work_items:write', project: ProjectRole.Contributor } as const;
+const WORKSPACE_READ = { scope: 'projects.work_items:read', workspace: WorkspaceRole.Guest } as const;
+const WORKSPACE_FILTERS = { ...WORK_ITEM_FILTERS, project: 'project_id' };
+const V1_COUNT = {
+  type: 'object',
+  properties: { grouped_by: { type: 'null' }, sub_grouped_by: { type: 'null' }, total_count: { type: 'integer' } },
+  required: ['grouped_by', 'sub_grouped_by', 'total_count'],
+};
 
 /** Work items through v1: its names, embedded expansions, update stamps and description_html. */
 @ApiTags('v1 work items')
@@ -113,6 +120,34 @@ export class V1WorkItemsController {
   @ApiOperation({ operationId: 'v1_work_items_unarchive' })
   async unarchive(@Ctx() ctx: ProjectContext, @WorkItemIdParam('pk') pk: string): Promise<void> {
     await this.items.unarchive(ctx, pk);
+  }
+
+  @Get('work-items')
+  @IgnoresExpand()
+  @Authenticated(WORKSPACE_READ)
+  @V1Returns({ record: V1_RECORDS.workItem, list: 'page' })
+  @ApiOperation({
+    operationId: 'v1_work_items_list_workspace',
+    description: 'Every project the caller can read; v1 filter names and `project` (v2 `project_id`) too.',
+  })
+  async listWorkspace(@Ctx() ctx: WorkspaceContext, @Req() req: FastifyRequest) {
+    const page = v1ListQuery(req.query as RawQuery, WORKSPACE_WORK_ITEM_LIST, WORKSPACE_FILTERS);
+    const expand = v1Expand((req.query as RawQuery).expand);
+    const env = await this.items.listWorkspace(ctx, page.query, expand.v2);
+    return v1List({ ...env, data: await this.shape.many(ctx, env.data) }, page, (r) => r);
+  }
+
+  /** The workspace list's total under the same filters (no grouping: `group_by` is 400 like any unknown filter). */
+  @Get('work-items/count')
+  @Authenticated(WORKSPACE_READ)
+  @V1Returns({ schema: V1_COUNT })
+  @ApiOperation({ operationId: 'v1_work_items_count_workspace' })
+  async countWorkspace(@Ctx() ctx: WorkspaceContext, @Req() req: FastifyRequest) {
+    const raw = { ...(req.query as RawQuery), per_page: '1' };
+    const page = v1ListQuery(raw, WORKSPACE_WORK_ITEM_LIST, WORKSPACE_FILTERS);
+    const env = await this.items.listWorkspace(ctx, page.query, new Set());
+    const total = 'total_count' in env && typeof env.total_count === 'number' ? env.total_count : 0;
+    return { grouped_by: null, sub_grouped_by: null, total_count: total };
   }
 
   @Get('work-items/:identifier')

@@ -228,6 +228,31 @@ describe('v1 through the published Plane Node SDK', () => {
     expect((await failure(sdk.workItems.retrieve(ten.slug, project.id, item.id))).statusCode).toBe(404);
   });
 
+  it('workItems.listWorkspace and countWorkspace: every readable project, v1 envelope and filter names', async () => {
+    const own = await t.tenant();
+    const api = new PlaneClient({ baseUrl, apiKey: own.owner.key });
+    const [p1, p2] = [await t.project(own.slug, own.owner.key), await t.project(own.slug, own.owner.key)];
+    const a = await api.workItems.create(own.slug, p1.id, { name: 'One', priority: 'high' });
+    const b = await api.workItems.create(own.slug, p2.id, { name: 'Two' });
+    const all = await api.workItems.listWorkspace(own.slug, { per_page: 1 } as never);
+    expect(all.total_count).toBe(2);
+    expect(all.results).toHaveLength(1);
+    const next = await api.workItems.listWorkspace(own.slug, { cursor: all.next_cursor } as never);
+    expect([all.results[0].id, next.results[0].id].sort()).toEqual([a.id, b.id].sort());
+    const inP2 = await api.workItems.listWorkspace(own.slug, { project: p2.id } as never);
+    expect(inP2.results.map((w) => [w.id, w.project])).toEqual([[b.id, p2.id]]);
+    expect(await api.workItems.countWorkspace(own.slug)).toEqual({
+      grouped_by: null,
+      sub_grouped_by: null,
+      total_count: 2,
+    });
+    expect((await api.workItems.countWorkspace(own.slug, { priority: 'high' })).total_count).toBe(1);
+    // A member who reads neither project sees none of them.
+    const outsider = await t.member(own.slug, 'member');
+    const theirs = new PlaneClient({ baseUrl, apiKey: outsider.key });
+    expect((await theirs.workItems.countWorkspace(own.slug)).total_count).toBe(0);
+  });
+
   it('comments: create, retrieve, update, list, delete', async () => {
     const project = await t.project(ten.slug, ten.owner.key);
     const item = await sdk.workItems.create(ten.slug, project.id, { name: 'Commented' });
