@@ -52,6 +52,7 @@ import {
   V1WorkItemDependenciesController,
 } from './work-item-dependencies.controller';
 import { V1RelationDefinitionsController } from './relation-definitions.controller';
+import { V1PropertyValuesController } from './property-values.controller';
 import { V1ProjectTypeLinksController, V1WorkspaceTypePropertiesController } from './type-links.controller';
 import {
   V1PropertyOptionsController,
@@ -117,6 +118,7 @@ import { V1WorkItemShaper } from './work-items.mapper';
     V1WorkspaceWorkItemPropertiesController,
     V1WorkspacePropertyOptionsController,
     V1WorkspaceTypePropertiesController,
+    V1PropertyValuesController,
   ],
   providers: [V1RecordsRepository, V1Shaper, V1WorkItemShaper, V1Transaction, V1TypeProperties],
 })

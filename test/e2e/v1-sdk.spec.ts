@@ -691,6 +691,46 @@ describe('v1 through the published Plane Node SDK', () => {
     expect((await api.workItemProperties.retrieveProject(own.slug, project.id, loose.id)).id).toBe(loose.id);
   });
 
+  it('property values: list, retrieve, create, update, delete, over the work item custom_fields rules', async () => {
+    const own = await t.tenant();
+    const api = new PlaneClient({ baseUrl, apiKey: own.owner.key });
+    const project = await t.project(own.slug, own.owner.key);
+    await t.http
+      .post(`/api/v2/workspaces/${own.slug}/projects/${project.id}/work-item-types/enable/`)
+      .set('X-Api-Key', own.owner.key)
+      .expect(200);
+    const type = await api.workItemTypes.create(own.slug, project.id, { name: 'Bug' });
+    const prop = await api.workItemProperties.create(own.slug, project.id, type.id, {
+      display_name: 'Severity',
+      property_type: 'TEXT',
+    } as never);
+    const item = await api.workItems.create(own.slug, project.id, { name: 'Crash', type: type.id } as never);
+    const values = api.workItemProperties.values;
+    expect(await values.list(own.slug, project.id, item.id)).toEqual([]);
+    expect(await values.create(own.slug, project.id, item.id, prop.id, { value: 'high' })).toEqual([
+      { property_id: prop.id, values: ['high'] },
+    ]);
+    expect(await values.update(own.slug, project.id, item.id, prop.id, { value: 'low' })).toEqual([
+      { property_id: prop.id, values: ['low'] },
+    ]);
+    expect(await values.retrieve(own.slug, project.id, item.id, prop.id)).toEqual([
+      { property_id: prop.id, values: ['low'] },
+    ]);
+    // The same value through v2.
+    const v2 = await t.http
+      .get(`/api/v2/workspaces/${own.slug}/projects/${project.id}/work-items/${item.id}/`)
+      .set('X-Api-Key', own.owner.key)
+      .expect(200);
+    expect(Object.values(v2.body.custom_fields)).toEqual([expect.objectContaining({ id: prop.id, value: 'low' })]);
+    // v2's validation: a number for a TEXT property is 400 naming the custom field.
+    const bad = await failure(values.update(own.slug, project.id, item.id, prop.id, { value: 5 }));
+    expect(bad.statusCode).toBe(400);
+    await values.delete(own.slug, project.id, item.id, prop.id);
+    expect(await values.list(own.slug, project.id, item.id)).toEqual([]);
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    expect((await failure(values.retrieve(own.slug, project.id, item.id, unknown))).statusCode).toBe(404);
+  });
+
   it('workspace types, properties, options and type properties (workspace mode); importToProject', async () => {
     const own = await t.tenant();
     const api = new PlaneClient({ baseUrl, apiKey: own.owner.key });
