@@ -7,7 +7,7 @@ import { ProblemException } from '../common/errors/problem.exception';
 import { MemberDto } from '../members/members.dto';
 import { MEMBER_LIST } from '../members/members.repository';
 import { MembersService } from '../members/members.service';
-import { everyRow } from './v1-list';
+import { everyRow, V1ListParams, v1List, V1Page } from './v1-list';
 import { V1RecordsRepository, V1UserNames } from './v1-records.repository';
 import { V1Returns } from './v1-responses';
 
@@ -90,6 +90,24 @@ export class V1MembersController {
   async workspaceMembers(@Ctx() ctx: WorkspaceContext) {
     const rows = await everyRow(MEMBER_LIST, (q) => this.members.listWorkspace(ctx, q, new Set()));
     return this.asV1(rows, WORKSPACE_ROLE_NUMBER);
+  }
+
+  @Get('members-lite')
+  @Authenticated({ scope: 'workspaces.members:read', workspace: WorkspaceRole.Member })
+  @V1Returns({ schema: V1_MEMBER, list: 'page' })
+  @ApiOperation({ operationId: 'v1_workspace_members_lite', summary: 'Workspace members, a v1 page' })
+  async workspaceMembersLite(@Ctx() ctx: WorkspaceContext, @V1ListParams(MEMBER_LIST) page: V1Page) {
+    const env = await this.members.listWorkspace(ctx, page.query, new Set());
+    return v1List({ ...env, data: await this.asV1(env.data, WORKSPACE_ROLE_NUMBER) }, page, (r) => r);
+  }
+
+  @Get('projects/:project_id/project-members-lite')
+  @Authenticated({ scope: 'projects.members:read', project: ProjectRole.Guest })
+  @V1Returns({ schema: V1_MEMBER, list: 'page' })
+  @ApiOperation({ operationId: 'v1_project_members_lite', summary: 'Project members, a v1 page' })
+  async projectMembersLite(@Ctx() ctx: ProjectContext, @V1ListParams(MEMBER_LIST) page: V1Page) {
+    const env = await this.members.listProject(ctx, page.query, new Set());
+    return v1List({ ...env, data: await this.asV1(env.data, PROJECT_ROLE_NUMBER) }, page, (r) => r);
   }
 
   @Get('projects/:project_id/project-members')

@@ -53,6 +53,7 @@ import {
 } from './work-item-dependencies.controller';
 import { V1RelationDefinitionsController } from './relation-definitions.controller';
 import { V1PropertyValuesController } from './property-values.controller';
+import { V1LiteListsController } from './lite-lists.controller';
 import { V1ProjectTypeLinksController, V1WorkspaceTypePropertiesController } from './type-links.controller';
 import {
   V1PropertyOptionsController,
@@ -119,6 +120,7 @@ import { V1WorkItemShaper } from './work-items.mapper';
     V1WorkspacePropertyOptionsController,
     V1WorkspaceTypePropertiesController,
     V1PropertyValuesController,
+    V1LiteListsController,
   ],
   providers: [V1RecordsRepository, V1Shaper, V1WorkItemShaper, V1Transaction, V1TypeProperties],
 })

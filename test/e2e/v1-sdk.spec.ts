@@ -253,6 +253,26 @@ describe('v1 through the published Plane Node SDK', () => {
     expect((await theirs.workItems.countWorkspace(own.slug)).total_count).toBe(0);
   });
 
+  it('lite lists: projects, cycles, modules, workspace and project members, each a v1 page', async () => {
+    const own = await t.tenant();
+    const api = new PlaneClient({ baseUrl, apiKey: own.owner.key });
+    const project = await t.project(own.slug, own.owner.key);
+    await t.project(own.slug, own.owner.key);
+    const first = await api.projects.listLite(own.slug, { per_page: 1 });
+    expect(first.total_count).toBe(2);
+    const second = await api.projects.listLite(own.slug, { cursor: first.next_cursor });
+    expect(new Set([first.results[0].id, second.results[0].id]).size).toBe(2);
+    const cycle = await api.cycles.create(own.slug, project.id, { name: 'Sprint' } as never);
+    expect((await api.cycles.listLite(own.slug, project.id)).results.map((c) => c.id)).toEqual([cycle.id]);
+    const mod = await api.modules.create(own.slug, project.id, { name: 'Core' });
+    expect((await api.modules.listLite(own.slug, project.id)).results.map((m) => m.id)).toEqual([mod.id]);
+    const member = await t.member(own.slug, 'member');
+    const roster = await api.workspace.getMembersLite(own.slug);
+    expect(roster.results.map((m) => m.id).sort()).toEqual([own.owner.id, member.id].sort());
+    const team = await api.projects.getMembersLite(own.slug, project.id);
+    expect(team.results).toEqual([expect.objectContaining({ id: own.owner.id, role: 20, role_slug: 'admin' })]);
+  });
+
   it('comments: create, retrieve, update, list, delete', async () => {
     const project = await t.project(ten.slug, ten.owner.key);
     const item = await sdk.workItems.create(ten.slug, project.id, { name: 'Commented' });
