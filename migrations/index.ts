@@ -26,6 +26,8 @@ import { ApiKeyLastUsed1795450000000 } from './1795450000000-ApiKeyLastUsed';
 import { WorkItemLinksRelationsHistory1795510000000 } from './1795510000000-WorkItemLinksRelationsHistory';
 import { WorkspaceWorkItemsArchivedProjects1795520000000 } from './1795520000000-WorkspaceWorkItemsArchivedProjects';
 import { IdempotencyAndRowVersions1795540000000 } from './1795540000000-IdempotencyAndRowVersions';
+import { DistributionReadyKeys1795640000000 } from './1795640000000-DistributionReadyKeys';
+import { MemberRowVersions1795640001000 } from './1795640001000-MemberRowVersions';
 
 export const MIGRATIONS: Array<new () => unknown> = [
   Foundation1795323810286,
@@ -54,4 +56,6 @@ export const MIGRATIONS: Array<new () => unknown> = [
   WorkItemLinksRelationsHistory1795510000000,
   WorkspaceWorkItemsArchivedProjects1795520000000,
   IdempotencyAndRowVersions1795540000000,
+  DistributionReadyKeys1795640000000,
+  MemberRowVersions1795640001000,
 ];
