@@ -234,12 +234,12 @@ describe('v1 through the published Plane Node SDK', () => {
     const [p1, p2] = [await t.project(own.slug, own.owner.key), await t.project(own.slug, own.owner.key)];
     const a = await api.workItems.create(own.slug, p1.id, { name: 'One', priority: 'high' });
     const b = await api.workItems.create(own.slug, p2.id, { name: 'Two' });
-    const all = await api.workItems.listWorkspace(own.slug, { per_page: 1 } as never);
+    const all = await api.workItems.listWorkspace(own.slug, { per_page: 1 });
     expect(all.total_count).toBe(2);
     expect(all.results).toHaveLength(1);
-    const next = await api.workItems.listWorkspace(own.slug, { cursor: all.next_cursor } as never);
+    const next = await api.workItems.listWorkspace(own.slug, { cursor: all.next_cursor });
     expect([all.results[0].id, next.results[0].id].sort()).toEqual([a.id, b.id].sort());
-    const inP2 = await api.workItems.listWorkspace(own.slug, { project: p2.id } as never);
+    const inP2 = await api.workItems.listWorkspace(own.slug, { project: p2.id });
     expect(inP2.results.map((w) => [w.id, w.project])).toEqual([[b.id, p2.id]]);
     expect(await api.workItems.countWorkspace(own.slug)).toEqual({
       grouped_by: null,
@@ -724,7 +724,7 @@ describe('v1 through the published Plane Node SDK', () => {
       display_name: 'Severity',
       property_type: 'TEXT',
     } as never);
-    const item = await api.workItems.create(own.slug, project.id, { name: 'Crash', type: type.id } as never);
+    const item = await api.workItems.create(own.slug, project.id, { name: 'Crash', type: type.id });
     const values = api.workItemProperties.values;
     expect(await values.list(own.slug, project.id, item.id)).toEqual([]);
     expect(await values.create(own.slug, project.id, item.id, prop.id, { value: 'high' })).toEqual([
