@@ -140,6 +140,11 @@ describe('API v1 beside v2', () => {
     expect((await asOwner(`/api/v1/workspaces/${other.slug}/projects/`)).status).toBe(404);
     expect((await asOwner(v1(`/projects/${foreign.id}/`))).status).toBe(404);
     expect((await asOwner(v1(`/projects/${project.id}/work-items/${wi.body.id}/`))).status).toBe(404);
+    // A foreign work item under one's own project, on each of its v1 sub-resources.
+    for (const sub of ['links/', 'relations/', 'dependencies/', 'work-item-relations/', 'activities/'])
+      expect((await asOwner(v1(`/projects/${project.id}/work-items/${wi.body.id}/${sub}`))).status).toBe(404);
+    const values = v1(`/projects/${project.id}/work-items/${wi.body.id}/work-item-properties/values/`);
+    expect((await asOwner(values)).status).toBe(404);
     const res = await asOwner(v1(`/projects/${foreign.id}/work-items/`));
     expect(res.status).toBe(404);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
