@@ -28,6 +28,7 @@ import { WorkspaceWorkItemsArchivedProjects1795520000000 } from './1795520000000
 import { IdempotencyAndRowVersions1795540000000 } from './1795540000000-IdempotencyAndRowVersions';
 import { DistributionReadyKeys1795640000000 } from './1795640000000-DistributionReadyKeys';
 import { MemberRowVersions1795640001000 } from './1795640001000-MemberRowVersions';
+import { RemainingRowVersions1795640002000 } from './1795640002000-RemainingRowVersions';
 
 export const MIGRATIONS: Array<new () => unknown> = [
   Foundation1795323810286,
@@ -58,4 +59,5 @@ export const MIGRATIONS: Array<new () => unknown> = [
   IdempotencyAndRowVersions1795540000000,
   DistributionReadyKeys1795640000000,
   MemberRowVersions1795640001000,
+  RemainingRowVersions1795640002000,
 ];

