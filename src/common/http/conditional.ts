@@ -130,7 +130,12 @@ export class ConditionalInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const route = this.reflector.get<VersionedRoute | undefined>(VERSIONED, context.getHandler());
     const req = context.switchToHttp().getRequest<FastifyRequest>();
-    const id = route && (req.params as Record<string, string>)[route.param];
+    // A project addressed by its identifier (`projects/ENG/`) is the project the guard resolved.
+    const id =
+      route &&
+      (route.param === 'project_id' && req.ctx?.project
+        ? req.ctx.project.id
+        : (req.params as Record<string, string>)[route.param]);
     const workspaceId = req.ctx?.workspace?.id;
     if (req.method === 'GET' && !route?.supplied) {
       if (route && id && UUID_RE.test(id)) return from(this.versionedGet(req, route.table, id, next));
