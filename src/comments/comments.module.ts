@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
+import { CommentsBulkController, CommentsBulkTargets } from './comments-bulk';
 import { CommentsController } from './comments.controller';
 import { CommentsRepository } from './comments.repository';
 import { CommentsService } from './comments.service';
 
 @Module({
-  controllers: [CommentsController],
-  providers: [CommentsRepository, CommentsService],
+  controllers: [CommentsController, CommentsBulkController],
+  providers: [CommentsRepository, CommentsService, CommentsBulkTargets],
   exports: [CommentsService],
 })
 export class CommentsModule {}

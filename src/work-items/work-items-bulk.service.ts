@@ -7,6 +7,7 @@ import {
   bulkAnswer,
   BulkWriteResponseDto,
   isFailed,
+  notWritten,
   RowFailed,
   rowFailure,
   RowOutcome,
@@ -303,14 +304,6 @@ export class WorkItemsBulkService {
   private answer(outcomes: RowOutcome[], allOrNone: boolean) {
     return bulkAnswer(outcomes, allOrNone, this.cfg.publicBaseUrl);
   }
-}
-
-/** A row that passed its checks but was not written because all_or_none saw another row fail. */
-function notWritten(p: { index: number }): RowFailed {
-  return rowFailure(
-    p.index,
-    ProblemException.conflict('Not written: another row of this request failed and all_or_none is set.'),
-  );
 }
 
 /** The external pair's unique index refused a row (a race with another writer): the 409 checkExternal answers. */

@@ -2,7 +2,7 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { AUTH_META, AuthRule, PUBLIC_META } from './authenticated.decorator';
-import { AuthRepository, ProjectRef } from './auth.repository';
+import { AuthRepository, ProjectKey } from './auth.repository';
 import { CredentialUsage } from './credential-usage';
 import { hashSecret, readCredential } from './credentials';
 import { chargeFailedAuthentication } from '../throttle/credential-throttler.guard';
@@ -32,7 +32,7 @@ const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * `{project_id}` holds the project's UUID or, as the later edition allows (gap-reference 9.5), its identifier in
  * any case (`ENG`, `eng`); anything else is null (400).
  */
-export function projectRefOf(raw: string): ProjectRef | null {
+export function projectRefOf(raw: string): ProjectKey | null {
   if (UUID_RE.test(raw)) return { id: raw.toLowerCase() };
   return PROJECT_IDENTIFIER_RE.test(raw) ? { identifier: raw.toUpperCase() } : null;
 }

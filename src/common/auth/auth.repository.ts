@@ -25,7 +25,7 @@ export interface ResolvedAuthRow {
 }
 
 /** The project a path names: by id, or (the later edition) by its identifier, upper-cased. */
-export type ProjectRef = { id: string } | { identifier: string };
+export type ProjectKey = { id: string } | { identifier: string };
 
 /**
  * One round trip resolves the credential, its user, the workspace of the path (only if the user is
@@ -43,7 +43,7 @@ export class AuthRepository {
     kind: 'api_key' | 'oauth',
     hash: string,
     slug: string | null,
-    project: ProjectRef | null,
+    project: ProjectKey | null,
   ): Promise<ResolvedAuthRow | null> {
     const key = project ? ('id' in project ? project.id : `#${project.identifier}`) : '';
     return this.cache.resolve(`${kind}\u0000${hash}\u0000${slug ?? ''}\u0000${key}`, () =>
@@ -65,7 +65,7 @@ export class AuthRepository {
     kind: 'api_key' | 'oauth',
     hash: string,
     slug: string | null,
-    project: ProjectRef | null,
+    project: ProjectKey | null,
   ): Promise<ResolvedAuthRow | null> {
     const cred =
       kind === 'api_key'
