@@ -26,6 +26,7 @@ import { ApiKeyLastUsed1795450000000 } from './1795450000000-ApiKeyLastUsed';
 import { WorkItemLinksRelationsHistory1795510000000 } from './1795510000000-WorkItemLinksRelationsHistory';
 import { WorkspaceWorkItemsArchivedProjects1795520000000 } from './1795520000000-WorkspaceWorkItemsArchivedProjects';
 import { IdempotencyAndRowVersions1795540000000 } from './1795540000000-IdempotencyAndRowVersions';
+import { ExternalPairIndexes1795630000000 } from './1795630000000-ExternalPairIndexes';
 
 export const MIGRATIONS: Array<new () => unknown> = [
   Foundation1795323810286,
@@ -54,4 +55,5 @@ export const MIGRATIONS: Array<new () => unknown> = [
   WorkItemLinksRelationsHistory1795510000000,
   WorkspaceWorkItemsArchivedProjects1795520000000,
   IdempotencyAndRowVersions1795540000000,
+  ExternalPairIndexes1795630000000,
 ];

@@ -6,6 +6,9 @@ export type EstimateType = (typeof ESTIMATE_TYPES)[number];
 
 /** An estimate system of a project. At most one live estimate per project is active. */
 @Entity('estimates')
+@Index('ix_estimates_external', ['workspace_id', 'project_id', 'external_source', 'external_id'], {
+  where: '"external_id" IS NOT NULL AND "deleted_at" IS NULL',
+})
 @Index('uq_estimates_active', ['project_id'], { unique: true, where: '"is_active" AND "deleted_at" IS NULL' })
 @Index('uq_estimates_name', ['project_id', 'name'], { unique: true, where: '"deleted_at" IS NULL' })
 @Index('ix_estimates_created', ['project_id', 'created_at', 'id'])
@@ -29,6 +32,9 @@ export class EstimateEntity {
 
 /** One point (value) of an estimate; values are unique within their estimate. */
 @Entity('estimate_points')
+@Index('ix_estimate_points_external', ['workspace_id', 'estimate_id', 'external_source', 'external_id'], {
+  where: '"external_id" IS NOT NULL AND "deleted_at" IS NULL',
+})
 @Index('uq_estimate_points_value', ['estimate_id', 'value'], { unique: true, where: '"deleted_at" IS NULL' })
 @Index('ix_estimate_points_list', ['estimate_id', 'key', 'id'])
 @Index('ix_estimate_points_created', ['estimate_id', 'created_at', 'id'])

@@ -7,6 +7,9 @@ import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn, RowVersio
  * workspace-level labels of a workspace (a name may exist at both levels).
  */
 @Entity('labels')
+@Index('ix_labels_external', ['workspace_id', 'project_id', 'external_source', 'external_id'], {
+  where: '"external_id" IS NOT NULL AND "deleted_at" IS NULL',
+})
 @Index('uq_labels_project_name', ['project_id', 'name'], {
   unique: true,
   where: '"deleted_at" IS NULL AND "project_id" IS NOT NULL',

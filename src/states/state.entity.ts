@@ -5,6 +5,9 @@ export const STATE_GROUPS = ['backlog', 'unstarted', 'started', 'completed', 'ca
 export type StateGroup = (typeof STATE_GROUPS)[number];
 
 @Entity('states')
+@Index('ix_states_external', ['workspace_id', 'project_id', 'external_source', 'external_id'], {
+  where: '"external_id" IS NOT NULL AND "deleted_at" IS NULL',
+})
 @Index('uq_states_name', ['project_id', 'name'], { unique: true, where: '"deleted_at" IS NULL' })
 @Index('uq_states_default', ['project_id'], { unique: true, where: '"is_default" AND "deleted_at" IS NULL' })
 @Index('ix_states_list', ['project_id', 'sequence', 'id'])

@@ -60,8 +60,9 @@ const UPSERT_TABLES = {
 export type UpsertTable = keyof typeof UPSERT_TABLES;
 
 /**
- * The live record of the scope (`scopeId`: the value of the table's scope column, null for workspace-level rows;
- * projects are scoped by the workspace alone) holding the external pair, for an upsert; null when none does.
+ * The live record of the scope (`scopeId`: the value of the table's scope column; projects are scoped by the
+ * workspace alone, scopeId null) holding the external pair, for an upsert; null when none does. Index-backed
+ * (ix_*_external, migration ExternalPairIndexes).
  * The oldest wins should an older pair have been stored twice (comments are not deduplicated).
  */
 export async function findExternalHolder(
@@ -75,7 +76,7 @@ export async function findExternalHolder(
   const col = UPSERT_TABLES[table];
   const rows: Array<{ id: string }> = await db.query(
     `SELECT id FROM ${table}
-      WHERE workspace_id = $1 AND ${col ? `${col} IS NOT DISTINCT FROM $2::uuid` : '$2::uuid IS NULL'}
+      WHERE workspace_id = $1 AND ${col ? `${col} = $2::uuid` : '$2::uuid IS NULL'}
         AND external_source = $3 AND external_id = $4 AND deleted_at IS NULL
       ORDER BY created_at, id LIMIT 1`,
     [workspaceId, scopeId, source, externalId],
