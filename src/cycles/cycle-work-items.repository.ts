@@ -51,6 +51,34 @@ export class CycleWorkItemsRepository {
     return (rows as Array<{ id: string }>).map((r) => r.id);
   }
 
+  /** Of `ids`, the live cycles of the project, locked FOR KEY SHARE until commit (a delete of one waits for it). */
+  async lockLiveCycles(workspaceId: string, projectId: string, ids: string[], db: Queryable): Promise<Set<string>> {
+    if (!ids.length) return new Set();
+    const rows: Array<{ id: string }> = await db.query(
+      `SELECT id FROM cycles WHERE workspace_id = $1 AND project_id = $2 AND id = ANY($3::uuid[]) AND deleted_at IS NULL
+        FOR KEY SHARE`,
+      [workspaceId, projectId, ids],
+    );
+    return new Set(rows.map((r) => r.id));
+  }
+
+  /** Puts each work item in its cycle (null: in none), one statement for the batch; items already there untouched. */
+  async place(
+    workspaceId: string,
+    projectId: string,
+    itemIds: string[],
+    cycleIds: Array<string | null>,
+    db: Queryable,
+  ): Promise<void> {
+    if (!itemIds.length) return;
+    await db.query(
+      `UPDATE work_items w SET cycle_id = u.cycle_id, updated_at = now()
+         FROM unnest($3::uuid[], $4::uuid[]) AS u(id, cycle_id)
+        WHERE w.workspace_id = $1 AND w.project_id = $2 AND w.id = u.id AND w.cycle_id IS DISTINCT FROM u.cycle_id`,
+      [workspaceId, projectId, itemIds, cycleIds],
+    );
+  }
+
   /** Moves the cycle's unfinished work items (state group neither completed nor cancelled, not archived). */
   async transferUnfinished(
     workspaceId: string,

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { setActivityActor } from '../common/database/activity-actor';
+import { Queryable } from '../common/pagination/sql-params';
 import { ProjectContext } from '../common/auth/request-context';
 import { FieldError, ProblemException } from '../common/errors/problem.exception';
 import { ListQuery } from '../common/pagination/list-query';
@@ -149,6 +150,50 @@ export class CyclesService {
       const removed = new Set(await this.items.remove(ctx.workspace.id, ctx.project.id, id, remove, tx));
       return { added: add.filter((x) => added.has(x)), removed: remove.filter((x) => removed.has(x)) };
     });
+  }
+
+  /**
+   * `cycle_id` on work item writes (create, PATCH, bulk, upsert): each item goes to its cycle (null: out of any),
+   * moving it out of another as the membership route does, in the caller's transaction, one statement for the
+   * batch. The rules are checkPlacement's, re-checked here under FOR KEY SHARE (a concurrent cycle delete waits).
+   */
+  async placeWorkItems(
+    ctx: ProjectContext,
+    placements: Array<{ id: string; cycleId: string | null }>,
+    tx: Queryable,
+  ): Promise<void> {
+    if (!placements.length) return;
+    await this.checkPlacement(
+      ctx,
+      placements.map((p) => p.cycleId),
+      tx,
+    );
+    await setActivityActor(tx, ctx.principal.userId);
+    await this.items.place(
+      ctx.workspace.id,
+      ctx.project.id,
+      placements.map((p) => p.id),
+      placements.map((p) => p.cycleId),
+      tx,
+    );
+  }
+
+  /**
+   * The membership route's rules for a cycle named in a work item body: the cycles feature on and a live cycle of
+   * this project, else 400 naming cycle_id (an id of another project is a 400, gap-reference 1). null always passes.
+   */
+  async checkPlacement(ctx: ProjectContext, cycleIds: Array<string | null>, db: Queryable): Promise<void> {
+    const named = [...new Set(cycleIds.filter((id): id is string => id !== null))];
+    if (!named.length) return;
+    if (!(await this.features.project(ctx.workspace.id, ctx.project.id, db)).is_cycles_enabled) {
+      throw ProblemException.validation(
+        'cycle_id',
+        'Cycles are disabled for this project (is_cycles_enabled is false); enable them first, or send cycle_id null.',
+      );
+    }
+    const live = await this.items.lockLiveCycles(ctx.workspace.id, ctx.project.id, named, db);
+    const bad = named.filter((id) => !live.has(id));
+    if (bad.length) throw ProblemException.validation('cycle_id', `Not a cycle of this project: ${bad.join(', ')}.`);
   }
 
   /** Moves the unfinished work items (state group not completed or cancelled) to another cycle of the project. */

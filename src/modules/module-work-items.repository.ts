@@ -43,6 +43,45 @@ export class ModuleWorkItemsRepository {
     return (rows as Array<{ work_item_id: string }>).map((r) => r.work_item_id);
   }
 
+  /** Of `ids`, the live modules of the project, locked FOR KEY SHARE until commit (a delete of one waits for it). */
+  async lockLiveModules(workspaceId: string, projectId: string, ids: string[], db: Queryable): Promise<Set<string>> {
+    if (!ids.length) return new Set();
+    const rows: Array<{ id: string }> = await db.query(
+      `SELECT id FROM modules WHERE workspace_id = $1 AND project_id = $2 AND id = ANY($3::uuid[]) AND deleted_at IS NULL
+        FOR KEY SHARE`,
+      [workspaceId, projectId, ids],
+    );
+    return new Set(rows.map((r) => r.id));
+  }
+
+  /**
+   * Makes each work item's module set exactly its pairs (`items[i]` in `modules[i]`; an item of `itemIds` without a
+   * pair is in no module): one delete of the links not wanted, one insert of those missing, for the whole batch.
+   */
+  async replaceSets(
+    workspaceId: string,
+    projectId: string,
+    itemIds: string[],
+    pairs: { items: string[]; modules: string[] },
+    db: Queryable,
+  ): Promise<void> {
+    if (!itemIds.length) return;
+    await db.query(
+      `DELETE FROM module_work_items l
+        WHERE l.workspace_id = $1 AND l.work_item_id = ANY($2::uuid[])
+          AND NOT EXISTS (SELECT 1 FROM unnest($3::uuid[], $4::uuid[]) AS p(item, module)
+                           WHERE p.item = l.work_item_id AND p.module = l.module_id)`,
+      [workspaceId, itemIds, pairs.items, pairs.modules],
+    );
+    if (!pairs.items.length) return;
+    await db.query(
+      `INSERT INTO module_work_items (workspace_id, project_id, module_id, work_item_id)
+       SELECT $1, $2, p.module, p.item FROM unnest($3::uuid[], $4::uuid[]) AS p(item, module)
+       ON CONFLICT (module_id, work_item_id) DO NOTHING`,
+      [workspaceId, projectId, pairs.items, pairs.modules],
+    );
+  }
+
   /** Deleting a module: the work items stay, only the grouping goes. */
   async detachAll(workspaceId: string, moduleId: string, db: Queryable): Promise<void> {
     await db.query(`DELETE FROM module_work_items WHERE workspace_id = $1 AND module_id = $2`, [workspaceId, moduleId]);

@@ -132,6 +132,51 @@ export class ModulesService {
     });
   }
 
+  /**
+   * `module_ids` on work item writes (create, PATCH, bulk, upsert): each item's module set becomes exactly the one
+   * sent, in the caller's transaction, one delete and one insert for the batch. The rules are checkModules',
+   * re-checked here under FOR KEY SHARE (a concurrent module delete waits).
+   */
+  async setWorkItemModules(
+    ctx: ProjectContext,
+    sets: Array<{ id: string; moduleIds: string[] }>,
+    tx: Queryable,
+  ): Promise<void> {
+    if (!sets.length) return;
+    await this.checkModules(
+      ctx,
+      sets.flatMap((s) => s.moduleIds),
+      tx,
+    );
+    await setActivityActor(tx, ctx.principal.userId);
+    const pairs = sets.flatMap((s) => [...new Set(s.moduleIds)].map((m) => [s.id, m] as const));
+    await this.items.replaceSets(
+      ctx.workspace.id,
+      ctx.project.id,
+      sets.map((s) => s.id),
+      { items: pairs.map((p) => p[0]), modules: pairs.map((p) => p[1]) },
+      tx,
+    );
+  }
+
+  /**
+   * The membership route's rules for modules named in a work item body: the modules feature on and live modules of
+   * this project, else 400 naming module_ids (ids of another project are a 400, gap-reference 1). [] always passes.
+   */
+  async checkModules(ctx: ProjectContext, moduleIds: string[], db: Queryable): Promise<void> {
+    const named = [...new Set(moduleIds)];
+    if (!named.length) return;
+    if (!(await this.features.project(ctx.workspace.id, ctx.project.id, db)).is_modules_enabled) {
+      throw ProblemException.validation(
+        'module_ids',
+        'Modules are disabled for this project (is_modules_enabled is false); enable them first, or send module_ids [].',
+      );
+    }
+    const live = await this.items.lockLiveModules(ctx.workspace.id, ctx.project.id, named, db);
+    const bad = named.filter((id) => !live.has(id));
+    if (bad.length) throw ProblemException.validation('module_ids', `Not modules of this project: ${bad.join(', ')}.`);
+  }
+
   /** Maps rows with their derived member_ids, loaded in one query for the whole page. */
   private async mapMany(ctx: ProjectContext, rows: ModuleRow[], db?: Queryable): Promise<ModuleDto[]> {
     const members = await this.items.memberIds(

@@ -20,7 +20,7 @@ import { Queryable } from '../common/pagination/sql-params';
 import { CustomFieldsService } from '../custom-fields/custom-fields.service';
 import { CreateWorkItemDto, UpdateWorkItemDto, WorkItemDto } from './work-items.dto';
 import { BatchRow, WorkItemsRepository } from './work-items.repository';
-import { assertMayDelete, withDefaults, WorkItemsService } from './work-items.service';
+import { assertMayDelete, placesItem, withDefaults, WorkItemsService } from './work-items.service';
 
 /** A bulk-update row: the PATCH body and the target id. */
 class BulkUpdateRowDto extends UpdateWorkItemDto {}
@@ -99,7 +99,10 @@ export class WorkItemsBulkService {
     reads: Queryable,
   ): Promise<Prepared> {
     const { name, desc } = this.items.createBasics(dto);
-    const refs = await this.items.resolveCreateRefs(ctx, dto, reads);
+    const [refs] = await Promise.all([
+      this.items.resolveCreateRefs(ctx, dto, reads),
+      this.items.checkMembership(ctx, dto, reads),
+    ]);
     const { stateId, typeId } = withDefaults(refs, defaults);
     return {
       index,
@@ -176,6 +179,14 @@ export class WorkItemsBulkService {
       const byOrd = new Map(batch.map((b) => [b.ord, b]));
       const outcomes = result.map((r) => this.outcome(byOrd.get(r.ord)!, r));
       if (outcomes.some((o) => o.result === 'failed') && allOrNone) throw new BulkAborted([...failed, ...outcomes]);
+      // cycle_id / module_ids of the rows written: one statement per kind for the batch, in its transaction.
+      const placed = result.filter((r) => r.id && placesItem(byOrd.get(r.ord)!.p.dto));
+      const none = { cycle_id: null, module_ids: [] as string[] };
+      await this.items.placeMany(
+        ctx,
+        placed.map((r) => ({ row: { id: r.id!, ...none }, dto: byOrd.get(r.ord)!.p.dto })),
+        tx,
+      );
       return [...failed, ...outcomes];
     });
   }

@@ -19,6 +19,8 @@ import { WORK_ITEM_PAIRS } from './relation-fields';
 import { CustomFieldsService } from '../custom-fields/custom-fields.service';
 import { EstimatesService } from '../estimates/estimates.service';
 import { WorkflowsService } from '../workflows/workflows.service';
+import { CyclesService } from '../cycles/cycles.service';
+import { ModulesService } from '../modules/modules.service';
 import { cyclesOfWorkItems, modulesOfWorkItems } from '../cycles/work-item-expand';
 import {
   CreateWorkItemDto,
@@ -91,6 +93,8 @@ export class WorkItemsService {
     private readonly customFields: CustomFieldsService,
     private readonly estimates: EstimatesService,
     private readonly workflows: WorkflowsService,
+    private readonly cycles: CyclesService,
+    private readonly modules: ModulesService,
   ) {}
 
   // ---- reads ----
@@ -433,6 +437,7 @@ export class WorkItemsService {
         this.resolveRefs(t, dto, this.ds),
         this.repo.createPrelude(t.workspaceId, t.projectId),
         this.checkExternal(t.projectId, dto.external_source, dto.external_id, null, this.ds),
+        this.checkMembership(ctx, dto, this.ds),
       ]);
       const { stateId, typeId } = withDefaults(refs, defaults);
       const assigneeIds = await this.assigneesOrDefault(ctx, refs.assigneeIds, this.ds);
@@ -477,12 +482,16 @@ export class WorkItemsService {
       // state is locked first in a statement of its own, so a delete of what we link that commits while we wait
       // for that lock is seen by the insert's later snapshot (see insertChecked); with a type, the custom values
       // are validated in the same transaction, under the values lock a catalogue change waits for.
-      const links = labelIds.length > 0 || !!refs.estimatePointId || !!refs.parentId || !!typeId;
+      // Cycle and module membership (cycle_id, module_ids) are written after the row, in the same transaction.
+      const placed = placesItem(dto);
+      const links = labelIds.length > 0 || !!refs.estimatePointId || !!refs.parentId || !!typeId || placed;
       const result = await this.externalRace(t.projectId, dto.external_source, dto.external_id, () =>
         links
           ? this.ds.transaction(async (tx) => {
               await this.repo.stateIds(t.projectId, [stateId], tx);
-              return write(tx);
+              const written = await write(tx);
+              if (written.row && placed) written.row = await this.placeIn(ctx, written.row, dto, tx);
+              return written;
             })
           : write(),
       );
@@ -619,7 +628,54 @@ export class WorkItemsService {
       ctx.principal.userId,
       tx,
     );
-    return (await this.repo.get(t.workspaceId, t.projectId, id, 'live', tx))!;
+    const row = (await this.repo.get(t.workspaceId, t.projectId, id, 'live', tx))!;
+    return placesItem(dto) ? this.placeIn(ctx, row, dto, tx) : row;
+  }
+
+  /** The cycle and module rules for what the body names (cycle_id, module_ids), without writing. */
+  checkMembership(ctx: ProjectContext, dto: UpdateWorkItemDto, db: Queryable): Promise<unknown> {
+    return Promise.all([
+      dto.cycle_id !== undefined ? this.cycles.checkPlacement(ctx, [lowerOrNull(dto.cycle_id)], db) : null,
+      dto.module_ids !== undefined ? this.modules.checkModules(ctx, dto.module_ids.map(lower), db) : null,
+    ]);
+  }
+
+  /**
+   * Writes the membership a body sets for items already written (cycle_id, module_ids; not sent: unchanged), as the
+   * cycle and module membership routes would, in `tx`: one statement per kind for the whole batch. Answers `rows`
+   * with the membership written.
+   */
+  async placeMany<R extends { id: string; cycle_id: string | null; module_ids: string[] }>(
+    ctx: ProjectContext,
+    rows: Array<{ row: R; dto: UpdateWorkItemDto }>,
+    tx: Queryable,
+  ): Promise<R[]> {
+    const cycled = rows.filter((r) => r.dto.cycle_id !== undefined);
+    const moduled = rows.filter((r) => r.dto.module_ids !== undefined);
+    await this.cycles.placeWorkItems(
+      ctx,
+      cycled.map((r) => ({ id: r.row.id, cycleId: lowerOrNull(r.dto.cycle_id) })),
+      tx,
+    );
+    await this.modules.setWorkItemModules(
+      ctx,
+      moduled.map((r) => ({ id: r.row.id, moduleIds: r.dto.module_ids!.map(lower) })),
+      tx,
+    );
+    return rows.map(({ row, dto }) => ({
+      ...row,
+      ...(dto.cycle_id !== undefined ? { cycle_id: lowerOrNull(dto.cycle_id) } : {}),
+      ...(dto.module_ids !== undefined ? { module_ids: [...new Set(dto.module_ids.map(lower))].sort() } : {}),
+    }));
+  }
+
+  private async placeIn<R extends { id: string; cycle_id: string | null; module_ids: string[] }>(
+    ctx: ProjectContext,
+    row: R,
+    dto: UpdateWorkItemDto,
+    tx: Queryable,
+  ): Promise<R> {
+    return (await this.placeMany(ctx, [{ row, dto }], tx))[0];
   }
 
   /**
@@ -682,6 +738,12 @@ function keptRefsUnsent(
   };
   return Object.keys(kept).length ? { ...dto, ...kept } : dto;
 }
+
+const lower = (id: string) => id.toLowerCase();
+const lowerOrNull = (id: string | null | undefined) => (id ? id.toLowerCase() : null);
+
+/** Whether a write body sets cycle or module membership (the later edition's cycle_id, module_ids). */
+export const placesItem = (dto: UpdateWorkItemDto) => dto.cycle_id !== undefined || dto.module_ids !== undefined;
 
 /** Deleting a work item: project admins, or its creator (a contributor); anyone else 403. */
 export function assertMayDelete(ctx: ProjectContext, createdById: string | null): void {
