@@ -19,8 +19,8 @@ import { isUuid } from '../common/http/validation';
 import { Queryable } from '../common/pagination/sql-params';
 import { CustomFieldsService } from '../custom-fields/custom-fields.service';
 import { CreateWorkItemDto, UpdateWorkItemDto, WorkItemDto } from './work-items.dto';
-import { BatchRow, WorkItemsRepository } from './work-items.repository';
-import { assertMayDelete, placesItem, withDefaults, WorkItemsService } from './work-items.service';
+import { BatchRow, WorkItemDetailRow, WorkItemsRepository } from './work-items.repository';
+import { assertMayDelete, placesItem, PreparedUpdate, withDefaults, WorkItemsService } from './work-items.service';
 
 /** A bulk-update row: the PATCH body and the target id. */
 class BulkUpdateRowDto extends UpdateWorkItemDto {}
@@ -235,47 +235,69 @@ export class WorkItemsBulkService {
   }
 
   /**
-   * bulk-update: each row is the PATCH of its `id` (the same rules: workflow transitions, name resolution,
-   * re-checks under lock), in a savepoint of one transaction, so a failed row leaves the others written.
+   * bulk-update, set-based: the rows' items are read and locked in one statement; each row is checked with the
+   * PATCH's rules (prepareUpdate; reads repeated between rows are made once); then the rows that passed are written
+   * by one statement (writeUpdates) and their cycles and modules by one per kind (placeMany). An id an earlier row
+   * of the request updates, or an external pair an earlier row takes, fails the later row with a 409 (one statement
+   * writes each item once, so two PATCHes of one item cannot be ordered inside it).
    */
   async bulkUpdate(ctx: ProjectContext, items: Array<Record<string, unknown>>, allOrNone: boolean) {
-    const checked = await validateRows(BulkUpdateRowDto, items);
+    const rows = withIds(await validateRows(BulkUpdateRowDto, items), items);
     return this.run(allOrNone, async (tx) => {
-      const outcomes: RowOutcome[] = [];
-      for (const [index, row] of checked.entries()) {
-        if (isFailed(row)) {
-          outcomes.push(row);
-          continue;
-        }
-        const id = items[index].id;
-        if (!isUuid(id)) {
-          outcomes.push(
-            rowFailure(
-              index,
-              ProblemException.validation('id', 'Each item needs the id (UUID) of the work item to update.'),
-            ),
-          );
-          continue;
-        }
-        outcomes.push(
-          await this.savepoint(tx, index, id, () => this.items.updateIn(ctx, id.toLowerCase(), row.value, tx)),
-        );
-      }
-      if (allOrNone && outcomes.some((o) => o.result === 'failed')) throw new BulkAborted(outcomes);
-      return outcomes;
+      const ids = [...new Set(rows.flatMap((r) => (isFailed(r) ? [] : [r.id])))];
+      const current = await this.repo.getMany(ctx.workspace.id, ctx.project.id, ids, tx);
+      const { outcomes, prepared } = await this.prepareUpdates(ctx, rows, current, memoReads(tx));
+      if (allOrNone && outcomes.length) throw new BulkAborted([...outcomes, ...prepared.map(notWritten)]);
+      const refused = await this.items.writeUpdates(ctx, prepared, tx).catch((e: unknown) => {
+        throw externalRaceProblem(e) ?? e;
+      });
+      for (const { row, problem } of refused) outcomes.push(rowFailure(indexOf(row), problem, row.id));
+      const written = prepared.filter((p) => !refused.some((f) => f.row === p));
+      if (allOrNone && refused.length) throw new BulkAborted([...outcomes, ...written.map(notWritten)]);
+      const none = { cycle_id: null, module_ids: [] as string[] };
+      await this.items.placeMany(
+        ctx,
+        written.filter((p) => placesItem(p.dto)).map((p) => ({ row: { id: p.id, ...none }, dto: p.dto })),
+        tx,
+      );
+      return [...outcomes, ...written.map((p): RowOutcome => ({ index: p.index, result: 'updated', id: p.id }))];
     });
   }
 
-  private async savepoint(tx: Queryable, index: number, id: string, fn: () => Promise<unknown>): Promise<RowOutcome> {
-    await tx.query('SAVEPOINT bulk_row');
-    try {
-      await fn();
-      await tx.query('RELEASE SAVEPOINT bulk_row');
-      return { index, result: 'updated', id: id.toLowerCase() };
-    } catch (e) {
-      await tx.query('ROLLBACK TO SAVEPOINT bulk_row');
-      return rowFailure(index, externalRaceProblem(e) ?? e, id.toLowerCase());
+  /** Each row checked as its PATCH (prepareUpdate), in request order; a repeated id or external pair fails the later row. */
+  private async prepareUpdates(
+    ctx: ProjectContext,
+    rows: Array<{ index: number; value: BulkUpdateRowDto; id: string } | RowFailed>,
+    current: Map<string, WorkItemDetailRow>,
+    reads: Queryable,
+  ) {
+    const outcomes: RowOutcome[] = [];
+    const prepared: Array<PreparedUpdate & { index: number }> = [];
+    const pairs = new Map<string, number>();
+    for (const r of rows) {
+      if (isFailed(r)) {
+        outcomes.push(r);
+        continue;
+      }
+      try {
+        const cur = current.get(r.id);
+        if (!cur) throw ProblemException.notFound('Work item');
+        const earlier = prepared.find((p) => p.id === r.id);
+        if (earlier)
+          throw ProblemException.conflict(
+            `Row ${earlier.index} of this request updates this work item: send one row per work item.`,
+          );
+        const p = await this.items.prepareUpdate(ctx, cur, r.value, reads);
+        const key = p.external && JSON.stringify(p.external);
+        if (key && pairs.has(key))
+          throw this.items.externalHeld(p.external![0], p.external![1], `row ${pairs.get(key)} of this request`);
+        if (key) pairs.set(key, r.index);
+        prepared.push({ ...p, index: r.index });
+      } catch (e) {
+        outcomes.push(rowFailure(r.index, e, r.id));
+      }
     }
+    return { outcomes, prepared };
   }
 
   /**
@@ -315,6 +337,25 @@ export class WorkItemsBulkService {
   private answer(outcomes: RowOutcome[], allOrNone: boolean) {
     return bulkAnswer(outcomes, allOrNone, this.cfg.publicBaseUrl);
   }
+}
+
+const indexOf = (row: PreparedUpdate) => (row as PreparedUpdate & { index: number }).index;
+
+/** Each valid bulk-update row with the id it names (lower-cased), or the row's 400 when it names none. */
+function withIds<T>(
+  checked: Array<{ index: number; value: T } | RowFailed>,
+  items: Array<Record<string, unknown>>,
+): Array<{ index: number; value: T; id: string } | RowFailed> {
+  return checked.map((r) => {
+    if (isFailed(r)) return r;
+    const id = items[r.index].id;
+    if (!isUuid(id))
+      return rowFailure(
+        r.index,
+        ProblemException.validation('id', 'Each item needs the id (UUID) of the work item to update.'),
+      );
+    return { ...r, id: id.toLowerCase() };
+  });
 }
 
 /** The external pair's unique index refused a row (a race with another writer): the 409 checkExternal answers. */

@@ -346,6 +346,11 @@ const WRITABLE = new Set([
   'custom_values',
 ]);
 
+/** The record a batch PATCH row travels as (updateMany): every writable column with its type, and the link sets. */
+const UPDATE_RECORD = `id uuid, sent text[], name text, description_html text, description_stripped text, priority text,
+  state_id uuid, type_id uuid, parent_id uuid, estimate_point_id uuid, start_date date, target_date date,
+  external_id text, external_source text, custom_values jsonb, assignee_ids uuid[], label_ids uuid[]`;
+
 // Re-reads that lock what a write links to FOR KEY SHARE until commit (arguments are SQL references).
 // Deleting a label, an estimate (or point) or a work item locks the row (or its estimate) FOR UPDATE first,
 // which conflicts with KEY SHARE: the delete waits for our commit and then strips / clears what we wrote,
@@ -738,42 +743,85 @@ export class WorkItemsRepository {
   }
 
   /** Updates the columns sent and replaces the assignee / label sets that were sent, in one statement. */
-  async update(
-    id: string,
-    v: WorkItemWrite,
-    assigneeIds: string[] | undefined,
-    labelIds: string[] | undefined,
+  /**
+   * The PATCHes of a batch (one row for a single PATCH), in one statement: each row's columns (only those it sent
+   * change: `sent` names them), its assignee and label sets replaced where it sent them, stamped updated_by_id.
+   * The rows' values travel as one JSON array, so the statement is the same whatever the batch holds.
+   */
+  async updateMany(
+    workspaceId: string,
+    projectId: string,
+    rows: Array<{ id: string; write: WorkItemWrite; assigneeIds?: string[]; labelIds?: string[] }>,
     userId: string,
     db: Queryable,
   ): Promise<void> {
-    const p = new SqlParams([id, userId]);
-    const sets: string[] = [];
-    for (const [k, val] of Object.entries(v)) {
-      if (val === undefined) continue;
-      if (!WRITABLE.has(k)) throw new Error(`not a writable work item column: ${k}`);
-      sets.push(`${k} = ${p.add(val)}`);
-    }
-    const ctes: string[] = [];
-    if (assigneeIds !== undefined) {
-      const ref = p.add(assigneeIds);
-      ctes.push(
-        `da AS (DELETE FROM work_item_assignees WHERE work_item_id = $1 AND NOT (assignee_id = ANY(${ref}::uuid[])))`,
-      );
-      ctes.push(`ia AS (INSERT INTO work_item_assignees (work_item_id, assignee_id, workspace_id, project_id)
-        SELECT w.id, x, w.workspace_id, w.project_id FROM work_items w, unnest(${ref}::uuid[]) x WHERE w.id = $1
-        ON CONFLICT DO NOTHING)`);
-    }
-    if (labelIds !== undefined) {
-      const ref = p.add(labelIds);
-      ctes.push(
-        `dl AS (DELETE FROM work_item_labels WHERE work_item_id = $1 AND NOT (label_id = ANY(${ref}::uuid[])))`,
-      );
-      ctes.push(`il AS (INSERT INTO work_item_labels (work_item_id, label_id, workspace_id, project_id)
-        SELECT w.id, x, w.workspace_id, w.project_id FROM work_items w, unnest(${ref}::uuid[]) x WHERE w.id = $1
-        ON CONFLICT DO NOTHING)`);
-    }
-    const update = `UPDATE work_items SET ${[...sets, 'updated_at = now()', 'updated_by_id = $2'].join(', ')} WHERE id = $1`;
-    await db.query(ctes.length ? `WITH ${ctes.join(', ')} ${update}` : update, p.values);
+    if (!rows.length) return;
+    const payload = rows.map(({ id, write, assigneeIds, labelIds }) => {
+      const sent = Object.entries(write)
+        .filter(([, v]) => v !== undefined)
+        .map(([k]) => k);
+      for (const k of sent) if (!WRITABLE.has(k)) throw new Error(`not a writable work item column: ${k}`);
+      return { ...write, id, sent, assignee_ids: assigneeIds ?? null, label_ids: labelIds ?? null };
+    });
+    const set = [...WRITABLE].map((c) => `${c} = CASE WHEN '${c}' = ANY(u.sent) THEN u.${c} ELSE w.${c} END`);
+    await db.query(
+      `WITH u AS (
+         SELECT * FROM jsonb_to_recordset($3::jsonb) AS u(${UPDATE_RECORD})
+       ), da AS (
+         DELETE FROM work_item_assignees a USING u
+          WHERE a.workspace_id = $1 AND a.work_item_id = u.id AND u.assignee_ids IS NOT NULL
+            AND NOT (a.assignee_id = ANY(u.assignee_ids))
+       ), ia AS (
+         INSERT INTO work_item_assignees (work_item_id, assignee_id, workspace_id, project_id)
+         SELECT u.id, x, $1, $2 FROM u, unnest(u.assignee_ids) x WHERE u.assignee_ids IS NOT NULL
+         ON CONFLICT DO NOTHING
+       ), dl AS (
+         DELETE FROM work_item_labels l USING u
+          WHERE l.workspace_id = $1 AND l.work_item_id = u.id AND u.label_ids IS NOT NULL
+            AND NOT (l.label_id = ANY(u.label_ids))
+       ), il AS (
+         INSERT INTO work_item_labels (work_item_id, label_id, workspace_id, project_id)
+         SELECT u.id, x, $1, $2 FROM u, unnest(u.label_ids) x WHERE u.label_ids IS NOT NULL
+         ON CONFLICT DO NOTHING
+       )
+       UPDATE work_items w SET ${set.join(', ')}, updated_at = now(), updated_by_id = $4
+         FROM u WHERE w.workspace_id = $1 AND w.project_id = $2 AND w.id = u.id`,
+      [workspaceId, projectId, JSON.stringify(payload), userId],
+    );
+  }
+
+  /** The live, unarchived work items of the project among `ids`, locked FOR UPDATE, by id (bulk-update). */
+  async getMany(
+    workspaceId: string,
+    projectId: string,
+    ids: string[],
+    db: Queryable,
+  ): Promise<Map<string, WorkItemDetailRow>> {
+    const rows: WorkItemDetailRow[] = await db.query(
+      `SELECT ${DETAIL_COLS}, p.identifier AS project_identifier
+         FROM work_items w JOIN projects p ON p.id = w.project_id
+        WHERE w.workspace_id = $1 AND w.project_id = $2 AND w.id = ANY($3::uuid[]) AND w.deleted_at IS NULL
+          AND w.archived_at IS NULL
+        ORDER BY w.id FOR UPDATE OF w`,
+      [workspaceId, projectId, ids],
+    );
+    return new Map(rows.map((r) => [r.id, r]));
+  }
+
+  /** Of `ids`, the items that are now their own ancestor (a batch that set parents in a loop). */
+  async ownAncestors(workspaceId: string, ids: string[], db: Queryable): Promise<string[]> {
+    if (!ids.length) return [];
+    const rows: Array<{ start: string }> = await db.query(
+      `WITH RECURSIVE up AS (
+         SELECT w.id AS start, w.parent_id AS id, 1 AS depth FROM work_items w
+          WHERE w.workspace_id = $1 AND w.id = ANY($2::uuid[]) AND w.parent_id IS NOT NULL
+         UNION ALL
+         SELECT up.start, w.parent_id, up.depth + 1 FROM up JOIN work_items w ON w.workspace_id = $1 AND w.id = up.id
+          WHERE w.parent_id IS NOT NULL AND up.id <> up.start AND up.depth < 1000
+       ) SELECT DISTINCT start FROM up WHERE id = start`,
+      [workspaceId, ids],
+    );
+    return rows.map((r) => r.start);
   }
 
   async setArchived(id: string, archived: boolean, userId: string, db: Queryable): Promise<void> {

@@ -569,25 +569,38 @@ export class WorkItemsService {
     return this.present(ctx.workspace.id, row, expand, true);
   }
 
-  /** The update's rules and write, in the caller's transaction (a PATCH, a bulk-update or upsert row); the row after. */
+  /** The update's rules and write, in the caller's transaction (a PATCH or an upsert); the row after. */
   async updateIn(ctx: ProjectContext, id: string, dto: UpdateWorkItemDto, tx: Queryable): Promise<WorkItemDetailRow> {
+    const cur = await this.repo.get(ctx.workspace.id, ctx.project.id, id, 'live', tx, true);
+    if (!cur) throw ProblemException.notFound('Work item');
+    const prepared = await this.prepareUpdate(ctx, cur, dto, tx);
+    await this.writeUpdates(ctx, [prepared], tx);
+    const row = (await this.repo.get(ctx.workspace.id, ctx.project.id, id, 'live', tx))!;
+    return placesItem(dto) ? this.placeIn(ctx, row, dto, tx) : row;
+  }
+
+  /**
+   * Every rule of a PATCH of `cur` (locked by the caller), checked without writing: name, description, the relations
+   * (resolved, re-read FOR KEY SHARE), dates, parent loops, workflow transitions, the external pair, custom values,
+   * cycle and modules. The write it answers is made by writeUpdates, alone (PATCH) or with a batch (bulk-update).
+   */
+  async prepareUpdate(
+    ctx: ProjectContext,
+    cur: WorkItemDetailRow,
+    dto: UpdateWorkItemDto,
+    tx: Queryable,
+  ): Promise<PreparedUpdate> {
     const t = tenantOf(ctx);
+    const id = cur.id;
     const name = dto.name === undefined ? undefined : dto.name.trim();
     if (name === '') throw ProblemException.validation('name', 'name must not be blank.');
     const desc = this.description(dto.description_html);
-    const cur = await this.repo.get(t.workspaceId, t.projectId, id, 'live', tx, true);
-    if (!cur) throw ProblemException.notFound('Work item');
     const refs = await this.resolveRefs(t, keptRefsUnsent(dto, cur), tx);
     await this.lockRefs(t, dto, refs, tx);
     const start = dto.start_date !== undefined ? dto.start_date : cur.start_date;
     const target = dto.target_date !== undefined ? dto.target_date : cur.target_date;
     this.checkDates(start, target);
-    if (refs.parentId && (await this.repo.wouldCycle(id, refs.parentId, tx))) {
-      throw ProblemException.validation(
-        dto.parent_id !== undefined ? 'parent_id' : 'parent',
-        'A work item cannot be its own parent or the parent of one of its ancestors.',
-      );
-    }
+    if (refs.parentId && (await this.repo.wouldCycle(id, refs.parentId, tx))) throw parentLoop(dto);
     if (refs.stateId !== undefined && refs.stateId !== cur.state_id) {
       await this.workflows.assertTransitionAllowed(tx, ctx, cur.state_id, refs.stateId);
     }
@@ -607,9 +620,14 @@ export class WorkItemsService {
         t.viewer,
       );
     }
-    await this.repo.update(
+    await this.checkMembership(ctx, dto, tx);
+    return {
       id,
-      {
+      dto,
+      external: source && extId ? [source, extId] : null,
+      assigneeIds: refs.assigneeIds,
+      labelIds: refs.labelIds,
+      write: {
         name,
         ...desc,
         priority: dto.priority,
@@ -623,13 +641,47 @@ export class WorkItemsService {
         external_source: dto.external_source,
         custom_values: customValues,
       },
-      refs.assigneeIds,
-      refs.labelIds,
-      ctx.principal.userId,
-      tx,
-    );
-    const row = (await this.repo.get(t.workspaceId, t.projectId, id, 'live', tx))!;
-    return placesItem(dto) ? this.placeIn(ctx, row, dto, tx) : row;
+    };
+  }
+
+  /**
+   * Writes prepared PATCHes in one statement (repo.updateMany). When more than one row set a parent, the batch may
+   * have closed a loop between its own rows (each passed alone): the write is then undone (a savepoint), the latest
+   * row of the loop refused as a PATCH applied after the others would be, and the rest written again. Answers the
+   * rows refused that way.
+   */
+  async writeUpdates(
+    ctx: ProjectContext,
+    rows: PreparedUpdate[],
+    tx: Queryable,
+  ): Promise<Array<{ row: PreparedUpdate; problem: ProblemException }>> {
+    const refused: Array<{ row: PreparedUpdate; problem: ProblemException }> = [];
+    let left = rows;
+    const write = (batch: PreparedUpdate[]) =>
+      this.repo.updateMany(ctx.workspace.id, ctx.project.id, batch, ctx.principal.userId, tx);
+    if (left.filter((r) => r.write.parent_id).length < 2) {
+      await write(left);
+      return refused;
+    }
+    for (;;) {
+      await tx.query('SAVEPOINT bulk_parents');
+      await write(left);
+      const looped = new Set(
+        await this.repo.ownAncestors(
+          ctx.workspace.id,
+          left.map((r) => r.id),
+          tx,
+        ),
+      );
+      if (!looped.size) {
+        await tx.query('RELEASE SAVEPOINT bulk_parents');
+        return refused;
+      }
+      await tx.query('ROLLBACK TO SAVEPOINT bulk_parents');
+      const last = [...left].reverse().find((r) => looped.has(r.id) && r.write.parent_id)!;
+      refused.push({ row: last, problem: parentLoop(last.dto) });
+      left = left.filter((r) => r !== last);
+    }
   }
 
   /** The cycle and module rules for what the body names (cycle_id, module_ids), without writing. */
@@ -738,6 +790,23 @@ function keptRefsUnsent(
   };
   return Object.keys(kept).length ? { ...dto, ...kept } : dto;
 }
+
+/** A PATCH checked by prepareUpdate: the row's write, ready for repo.updateMany. */
+export interface PreparedUpdate {
+  id: string;
+  dto: UpdateWorkItemDto;
+  write: WorkItemWrite;
+  assigneeIds?: string[];
+  labelIds?: string[];
+  /** The external pair the item holds after the write, when complete. */
+  external: [string, string] | null;
+}
+
+const parentLoop = (dto: UpdateWorkItemDto) =>
+  ProblemException.validation(
+    dto.parent_id !== undefined ? 'parent_id' : 'parent',
+    'A work item cannot be its own parent or the parent of one of its ancestors.',
+  );
 
 const lower = (id: string) => id.toLowerCase();
 const lowerOrNull = (id: string | null | undefined) => (id ? id.toLowerCase() : null);
