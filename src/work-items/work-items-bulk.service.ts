@@ -17,6 +17,7 @@ import { APP_CONFIG, AppConfig } from '../common/config/config';
 import { ProblemException } from '../common/errors/problem.exception';
 import { isUuid } from '../common/http/validation';
 import { Queryable } from '../common/pagination/sql-params';
+import { memoReads } from '../common/database/memo-reads';
 import { CustomFieldsService } from '../custom-fields/custom-fields.service';
 import { CreateWorkItemDto, UpdateWorkItemDto, WorkItemDto } from './work-items.dto';
 import { BatchRow, WorkItemDetailRow, WorkItemsRepository } from './work-items.repository';
@@ -24,18 +25,6 @@ import { assertMayDelete, placesItem, PreparedUpdate, withDefaults, WorkItemsSer
 
 /** A bulk-update row: the PATCH body and the target id. */
 class BulkUpdateRowDto extends UpdateWorkItemDto {}
-
-/** Reads of a batch's preparation, memoized by statement and parameters: rows naming one state read it once. */
-function memoReads(db: Queryable): Queryable {
-  const seen = new Map<string, Promise<unknown>>();
-  return {
-    query: (sql: string, params?: unknown[]) => {
-      const key = `${sql}\u0000${JSON.stringify(params ?? [])}`;
-      if (!seen.has(key)) seen.set(key, db.query(sql, params));
-      return seen.get(key) as Promise<never>;
-    },
-  };
-}
 
 type Prepared = { index: number; dto: CreateWorkItemDto; row: Omit<BatchRow, 'ord' | 'seq' | 'custom_values'> } & {
   refs: Awaited<ReturnType<WorkItemsService['resolveCreateRefs']>>;
@@ -150,12 +139,15 @@ export class WorkItemsBulkService {
     const seqs = await this.repo.takeSequences(ctx.project.id, rows.length);
     return this.ds.transaction(async (tx) => {
       await this.repo.stateIds(ctx.project.id, [...new Set(rows.map((r) => r.row.state_id))], tx);
+      // The custom-values reads (feature flag, values lock, the type's properties) are the same for rows of one
+      // type: made once per batch, not once per row.
+      const reads = memoReads(tx);
       const failed: RowOutcome[] = [];
       const batch: Array<BatchRow & { p: Prepared }> = [];
       for (const [i, p] of rows.entries()) {
         try {
           const custom = await this.customFields.forCreate(
-            tx,
+            reads,
             ctx.workspace.id,
             ctx.project.id,
             p.row.type_id,

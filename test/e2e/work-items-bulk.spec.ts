@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
 import { createTestApp, expectProblem, Tenant, TestApp } from '../helpers/test-app';
 
 /** bulk-create / bulk-update / bulk-delete / upsert of work items (issue 19, gap-reference 9.6). */
@@ -164,6 +165,64 @@ describe('work item bulk writes and upsert', () => {
         .send({ items: [{ name: 'a' }] });
       expectProblem(res, 403, 'forbidden');
       expectProblem(await post('bulk-create/', { items: [{ name: 'a' }] }, other.owner.key), 404, 'resource_not_found');
+    });
+  });
+
+  describe('round trips', () => {
+    /** Statements sent to PostgreSQL (every client of the process) while `fn` runs. */
+    const statements = async (fn: () => Promise<unknown>): Promise<number> => {
+      const proto = Client.prototype as unknown as { query: (...a: unknown[]) => unknown };
+      const original = proto.query;
+      let n = 0;
+      proto.query = function (this: unknown, ...a: unknown[]) {
+        n++;
+        return original.apply(this, a);
+      };
+      try {
+        await fn();
+      } finally {
+        proto.query = original;
+      }
+      return n;
+    };
+    const rows = (n: number, extra: Record<string, unknown> = {}) =>
+      Array.from({ length: n }, (_, i) => ({ name: `rt ${i}`, priority: 'high', state: 'Todo', ...extra }));
+
+    it('bulk-create and bulk-update make no round trip per row: 50 rows cost what 5 do', async () => {
+      // Its own project, typed (rows get the default type, so custom values are checked per row) with a label.
+      const p = (await t.project(ten.slug, ten.owner.key)).id;
+      const url = `/api/v2/workspaces/${ten.slug}/projects/${p}/`;
+      const send = (path: string, body: object) => t.http.post(`${url}${path}`).set(key()).send(body);
+      expect((await send('work-item-types/enable/', {})).status).toBeLessThan(300);
+      const label = (await send('labels/', { name: 'rt' })).body.id;
+      const extra = { label_ids: [label], assignee_ids: [ten.owner.id] };
+      await send('work-items/bulk-create/', { items: rows(2, extra) }); // warm caches (auth, prepared statements)
+      let created: string[] = [];
+      const create = (n: number) => async () => {
+        const res = await send('work-items/bulk-create/', { items: rows(n, extra) });
+        expect(res.body.succeeded).toBe(n);
+        created = res.body.results.map((r: { id: string }) => r.id);
+      };
+      const five = await statements(create(5));
+      const fifty = await statements(create(50));
+      expect(five).toBeGreaterThan(3); // the counter sees the request's statements
+      expect(fifty).toBeLessThanOrEqual(five + 1);
+      // and at least 10x fewer than 50 single creates of the same rows
+      const single = await statements(async () => {
+        expect((await send('work-items/', rows(1, extra)[0])).status).toBe(201);
+      });
+      expect(fifty * 10).toBeLessThanOrEqual(single * 50);
+      const got = await t.http.get(`${url}work-items/${created[0]}/`).set(key());
+      expect(got.body.type_id).not.toBeNull();
+      const update = (n: number) => async () => {
+        const res = await send('work-items/bulk-update/', {
+          items: created.slice(0, n).map((id) => ({ id, priority: 'low', label_ids: [], state: 'Done' })),
+        });
+        expect(res.body.succeeded).toBe(n);
+      };
+      const fiveU = await statements(update(5));
+      const fiftyU = await statements(update(50));
+      expect(fiftyU).toBeLessThanOrEqual(fiveU + 1);
     });
   });
 
