@@ -253,12 +253,12 @@ describe('bulk writes and upsert of states, labels, cycles, modules, estimates, 
   });
 
   it('a foreign or unknown parent in the path is the request 404 (estimate, work item)', async () => {
-    for (const url of [
-      `${project}estimates/${foreignEstimate}/points/bulk-create/`,
-      `${project}work-items/${randomUUID()}/comments/bulk-create/`,
-      `${project}work-items/BRS-999/comments/upsert/`,
-    ]) {
-      expectProblem(await post(url, { items: [{ value: '1' }] }), 404, 'resource_not_found');
+    for (const [url, body] of [
+      [`${project}estimates/${foreignEstimate}/points/bulk-create/`, { items: [{ value: '1' }] }],
+      [`${project}work-items/${randomUUID()}/comments/bulk-create/`, { items: [{ comment_html: '<p>x</p>' }] }],
+      [`${project}work-items/BRS-999/comments/upsert/`, { comment_html: '<p>x</p>' }],
+    ] as const) {
+      expectProblem(await post(url, body), 404, 'resource_not_found');
     }
     expectProblem(await post(`${project}estimates/nope/points/bulk-create/`, { items: [{}] }), 400, 'validation_error');
   });

@@ -6,7 +6,7 @@ import { Ctx, ProjectContext, RequestContext } from '../auth/request-context';
 import { ProjectRole } from '../auth/roles';
 import { UpsertTable } from '../database/external-pair';
 import { ApiProblemResponses } from '../openapi/problem-responses';
-import { ApiBulkResponses, BULK_MAX_ITEMS, BulkDeleteBodyDto, BulkWriteBodyDto } from './bulk';
+import { ApiBulkResponses, BULK_MAX_ITEMS, BulkDeleteBodyDto, BulkWriteBodyDto, validateOne } from './bulk';
 import { BulkTarget, BulkWrites } from './bulk-writes';
 
 /** A resource's bulk and upsert routes, as its collection's siblings (gap-reference appendix). */
@@ -155,12 +155,15 @@ export function BulkRoutes(spec: BulkRoutesSpec, targets: Type<BulkTargets>): Ty
       @Body() body: unknown,
       @Res({ passthrough: true }) reply: FastifyReply,
     ): Promise<unknown> {
-      const { created, item } = await this.bulk.upsert(await this.targets.target(ctx, params), body);
+      // The body first, as the global pipe checks a route's body before the handler looks up the path's parents.
+      const dto = await validateOne(spec.createDto, body);
+      const { created, item } = await this.bulk.upsert(await this.targets.target(ctx, params), dto);
       void reply.status(created ? 201 : 200);
       return item;
     }
   }
 
+  docParams.forEach((d) => d(Routes));
   if (spec.withoutDelete) {
     @ApiTags(spec.tag)
     @Controller(spec.path)
