@@ -36,7 +36,6 @@ export const CommentsBulkController = BulkRoutes(
     operation: 'work_item_comments',
     noun: 'comments',
     auth: { scope: 'projects.work_items.comments:write', project: ProjectRole.Commenter },
-    params: ['slug', 'project_id', 'work_item_id'],
     createDto: CreateCommentDto,
     readDto: CommentDto,
     pairScope: 'this work item',

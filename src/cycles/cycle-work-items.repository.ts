@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { lockLiveInProject } from '../common/database/live-rows';
 import { Queryable } from '../common/pagination/sql-params';
 import { CycleProgressDto } from './cycles.dto';
 
@@ -51,15 +52,9 @@ export class CycleWorkItemsRepository {
     return (rows as Array<{ id: string }>).map((r) => r.id);
   }
 
-  /** Of `ids`, the live cycles of the project, locked FOR KEY SHARE until commit (a delete of one waits for it). */
-  async lockLiveCycles(workspaceId: string, projectId: string, ids: string[], db: Queryable): Promise<Set<string>> {
-    if (!ids.length) return new Set();
-    const rows: Array<{ id: string }> = await db.query(
-      `SELECT id FROM cycles WHERE workspace_id = $1 AND project_id = $2 AND id = ANY($3::uuid[]) AND deleted_at IS NULL
-        FOR KEY SHARE`,
-      [workspaceId, projectId, ids],
-    );
-    return new Set(rows.map((r) => r.id));
+  /** Of `ids`, the live cycles of the project, locked FOR KEY SHARE until commit (lockLiveInProject). */
+  lockLiveCycles(workspaceId: string, projectId: string, ids: string[], db: Queryable): Promise<Set<string>> {
+    return lockLiveInProject(db, 'cycles', workspaceId, projectId, ids);
   }
 
   /** Puts each work item in its cycle (null: in none), one statement for the batch; items already there untouched. */

@@ -67,7 +67,6 @@ export const EstimatePointsBulkController = BulkRoutes(
     operation: 'estimate_points',
     noun: 'estimate points',
     auth: { scope: 'projects.estimates:write', project: ProjectRole.Admin },
-    params: ['slug', 'project_id', 'estimate_id'],
     createDto: CreateEstimatePointDto,
     readDto: EstimatePointDto,
     pairScope: 'this estimate',

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { lockLiveInProject } from '../common/database/live-rows';
 import { Queryable } from '../common/pagination/sql-params';
 
 /**
@@ -43,15 +44,9 @@ export class ModuleWorkItemsRepository {
     return (rows as Array<{ work_item_id: string }>).map((r) => r.work_item_id);
   }
 
-  /** Of `ids`, the live modules of the project, locked FOR KEY SHARE until commit (a delete of one waits for it). */
-  async lockLiveModules(workspaceId: string, projectId: string, ids: string[], db: Queryable): Promise<Set<string>> {
-    if (!ids.length) return new Set();
-    const rows: Array<{ id: string }> = await db.query(
-      `SELECT id FROM modules WHERE workspace_id = $1 AND project_id = $2 AND id = ANY($3::uuid[]) AND deleted_at IS NULL
-        FOR KEY SHARE`,
-      [workspaceId, projectId, ids],
-    );
-    return new Set(rows.map((r) => r.id));
+  /** Of `ids`, the live modules of the project, locked FOR KEY SHARE until commit (lockLiveInProject). */
+  lockLiveModules(workspaceId: string, projectId: string, ids: string[], db: Queryable): Promise<Set<string>> {
+    return lockLiveInProject(db, 'modules', workspaceId, projectId, ids);
   }
 
   /**

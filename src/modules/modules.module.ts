@@ -1,13 +1,13 @@
 import { Module } from '@nestjs/common';
-import { ModulesBulkController, ModulesBulkTargets } from './modules-bulk';
+import { ModulesBulk } from './modules-bulk';
 import { ModulesController } from './modules.controller';
 import { ModuleWorkItemsRepository } from './module-work-items.repository';
 import { ModulesRepository } from './modules.repository';
 import { ModulesService } from './modules.service';
 
 @Module({
-  controllers: [ModulesController, ModulesBulkController],
-  providers: [ModulesRepository, ModulesService, ModuleWorkItemsRepository, ModulesBulkTargets],
+  controllers: [ModulesController, ModulesBulk.controller],
+  providers: [ModulesRepository, ModulesService, ModuleWorkItemsRepository, ModulesBulk.targets],
   exports: [ModulesRepository, ModulesService],
 })
 export class ModulesModule {}

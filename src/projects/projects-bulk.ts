@@ -30,11 +30,8 @@ export class ProjectsBulkTargets implements BulkTargets {
 export const ProjectsBulkController = BulkRoutes(
   {
     path: 'api/v2/workspaces/:slug/projects',
-    tag: 'projects',
     operation: 'projects',
-    noun: 'projects',
     auth: { scope: 'projects:write', workspace: WorkspaceRole.Member },
-    params: ['slug'],
     createDto: CreateProjectDto,
     readDto: ProjectDto,
     pairScope: 'this workspace',

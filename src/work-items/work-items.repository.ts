@@ -346,6 +346,21 @@ const WRITABLE = new Set([
   'custom_values',
 ]);
 
+/**
+ * Two CTEs of updateMany replacing a link set: the links of each row's item not in the row's `field` array deleted,
+ * the missing ones inserted; rows whose array is null (not sent) untouched.
+ */
+function replaceSet(table: string, column: string, field: string, alias: string): string {
+  return `d${alias} AS (
+         DELETE FROM ${table} x USING u
+          WHERE x.workspace_id = $1 AND x.work_item_id = u.id AND u.${field} IS NOT NULL AND NOT (x.${column} = ANY(u.${field}))
+       ), i${alias} AS (
+         INSERT INTO ${table} (work_item_id, ${column}, workspace_id, project_id)
+         SELECT u.id, v, $1, $2 FROM u, unnest(u.${field}) v WHERE u.${field} IS NOT NULL
+         ON CONFLICT DO NOTHING
+       )`;
+}
+
 /** The record a batch PATCH row travels as (updateMany): every writable column with its type, and the link sets. */
 const UPDATE_RECORD = `id uuid, sent text[], name text, description_html text, description_stripped text, priority text,
   state_id uuid, type_id uuid, parent_id uuid, estimate_point_id uuid, start_date date, target_date date,
@@ -767,23 +782,8 @@ export class WorkItemsRepository {
     await db.query(
       `WITH u AS (
          SELECT * FROM jsonb_to_recordset($3::jsonb) AS u(${UPDATE_RECORD})
-       ), da AS (
-         DELETE FROM work_item_assignees a USING u
-          WHERE a.workspace_id = $1 AND a.work_item_id = u.id AND u.assignee_ids IS NOT NULL
-            AND NOT (a.assignee_id = ANY(u.assignee_ids))
-       ), ia AS (
-         INSERT INTO work_item_assignees (work_item_id, assignee_id, workspace_id, project_id)
-         SELECT u.id, x, $1, $2 FROM u, unnest(u.assignee_ids) x WHERE u.assignee_ids IS NOT NULL
-         ON CONFLICT DO NOTHING
-       ), dl AS (
-         DELETE FROM work_item_labels l USING u
-          WHERE l.workspace_id = $1 AND l.work_item_id = u.id AND u.label_ids IS NOT NULL
-            AND NOT (l.label_id = ANY(u.label_ids))
-       ), il AS (
-         INSERT INTO work_item_labels (work_item_id, label_id, workspace_id, project_id)
-         SELECT u.id, x, $1, $2 FROM u, unnest(u.label_ids) x WHERE u.label_ids IS NOT NULL
-         ON CONFLICT DO NOTHING
-       )
+       ), ${replaceSet('work_item_assignees', 'assignee_id', 'assignee_ids', 'a')},
+       ${replaceSet('work_item_labels', 'label_id', 'label_ids', 'l')}
        UPDATE work_items w SET ${set.join(', ')}, updated_at = now(), updated_by_id = $4
          FROM u WHERE w.workspace_id = $1 AND w.project_id = $2 AND w.id = u.id`,
       [workspaceId, projectId, JSON.stringify(payload), userId],

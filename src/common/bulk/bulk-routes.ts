@@ -13,15 +13,14 @@ import { BulkTarget, BulkWrites } from './bulk-writes';
 export interface BulkRoutesSpec {
   /** The collection's path: `api/v2/workspaces/:slug/projects/:project_id/labels`. */
   path: string;
-  tag: string;
+  /** The OpenAPI tag; default: `operation`. */
+  tag?: string;
   /** The operationId prefix: `labels` gives `labels_bulk_create`, `labels_upsert`... */
   operation: string;
-  /** The records, plural, for summaries: `labels`. */
-  noun: string;
+  /** The records, plural, for summaries; default: `operation`. */
+  noun?: string;
   /** The write rule of the single operations (the same scope and role). */
   auth: AuthRule;
-  /** Path parameters: `slug`, `project_id`, `estimate_id`... */
-  params: string[];
   createDto: Type<object>;
   readDto: Type<object>;
   /** Whose live record an external pair names (upsert): `this project`, `this work item`... */
@@ -38,11 +37,8 @@ export function projectCollection(
 ): BulkRoutesSpec {
   return {
     path: `api/v2/workspaces/:slug/projects/:project_id/${name}`,
-    tag: name,
     operation: name,
-    noun: name,
     auth: { scope: `projects.${name}:write`, project: role },
-    params: ['slug', 'project_id'],
     createDto: dtos.create,
     readDto: dtos.read,
     pairScope: 'this project',
@@ -59,6 +55,20 @@ export interface ProjectCrud<C extends object, U extends object> {
   create(ctx: ProjectContext, dto: C): Promise<{ id: string }>;
   update(ctx: ProjectContext, id: string, dto: U): Promise<{ id: string }>;
   remove(ctx: ProjectContext, id: string): Promise<void>;
+}
+
+/**
+ * The bulk routes of a collection directly under a project whose service is a ProjectCrud: the controller and its
+ * targets provider, for the feature module to register.
+ */
+export function projectCrudBulk<C extends object, U extends object>(
+  name: 'states' | 'cycles' | 'modules',
+  role: ProjectRole,
+  service: Type<ProjectCrud<C, U>>,
+  dtos: { create: Type<C>; update: Type<U>; read: Type<object> },
+): { controller: Type<unknown>; targets: Type<BulkTargets> } {
+  const targets = projectCrudTargets(service, name, dtos);
+  return { controller: BulkRoutes(projectCollection(name, role, dtos), targets), targets };
 }
 
 /** The bulk targets of a ProjectCrud service, its records' external pairs scoped by the project. */
@@ -99,7 +109,11 @@ const BULK_400: [number, string] = [
  */
 export function BulkRoutes(spec: BulkRoutesSpec, targets: Type<BulkTargets>): Type<unknown> {
   const op = (name: string) => `${spec.operation}_${name}`;
-  const docParams = spec.params.map((name) => ApiParam({ name, ...(name.endsWith('_id') ? { format: 'uuid' } : {}) }));
+  const noun = spec.noun ?? spec.operation;
+  // The path's parameters (`:slug`, `:project_id`...), documented on every route.
+  const docParams = [...spec.path.matchAll(/:(\w+)/g)].map(([, name]) =>
+    ApiParam({ name, ...(name.endsWith('_id') ? { format: 'uuid' } : {}) }),
+  );
 
   class Routes {
     constructor(
@@ -112,7 +126,7 @@ export function BulkRoutes(spec: BulkRoutesSpec, targets: Type<BulkTargets>): Ty
     @Authenticated(spec.auth)
     @ApiOperation({
       operationId: op('bulk_create'),
-      summary: `Create ${spec.noun} in bulk`,
+      summary: `Create ${noun} in bulk`,
       description: `Up to ${BULK_MAX_ITEMS} create bodies, each validated and written by the single create (its rules, permissions and audit; a reused external pair is 409, also between rows), in one transaction. ${PER_ROW}`,
     })
     @ApiBulkResponses()
@@ -126,7 +140,7 @@ export function BulkRoutes(spec: BulkRoutesSpec, targets: Type<BulkTargets>): Ty
     @Authenticated(spec.auth)
     @ApiOperation({
       operationId: op('bulk_update'),
-      summary: `Update ${spec.noun} in bulk`,
+      summary: `Update ${noun} in bulk`,
       description: `Up to ${BULK_MAX_ITEMS} PATCH bodies, each with the \`id\` of the record (unknown or foreign: that row is 404), each validated and written by the single PATCH, in one transaction. ${PER_ROW}`,
     })
     @ApiBulkResponses()
@@ -139,7 +153,7 @@ export function BulkRoutes(spec: BulkRoutesSpec, targets: Type<BulkTargets>): Ty
     @Authenticated(spec.auth)
     @ApiOperation({
       operationId: op('upsert'),
-      summary: `Create or update one of the ${spec.noun} by its external pair`,
+      summary: `Create or update one of the ${noun} by its external pair`,
       description: `A create body. With both external_source and external_id, the live record of ${spec.pairScope} holding that pair is updated with it (PATCH rules; 200), else the record is created (create rules; 201). Without the pair it is a plain create. Sending it twice creates once.`,
     })
     @ApiBody({ type: spec.createDto })
@@ -165,7 +179,7 @@ export function BulkRoutes(spec: BulkRoutesSpec, targets: Type<BulkTargets>): Ty
 
   docParams.forEach((d) => d(Routes));
   if (spec.withoutDelete) {
-    @ApiTags(spec.tag)
+    @ApiTags(spec.tag ?? spec.operation)
     @Controller(spec.path)
     class BulkController extends Routes {}
     docParams.forEach((d) => d(BulkController));
@@ -173,7 +187,7 @@ export function BulkRoutes(spec: BulkRoutesSpec, targets: Type<BulkTargets>): Ty
     return BulkController;
   }
 
-  @ApiTags(spec.tag)
+  @ApiTags(spec.tag ?? spec.operation)
   @Controller(spec.path)
   class BulkDeleteController extends Routes {
     @Post('bulk-delete')
@@ -181,7 +195,7 @@ export function BulkRoutes(spec: BulkRoutesSpec, targets: Type<BulkTargets>): Ty
     @Authenticated(spec.auth)
     @ApiOperation({
       operationId: op('bulk_delete'),
-      summary: `Delete ${spec.noun} in bulk`,
+      summary: `Delete ${noun} in bulk`,
       description: `Up to ${BULK_MAX_ITEMS} ids, each deleted by the single DELETE (its rules and effects; unknown, foreign or repeated ids are 404 rows), in one transaction. ${PER_ROW}`,
     })
     @ApiBulkResponses()
