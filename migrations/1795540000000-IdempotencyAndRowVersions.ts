@@ -46,20 +46,25 @@ export class IdempotencyAndRowVersions1795540000000 implements MigrationInterfac
         NEW.version := OLD.version + 1;
         RETURN NEW;
       END $$`);
-    for (const t of VERSIONED_TABLES) {
-      await q.query(`ALTER TABLE ${t} ADD COLUMN version integer NOT NULL DEFAULT 1`);
-      await q.query(
-        `CREATE TRIGGER trg_${t}_version BEFORE UPDATE ON ${t} FOR EACH ROW EXECUTE FUNCTION wt_bump_row_version()`,
-      );
-    }
+    for (const t of VERSIONED_TABLES) await addRowVersion(q, t);
   }
 
   public async down(q: QueryRunner): Promise<void> {
-    for (const t of VERSIONED_TABLES) {
-      await q.query(`DROP TRIGGER trg_${t}_version ON ${t}`);
-      await q.query(`ALTER TABLE ${t} DROP COLUMN version`);
-    }
+    for (const t of VERSIONED_TABLES) await dropRowVersion(q, t);
     await q.query(`DROP FUNCTION wt_bump_row_version()`);
     await q.query(`DROP TABLE idempotency_keys`);
   }
+}
+
+/** A `version` column (1 at insert) and the trigger that bumps it on every UPDATE; later migrations reuse it. */
+export async function addRowVersion(q: QueryRunner, table: string): Promise<void> {
+  await q.query(`ALTER TABLE ${table} ADD COLUMN version integer NOT NULL DEFAULT 1`);
+  await q.query(
+    `CREATE TRIGGER trg_${table}_version BEFORE UPDATE ON ${table} FOR EACH ROW EXECUTE FUNCTION wt_bump_row_version()`,
+  );
+}
+
+export async function dropRowVersion(q: QueryRunner, table: string): Promise<void> {
+  await q.query(`DROP TRIGGER trg_${table}_version ON ${table}`);
+  await q.query(`ALTER TABLE ${table} DROP COLUMN version`);
 }

@@ -27,6 +27,8 @@ import { WorkItemLinksRelationsHistory1795510000000 } from './1795510000000-Work
 import { WorkspaceWorkItemsArchivedProjects1795520000000 } from './1795520000000-WorkspaceWorkItemsArchivedProjects';
 import { IdempotencyAndRowVersions1795540000000 } from './1795540000000-IdempotencyAndRowVersions';
 import { ExternalPairIndexes1795630000000 } from './1795630000000-ExternalPairIndexes';
+import { DistributionReadyKeys1795640000000 } from './1795640000000-DistributionReadyKeys';
+import { MemberRowVersions1795640001000 } from './1795640001000-MemberRowVersions';
 
 export const MIGRATIONS: Array<new () => unknown> = [
   Foundation1795323810286,
@@ -56,4 +58,6 @@ export const MIGRATIONS: Array<new () => unknown> = [
   WorkspaceWorkItemsArchivedProjects1795520000000,
   IdempotencyAndRowVersions1795540000000,
   ExternalPairIndexes1795630000000,
+  DistributionReadyKeys1795640000000,
+  MemberRowVersions1795640001000,
 ];

@@ -1,10 +1,11 @@
 import { Column, Entity, Index } from 'typeorm';
-import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn, RowVersion } from '../common/database/columns';
+import { CreatedAt, DeletedAt, RowVersion, TenantId, TenantWorkspaceId, UpdatedAt } from '../common/database/columns';
 
 export const COMMENT_ACCESS = ['INTERNAL', 'EXTERNAL'] as const;
 export type CommentAccess = (typeof COMMENT_ACCESS)[number];
 
 /** A comment on a work item (gap-reference 3.2). `comment_stripped` is derived from the sanitized HTML. */
+@Index('ix_work_item_comments_by_id', ['id'])
 @Entity('work_item_comments')
 @Index('ix_work_item_comments_external', ['workspace_id', 'work_item_id', 'external_source', 'external_id'], {
   where: '"external_id" IS NOT NULL AND "deleted_at" IS NULL',
@@ -12,9 +13,9 @@ export type CommentAccess = (typeof COMMENT_ACCESS)[number];
 @Index('ix_work_item_comments_list', ['work_item_id', 'created_at', 'id'], { where: '"deleted_at" IS NULL' })
 @Index('ix_work_item_comments_id', ['work_item_id', 'id'], { where: '"deleted_at" IS NULL' })
 export class WorkItemCommentEntity {
-  @IdColumn() id!: string;
+  @TenantId('work_item_comments') id!: string;
   @RowVersion() version!: number;
-  @WorkspaceIdColumn() workspace_id!: string;
+  @TenantWorkspaceId('work_item_comments') workspace_id!: string;
   @Column('uuid') project_id!: string;
   @Column('uuid') work_item_id!: string;
   @Column('text') comment_html!: string;

@@ -7,6 +7,7 @@ import {
   ApiParam,
   ApiTags,
 } from '@nestjs/swagger';
+import { Expandable, ExpandParam } from '../common/expand/expand';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext } from '../common/auth/request-context';
 import { ProjectRole, WORK_ITEM_READER } from '../common/auth/roles';
@@ -15,6 +16,7 @@ import { ApiProblemResponses } from '../common/openapi/problem-responses';
 import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
 import { ListParams, ListQuery } from '../common/pagination/list-query';
 import { CommentDto, CreateCommentDto, UpdateCommentDto } from './comments.dto';
+import { COMMENT_EXPANDS } from './comments.mapper';
 import { COMMENT_LIST } from './comments.repository';
 import { CommentsService } from './comments.service';
 import { Versioned } from '../common/http/conditional';
@@ -31,13 +33,15 @@ export class CommentsController {
   @Authenticated({ scope: 'projects.work_items.comments:read', project: WORK_ITEM_READER })
   @ApiOperation({ operationId: 'work_item_comments_list', summary: 'List the comments of a work item' })
   @ApiListQuery(COMMENT_LIST)
+  @Expandable(COMMENT_EXPANDS)
   @ApiListResponse(CommentDto)
   list(
     @Ctx() ctx: ProjectContext,
     @WorkItemIdParam('work_item_id') workItemId: string,
     @ListParams(COMMENT_LIST) q: ListQuery,
+    @ExpandParam() expand: Set<string>,
   ) {
-    return this.comments.list(ctx, workItemId, q);
+    return this.comments.list(ctx, workItemId, q, expand);
   }
 
   @Post()
@@ -66,10 +70,16 @@ export class CommentsController {
     description: 'A comment of another work item is 404.',
   })
   @ApiParam({ name: 'pk', format: 'uuid' })
+  @Expandable(COMMENT_EXPANDS)
   @ApiOkResponse({ type: CommentDto })
   @ApiProblemResponses(400, 404)
-  get(@Ctx() ctx: ProjectContext, @WorkItemIdParam('work_item_id') workItemId: string, @UuidParam('pk') pk: string) {
-    return this.comments.get(ctx, workItemId, pk);
+  get(
+    @Ctx() ctx: ProjectContext,
+    @WorkItemIdParam('work_item_id') workItemId: string,
+    @UuidParam('pk') pk: string,
+    @ExpandParam() expand: Set<string>,
+  ) {
+    return this.comments.get(ctx, workItemId, pk, expand);
   }
 
   @Versioned('work_item_comments')

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsNotEmpty, IsString } from 'class-validator';
 import { ExternalField } from '../common/http/dto-fields';
 import { OptionalNotNull } from '../common/http/validation';
+import { UserRefDto } from '../users/user-ref';
 import { COMMENT_ACCESS } from './comment.entity';
 
 const ACCESS_MESSAGE = `$property must be one of: ${COMMENT_ACCESS.join(', ')}`;
@@ -52,4 +53,10 @@ export class CommentDto {
   @ApiProperty({ type: String, nullable: true, maxLength: 255 }) external_source!: string | null;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
   @ApiProperty({ type: String, format: 'uuid', nullable: true }) created_by_id!: string | null;
+  @ApiPropertyOptional({
+    type: UserRefDto,
+    nullable: true,
+    description: 'With ?expand=actor: the author; null when the author is no longer a user.',
+  })
+  actor?: UserRefDto | null;
 }

@@ -1,8 +1,11 @@
+import { actorRef } from '../users/user-ref';
 import { CommentDto } from './comments.dto';
+
+export const COMMENT_EXPANDS = ['actor'] as const;
 import { CommentRow } from './comments.repository';
 
-export function mapComment(r: CommentRow): CommentDto {
-  return {
+export function mapComment(r: CommentRow, expand: Set<string> = new Set()): CommentDto {
+  const dto: CommentDto = {
     id: r.id,
     work_item_id: r.work_item_id,
     comment_html: r.comment_html,
@@ -15,4 +18,6 @@ export function mapComment(r: CommentRow): CommentDto {
     created_at: new Date(r.created_at).toISOString(),
     created_by_id: r.created_by_id,
   };
+  if (expand.has('actor')) dto.actor = actorRef(r);
+  return dto;
 }

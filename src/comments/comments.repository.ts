@@ -4,6 +4,7 @@ import { ListQuery } from '../common/pagination/list-query';
 import { ListSpec } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
+import { ActorColumns } from '../users/user-ref';
 import { COMMENT_ACCESS } from './comment.entity';
 
 export const COMMENT_LIST: ListSpec = {
@@ -31,7 +32,11 @@ export const COMMENT_LIST: ListSpec = {
 const COLS = `c.id, c.work_item_id, c.comment_html, c.comment_stripped, c.access, c.actor_id, c.edited_at,
   c.external_id, c.external_source, c.created_at, c.created_by_id`;
 
-export interface CommentRow extends Record<string, unknown> {
+/** The author's user, read only for `?expand=actor` (users is a reference table). */
+const ACTOR_COLS = `u.display_name AS actor_display_name, u.email AS actor_email, u.avatar_url AS actor_avatar_url`;
+const ACTOR_JOIN = `LEFT JOIN users u ON u.id = c.actor_id`;
+
+export interface CommentRow extends Record<string, unknown>, ActorColumns {
   id: string;
   work_item_id: string;
   comment_html: string;
@@ -58,12 +63,12 @@ export interface CommentWrite {
 export class CommentsRepository {
   constructor(private readonly ds: DataSource) {}
 
-  list(workspaceId: string, projectId: string, workItemId: string, q: ListQuery) {
+  list(workspaceId: string, projectId: string, workItemId: string, q: ListQuery, withActor = false) {
     const p = new SqlParams([workspaceId, projectId, workItemId]);
     const where = ['c.workspace_id = $1', 'c.project_id = $2', 'c.work_item_id = $3', 'c.deleted_at IS NULL'];
     return runList<CommentRow>(this.ds, COMMENT_LIST, q, {
-      select: COLS,
-      from: 'work_item_comments c',
+      select: withActor ? `${COLS}, ${ACTOR_COLS}` : COLS,
+      from: withActor ? `work_item_comments c ${ACTOR_JOIN}` : 'work_item_comments c',
       where,
       params: p,
     });
@@ -81,6 +86,16 @@ export class CommentsRepository {
       [workspaceId, projectId, workItemId],
     );
     return rows.length > 0;
+  }
+
+  /** One comment with its author's user (`?expand=actor`). */
+  async getWithActor(workspaceId: string, projectId: string, workItemId: string, id: string) {
+    const rows = await this.ds.query(
+      `SELECT ${COLS}, ${ACTOR_COLS} FROM work_item_comments c ${ACTOR_JOIN}
+        WHERE c.workspace_id = $1 AND c.project_id = $2 AND c.work_item_id = $3 AND c.id = $4 AND c.deleted_at IS NULL`,
+      [workspaceId, projectId, workItemId, id],
+    );
+    return (rows[0] as CommentRow | undefined) ?? null;
   }
 
   async get(

@@ -28,17 +28,21 @@ export class CommentsService {
       throw ProblemException.notFound('Work item');
   }
 
-  async list(ctx: ProjectContext, workItemId: string, q: ListQuery) {
+  async list(ctx: ProjectContext, workItemId: string, q: ListQuery, expand: Set<string> = new Set()) {
     await this.mustHaveWorkItem(ctx, workItemId);
-    const { rows, envelope } = await this.repo.list(ctx.workspace.id, ctx.project.id, workItemId, q);
-    return envelope(rows.map(mapComment));
+    const [ws, project] = [ctx.workspace.id, ctx.project.id];
+    const { rows, envelope } = await this.repo.list(ws, project, workItemId, q, expand.has('actor'));
+    return envelope(rows.map((r) => mapComment(r, expand)));
   }
 
-  async get(ctx: ProjectContext, workItemId: string, id: string): Promise<CommentDto> {
+  async get(ctx: ProjectContext, workItemId: string, id: string, expand: Set<string> = new Set()): Promise<CommentDto> {
     await this.mustHaveWorkItem(ctx, workItemId);
-    const row = await this.repo.get(ctx.workspace.id, ctx.project.id, workItemId, id);
+    const [ws, project] = [ctx.workspace.id, ctx.project.id];
+    const row = expand.has('actor')
+      ? await this.repo.getWithActor(ws, project, workItemId, id)
+      : await this.repo.get(ws, project, workItemId, id);
     if (!row) throw ProblemException.notFound('Comment');
-    return mapComment(row);
+    return mapComment(row, expand);
   }
 
   /** A live work item of the project, else 404 (the bulk routes' path check). */

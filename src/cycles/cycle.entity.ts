@@ -1,18 +1,19 @@
 import { Column, Entity, Index } from 'typeorm';
-import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn, RowVersion } from '../common/database/columns';
+import { CreatedAt, DeletedAt, RowVersion, TenantId, TenantWorkspaceId, UpdatedAt } from '../common/database/columns';
 
 /** A time-boxed iteration of a project (spec "Cycle", gap-reference 3.5). Work items point at it with `work_items.cycle_id`. */
+@Index('ix_cycles_by_id', ['id'])
 @Entity('cycles')
 @Index('ix_cycles_external', ['workspace_id', 'project_id', 'external_source', 'external_id'], {
   where: '"external_id" IS NOT NULL AND "deleted_at" IS NULL',
 })
-@Index('uq_cycles_name', ['project_id', 'name'], { unique: true, where: '"deleted_at" IS NULL' })
+@Index('uq_cycles_name', ['workspace_id', 'project_id', 'name'], { unique: true, where: '"deleted_at" IS NULL' })
 @Index('ix_cycles_created', ['project_id', 'created_at', 'id'])
 @Index('ix_cycles_sort', ['project_id', 'sort_order', 'id'])
 export class CycleEntity {
-  @IdColumn() id!: string;
+  @TenantId('cycles') id!: string;
   @RowVersion() version!: number;
-  @WorkspaceIdColumn() workspace_id!: string;
+  @TenantWorkspaceId('cycles') workspace_id!: string;
   @Column('uuid') project_id!: string;
   @Column('varchar', { length: 255 }) name!: string;
   @Column('text', { default: '' }) description!: string;

@@ -1,21 +1,25 @@
 import { Column, Entity, Index } from 'typeorm';
-import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn, RowVersion } from '../common/database/columns';
+import { CreatedAt, DeletedAt, RowVersion, TenantId, TenantWorkspaceId, UpdatedAt } from '../common/database/columns';
 
 export const ESTIMATE_TYPES = ['categories', 'points', 'time'] as const;
 export type EstimateType = (typeof ESTIMATE_TYPES)[number];
 
 /** An estimate system of a project. At most one live estimate per project is active. */
+@Index('ix_estimates_by_id', ['id'])
 @Entity('estimates')
 @Index('ix_estimates_external', ['workspace_id', 'project_id', 'external_source', 'external_id'], {
   where: '"external_id" IS NOT NULL AND "deleted_at" IS NULL',
 })
-@Index('uq_estimates_active', ['project_id'], { unique: true, where: '"is_active" AND "deleted_at" IS NULL' })
-@Index('uq_estimates_name', ['project_id', 'name'], { unique: true, where: '"deleted_at" IS NULL' })
+@Index('uq_estimates_active', ['workspace_id', 'project_id'], {
+  unique: true,
+  where: '"is_active" AND "deleted_at" IS NULL',
+})
+@Index('uq_estimates_name', ['workspace_id', 'project_id', 'name'], { unique: true, where: '"deleted_at" IS NULL' })
 @Index('ix_estimates_created', ['project_id', 'created_at', 'id'])
 export class EstimateEntity {
-  @IdColumn() id!: string;
+  @TenantId('estimates') id!: string;
   @RowVersion() version!: number;
-  @WorkspaceIdColumn() workspace_id!: string;
+  @TenantWorkspaceId('estimates') workspace_id!: string;
   @Column('uuid') project_id!: string;
   @Column('varchar', { length: 255 }) name!: string;
   @Column('text', { default: '' }) description!: string;
@@ -31,17 +35,21 @@ export class EstimateEntity {
 }
 
 /** One point (value) of an estimate; values are unique within their estimate. */
+@Index('ix_estimate_points_by_id', ['id'])
 @Entity('estimate_points')
 @Index('ix_estimate_points_external', ['workspace_id', 'estimate_id', 'external_source', 'external_id'], {
   where: '"external_id" IS NOT NULL AND "deleted_at" IS NULL',
 })
-@Index('uq_estimate_points_value', ['estimate_id', 'value'], { unique: true, where: '"deleted_at" IS NULL' })
+@Index('uq_estimate_points_value', ['workspace_id', 'estimate_id', 'value'], {
+  unique: true,
+  where: '"deleted_at" IS NULL',
+})
 @Index('ix_estimate_points_list', ['estimate_id', 'key', 'id'])
 @Index('ix_estimate_points_created', ['estimate_id', 'created_at', 'id'])
 export class EstimatePointEntity {
-  @IdColumn() id!: string;
+  @TenantId('estimate_points') id!: string;
   @RowVersion() version!: number;
-  @WorkspaceIdColumn() workspace_id!: string;
+  @TenantWorkspaceId('estimate_points') workspace_id!: string;
   @Column('uuid') project_id!: string;
   @Column('uuid') estimate_id!: string;
   @Column('integer') key!: number;

@@ -46,7 +46,7 @@ export class FeaturesRepository {
     forUpdate = false,
   ): Promise<ProjectFeaturesRow> {
     await db.query(
-      `INSERT INTO project_features (workspace_id, project_id) VALUES ($1, $2) ON CONFLICT (project_id) DO NOTHING`,
+      `INSERT INTO project_features (workspace_id, project_id) VALUES ($1, $2) ON CONFLICT (workspace_id, project_id) DO NOTHING`,
       [workspaceId, projectId],
     );
     const rows = await db.query(

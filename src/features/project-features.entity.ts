@@ -1,12 +1,13 @@
 import { Column, Entity, Index } from 'typeorm';
-import { CreatedAt, IdColumn, UpdatedAt, WorkspaceIdColumn } from '../common/database/columns';
+import { CreatedAt, TenantId, TenantWorkspaceId, UpdatedAt } from '../common/database/columns';
 
 /** One row per project (later edition's project features, plus cycles/modules/estimates switches). */
+@Index('ix_project_features_by_id', ['id'])
 @Entity('project_features')
-@Index('uq_project_features_project', ['project_id'], { unique: true })
+@Index('uq_project_features_project', ['workspace_id', 'project_id'], { unique: true })
 export class ProjectFeaturesEntity {
-  @IdColumn() id!: string;
-  @WorkspaceIdColumn() workspace_id!: string;
+  @TenantId('project_features') id!: string;
+  @TenantWorkspaceId('project_features') workspace_id!: string;
   @Column('uuid') project_id!: string;
   @Column('boolean', { default: false }) is_workflow_enabled!: boolean;
   @Column('boolean', { default: true }) is_cycles_enabled!: boolean;

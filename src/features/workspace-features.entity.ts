@@ -1,12 +1,13 @@
 import { Column, Entity, Index } from 'typeorm';
-import { CreatedAt, IdColumn, UpdatedAt, WorkspaceIdColumn } from '../common/database/columns';
+import { CreatedAt, TenantId, TenantWorkspaceId, UpdatedAt } from '../common/database/columns';
 
 /** One row per workspace (gap-reference 3.8). `is_work_item_types_enabled` is the work item type mode. */
+@Index('ix_workspace_features_by_id', ['id'])
 @Entity('workspace_features')
 @Index('uq_workspace_features_ws', ['workspace_id'], { unique: true })
 export class WorkspaceFeaturesEntity {
-  @IdColumn() id!: string;
-  @WorkspaceIdColumn() workspace_id!: string;
+  @TenantId('workspace_features') id!: string;
+  @TenantWorkspaceId('workspace_features') workspace_id!: string;
   /** true: types and properties are managed at the workspace level; false: per project. */
   @Column('boolean', { default: false }) is_work_item_types_enabled!: boolean;
   @Column('integer', { default: 0 }) work_item_type_default_level!: number;

@@ -1,16 +1,17 @@
 import { Column, Entity, Index } from 'typeorm';
-import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn, RowVersion } from '../common/database/columns';
+import { CreatedAt, DeletedAt, RowVersion, TenantId, TenantWorkspaceId, UpdatedAt } from '../common/database/columns';
 
 /**
  * A label. `project_id` null means a workspace-level label, usable on the work items of every project
  * of the workspace. Names are unique among the live labels of a project, and among the live
  * workspace-level labels of a workspace (a name may exist at both levels).
  */
+@Index('ix_labels_by_id', ['id'])
 @Entity('labels')
 @Index('ix_labels_external', ['workspace_id', 'project_id', 'external_source', 'external_id'], {
   where: '"external_id" IS NOT NULL AND "deleted_at" IS NULL',
 })
-@Index('uq_labels_project_name', ['project_id', 'name'], {
+@Index('uq_labels_project_name', ['workspace_id', 'project_id', 'name'], {
   unique: true,
   where: '"deleted_at" IS NULL AND "project_id" IS NOT NULL',
 })
@@ -22,9 +23,9 @@ import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn, RowVersio
 @Index('ix_labels_created', ['workspace_id', 'project_id', 'created_at', 'id'])
 @Index('ix_labels_parent', ['parent_id'])
 export class LabelEntity {
-  @IdColumn() id!: string;
+  @TenantId('labels') id!: string;
   @RowVersion() version!: number;
-  @WorkspaceIdColumn() workspace_id!: string;
+  @TenantWorkspaceId('labels') workspace_id!: string;
   @Column('uuid', { nullable: true }) project_id!: string | null;
   @Column('varchar', { length: 255 }) name!: string;
   @Column('text', { default: '' }) description!: string;

@@ -2,13 +2,10 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsNotEmpty, IsOptional, IsString, IsUUID } from 'class-validator';
 import { PROJECT_ROLES, WORKSPACE_ROLES } from '../common/auth/roles';
 import { MaxChars } from '../common/http/validation';
+import { UserRefDto } from '../users/user-ref';
 
-export class MemberUserDto {
-  @ApiProperty({ format: 'uuid' }) id!: string;
-  @ApiProperty() display_name!: string;
-  @ApiProperty({ nullable: true, type: String }) avatar_url!: string | null;
-  @ApiProperty({ format: 'email' }) email!: string;
-}
+/** The member's user with ?expand=member (its own schema name kept for generated clients). */
+export class MemberUserDto extends UserRefDto {}
 
 /** A membership row: `id` is the membership, `member_id` the user. */
 export class MemberDto {

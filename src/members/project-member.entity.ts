@@ -1,14 +1,18 @@
 import { Column, Entity, Index } from 'typeorm';
-import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn } from '../common/database/columns';
+import { CreatedAt, DeletedAt, RowVersion, TenantId, TenantWorkspaceId, UpdatedAt } from '../common/database/columns';
 
 /** A user's membership of a project; `role` is a slug (admin, contributor, commenter, guest). */
+@Index('ix_project_members_by_id', ['id'])
 @Entity('project_members')
-@Index('uq_project_members_member', ['project_id', 'member_id'], { unique: true, where: '"deleted_at" IS NULL' })
+@Index('uq_project_members_member', ['workspace_id', 'project_id', 'member_id'], {
+  unique: true,
+  where: '"deleted_at" IS NULL',
+})
 @Index('ix_project_members_list', ['project_id', 'created_at', 'id'])
 @Index('ix_project_members_user', ['workspace_id', 'member_id'])
 export class ProjectMemberEntity {
-  @IdColumn() id!: string;
-  @WorkspaceIdColumn() workspace_id!: string;
+  @TenantId('project_members') id!: string;
+  @TenantWorkspaceId('project_members') workspace_id!: string;
   @Column('uuid') project_id!: string;
   @Column('uuid') member_id!: string;
   @Column('varchar', { length: 64 }) role!: string;
@@ -16,4 +20,5 @@ export class ProjectMemberEntity {
   @CreatedAt() created_at!: Date;
   @UpdatedAt() updated_at!: Date;
   @DeletedAt() deleted_at!: Date | null;
+  @RowVersion() version!: number;
 }

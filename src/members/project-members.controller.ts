@@ -1,3 +1,4 @@
+import { Versioned } from '../common/http/conditional';
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
 import {
   ApiCreatedResponse,
@@ -62,6 +63,7 @@ export class ProjectMembersController {
     return this.members.addProjectMember(ctx, body.member_id, body.role, expand);
   }
 
+  @Versioned('project_members')
   @Get(':pk')
   @Authenticated({ scope: 'projects.members:read', project: ProjectRole.Guest })
   @ApiOperation({ operationId: 'project_members_get', summary: 'Get a project membership' })
@@ -72,6 +74,7 @@ export class ProjectMembersController {
     return this.members.getProjectMember(ctx, pk, expand);
   }
 
+  @Versioned('project_members')
   @Patch(':pk')
   @Authenticated({ scope: 'projects.members:write', project: ProjectRole.Admin })
   @ApiOperation({
@@ -91,6 +94,7 @@ export class ProjectMembersController {
     return this.members.updateProjectRole(ctx, pk, body.role, expand);
   }
 
+  @Versioned('project_members')
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated({ scope: 'projects.members:write', project: ProjectRole.Admin })

@@ -1,3 +1,4 @@
+import { Versioned } from '../common/http/conditional';
 import { Body, Controller, Get, HttpCode, Patch, Post } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
@@ -31,6 +32,7 @@ export class WorkspaceMembersController {
     return this.members.listWorkspace(ctx, q, expand);
   }
 
+  @Versioned('workspace_members')
   @Get(':pk')
   @Authenticated({ scope: 'workspaces.members:read', workspace: WorkspaceRole.Member })
   @ApiOperation({ operationId: 'workspace_members_get', summary: 'Get a workspace membership' })
@@ -41,6 +43,7 @@ export class WorkspaceMembersController {
     return this.members.getWorkspaceMember(ctx, pk, expand);
   }
 
+  @Versioned('workspace_members')
   @Patch(':pk')
   @Authenticated({ scope: 'workspaces.members:write', workspace: WorkspaceRole.Admin })
   @ApiOperation({

@@ -1,5 +1,5 @@
 import { Column, Entity, Index } from 'typeorm';
-import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn, RowVersion } from '../common/database/columns';
+import { CreatedAt, DeletedAt, RowVersion, TenantId, TenantWorkspaceId, UpdatedAt } from '../common/database/columns';
 
 export const MODULE_STATUSES = ['backlog', 'planned', 'in-progress', 'paused', 'completed', 'cancelled'] as const;
 export type ModuleStatus = (typeof MODULE_STATUSES)[number];
@@ -8,17 +8,18 @@ export type ModuleStatus = (typeof MODULE_STATUSES)[number];
  * A grouping of work items inside a project (spec "Module", gap-reference 3.6). Membership of work
  * items lives in `module_work_items` (owned by the work items area); `member_ids` is derived.
  */
+@Index('ix_modules_by_id', ['id'])
 @Entity('modules')
 @Index('ix_modules_external', ['workspace_id', 'project_id', 'external_source', 'external_id'], {
   where: '"external_id" IS NOT NULL AND "deleted_at" IS NULL',
 })
-@Index('uq_modules_name', ['project_id', 'name'], { unique: true, where: '"deleted_at" IS NULL' })
+@Index('uq_modules_name', ['workspace_id', 'project_id', 'name'], { unique: true, where: '"deleted_at" IS NULL' })
 @Index('ix_modules_sort', ['project_id', 'sort_order', 'id'])
 @Index('ix_modules_created', ['project_id', 'created_at', 'id'])
 export class ModuleEntity {
-  @IdColumn() id!: string;
+  @TenantId('modules') id!: string;
   @RowVersion() version!: number;
-  @WorkspaceIdColumn() workspace_id!: string;
+  @TenantWorkspaceId('modules') workspace_id!: string;
   @Column('uuid') project_id!: string;
   @Column('varchar', { length: 255 }) name!: string;
   @Column('text', { default: '' }) description!: string;

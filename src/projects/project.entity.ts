@@ -1,6 +1,7 @@
 import { Column, Entity, Index } from 'typeorm';
-import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn, RowVersion } from '../common/database/columns';
+import { CreatedAt, DeletedAt, RowVersion, TenantId, TenantWorkspaceId, UpdatedAt } from '../common/database/columns';
 
+@Index('ix_projects_by_id', ['id'])
 @Entity('projects')
 @Index('ix_projects_external', ['workspace_id', 'external_source', 'external_id'], {
   where: '"external_id" IS NOT NULL AND "deleted_at" IS NULL',
@@ -9,9 +10,9 @@ import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn, RowVersio
 @Index('uq_projects_name', ['workspace_id', 'name'], { unique: true, where: '"deleted_at" IS NULL' })
 @Index('ix_projects_list', ['workspace_id', 'created_at', 'id'])
 export class ProjectEntity {
-  @IdColumn() id!: string;
+  @TenantId('projects') id!: string;
   @RowVersion() version!: number;
-  @WorkspaceIdColumn() workspace_id!: string;
+  @TenantWorkspaceId('projects') workspace_id!: string;
   @Column('varchar', { length: 255 }) name!: string;
   /** Upper-case, unique in the workspace; prefixes work item identifiers (PROJ-12). */
   @Column('varchar', { length: 12 }) identifier!: string;

@@ -1,21 +1,25 @@
 import { Column, Entity, Index } from 'typeorm';
-import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn, RowVersion } from '../common/database/columns';
+import { CreatedAt, DeletedAt, RowVersion, TenantId, TenantWorkspaceId, UpdatedAt } from '../common/database/columns';
 
 export const STATE_GROUPS = ['backlog', 'unstarted', 'started', 'completed', 'cancelled', 'triage'] as const;
 export type StateGroup = (typeof STATE_GROUPS)[number];
 
+@Index('ix_states_by_id', ['id'])
 @Entity('states')
 @Index('ix_states_external', ['workspace_id', 'project_id', 'external_source', 'external_id'], {
   where: '"external_id" IS NOT NULL AND "deleted_at" IS NULL',
 })
-@Index('uq_states_name', ['project_id', 'name'], { unique: true, where: '"deleted_at" IS NULL' })
-@Index('uq_states_default', ['project_id'], { unique: true, where: '"is_default" AND "deleted_at" IS NULL' })
+@Index('uq_states_name', ['workspace_id', 'project_id', 'name'], { unique: true, where: '"deleted_at" IS NULL' })
+@Index('uq_states_default', ['workspace_id', 'project_id'], {
+  unique: true,
+  where: '"is_default" AND "deleted_at" IS NULL',
+})
 @Index('ix_states_list', ['project_id', 'sequence', 'id'])
 @Index('ix_states_created', ['project_id', 'created_at', 'id'])
 export class StateEntity {
-  @IdColumn() id!: string;
+  @TenantId('states') id!: string;
   @RowVersion() version!: number;
-  @WorkspaceIdColumn() workspace_id!: string;
+  @TenantWorkspaceId('states') workspace_id!: string;
   @Column('uuid') project_id!: string;
   @Column('varchar', { length: 255 }) name!: string;
   @Column('text', { default: '' }) description!: string;

@@ -1,4 +1,5 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { UserRefDto } from '../users/user-ref';
 import { ACTIVITY_VERBS } from './work-item-activities.repository';
 
 const NULLABLE_TEXT = { type: String, nullable: true } as const;
@@ -43,4 +44,10 @@ export class WorkItemActivityDto {
   @ApiProperty({ ...NULLABLE_TEXT, description: 'Always null.' })
   external_source!: string | null;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
+  @ApiPropertyOptional({
+    type: UserRefDto,
+    nullable: true,
+    description: 'With ?expand=actor: who made the change; null when no user made it.',
+  })
+  actor?: UserRefDto | null;
 }

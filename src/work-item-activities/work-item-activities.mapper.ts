@@ -1,3 +1,4 @@
+import { actorRef } from '../users/user-ref';
 import { WorkItemActivityDto } from './work-item-activities.dto';
 import { ActivityRow } from './work-item-activities.repository';
 
@@ -18,8 +19,10 @@ export function describeActivity(r: Pick<ActivityRow, 'verb' | 'field' | 'old_va
   return `set ${r.field} to ${r.field === 'description' || r.field === 'custom_fields' ? 'a new value' : r.new_value}`;
 }
 
-export function mapActivity(r: ActivityRow): WorkItemActivityDto {
-  return {
+export const ACTIVITY_EXPANDS = ['actor'] as const;
+
+export function mapActivity(r: ActivityRow, expand: Set<string> = new Set()): WorkItemActivityDto {
+  const dto: WorkItemActivityDto = {
     id: r.id,
     work_item_id: r.work_item_id,
     verb: r.verb,
@@ -36,4 +39,6 @@ export function mapActivity(r: ActivityRow): WorkItemActivityDto {
     external_source: null,
     created_at: new Date(r.created_at).toISOString(),
   };
+  if (expand.has('actor')) dto.actor = actorRef(r);
+  return dto;
 }

@@ -4,6 +4,7 @@ import { ListQuery } from '../common/pagination/list-query';
 import { ListSpec } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { SqlParams } from '../common/pagination/sql-params';
+import { ActorColumns } from '../users/user-ref';
 
 export const ACTIVITY_VERBS = ['created', 'updated', 'deleted', 'archived', 'unarchived'] as const;
 
@@ -36,7 +37,11 @@ export const ACTIVITY_LIST: ListSpec = {
 const COLS = `a.id, a.work_item_id, a.verb, a.field, a.old_value, a.new_value, a.old_identifier_id, a.new_identifier_id,
   a.issue_comment_id, a.actor_id, a.epoch, a.created_at`;
 
-export interface ActivityRow extends Record<string, unknown> {
+/** The actor's user, read only for `?expand=actor` (users is a reference table: the join stays on one shard). */
+const ACTOR_COLS = `u.display_name AS actor_display_name, u.email AS actor_email, u.avatar_url AS actor_avatar_url`;
+const ACTOR_JOIN = `LEFT JOIN users u ON u.id = a.actor_id`;
+
+export interface ActivityRow extends Record<string, unknown>, ActorColumns {
   id: string;
   work_item_id: string;
   verb: string;
@@ -56,19 +61,25 @@ export interface ActivityRow extends Record<string, unknown> {
 export class WorkItemActivitiesRepository {
   constructor(private readonly ds: DataSource) {}
 
-  list(workspaceId: string, projectId: string, workItemId: string, q: ListQuery) {
+  list(workspaceId: string, projectId: string, workItemId: string, q: ListQuery, withActor = false) {
     const p = new SqlParams([workspaceId, projectId, workItemId]);
     return runList<ActivityRow>(this.ds, ACTIVITY_LIST, q, {
-      select: COLS,
-      from: 'work_item_activities a',
+      select: withActor ? `${COLS}, ${ACTOR_COLS}` : COLS,
+      from: withActor ? `work_item_activities a ${ACTOR_JOIN}` : 'work_item_activities a',
       where: ['a.work_item_id = $3', 'a.workspace_id = $1', 'a.project_id = $2'],
       params: p,
     });
   }
 
-  async get(workspaceId: string, projectId: string, workItemId: string, id: string): Promise<ActivityRow | null> {
+  async get(
+    workspaceId: string,
+    projectId: string,
+    workItemId: string,
+    id: string,
+    withActor = false,
+  ): Promise<ActivityRow | null> {
     const rows = await this.ds.query(
-      `SELECT ${COLS} FROM work_item_activities a
+      `SELECT ${withActor ? `${COLS}, ${ACTOR_COLS}` : COLS} FROM work_item_activities a ${withActor ? ACTOR_JOIN : ''}
         WHERE a.workspace_id = $1 AND a.id = $4 AND a.project_id = $2 AND a.work_item_id = $3`,
       [workspaceId, projectId, workItemId, id],
     );

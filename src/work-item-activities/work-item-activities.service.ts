@@ -16,16 +16,22 @@ export class WorkItemActivitiesService {
       throw ProblemException.notFound('Work item');
   }
 
-  async list(ctx: ProjectContext, workItemId: string, q: ListQuery) {
+  async list(ctx: ProjectContext, workItemId: string, q: ListQuery, expand: Set<string> = new Set()) {
     await this.mustHaveWorkItem(ctx, workItemId);
-    const { rows, envelope } = await this.repo.list(ctx.workspace.id, ctx.project.id, workItemId, q);
-    return envelope(rows.map(mapActivity));
+    const [ws, project] = [ctx.workspace.id, ctx.project.id];
+    const { rows, envelope } = await this.repo.list(ws, project, workItemId, q, expand.has('actor'));
+    return envelope(rows.map((r) => mapActivity(r, expand)));
   }
 
-  async get(ctx: ProjectContext, workItemId: string, id: string): Promise<WorkItemActivityDto> {
+  async get(
+    ctx: ProjectContext,
+    workItemId: string,
+    id: string,
+    expand: Set<string> = new Set(),
+  ): Promise<WorkItemActivityDto> {
     await this.mustHaveWorkItem(ctx, workItemId);
-    const row = await this.repo.get(ctx.workspace.id, ctx.project.id, workItemId, id);
+    const row = await this.repo.get(ctx.workspace.id, ctx.project.id, workItemId, id, expand.has('actor'));
     if (!row) throw ProblemException.notFound('Activity');
-    return mapActivity(row);
+    return mapActivity(row, expand);
   }
 }

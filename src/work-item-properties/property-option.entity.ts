@@ -1,14 +1,18 @@
 import { Column, Entity, Index } from 'typeorm';
-import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn, RowVersion } from '../common/database/columns';
+import { CreatedAt, DeletedAt, RowVersion, TenantId, TenantWorkspaceId, UpdatedAt } from '../common/database/columns';
 
 /** A choice of an OPTION property. Work items store its id. At most one default per property. */
+@Index('ix_work_item_property_options_by_id', ['id'])
 @Entity('work_item_property_options')
-@Index('uq_wipo_default', ['property_id'], { unique: true, where: '"is_default" AND "deleted_at" IS NULL' })
+@Index('uq_wipo_default', ['workspace_id', 'property_id'], {
+  unique: true,
+  where: '"is_default" AND "deleted_at" IS NULL',
+})
 @Index('ix_wipo_order', ['property_id', 'sort_order', 'id'])
 export class PropertyOptionEntity {
-  @IdColumn() id!: string;
+  @TenantId('work_item_property_options') id!: string;
   @RowVersion() version!: number;
-  @WorkspaceIdColumn() workspace_id!: string;
+  @TenantWorkspaceId('work_item_property_options') workspace_id!: string;
   @Column('uuid') property_id!: string;
   @Column('varchar', { length: 255 }) name!: string;
   @Column('text', { default: '' }) description!: string;

@@ -210,7 +210,7 @@ export class WorkItemPropertiesRepository {
       `INSERT INTO work_item_type_properties (type_id, property_id, workspace_id, sort_order)
        SELECT $2, x.id, $1, (SELECT coalesce(max(sort_order), 0) FROM work_item_type_properties WHERE workspace_id = $1 AND type_id = $2) + x.ord * 1000
          FROM unnest($3::uuid[]) WITH ORDINALITY AS x(id, ord)
-       ON CONFLICT (type_id, property_id) DO NOTHING`,
+       ON CONFLICT (workspace_id, type_id, property_id) DO NOTHING`,
       [workspaceId, typeId, ids],
     );
   }

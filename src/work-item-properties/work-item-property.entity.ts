@@ -1,12 +1,13 @@
 import { Column, Entity, Index } from 'typeorm';
-import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn, RowVersion } from '../common/database/columns';
+import { CreatedAt, DeletedAt, RowVersion, TenantId, TenantWorkspaceId, UpdatedAt } from '../common/database/columns';
 
 /**
  * A custom property definition. `project_id` set: a project-level property; null: workspace-level
  * (reaches work items through its contexts). `name` is the slug derived once from `display_name`.
  */
+@Index('ix_work_item_properties_by_id', ['id'])
 @Entity('work_item_properties')
-@Index('uq_wip_project_name', ['project_id', 'name'], {
+@Index('uq_wip_project_name', ['workspace_id', 'project_id', 'name'], {
   unique: true,
   where: '"deleted_at" IS NULL AND "project_id" IS NOT NULL',
 })
@@ -16,9 +17,9 @@ import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn, RowVersio
 })
 @Index('ix_wip_owner', ['workspace_id', 'project_id', 'sort_order', 'id'])
 export class WorkItemPropertyEntity {
-  @IdColumn() id!: string;
+  @TenantId('work_item_properties') id!: string;
   @RowVersion() version!: number;
-  @WorkspaceIdColumn() workspace_id!: string;
+  @TenantWorkspaceId('work_item_properties') workspace_id!: string;
   @Column('uuid', { nullable: true }) project_id!: string | null;
   @Column('varchar', { length: 255 }) name!: string;
   @Column('varchar', { length: 255 }) display_name!: string;

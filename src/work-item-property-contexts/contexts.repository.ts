@@ -245,7 +245,7 @@ export class ContextsRepository {
       `INSERT INTO work_item_property_context_options (context_id, option_id, workspace_id, sort_order, is_default)
        SELECT $2, x.option_id, $1, (SELECT coalesce(max(sort_order), 0) FROM work_item_property_context_options WHERE workspace_id = $1 AND context_id = $2) + x.ord, x.is_default
          FROM jsonb_to_recordset($3::jsonb) AS x(option_id uuid, is_default boolean, ord int)
-       ON CONFLICT (context_id, option_id) DO UPDATE SET is_default = EXCLUDED.is_default`,
+       ON CONFLICT (workspace_id, context_id, option_id) DO UPDATE SET is_default = EXCLUDED.is_default`,
       [workspaceId, contextId, JSON.stringify(items.map((i, n) => ({ ...i, ord: n + 1 })))],
     );
   }

@@ -1,25 +1,26 @@
 import { Column, Entity, Index } from 'typeorm';
-import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn, RowVersion } from '../common/database/columns';
+import { CreatedAt, DeletedAt, RowVersion, TenantId, TenantWorkspaceId, UpdatedAt } from '../common/database/columns';
 
 /**
  * A scope of a workspace-level property: which projects and types it covers (wildcard flags or
  * link tables) and the configuration that replaces the property's own inside that scope.
  */
+@Index('ix_work_item_property_contexts_by_id', ['id'])
 @Entity('work_item_property_contexts')
 @Index('uq_wipc_name', { synchronize: false })
-@Index('uq_wipc_all_projects', ['property_id'], {
+@Index('uq_wipc_all_projects', ['workspace_id', 'property_id'], {
   unique: true,
   where: '"applies_to_all_projects" AND "deleted_at" IS NULL',
 })
-@Index('uq_wipc_external', ['property_id', 'external_source', 'external_id'], {
+@Index('uq_wipc_external', ['workspace_id', 'property_id', 'external_source', 'external_id'], {
   unique: true,
   where: '"external_id" IS NOT NULL AND "deleted_at" IS NULL',
 })
 @Index('ix_wipc_order', ['property_id', 'sort_order', 'id'])
 export class PropertyContextEntity {
-  @IdColumn() id!: string;
+  @TenantId('work_item_property_contexts') id!: string;
   @RowVersion() version!: number;
-  @WorkspaceIdColumn() workspace_id!: string;
+  @TenantWorkspaceId('work_item_property_contexts') workspace_id!: string;
   @Column('uuid') property_id!: string;
   @Column('varchar', { length: 255 }) name!: string;
   @Column('boolean', { default: false }) is_required!: boolean;

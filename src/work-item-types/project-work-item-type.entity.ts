@@ -1,13 +1,14 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { CreatedAt, WorkspaceIdColumn } from '../common/database/columns';
+import { CreatedAt, TenantWorkspaceId, tenantKey } from '../common/database/columns';
 
 /** A workspace-level type imported into a project (gap-reference 3.10 import): a roster link, nothing copied. */
+@Index('ix_project_work_item_types_by_key', ['project_id', 'type_id'])
 @Entity('project_work_item_types')
 @Index('ix_pwit_type', ['type_id'])
 export class ProjectWorkItemTypeEntity {
-  @PrimaryColumn('uuid') project_id!: string;
-  @PrimaryColumn('uuid') type_id!: string;
-  @WorkspaceIdColumn() workspace_id!: string;
+  @PrimaryColumn('uuid', tenantKey('project_work_item_types')) project_id!: string;
+  @PrimaryColumn('uuid', tenantKey('project_work_item_types')) type_id!: string;
+  @TenantWorkspaceId('project_work_item_types') workspace_id!: string;
   @Column('uuid', { nullable: true }) created_by_id!: string | null;
   @CreatedAt() created_at!: Date;
 }

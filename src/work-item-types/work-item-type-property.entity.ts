@@ -1,14 +1,15 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { CreatedAt, WorkspaceIdColumn } from '../common/database/columns';
+import { CreatedAt, TenantWorkspaceId, tenantKey } from '../common/database/columns';
 
 /** A property attached to a type (one property, many types). Same level on both ends. */
+@Index('ix_work_item_type_properties_by_key', ['type_id', 'property_id'])
 @Entity('work_item_type_properties')
 @Index('ix_witp_property', ['property_id'])
 @Index('ix_witp_order', ['type_id', 'sort_order'])
 export class WorkItemTypePropertyEntity {
-  @PrimaryColumn('uuid') type_id!: string;
-  @PrimaryColumn('uuid') property_id!: string;
-  @WorkspaceIdColumn() workspace_id!: string;
+  @PrimaryColumn('uuid', tenantKey('work_item_type_properties')) type_id!: string;
+  @PrimaryColumn('uuid', tenantKey('work_item_type_properties')) property_id!: string;
+  @TenantWorkspaceId('work_item_type_properties') workspace_id!: string;
   @Column('double precision') sort_order!: number;
   @CreatedAt() created_at!: Date;
 }

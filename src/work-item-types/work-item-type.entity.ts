@@ -1,15 +1,16 @@
 import { Column, Entity, Index } from 'typeorm';
-import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn, RowVersion } from '../common/database/columns';
+import { CreatedAt, DeletedAt, RowVersion, TenantId, TenantWorkspaceId, UpdatedAt } from '../common/database/columns';
 
 /**
  * A work item type. `project_id` set: owned by that project (project mode); null: a workspace-level
  * type (workspace mode) that reaches projects by import (project_work_item_types).
  * Names are unique case-insensitively per owner (expression indexes created by the migration).
  */
+@Index('ix_work_item_types_by_id', ['id'])
 @Entity('work_item_types')
 @Index('uq_wit_project_name', { synchronize: false })
 @Index('uq_wit_workspace_name', { synchronize: false })
-@Index('uq_wit_project_default', ['project_id'], {
+@Index('uq_wit_project_default', ['workspace_id', 'project_id'], {
   unique: true,
   where: '"is_default" AND "deleted_at" IS NULL AND "project_id" IS NOT NULL',
 })
@@ -17,7 +18,7 @@ import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn, RowVersio
   unique: true,
   where: '"is_default" AND "deleted_at" IS NULL AND "project_id" IS NULL',
 })
-@Index('uq_wit_project_external', ['project_id', 'external_source', 'external_id'], {
+@Index('uq_wit_project_external', ['workspace_id', 'project_id', 'external_source', 'external_id'], {
   unique: true,
   where: '"external_id" IS NOT NULL AND "deleted_at" IS NULL AND "project_id" IS NOT NULL',
 })
@@ -27,9 +28,9 @@ import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn, RowVersio
 })
 @Index('ix_wit_owner', ['workspace_id', 'project_id', 'created_at', 'id'])
 export class WorkItemTypeEntity {
-  @IdColumn() id!: string;
+  @TenantId('work_item_types') id!: string;
   @RowVersion() version!: number;
-  @WorkspaceIdColumn() workspace_id!: string;
+  @TenantWorkspaceId('work_item_types') workspace_id!: string;
   @Column('uuid', { nullable: true }) project_id!: string | null;
   @Column('varchar', { length: 255 }) name!: string;
   @Column('text', { default: '' }) description!: string;

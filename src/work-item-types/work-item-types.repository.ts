@@ -260,7 +260,7 @@ export class WorkItemTypesRepository {
     const rows: Array<{ type_id: string }> = await db.query(
       `INSERT INTO project_work_item_types (project_id, type_id, workspace_id, created_by_id)
        SELECT $2, x, $1, $4 FROM unnest($3::uuid[]) AS x
-       ON CONFLICT (project_id, type_id) DO NOTHING RETURNING type_id`,
+       ON CONFLICT (workspace_id, project_id, type_id) DO NOTHING RETURNING type_id`,
       [workspaceId, projectId, ids, userId],
     );
     return rows.map((r) => r.type_id);

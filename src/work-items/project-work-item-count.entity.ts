@@ -1,3 +1,4 @@
+import { TenantWorkspaceId } from '../common/database/columns';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 /**
@@ -9,7 +10,7 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 export class ProjectWorkItemCountEntity {
   @PrimaryColumn('uuid', { primaryKeyConstraintName: 'PK_project_work_item_counts' }) project_id!: string;
   @PrimaryColumn('smallint', { primaryKeyConstraintName: 'PK_project_work_item_counts' }) slot!: number;
-  @Column('uuid') workspace_id!: string;
+  @TenantWorkspaceId('project_work_item_counts') workspace_id!: string;
   @Column('integer', { default: 0 }) n!: number;
   /** Live-set changes (items in, out, or a live created_at rewritten) counted here; the project's sum only grows (OffsetAnchors). */
   @Column('bigint', { default: 0 }) changes!: string;

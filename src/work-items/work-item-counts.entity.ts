@@ -1,12 +1,10 @@
+import { TenantWorkspaceId, tenantKey } from '../common/database/columns';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 /** A counter row's value and tenant; the key columns are the table's own. */
 abstract class WorkItemCount {
-  @Column('uuid') workspace_id!: string;
   @Column('integer', { default: 0 }) n!: number;
 }
-
-const pk = (table: string) => ({ primaryKeyConstraintName: `PK_${table}` });
 
 /**
  * Live links of a project's work items counted per key (assignee or label) and state group rank, spread
@@ -16,18 +14,20 @@ const pk = (table: string) => ({ primaryKeyConstraintName: `PK_${table}` });
  */
 @Entity('work_item_assignee_counts')
 export class WorkItemAssigneeCountEntity extends WorkItemCount {
-  @PrimaryColumn('uuid', pk('work_item_assignee_counts')) assignee_id!: string;
-  @PrimaryColumn('uuid', pk('work_item_assignee_counts')) project_id!: string;
-  @PrimaryColumn('smallint', pk('work_item_assignee_counts')) state_group_rank!: number;
-  @PrimaryColumn('smallint', pk('work_item_assignee_counts')) slot!: number;
+  @TenantWorkspaceId('work_item_assignee_counts') workspace_id!: string;
+  @PrimaryColumn('uuid', tenantKey('work_item_assignee_counts')) assignee_id!: string;
+  @PrimaryColumn('uuid', tenantKey('work_item_assignee_counts')) project_id!: string;
+  @PrimaryColumn('smallint', tenantKey('work_item_assignee_counts')) state_group_rank!: number;
+  @PrimaryColumn('smallint', tenantKey('work_item_assignee_counts')) slot!: number;
 }
 
 @Entity('work_item_label_counts')
 export class WorkItemLabelCountEntity extends WorkItemCount {
-  @PrimaryColumn('uuid', pk('work_item_label_counts')) label_id!: string;
-  @PrimaryColumn('uuid', pk('work_item_label_counts')) project_id!: string;
-  @PrimaryColumn('smallint', pk('work_item_label_counts')) state_group_rank!: number;
-  @PrimaryColumn('smallint', pk('work_item_label_counts')) slot!: number;
+  @TenantWorkspaceId('work_item_label_counts') workspace_id!: string;
+  @PrimaryColumn('uuid', tenantKey('work_item_label_counts')) label_id!: string;
+  @PrimaryColumn('uuid', tenantKey('work_item_label_counts')) project_id!: string;
+  @PrimaryColumn('smallint', tenantKey('work_item_label_counts')) state_group_rank!: number;
+  @PrimaryColumn('smallint', tenantKey('work_item_label_counts')) slot!: number;
 }
 
 /**
@@ -37,8 +37,9 @@ export class WorkItemLabelCountEntity extends WorkItemCount {
  */
 @Entity('work_item_state_priority_counts')
 export class WorkItemStatePriorityCountEntity extends WorkItemCount {
-  @PrimaryColumn('uuid', pk('work_item_state_priority_counts')) project_id!: string;
-  @PrimaryColumn('uuid', pk('work_item_state_priority_counts')) state_id!: string;
-  @PrimaryColumn('varchar', { length: 8, ...pk('work_item_state_priority_counts') }) priority!: string;
-  @PrimaryColumn('smallint', pk('work_item_state_priority_counts')) slot!: number;
+  @TenantWorkspaceId('work_item_state_priority_counts') workspace_id!: string;
+  @PrimaryColumn('uuid', tenantKey('work_item_state_priority_counts')) project_id!: string;
+  @PrimaryColumn('uuid', tenantKey('work_item_state_priority_counts')) state_id!: string;
+  @PrimaryColumn('varchar', { length: 8, ...tenantKey('work_item_state_priority_counts') }) priority!: string;
+  @PrimaryColumn('smallint', tenantKey('work_item_state_priority_counts')) slot!: number;
 }

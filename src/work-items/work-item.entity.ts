@@ -1,5 +1,13 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn, RowVersion } from '../common/database/columns';
+import {
+  CreatedAt,
+  DeletedAt,
+  RowVersion,
+  TenantId,
+  TenantWorkspaceId,
+  UpdatedAt,
+  tenantKey,
+} from '../common/database/columns';
 
 export const PRIORITIES = ['urgent', 'high', 'medium', 'low', 'none'] as const;
 export type Priority = (typeof PRIORITIES)[number];
@@ -14,9 +22,10 @@ const LIVE = '"deleted_at" IS NULL AND "archived_at" IS NULL';
  * Expression indexes (priority by meaning) and the trigram index of `?search=` (pg_trgm) are created by the
  * migrations (synchronize: false).
  */
+@Index('ix_work_items_by_id', ['id'])
 @Entity('work_items')
-@Index('uq_work_items_sequence', ['project_id', 'sequence_id'], { unique: true })
-@Index('uq_work_items_external', ['project_id', 'external_source', 'external_id'], {
+@Index('uq_work_items_sequence', ['workspace_id', 'project_id', 'sequence_id'], { unique: true })
+@Index('uq_work_items_external', ['workspace_id', 'project_id', 'external_source', 'external_id'], {
   unique: true,
   where: '"deleted_at" IS NULL AND "external_id" IS NOT NULL',
 })
@@ -43,9 +52,9 @@ const LIVE = '"deleted_at" IS NULL AND "archived_at" IS NULL';
 /** GIN over custom_values (created by migration CustomValuesIndex, types area): value clean-ups and future custom property filters. */
 @Index('ix_work_items_custom_values', { synchronize: false })
 export class WorkItemEntity {
-  @IdColumn() id!: string;
+  @TenantId('work_items') id!: string;
   @RowVersion() version!: number;
-  @WorkspaceIdColumn() workspace_id!: string;
+  @TenantWorkspaceId('work_items') workspace_id!: string;
   @Column('uuid') project_id!: string;
   @Column('integer') sequence_id!: number;
   @Column('varchar', { length: 255 }) name!: string;
@@ -87,6 +96,7 @@ abstract class WorkItemLinkCopies {
 }
 
 /** Assignees of a work item; the set is replaced as a whole on writes. */
+@Index('ix_work_item_assignees_by_key', ['work_item_id', 'assignee_id'])
 @Entity('work_item_assignees')
 @Index('ix_work_item_assignees_assignee', ['assignee_id', 'work_item_id'])
 @Index(
@@ -100,14 +110,15 @@ abstract class WorkItemLinkCopies {
   { where: '"item_live"' },
 )
 export class WorkItemAssigneeEntity extends WorkItemLinkCopies {
-  @PrimaryColumn('uuid') work_item_id!: string;
-  @PrimaryColumn('uuid') assignee_id!: string;
-  @WorkspaceIdColumn() workspace_id!: string;
+  @PrimaryColumn('uuid', tenantKey('work_item_assignees')) work_item_id!: string;
+  @PrimaryColumn('uuid', tenantKey('work_item_assignees')) assignee_id!: string;
+  @TenantWorkspaceId('work_item_assignees') workspace_id!: string;
   @Column('uuid') project_id!: string;
   @CreatedAt() created_at!: Date;
 }
 
 /** Labels of a work item (project or workspace-level labels); replaced as a whole on writes. */
+@Index('ix_work_item_labels_by_key', ['work_item_id', 'label_id'])
 @Entity('work_item_labels')
 @Index('ix_work_item_labels_label', ['label_id', 'work_item_id'])
 @Index(
@@ -121,20 +132,21 @@ export class WorkItemAssigneeEntity extends WorkItemLinkCopies {
   { where: '"item_live"' },
 )
 export class WorkItemLabelEntity extends WorkItemLinkCopies {
-  @PrimaryColumn('uuid') work_item_id!: string;
-  @PrimaryColumn('uuid') label_id!: string;
-  @WorkspaceIdColumn() workspace_id!: string;
+  @PrimaryColumn('uuid', tenantKey('work_item_labels')) work_item_id!: string;
+  @PrimaryColumn('uuid', tenantKey('work_item_labels')) label_id!: string;
+  @TenantWorkspaceId('work_item_labels') workspace_id!: string;
   @Column('uuid') project_id!: string;
   @CreatedAt() created_at!: Date;
 }
 
 /** Module membership of work items (written by the modules area; the list's module_id filter reads it). */
+@Index('ix_module_work_items_by_key', ['module_id', 'work_item_id'])
 @Entity('module_work_items')
 @Index('ix_module_work_items_item', ['work_item_id', 'module_id'])
 export class ModuleWorkItemEntity {
-  @PrimaryColumn('uuid') module_id!: string;
-  @PrimaryColumn('uuid') work_item_id!: string;
-  @WorkspaceIdColumn() workspace_id!: string;
+  @PrimaryColumn('uuid', tenantKey('module_work_items')) module_id!: string;
+  @PrimaryColumn('uuid', tenantKey('module_work_items')) work_item_id!: string;
+  @TenantWorkspaceId('module_work_items') workspace_id!: string;
   @Column('uuid') project_id!: string;
   @CreatedAt() created_at!: Date;
 }

@@ -5,6 +5,7 @@ import { ExternalField } from '../common/http/dto-fields';
 import { MaxChars, Nullable, NullClears, OptionalNotNull } from '../common/http/validation';
 import { IdOf } from '../common/resolve/name-or-id';
 import { WORK_ITEM_PAIRS } from './relation-fields';
+import { UserRefDto } from '../users/user-ref';
 import { IsDateOnly } from '../modules/modules.dto';
 import { PRIORITIES } from './work-item.entity';
 import { WorkItemCycleRefDto, WorkItemModuleRefDto } from '../cycles/work-item-expand';
@@ -254,12 +255,8 @@ export class WorkItemParentRefDto {
   @ApiProperty({ type: 'integer' }) sequence_id!: number;
 }
 
-export class WorkItemUserRefDto {
-  @ApiProperty({ format: 'uuid' }) id!: string;
-  @ApiProperty() display_name!: string;
-  @ApiProperty({ type: String, nullable: true }) avatar_url!: string | null;
-  @ApiProperty({ format: 'email' }) email!: string;
-}
+/** An assignee with ?expand=assignees (its own schema name kept for generated clients). */
+export class WorkItemUserRefDto extends UserRefDto {}
 
 export class WorkItemLabelRefDto {
   @ApiProperty({ format: 'uuid' }) id!: string;

@@ -245,19 +245,21 @@ const COLS = `w.id, w.name, w.sequence_id, w.project_id, w.priority, w.state_id,
   to_char(w.start_date, 'YYYY-MM-DD') AS start_date, to_char(w.target_date, 'YYYY-MM-DD') AS target_date,
   w.is_draft, w.archived_at, w.created_at, w.created_by_id`;
 
-const ASSIGNEE_IDS = (alias: string) =>
-  `ARRAY(SELECT a.assignee_id FROM work_item_assignees a WHERE a.work_item_id = ${alias}.id ORDER BY a.assignee_id) AS assignee_ids`;
-const LABEL_IDS = (alias: string) =>
-  `ARRAY(SELECT l.label_id FROM work_item_labels l WHERE l.work_item_id = ${alias}.id ORDER BY l.label_id) AS label_ids`;
+/** `ws`: a reference to the workspace id (`$1`) pinning the link table too (routable on a distributed PostgreSQL). */
+const pin = (x: string, ws?: string) => (ws ? `${x}.workspace_id = ${ws} AND ` : '');
+const ASSIGNEE_IDS = (alias: string, ws?: string) =>
+  `ARRAY(SELECT a.assignee_id FROM work_item_assignees a WHERE ${pin('a', ws)}a.work_item_id = ${alias}.id ORDER BY a.assignee_id) AS assignee_ids`;
+const LABEL_IDS = (alias: string, ws?: string) =>
+  `ARRAY(SELECT l.label_id FROM work_item_labels l WHERE ${pin('l', ws)}l.work_item_id = ${alias}.id ORDER BY l.label_id) AS label_ids`;
 /** Index-only on ix_module_work_items_item; a deleted module's links are deleted with it. */
-const MODULE_IDS = (alias: string) =>
-  `ARRAY(SELECT mw.module_id FROM module_work_items mw WHERE mw.work_item_id = ${alias}.id ORDER BY mw.module_id) AS module_ids`;
+const MODULE_IDS = (alias: string, ws?: string) =>
+  `ARRAY(SELECT mw.module_id FROM module_work_items mw WHERE ${pin('mw', ws)}mw.work_item_id = ${alias}.id ORDER BY mw.module_id) AS module_ids`;
 
 /** Per-row id arrays, index-only scans of the link tables' primary keys. `alias` names the work item row. */
-const idArrays = (alias: string) => `
-  ${ASSIGNEE_IDS(alias)},
-  ${LABEL_IDS(alias)},
-  ${MODULE_IDS(alias)}`;
+const idArrays = (alias: string, ws?: string) => `
+  ${ASSIGNEE_IDS(alias, ws)},
+  ${LABEL_IDS(alias, ws)},
+  ${MODULE_IDS(alias, ws)}`;
 
 /** Which per-row id arrays a list page reads: a `?fields=` projection without them skips their subqueries. */
 export interface ListArrays {
@@ -277,8 +279,9 @@ const pageArrays = (arrays: ListArrays): string[] =>
   ].filter((x): x is string => !!x);
 
 /** Columns a single read also needs: writes compare against them; custom fields render from them. */
-const DETAIL_COLS = `${COLS}, w.workspace_id, w.custom_values, w.external_id, w.external_source, w.estimate_point_id,
-  w.version, ${idArrays('w')}`;
+const DETAIL_BASE = `${COLS}, w.workspace_id, w.custom_values, w.external_id, w.external_source, w.estimate_point_id,
+  w.version`;
+const DETAIL_COLS = `${DETAIL_BASE}, ${idArrays('w')}`;
 
 export interface WorkItemRow extends Record<string, unknown> {
   id: string;
@@ -798,8 +801,8 @@ export class WorkItemsRepository {
     db: Queryable,
   ): Promise<Map<string, WorkItemDetailRow>> {
     const rows: WorkItemDetailRow[] = await db.query(
-      `SELECT ${DETAIL_COLS}, p.identifier AS project_identifier
-         FROM work_items w JOIN projects p ON p.id = w.project_id
+      `SELECT ${DETAIL_BASE}, ${idArrays('w', '$1')}, p.identifier AS project_identifier
+         FROM work_items w JOIN projects p ON p.workspace_id = $1 AND p.id = w.project_id
         WHERE w.workspace_id = $1 AND w.project_id = $2 AND w.id = ANY($3::uuid[]) AND w.deleted_at IS NULL
           AND w.archived_at IS NULL
         ORDER BY w.id FOR UPDATE OF w`,

@@ -1,16 +1,23 @@
 import { Column, Entity, Index } from 'typeorm';
-import { CreatedAt, DeletedAt, IdColumn, UpdatedAt, WorkspaceIdColumn, RowVersion } from '../common/database/columns';
+import { CreatedAt, DeletedAt, RowVersion, TenantId, TenantWorkspaceId, UpdatedAt } from '../common/database/columns';
 
 /** A workflow of a project. At most one live workflow per project is active, and at most one is the default. */
+@Index('ix_workflows_by_id', ['id'])
 @Entity('workflows')
-@Index('uq_workflows_name', ['project_id', 'name'], { unique: true, where: '"deleted_at" IS NULL' })
-@Index('uq_workflows_active', ['project_id'], { unique: true, where: '"is_active" AND "deleted_at" IS NULL' })
-@Index('uq_workflows_default', ['project_id'], { unique: true, where: '"is_default" AND "deleted_at" IS NULL' })
+@Index('uq_workflows_name', ['workspace_id', 'project_id', 'name'], { unique: true, where: '"deleted_at" IS NULL' })
+@Index('uq_workflows_active', ['workspace_id', 'project_id'], {
+  unique: true,
+  where: '"is_active" AND "deleted_at" IS NULL',
+})
+@Index('uq_workflows_default', ['workspace_id', 'project_id'], {
+  unique: true,
+  where: '"is_default" AND "deleted_at" IS NULL',
+})
 @Index('ix_workflows_created', ['project_id', 'created_at', 'id'])
 export class WorkflowEntity {
-  @IdColumn() id!: string;
+  @TenantId('workflows') id!: string;
   @RowVersion() version!: number;
-  @WorkspaceIdColumn() workspace_id!: string;
+  @TenantWorkspaceId('workflows') workspace_id!: string;
   @Column('uuid') project_id!: string;
   @Column('varchar', { length: 255 }) name!: string;
   @Column('text', { default: '' }) description!: string;
@@ -25,15 +32,22 @@ export class WorkflowEntity {
 }
 
 /** A state's rules inside a workflow: whether work items may be created in it. One row per state and workflow. */
+@Index('ix_workflow_states_by_id', ['id'])
 @Entity('workflow_states')
-@Index('uq_workflow_states_state', ['workflow_id', 'state_id'], { unique: true, where: '"deleted_at" IS NULL' })
-@Index('uq_workflow_states_default', ['workflow_id'], { unique: true, where: '"is_default" AND "deleted_at" IS NULL' })
+@Index('uq_workflow_states_state', ['workspace_id', 'workflow_id', 'state_id'], {
+  unique: true,
+  where: '"deleted_at" IS NULL',
+})
+@Index('uq_workflow_states_default', ['workspace_id', 'workflow_id'], {
+  unique: true,
+  where: '"is_default" AND "deleted_at" IS NULL',
+})
 @Index('ix_workflow_states_created', ['workflow_id', 'created_at', 'id'])
 @Index('ix_workflow_states_state', ['state_id'])
 export class WorkflowStateEntity {
-  @IdColumn() id!: string;
+  @TenantId('workflow_states') id!: string;
   @RowVersion() version!: number;
-  @WorkspaceIdColumn() workspace_id!: string;
+  @TenantWorkspaceId('workflow_states') workspace_id!: string;
   @Column('uuid') project_id!: string;
   @Column('uuid') workflow_id!: string;
   @Column('uuid') state_id!: string;
@@ -46,17 +60,18 @@ export class WorkflowStateEntity {
 }
 
 /** An allowed move out of a workflow state, to `transition_state_id`. */
+@Index('ix_workflow_state_transitions_by_id', ['id'])
 @Entity('workflow_state_transitions')
-@Index('uq_workflow_transitions_pair', ['workflow_state_id', 'transition_state_id'], {
+@Index('uq_workflow_transitions_pair', ['workspace_id', 'workflow_state_id', 'transition_state_id'], {
   unique: true,
   where: '"deleted_at" IS NULL',
 })
 @Index('ix_workflow_transitions_created', ['workflow_id', 'created_at', 'id'])
 @Index('ix_workflow_transitions_target', ['transition_state_id'])
 export class WorkflowTransitionEntity {
-  @IdColumn() id!: string;
+  @TenantId('workflow_state_transitions') id!: string;
   @RowVersion() version!: number;
-  @WorkspaceIdColumn() workspace_id!: string;
+  @TenantWorkspaceId('workflow_state_transitions') workspace_id!: string;
   @Column('uuid') project_id!: string;
   @Column('uuid') workflow_id!: string;
   @Column('uuid') workflow_state_id!: string;

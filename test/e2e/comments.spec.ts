@@ -1,4 +1,5 @@
 import { createTestApp, expectProblem, Tenant, TestApp } from '../helpers/test-app';
+import { expectedUserRef } from '../helpers/user-ref';
 
 describe('work item comments', () => {
   let t: TestApp;
@@ -79,6 +80,21 @@ describe('work item comments', () => {
     ).toBe(201);
   });
 
+  it('?expand=actor adds the author on the list and on one comment; null when the comment has no author', async () => {
+    const made = await post({ comment_html: 'expand me', external_id: 'expand-actor' }, commenter.key);
+    const actor = await expectedUserRef(t, commenter);
+    const list = await t.http.get(`${base}?expand=actor&external_id=expand-actor`).set(key());
+    expect(list.status).toBe(200);
+    expect(list.body.data).toEqual([{ ...made.body, actor }]);
+    const one = await t.http.get(`${base}${made.body.id}/?expand=actor`).set(key());
+    expect(one.body).toEqual({ ...made.body, actor });
+    expect((await t.http.get(`${base}${made.body.id}/`).set(key())).body).toEqual(made.body);
+    await t.ds.query('UPDATE work_item_comments SET actor_id = NULL WHERE id = $1', [made.body.id]);
+    const orphan = await t.http.get(`${base}${made.body.id}/?expand=actor`).set(key());
+    expect(orphan.body).toMatchObject({ actor_id: null, actor: null });
+    expectProblem(await t.http.get(`${base}?expand=author`).set(key()), 400, 'validation_error');
+  });
+
   it('comment_stripped is the plain text: inline markup and entities do not split words, blocks and line breaks do; search finds it', async () => {
     const cases: Array<[string, string]> = [
       ['<p>un<em>believ</em>able</p>', 'unbelievable'],
@@ -153,7 +169,7 @@ describe('work item comments', () => {
     expect((await get('search=<i>')).body.data).toEqual([]);
     expectProblem(await get('access=PUBLIC'), 400, 'validation_error');
     expect((await get('paginate=cursor&per_page=1')).body.has_more).toBe(true);
-    expectProblem(await get('expand=actor'), 400, 'validation_error');
+    expectProblem(await get('expand=work_item'), 400, 'validation_error');
   });
 
   it('PATCH: partial, edited_at stamped, comment_stripped re-derived; edit rights from role and scope, not authorship', async () => {

@@ -191,6 +191,43 @@ describe('ETag and conditional requests', () => {
     );
   });
 
+  it('memberships are versioned too: workspace and project member GET/PATCH, project member DELETE', async () => {
+    const user = await t.member(ten.slug, 'member');
+    const wsMember = (await t.http.get(`${ws}/members/?search=${encodeURIComponent(user.email)}`).set(k())).body
+      .data[0];
+    const wsUrl = `${ws}/members/${wsMember.id}/`;
+    const wsTag = (await t.http.get(wsUrl).set(k())).headers.etag;
+    expect(wsTag).toMatch(/^"1-/);
+    expect((await t.http.get(wsUrl).set(k()).set('If-None-Match', wsTag)).status).toBe(304);
+    expect((await t.http.patch(wsUrl).set(k()).set('If-Match', wsTag).send({ role: 'guest' })).status).toBe(200);
+    expectProblem(
+      await t.http.patch(wsUrl).set(k()).set('If-Match', wsTag).send({ role: 'member' }),
+      412,
+      'precondition_failed',
+    );
+    expect((await t.http.get(wsUrl).set(k())).body.role).toBe('guest');
+    await t.http.patch(wsUrl).set(k()).send({ role: 'member' });
+
+    const p = await t.project(ten.slug, ten.owner.key);
+    const members = `${ws}/projects/${p.id}/members/`;
+    const added = await t.http.post(members).set(k()).send({ member_id: user.id, role: 'contributor' });
+    expect(added.status).toBe(201);
+    const url = `${members}${added.body.id}/`;
+    const tag = (await t.http.get(url).set(k())).headers.etag;
+    expect(tag).toMatch(/^"1-/);
+    expect((await t.http.patch(url).set(k()).set('If-Match', tag).send({ role: 'commenter' })).status).toBe(200);
+    expectProblem(
+      await t.http.patch(url).set(k()).set('If-Match', tag).send({ role: 'guest' }),
+      412,
+      'precondition_failed',
+    );
+    expectProblem(await t.http.delete(url).set(k()).set('If-Match', tag), 412, 'precondition_failed');
+    const current = (await t.http.get(url).set(k())).headers.etag;
+    expect((await t.http.get(url).set(k())).body.role).toBe('commenter');
+    expect((await t.http.delete(url).set(k()).set('If-Match', current)).status).toBe(204);
+    expectProblem(await t.http.get(url).set(k()), 404, 'resource_not_found');
+  });
+
   it('parses tags as RFC 9110 lists', () => {
     expect(ifMatchVersions('"3-abc"')).toEqual([3]);
     expect(ifMatchVersions('"3-abc", W/"4-def", "x", "5-g_h"')).toEqual([3, 5]);

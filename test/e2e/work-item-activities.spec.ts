@@ -1,4 +1,5 @@
 import { createTestApp, expectProblem, Tenant, TestApp } from '../helpers/test-app';
+import { expectedUserRef } from '../helpers/user-ref';
 
 type User = { id: string; email: string; key: string };
 type Activity = {
@@ -273,6 +274,24 @@ describe('work item activity history', () => {
     const off = await t.http.get(`${acts(id)}?per_page=2&offset=2`).set(key());
     expect(off.body).toMatchObject({ total_count: 6, next: 4, previous: 0 });
     expectProblem(await t.http.get(`${acts(id)}?verb=exploded`).set(key()), 400, 'validation_error');
+  });
+
+  it('?expand=actor adds who made each change, on the list and on one entry; null when no user made it', async () => {
+    const id = await newItem({}, contributor.key);
+    const actor = await expectedUserRef(t, contributor);
+    const list = await t.http.get(`${acts(id)}?expand=actor`).set(key());
+    expect(list.status).toBe(200);
+    expect(list.body.data[0]).toMatchObject({ verb: 'created', actor_id: contributor.id, actor });
+    const one = await t.http.get(`${acts(id)}${list.body.data[0].id}/?expand=actor`).set(key());
+    expect(one.body).toEqual(list.body.data[0]);
+    // Without the expansion the entry carries the id only.
+    expect((await history(id))[0]).not.toHaveProperty('actor');
+    // An entry without a user (actor_id is nullable: a system change) expands to null.
+    await t.ds.query('UPDATE work_item_activities SET actor_id = NULL WHERE id = $1', [list.body.data[0].id]);
+    const orphan = await t.http.get(`${acts(id)}?expand=actor`).set(key());
+    expect(orphan.body.data[0]).toMatchObject({ verb: 'created', actor_id: null, actor: null });
+    const bad = await t.http.get(`${acts(id)}?expand=state`).set(key());
+    expectProblem(bad, 400, 'validation_error');
   });
 
   it('roles, scopes and the tenant wall', async () => {

