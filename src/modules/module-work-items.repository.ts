@@ -72,7 +72,7 @@ export class ModuleWorkItemsRepository {
     await db.query(
       `INSERT INTO module_work_items (workspace_id, project_id, module_id, work_item_id)
        SELECT $1, $2, p.module, p.item FROM unnest($3::uuid[], $4::uuid[]) AS p(item, module)
-       ON CONFLICT (module_id, work_item_id) DO NOTHING`,
+       ON CONFLICT DO NOTHING`,
       [workspaceId, projectId, pairs.items, pairs.modules],
     );
   }
