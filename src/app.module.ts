@@ -44,6 +44,7 @@ import { WorkItemActivitiesModule } from './work-item-activities/work-item-activ
 import { WorkItemLinksModule } from './work-item-links/work-item-links.module';
 import { WorkItemRelationsModule } from './work-item-relations/work-item-relations.module';
 import { V1Module } from './v1/v1.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 @Module({})
 export class AppModule {
@@ -89,6 +90,7 @@ export class AppModule {
         WorkItemLinksModule,
         WorkItemRelationsModule,
         WorkItemActivitiesModule,
+        WebhooksModule,
         // API v1 beside v2 (src/v1/); switched off, /api/v1/... is a 404 like any unknown path.
         ...(cfg.v1.enabled ? [V1Module] : []),
       ],

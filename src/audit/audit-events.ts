@@ -465,6 +465,47 @@ export const AUDIT_EVENT_CATALOGUE: CatalogueEntry[] = [
     when: 'A property context is deleted.',
     values: 'old the context; metadata surface, property_id, options_deleted, values_changed.',
   },
+  // Webhooks (src/webhooks, docs/webhooks.md)
+  {
+    event_name: 'webhook.created',
+    category: 'webhook',
+    outcome: 'success',
+    target_type: 'webhook',
+    when: 'A webhook is registered.',
+    values: 'new name, url, is_active, scopes, content_type (never the secret).',
+  },
+  {
+    event_name: 'webhook.updated',
+    category: 'webhook',
+    outcome: 'success',
+    target_type: 'webhook',
+    when: 'A webhook is changed (PATCH).',
+    values: 'old and new the fields that changed (never the secret).',
+  },
+  {
+    event_name: 'webhook.deleted',
+    category: 'webhook',
+    outcome: 'success',
+    target_type: 'webhook',
+    when: 'A webhook is deleted (its pending deliveries and logs with it).',
+    values: 'old name, url, is_active, scopes, content_type.',
+  },
+  {
+    event_name: 'webhook.secret_regenerated',
+    category: 'webhook',
+    outcome: 'success',
+    target_type: 'webhook',
+    when: "A webhook's signing secret is replaced.",
+    values: 'none (the secret is never recorded).',
+  },
+  {
+    event_name: 'webhook.disabled',
+    category: 'webhook',
+    outcome: 'success',
+    target_type: 'webhook',
+    when: 'The service disables a webhook whose deliveries have failed without a success for WEBHOOK_DISABLE_AFTER_SECONDS (24 h); source system.',
+    values: 'old is_active true, new is_active false; reason since when; metadata failing_since, last_error.',
+  },
 ];
 
 /** The catalogue as text for the OpenAPI description of the entry's `event_name`. */

@@ -9,6 +9,8 @@ import { ListQuery } from '../common/pagination/list-query';
 import { CommentDto, CreateCommentDto, UpdateCommentDto } from './comments.dto';
 import { mapComment } from './comments.mapper';
 import { CommentsRepository } from './comments.repository';
+import { changeEvent } from '../webhooks/webhook-events';
+import { WebhookOutbox } from '../webhooks/webhook-outbox';
 
 /**
  * Work item comments (gap-reference 3.2). The author is always the caller. "Edit rights come from role/scope
@@ -21,6 +23,7 @@ export class CommentsService {
   constructor(
     private readonly ds: DataSource,
     private readonly repo: CommentsRepository,
+    private readonly outbox: WebhookOutbox,
   ) {}
 
   private async mustHaveWorkItem(ctx: ProjectContext, workItemId: string): Promise<void> {
@@ -70,6 +73,7 @@ export class CommentsService {
         ctx.principal.userId,
         tx,
       );
+      await this.outbox.record(tx, changeEvent(ctx, 'workitem.comment.created', mapComment(row)));
       return mapComment(row);
     });
   }
@@ -78,7 +82,7 @@ export class CommentsService {
     const clean =
       dto.comment_html !== undefined ? cleanRichText('comment_html', dto.comment_html, { required: true }) : null;
     return this.ds.transaction(async (tx) => {
-      await this.lockComment(ctx, workItemId, id, tx);
+      const before = await this.lockComment(ctx, workItemId, id, tx);
       await setActivityActor(tx, ctx.principal.userId);
       await this.repo.update(
         id,
@@ -91,7 +95,9 @@ export class CommentsService {
         },
         tx,
       );
-      return mapComment((await this.repo.get(ctx.workspace.id, ctx.project.id, workItemId, id, tx))!);
+      const after = mapComment((await this.repo.get(ctx.workspace.id, ctx.project.id, workItemId, id, tx))!);
+      await this.outbox.record(tx, changeEvent(ctx, 'workitem.comment.updated', after, mapComment(before)));
+      return after;
     });
   }
 
@@ -106,6 +112,7 @@ export class CommentsService {
       }
       await setActivityActor(tx, ctx.principal.userId);
       await this.repo.softDelete(id, tx);
+      await this.outbox.record(tx, changeEvent(ctx, 'workitem.comment.deleted', mapComment(row)));
     });
   }
 

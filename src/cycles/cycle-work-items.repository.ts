@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { lockLiveInProject } from '../common/database/live-rows';
 import { Queryable } from '../common/pagination/sql-params';
 import { CycleProgressDto } from './cycles.dto';
 
@@ -50,28 +49,6 @@ export class CycleWorkItemsRepository {
       [workspaceId, projectId, cycleId, ids],
     );
     return (rows as Array<{ id: string }>).map((r) => r.id);
-  }
-
-  /** Of `ids`, the live cycles of the project, locked FOR KEY SHARE until commit (lockLiveInProject). */
-  lockLiveCycles(workspaceId: string, projectId: string, ids: string[], db: Queryable): Promise<Set<string>> {
-    return lockLiveInProject(db, 'cycles', workspaceId, projectId, ids);
-  }
-
-  /** Puts each work item in its cycle (null: in none), one statement for the batch; items already there untouched. */
-  async place(
-    workspaceId: string,
-    projectId: string,
-    itemIds: string[],
-    cycleIds: Array<string | null>,
-    db: Queryable,
-  ): Promise<void> {
-    if (!itemIds.length) return;
-    await db.query(
-      `UPDATE work_items w SET cycle_id = u.cycle_id, updated_at = now()
-         FROM unnest($3::uuid[], $4::uuid[]) AS u(id, cycle_id)
-        WHERE w.workspace_id = $1 AND w.project_id = $2 AND w.id = u.id AND w.cycle_id IS DISTINCT FROM u.cycle_id`,
-      [workspaceId, projectId, itemIds, cycleIds],
-    );
   }
 
   /** Moves the cycle's unfinished work items (state group neither completed nor cancelled, not archived). */

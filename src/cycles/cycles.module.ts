@@ -1,11 +1,14 @@
 import { Module } from '@nestjs/common';
 import { CyclesBulk } from './cycles-bulk';
+import { WebhookOutboxModule } from '../webhooks/webhook-outbox.module';
+import { WorkItemsModule } from '../work-items/work-items.module';
 import { CyclesController } from './cycles.controller';
 import { CycleWorkItemsRepository } from './cycle-work-items.repository';
 import { CyclesRepository } from './cycles.repository';
 import { CyclesService } from './cycles.service';
 
 @Module({
+  imports: [WebhookOutboxModule, WorkItemsModule],
   controllers: [CyclesController, CyclesBulk.controller],
   providers: [CyclesRepository, CyclesService, CycleWorkItemsRepository, CyclesBulk.targets],
   exports: [CyclesRepository, CyclesService],

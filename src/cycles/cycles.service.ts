@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { setActivityActor } from '../common/database/activity-actor';
-import { Queryable } from '../common/pagination/sql-params';
 import { ProjectContext } from '../common/auth/request-context';
 import { FieldError, ProblemException } from '../common/errors/problem.exception';
 import { ListQuery } from '../common/pagination/list-query';
@@ -21,6 +20,9 @@ import {
 import { emptyProgress, mapCycle } from './cycles.mapper';
 import { CyclesRepository, CycleWrite } from './cycles.repository';
 import { assertExternalPairFree } from '../common/database/external-pair';
+import { changeEvent } from '../webhooks/webhook-events';
+import { WebhookOutbox } from '../webhooks/webhook-outbox';
+import { WorkItemsService } from '../work-items/work-items.service';
 
 /** The add/remove lists of a membership request: lower-cased, de-duplicated, disjoint, all of the project. */
 export async function checkMembershipIds(
@@ -55,6 +57,8 @@ export class CyclesService {
     private readonly repo: CyclesRepository,
     private readonly features: FeaturesRepository,
     private readonly items: CycleWorkItemsRepository,
+    private readonly outbox: WebhookOutbox,
+    private readonly workItems: WorkItemsService,
   ) {}
 
   async list(ctx: ProjectContext, q: ListQuery) {
@@ -90,6 +94,7 @@ export class CyclesService {
         ctx.principal.userId,
         tx,
       );
+      await this.outbox.record(tx, changeEvent(ctx, 'cycle.created', mapCycle(row)));
       return mapCycle(row, emptyProgress());
     });
   }
@@ -118,6 +123,7 @@ export class CyclesService {
       this.assertDateOrder(start, end);
       await this.repo.update(ctx.workspace.id, id, v, tx);
       const updated = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx);
+      await this.outbox.record(tx, changeEvent(ctx, 'cycle.updated', mapCycle(updated!), mapCycle(row)));
       return mapCycle(updated!, await this.items.progress(ctx.workspace.id, id, tx));
     });
   }
@@ -130,6 +136,7 @@ export class CyclesService {
       await this.repo.softDelete(ctx.workspace.id, id, tx);
       await setActivityActor(tx, ctx.principal.userId);
       await this.items.detachAll(ctx.workspace.id, id, tx);
+      await this.outbox.record(tx, changeEvent(ctx, 'cycle.deleted', mapCycle(row)));
     });
   }
 
@@ -146,54 +153,13 @@ export class CyclesService {
         this.items.existing(ctx.workspace.id, ctx.project.id, ids, tx),
       );
       await setActivityActor(tx, ctx.principal.userId);
+      const before = await this.workItems.webhookSnapshot(ctx, [...add, ...remove], tx);
       const added = new Set(await this.items.add(ctx.workspace.id, ctx.project.id, id, add, tx));
       const removed = new Set(await this.items.remove(ctx.workspace.id, ctx.project.id, id, remove, tx));
+      // A work item's cycle_id is part of its read shape: each item moved is a workitem.updated (as Plane sends).
+      await this.workItems.reportUpdated(ctx, before, tx);
       return { added: add.filter((x) => added.has(x)), removed: remove.filter((x) => removed.has(x)) };
     });
-  }
-
-  /**
-   * `cycle_id` on work item writes (create, PATCH, bulk, upsert): each item goes to its cycle (null: out of any),
-   * moving it out of another as the membership route does, in the caller's transaction, one statement for the
-   * batch. The rules are checkPlacement's, re-checked here under FOR KEY SHARE (a concurrent cycle delete waits).
-   */
-  async placeWorkItems(
-    ctx: ProjectContext,
-    placements: Array<{ id: string; cycleId: string | null }>,
-    tx: Queryable,
-  ): Promise<void> {
-    if (!placements.length) return;
-    await this.checkPlacement(
-      ctx,
-      placements.map((p) => p.cycleId),
-      tx,
-    );
-    await setActivityActor(tx, ctx.principal.userId);
-    await this.items.place(
-      ctx.workspace.id,
-      ctx.project.id,
-      placements.map((p) => p.id),
-      placements.map((p) => p.cycleId),
-      tx,
-    );
-  }
-
-  /**
-   * The membership route's rules for a cycle named in a work item body: the cycles feature on and a live cycle of
-   * this project, else 400 naming cycle_id (an id of another project is a 400, gap-reference 1). null always passes.
-   */
-  async checkPlacement(ctx: ProjectContext, cycleIds: Array<string | null>, db: Queryable): Promise<void> {
-    const named = [...new Set(cycleIds.filter((id): id is string => id !== null))];
-    if (!named.length) return;
-    if (!(await this.features.project(ctx.workspace.id, ctx.project.id, db)).is_cycles_enabled) {
-      throw ProblemException.validation(
-        'cycle_id',
-        'Cycles are disabled for this project (is_cycles_enabled is false); enable them first, or send cycle_id null.',
-      );
-    }
-    const live = await this.items.lockLiveCycles(ctx.workspace.id, ctx.project.id, named, db);
-    const bad = named.filter((id) => !live.has(id));
-    if (bad.length) throw ProblemException.validation('cycle_id', `Not a cycle of this project: ${bad.join(', ')}.`);
   }
 
   /** Moves the unfinished work items (state group not completed or cancelled) to another cycle of the project. */
@@ -215,6 +181,13 @@ export class CyclesService {
       }
       await setActivityActor(tx, ctx.principal.userId);
       const transferred = await this.items.transferUnfinished(ctx.workspace.id, ctx.project.id, id, targetId, tx);
+      // Only cycle_id changed: each moved item's view before the transfer is its view now in the source cycle.
+      const now = await this.workItems.webhookSnapshot(ctx, transferred, tx);
+      await this.workItems.reportUpdated(
+        ctx,
+        new Map([...now].map(([itemId, v]) => [itemId, { ...v, cycle_id: id }])),
+        tx,
+      );
       return { new_cycle_id: targetId, transferred };
     });
   }

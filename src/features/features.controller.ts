@@ -1,3 +1,4 @@
+import { Versioned } from '../common/http/conditional';
 import { Body, Controller, Get, Patch } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
@@ -18,6 +19,7 @@ import { FeaturesService } from './features.service';
 export class WorkspaceFeaturesController {
   constructor(private readonly features: FeaturesService) {}
 
+  @Versioned('workspace_features', {})
   @Get()
   @Authenticated({ scope: 'workspaces.features:read', workspace: WorkspaceRole.Guest })
   @ApiOperation({
@@ -32,6 +34,7 @@ export class WorkspaceFeaturesController {
     return this.features.getWorkspace(ctx);
   }
 
+  @Versioned('workspace_features', {})
   @Patch()
   @Authenticated({ scope: 'workspaces.features:write', workspace: WorkspaceRole.Admin })
   @ApiOperation({
@@ -55,6 +58,7 @@ export class WorkspaceFeaturesController {
 export class ProjectFeaturesController {
   constructor(private readonly features: FeaturesService) {}
 
+  @Versioned('project_features', { project_id: '@project' })
   @Get()
   @Authenticated({ scope: 'projects.features:read', project: ProjectRole.Guest })
   @ApiOperation({ operationId: 'project_features_get', summary: 'Get project features' })
@@ -64,6 +68,7 @@ export class ProjectFeaturesController {
     return this.features.getProject(ctx);
   }
 
+  @Versioned('project_features', { project_id: '@project' })
   @Patch()
   @Authenticated({ scope: 'projects.features:write', project: ProjectRole.Admin })
   @ApiOperation({

@@ -1,5 +1,5 @@
 import { Column, Entity, Index } from 'typeorm';
-import { CreatedAt, TenantId, TenantWorkspaceId, UpdatedAt } from '../common/database/columns';
+import { CreatedAt, RowVersion, TenantId, TenantWorkspaceId, UpdatedAt } from '../common/database/columns';
 
 /** One row per project (later edition's project features, plus cycles/modules/estimates switches). */
 @Index('ix_project_features_by_id', ['id'])
@@ -21,4 +21,5 @@ export class ProjectFeaturesEntity {
   @Column('boolean', { default: false }) is_project_updates_enabled!: boolean;
   @CreatedAt() created_at!: Date;
   @UpdatedAt() updated_at!: Date;
+  @RowVersion() version!: number;
 }

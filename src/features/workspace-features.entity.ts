@@ -1,5 +1,5 @@
 import { Column, Entity, Index } from 'typeorm';
-import { CreatedAt, TenantId, TenantWorkspaceId, UpdatedAt } from '../common/database/columns';
+import { CreatedAt, RowVersion, TenantId, TenantWorkspaceId, UpdatedAt } from '../common/database/columns';
 
 /** One row per workspace (gap-reference 3.8). `is_work_item_types_enabled` is the work item type mode. */
 @Index('ix_workspace_features_by_id', ['id'])
@@ -24,4 +24,5 @@ export class WorkspaceFeaturesEntity {
   @Column('boolean', { default: true }) is_custom_properties_enabled!: boolean;
   @CreatedAt() created_at!: Date;
   @UpdatedAt() updated_at!: Date;
+  @RowVersion() version!: number;
 }

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { lockLiveInProject } from '../common/database/live-rows';
 import { Queryable } from '../common/pagination/sql-params';
 
 /**
@@ -42,39 +41,6 @@ export class ModuleWorkItemsRepository {
       [workspaceId, moduleId, ids],
     );
     return (rows as Array<{ work_item_id: string }>).map((r) => r.work_item_id);
-  }
-
-  /** Of `ids`, the live modules of the project, locked FOR KEY SHARE until commit (lockLiveInProject). */
-  lockLiveModules(workspaceId: string, projectId: string, ids: string[], db: Queryable): Promise<Set<string>> {
-    return lockLiveInProject(db, 'modules', workspaceId, projectId, ids);
-  }
-
-  /**
-   * Makes each work item's module set exactly its pairs (`items[i]` in `modules[i]`; an item of `itemIds` without a
-   * pair is in no module): one delete of the links not wanted, one insert of those missing, for the whole batch.
-   */
-  async replaceSets(
-    workspaceId: string,
-    projectId: string,
-    itemIds: string[],
-    pairs: { items: string[]; modules: string[] },
-    db: Queryable,
-  ): Promise<void> {
-    if (!itemIds.length) return;
-    await db.query(
-      `DELETE FROM module_work_items l
-        WHERE l.workspace_id = $1 AND l.work_item_id = ANY($2::uuid[])
-          AND NOT EXISTS (SELECT 1 FROM unnest($3::uuid[], $4::uuid[]) AS p(item, module)
-                           WHERE p.item = l.work_item_id AND p.module = l.module_id)`,
-      [workspaceId, itemIds, pairs.items, pairs.modules],
-    );
-    if (!pairs.items.length) return;
-    await db.query(
-      `INSERT INTO module_work_items (workspace_id, project_id, module_id, work_item_id)
-       SELECT $1, $2, p.module, p.item FROM unnest($3::uuid[], $4::uuid[]) AS p(item, module)
-       ON CONFLICT DO NOTHING`,
-      [workspaceId, projectId, pairs.items, pairs.modules],
-    );
   }
 
   /** Deleting a module: the work items stay, only the grouping goes. */

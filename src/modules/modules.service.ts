@@ -14,6 +14,9 @@ import { CreateModuleDto, ModuleDto, UpdateModuleDto } from './modules.dto';
 import { mapModule } from './modules.mapper';
 import { ModuleRow, ModulesRepository, ModuleWrite } from './modules.repository';
 import { assertExternalPairFree } from '../common/database/external-pair';
+import { changeEvent } from '../webhooks/webhook-events';
+import { WebhookOutbox } from '../webhooks/webhook-outbox';
+import { WorkItemsService } from '../work-items/work-items.service';
 
 /** Gap between a new module and the one it is placed ahead of. */
 const SORT_STEP = 1000;
@@ -27,6 +30,8 @@ export class ModulesService {
     private readonly repo: ModulesRepository,
     private readonly features: FeaturesRepository,
     private readonly items: ModuleWorkItemsRepository,
+    private readonly outbox: WebhookOutbox,
+    private readonly workItems: WorkItemsService,
   ) {}
 
   async list(ctx: ProjectContext, q: ListQuery) {
@@ -72,7 +77,9 @@ export class ModulesService {
         tx,
       );
       const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx);
-      return (await this.mapMany(ctx, [row!], tx))[0];
+      const out = (await this.mapMany(ctx, [row!], tx))[0];
+      await this.outbox.record(tx, changeEvent(ctx, 'module.created', out));
+      return out;
     });
   }
 
@@ -101,7 +108,9 @@ export class ModulesService {
       await this.assertLead(ctx, v.lead_id, tx);
       await this.repo.update(ctx.workspace.id, id, v, tx);
       const updated = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx);
-      return (await this.mapMany(ctx, [updated!], tx))[0];
+      const [out, before] = await this.mapMany(ctx, [updated!, row], tx);
+      await this.outbox.record(tx, changeEvent(ctx, 'module.updated', out, before));
+      return out;
     });
   }
 
@@ -113,6 +122,7 @@ export class ModulesService {
       await this.repo.softDelete(ctx.workspace.id, id, tx);
       await setActivityActor(tx, ctx.principal.userId);
       await this.items.detachAll(ctx.workspace.id, id, tx);
+      await this.outbox.record(tx, changeEvent(ctx, 'module.deleted', { id, name: row.name }));
     });
   }
 
@@ -126,55 +136,13 @@ export class ModulesService {
         this.items.existing(ctx.workspace.id, ctx.project.id, ids, tx),
       );
       await setActivityActor(tx, ctx.principal.userId);
+      const before = await this.workItems.webhookSnapshot(ctx, [...add, ...remove], tx);
       const added = new Set(await this.items.add(ctx.workspace.id, ctx.project.id, id, add, tx));
       const removed = new Set(await this.items.remove(ctx.workspace.id, id, remove, tx));
+      // A work item's module_ids are part of its read shape: each item added or removed is a workitem.updated.
+      await this.workItems.reportUpdated(ctx, before, tx);
       return { added: add.filter((x) => added.has(x)), removed: remove.filter((x) => removed.has(x)) };
     });
-  }
-
-  /**
-   * `module_ids` on work item writes (create, PATCH, bulk, upsert): each item's module set becomes exactly the one
-   * sent, in the caller's transaction, one delete and one insert for the batch. The rules are checkModules',
-   * re-checked here under FOR KEY SHARE (a concurrent module delete waits).
-   */
-  async setWorkItemModules(
-    ctx: ProjectContext,
-    sets: Array<{ id: string; moduleIds: string[] }>,
-    tx: Queryable,
-  ): Promise<void> {
-    if (!sets.length) return;
-    await this.checkModules(
-      ctx,
-      sets.flatMap((s) => s.moduleIds),
-      tx,
-    );
-    await setActivityActor(tx, ctx.principal.userId);
-    const pairs = sets.flatMap((s) => [...new Set(s.moduleIds)].map((m) => [s.id, m] as const));
-    await this.items.replaceSets(
-      ctx.workspace.id,
-      ctx.project.id,
-      sets.map((s) => s.id),
-      { items: pairs.map((p) => p[0]), modules: pairs.map((p) => p[1]) },
-      tx,
-    );
-  }
-
-  /**
-   * The membership route's rules for modules named in a work item body: the modules feature on and live modules of
-   * this project, else 400 naming module_ids (ids of another project are a 400, gap-reference 1). [] always passes.
-   */
-  async checkModules(ctx: ProjectContext, moduleIds: string[], db: Queryable): Promise<void> {
-    const named = [...new Set(moduleIds)];
-    if (!named.length) return;
-    if (!(await this.features.project(ctx.workspace.id, ctx.project.id, db)).is_modules_enabled) {
-      throw ProblemException.validation(
-        'module_ids',
-        'Modules are disabled for this project (is_modules_enabled is false); enable them first, or send module_ids [].',
-      );
-    }
-    const live = await this.items.lockLiveModules(ctx.workspace.id, ctx.project.id, named, db);
-    const bad = named.filter((id) => !live.has(id));
-    if (bad.length) throw ProblemException.validation('module_ids', `Not modules of this project: ${bad.join(', ')}.`);
   }
 
   /** Maps rows with their derived member_ids, loaded in one query for the whole page. */

@@ -18,6 +18,8 @@ import { ListQuery } from '../common/pagination/list-query';
 import { MembersRepository } from '../members/members.repository';
 import { MembersService } from '../members/members.service';
 import { StatesSeedRepository } from '../states/states.repository';
+import { changeEvent } from '../webhooks/webhook-events';
+import { WebhookOutbox } from '../webhooks/webhook-outbox';
 import { CreateProjectDto, ProjectDto, ProjectSummaryDto, UpdateProjectDto } from './projects.dto';
 import { mapProject } from './projects.mapper';
 import { ProjectRow, ProjectsRepository, ProjectWrite } from './projects.repository';
@@ -44,6 +46,7 @@ export class ProjectsService {
     private readonly states: StatesSeedRepository,
     private readonly audit: AuditService,
     private readonly summaries: ProjectSummaryRepository,
+    private readonly outbox: WebhookOutbox,
   ) {}
 
   async list(ctx: WorkspaceContext, q: ListQuery) {
@@ -134,7 +137,9 @@ export class ProjectsService {
         );
       }
       await this.audit.recordMany(tx, ctx, added);
-      return mapProject(row);
+      const out = mapProject(row);
+      await this.outbox.record(tx, changeEvent(ctx, 'project.created', out));
+      return out;
     };
     if (m) return run(m).catch((e: unknown) => this.uniqueConflict(e));
     // A derived identifier can be taken by a concurrent create between the check and the insert. The
@@ -211,7 +216,9 @@ export class ProjectsService {
             metadata: { changed_fields: changed },
           });
         }
-        return mapProject(row!);
+        const out = mapProject(row!);
+        await this.outbox.record(tx, changeEvent(ctx, 'project.updated', out, mapProject(before!)));
+        return out;
       })
       .catch((e: unknown) => this.uniqueConflict(e));
   }
@@ -225,25 +232,39 @@ export class ProjectsService {
         event_name: 'project.deleted',
         old_value: { name: ctx.project.name, identifier: ctx.project.identifier },
       });
+      await this.outbox.record(
+        tx,
+        changeEvent(ctx, 'project.deleted', {
+          id: ctx.project.id,
+          name: ctx.project.name,
+          identifier: ctx.project.identifier,
+        }),
+      );
     });
   }
 
   /**
    * Archive (true) or unarchive (false): the project leaves (or rejoins) the project list and the workspace-wide
    * work item list, and refuses (or accepts again) writes under it (the guard, 409 `project_archived`); nothing
-   * else changes. Unarchiving an active project changes nothing (idempotent, no audit entry).
+   * else changes. Unarchiving an active project changes nothing (idempotent, no audit entry, no webhook event).
    */
   async setArchived(ctx: ProjectContext, archived: boolean): Promise<void> {
     await this.ds.transaction(async (tx) => {
-      if (!(await this.repo.lockLive(ctx.workspace.id, ctx.project.id, 'FOR NO KEY UPDATE', tx)))
+      const ws = ctx.workspace.id;
+      if (!(await this.repo.lockLive(ws, ctx.project.id, 'FOR NO KEY UPDATE', tx)))
         throw ProblemException.notFound('Project');
-      if (!(await this.repo.setArchived(ctx.workspace.id, ctx.project.id, archived, tx))) return;
+      const before = await this.repo.get(ws, ctx.project.id, tx);
+      if (!(await this.repo.setArchived(ws, ctx.project.id, archived, tx))) return;
       await this.audit.record(tx, ctx, {
         ...ctxTarget(ctx),
         event_name: archived ? 'project.archived' : 'project.unarchived',
         old_value: { archived: !archived },
         new_value: { archived },
       });
+      // Plane names no unarchive event: an unarchive is an update of archived_at.
+      const after = mapProject((await this.repo.get(ws, ctx.project.id, tx))!);
+      const event = archived ? 'project.archived' : 'project.updated';
+      await this.outbox.record(tx, changeEvent(ctx, event, after, mapProject(before!)));
     });
   }
 

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
-import { CreatedAt, DeletedAt, UpdatedAt } from '../common/database/columns';
+import { CreatedAt, DeletedAt, RowVersion, UpdatedAt } from '../common/database/columns';
 
 /** A URL attached to a work item; one live link per URL and work item. Deletes are soft. */
 @Entity('work_item_links')
@@ -21,5 +21,6 @@ export class WorkItemLinkEntity {
   @Column('uuid', { nullable: true }) updated_by_id!: string | null;
   @CreatedAt() created_at!: Date;
   @UpdatedAt() updated_at!: Date;
+  @RowVersion() version!: number;
   @DeletedAt() deleted_at!: Date | null;
 }

@@ -1,3 +1,4 @@
+import { Versioned } from '../common/http/conditional';
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
 import {
   ApiCreatedResponse,
@@ -59,6 +60,7 @@ export class WorkItemLinksController {
     return this.links.create(ctx, workItemId, body);
   }
 
+  @Versioned('work_item_links')
   @Get(':pk')
   @Authenticated(READ)
   @ApiOperation({
@@ -73,6 +75,7 @@ export class WorkItemLinksController {
     return this.links.get(ctx, workItemId, pk);
   }
 
+  @Versioned('work_item_links')
   @Patch(':pk')
   @Authenticated(WRITE)
   @ApiOperation({ operationId: 'links_partial_update', summary: 'Update a link (partial)' })
@@ -88,6 +91,7 @@ export class WorkItemLinksController {
     return this.links.update(ctx, workItemId, pk, body);
   }
 
+  @Versioned('work_item_links')
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated(WRITE)

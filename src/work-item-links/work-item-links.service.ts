@@ -7,6 +7,8 @@ import { Queryable } from '../common/pagination/sql-params';
 import { CreateWorkItemLinkDto, UpdateWorkItemLinkDto, WorkItemLinkDto } from './work-item-links.dto';
 import { mapLink } from './work-item-links.mapper';
 import { WorkItemLinksRepository } from './work-item-links.repository';
+import { changeEvent } from '../webhooks/webhook-events';
+import { WebhookOutbox } from '../webhooks/webhook-outbox';
 
 const DUPLICATE = 'This work item already has a link to this url.';
 
@@ -19,6 +21,7 @@ export class WorkItemLinksService {
   constructor(
     private readonly ds: DataSource,
     private readonly repo: WorkItemLinksRepository,
+    private readonly outbox: WebhookOutbox,
   ) {}
 
   private async mustHaveWorkItem(ctx: ProjectContext, workItemId: string, db?: Queryable): Promise<void> {
@@ -51,7 +54,9 @@ export class WorkItemLinksService {
         tx,
       );
       if (!row) throw ProblemException.conflict(DUPLICATE);
-      return mapLink(row);
+      const out = mapLink(row);
+      await this.outbox.record(tx, changeEvent(ctx, 'workitem.link.created', out));
+      return out;
     });
   }
 
@@ -63,10 +68,12 @@ export class WorkItemLinksService {
   ): Promise<WorkItemLinkDto> {
     try {
       return await this.ds.transaction(async (tx) => {
-        await this.lockLink(ctx, workItemId, id, tx);
+        const before = await this.lockLink(ctx, workItemId, id, tx);
         const v = { url: dto.url, title: dto.title, metadata: dto.metadata };
         await this.repo.update(ctx.workspace.id, id, v, ctx.principal.userId, tx);
-        return mapLink((await this.repo.get(ctx.workspace.id, ctx.project.id, workItemId, id, tx))!);
+        const out = mapLink((await this.repo.get(ctx.workspace.id, ctx.project.id, workItemId, id, tx))!);
+        await this.outbox.record(tx, changeEvent(ctx, 'workitem.link.updated', out, mapLink(before)));
+        return out;
       });
     } catch (e) {
       const err = e as { code?: string; constraint?: string; driverError?: { code?: string; constraint?: string } };
@@ -78,8 +85,9 @@ export class WorkItemLinksService {
 
   async remove(ctx: ProjectContext, workItemId: string, id: string): Promise<void> {
     await this.ds.transaction(async (tx) => {
-      await this.lockLink(ctx, workItemId, id, tx);
+      const row = await this.lockLink(ctx, workItemId, id, tx);
       await this.repo.softDelete(ctx.workspace.id, id, ctx.principal.userId, tx);
+      await this.outbox.record(tx, changeEvent(ctx, 'workitem.link.deleted', mapLink(row)));
     });
   }
 

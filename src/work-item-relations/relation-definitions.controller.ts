@@ -1,3 +1,4 @@
+import { Versioned } from '../common/http/conditional';
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
 import {
   ApiCreatedResponse,
@@ -57,6 +58,7 @@ export class RelationDefinitionsController {
     return this.definitions.create(ctx, body);
   }
 
+  @Versioned('work_item_relation_definitions')
   @Get(':pk')
   @Authenticated(READ)
   @ApiOperation({ operationId: 'work_item_relation_definitions_retrieve', summary: 'Get a relation definition' })
@@ -67,6 +69,7 @@ export class RelationDefinitionsController {
     return this.definitions.get(ctx, pk);
   }
 
+  @Versioned('work_item_relation_definitions')
   @Patch(':pk')
   @Authenticated(WRITE)
   @ApiOperation({
@@ -81,6 +84,7 @@ export class RelationDefinitionsController {
     return this.definitions.update(ctx, pk, body);
   }
 
+  @Versioned('work_item_relation_definitions')
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated(WRITE)

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
-import { CreatedAt, DeletedAt, UpdatedAt } from '../common/database/columns';
+import { CreatedAt, DeletedAt, RowVersion, UpdatedAt } from '../common/database/columns';
 
 /**
  * A workspace's kind of relation between work items, read from either end: `outward` from the source
@@ -28,6 +28,7 @@ export class WorkItemRelationDefinitionEntity {
   @Column('uuid', { nullable: true }) created_by_id!: string | null;
   @CreatedAt() created_at!: Date;
   @UpdatedAt() updated_at!: Date;
+  @RowVersion() version!: number;
   @DeletedAt() deleted_at!: Date | null;
 }
 

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { WebhookOutboxModule } from '../webhooks/webhook-outbox.module';
 import { RelationDefinitionsController } from './relation-definitions.controller';
 import { RelationDefinitionsRepository } from './relation-definitions.repository';
 import { RelationDefinitionsService } from './relation-definitions.service';
@@ -8,6 +9,7 @@ import { WorkItemRelationsService } from './work-item-relations.service';
 
 /** Relation definitions (workspace), and the relations and dependencies between work items. */
 @Module({
+  imports: [WebhookOutboxModule],
   controllers: [RelationDefinitionsController, WorkItemRelationsController, WorkItemDependenciesController],
   providers: [
     RelationDefinitionsRepository,

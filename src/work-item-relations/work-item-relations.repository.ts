@@ -13,6 +13,19 @@ export interface RelationPair {
   target_project_id: string;
 }
 
+/** A stored relation row, as a webhook event reports it. */
+export interface RelationRow extends RelationPair {
+  id: string;
+  kind: RelationKind;
+  definition_id: string | null;
+  dependency_type: string | null;
+  created_at: Date;
+  created_by_id: string | null;
+}
+
+const ROW_COLS = `id, kind, definition_id, dependency_type, source_id, target_id, source_project_id, target_project_id,
+  created_at, created_by_id`;
+
 /** A relation seen from one work item: which end it is and the other item. */
 export interface RelationEnd extends Record<string, unknown> {
   key: string;
@@ -85,15 +98,16 @@ export class WorkItemRelationsRepository {
     pairs: RelationPair[],
     userId: string,
     db: Queryable,
-  ): Promise<string[]> {
+  ): Promise<{ inserted: RelationRow[]; reversed: string[] }> {
     const col = (k: keyof RelationPair) => pairs.map((p) => p[k]);
-    await db.query(
+    const inserted: RelationRow[] = await db.query(
       `INSERT INTO work_item_relations (workspace_id, kind, definition_id, dependency_type, source_id, target_id,
                                         source_project_id, target_project_id, created_by_id)
        SELECT $1, $2, $3, $4, x.s, x.t, x.sp, x.tp, $5
          FROM unnest($6::uuid[], $7::uuid[], $8::uuid[], $9::uuid[]) AS x(s, t, sp, tp)
         ORDER BY x.t, x.s
-       ON CONFLICT DO NOTHING`,
+       ON CONFLICT DO NOTHING
+       RETURNING ${ROW_COLS}`,
       [
         workspaceId,
         kind,
@@ -113,17 +127,25 @@ export class WorkItemRelationsRepository {
           AND r.source_id = x.t`,
       [workspaceId, kind, col('source_id'), col('target_id'), key.definition_id ?? key.dependency_type],
     );
-    return reversed.map((r) => r.other);
+    return { inserted, reversed: reversed.map((r) => r.other) };
   }
 
-  /** Removes every relation of `kind` between the two items; returns how many. */
-  async removePair(workspaceId: string, kind: RelationKind, a: string, b: string, db: Queryable): Promise<number> {
-    const rows = await db.query(
-      `DELETE FROM work_item_relations
-        WHERE workspace_id = $1 AND kind = $2 AND ((source_id = $3 AND target_id = $4) OR (source_id = $4 AND target_id = $3))
-        RETURNING id`,
+  /** Removes every relation of `kind` between the two items; returns the removed rows. */
+  async removePair(
+    workspaceId: string,
+    kind: RelationKind,
+    a: string,
+    b: string,
+    db: Queryable,
+  ): Promise<RelationRow[]> {
+    // As a CTE: TypeORM answers a bare DELETE ... RETURNING with [rows, count].
+    return db.query(
+      `WITH d AS (
+         DELETE FROM work_item_relations
+          WHERE workspace_id = $1 AND kind = $2 AND ((source_id = $3 AND target_id = $4) OR (source_id = $4 AND target_id = $3))
+          RETURNING ${ROW_COLS})
+       SELECT * FROM d ORDER BY created_at, id`,
       [workspaceId, kind, a, b],
     );
-    return (rows as unknown[][])[0]?.length ?? 0;
   }
 }

@@ -12,7 +12,9 @@ import {
   DependencyType,
   WorkItemDependencyListDto,
 } from './work-item-relations.dto';
-import { RelationKind, RelationPair, WorkItemRelationsRepository } from './work-item-relations.repository';
+import { RelationKind, RelationPair, RelationRow, WorkItemRelationsRepository } from './work-item-relations.repository';
+import { changeEvent } from '../webhooks/webhook-events';
+import { WebhookOutbox } from '../webhooks/webhook-outbox';
 
 /** Each dependency type: its stored (canonical) type and whether this item is the source. */
 const DEPENDENCY_SIDES: Record<DependencyType, { stored: string; outward: boolean }> = {
@@ -31,6 +33,8 @@ const DEPENDENCY_KEY: Record<string, [DependencyType, DependencyType]> = {
 
 interface Direction {
   kind: RelationKind;
+  /** The outward label a webhook event names the relation by: the definition's, or the stored dependency type. */
+  label: string;
   key: { definition_id: string | null; dependency_type: string | null };
   /** This item is the source; null: symmetric (stored in id order). */
   outward: boolean | null;
@@ -48,6 +52,7 @@ export class WorkItemRelationsService {
     private readonly ds: DataSource,
     private readonly repo: WorkItemRelationsRepository,
     private readonly definitions: RelationDefinitionsService,
+    private readonly outbox: WebhookOutbox,
   ) {}
 
   async listRelations(ctx: ProjectContext, workItemId: string): Promise<Record<string, string[]>> {
@@ -98,7 +103,12 @@ export class WorkItemRelationsService {
     if (dto.direction !== def.outward && dto.direction !== def.inward)
       throw ProblemException.validation('direction', `direction must be "${def.outward}" or "${def.inward}".`);
     const outward = def.outward === def.inward ? null : dto.direction === def.outward;
-    const dir: Direction = { kind: 'relation', key: { definition_id: def.id, dependency_type: null }, outward };
+    const dir: Direction = {
+      kind: 'relation',
+      label: def.outward,
+      key: { definition_id: def.id, dependency_type: null },
+      outward,
+    };
     await this.relate(ctx, workItemId, dto.work_item_ids, dir);
     return this.listRelations(ctx, workItemId);
   }
@@ -107,6 +117,7 @@ export class WorkItemRelationsService {
     const side = DEPENDENCY_SIDES[dto.relation_type];
     const dir: Direction = {
       kind: 'dependency',
+      label: side.stored,
       key: { definition_id: null, dependency_type: side.stored },
       outward: side.outward,
     };
@@ -121,8 +132,11 @@ export class WorkItemRelationsService {
       const visible = await this.repo.visibleItems(ctx.workspace.id, [otherId], viewerOf(ctx), tx);
       if (!visible.has(otherId)) throw ProblemException.notFound('Work item');
       await setActivityActor(tx, ctx.principal.userId);
-      if (!(await this.repo.removePair(ctx.workspace.id, kind, workItemId, otherId, tx)))
-        throw ProblemException.notFound(kind === 'relation' ? 'Relation' : 'Dependency');
+      const removed = await this.repo.removePair(ctx.workspace.id, kind, workItemId, otherId, tx);
+      if (!removed.length) throw ProblemException.notFound(kind === 'relation' ? 'Relation' : 'Dependency');
+      const labels = new Map((await this.definitions.all(ctx.workspace.id)).map((d) => [d.id, d.outward]));
+      const label = (r: RelationRow) => r.dependency_type ?? labels.get(r.definition_id!) ?? '';
+      await this.recordEvents(ctx, kind, 'deleted', removed, label, tx);
     });
   }
 
@@ -133,12 +147,29 @@ export class WorkItemRelationsService {
       await this.mustHaveWorkItem(ctx, workItemId, tx);
       const items = await this.visible(ctx.workspace.id, ids, viewerOf(ctx), tx);
       const pairs = ids.map((id) => this.pair(workItemId, ctx.project.id, id, items.get(id)!, dir.outward));
-      const reversed = await this.repo.insert(ctx.workspace.id, dir.kind, dir.key, pairs, ctx.principal.userId, tx);
-      if (reversed.length)
+      const written = await this.repo.insert(ctx.workspace.id, dir.kind, dir.key, pairs, ctx.principal.userId, tx);
+      if (written.reversed.length)
         throw ProblemException.conflict(
-          `These work items already have this ${dir.kind} in the other direction: ${reversed.sort().join(', ')}.`,
+          `These work items already have this ${dir.kind} in the other direction: ${written.reversed.sort().join(', ')}.`,
         );
+      await this.recordEvents(ctx, dir.kind, 'created', written.inserted, () => dir.label, tx);
     });
+  }
+
+  /** One webhook event per relation row written or removed (`workitem.relation.*` / `workitem.dependency.*`). */
+  private async recordEvents(
+    ctx: ProjectContext,
+    kind: RelationKind,
+    action: 'created' | 'deleted',
+    rows: RelationRow[],
+    label: (r: RelationRow) => string,
+    tx: Queryable,
+  ): Promise<void> {
+    const event = `workitem.${kind}.${action}` as const;
+    await this.outbox.recordMany(
+      tx,
+      rows.map((r) => changeEvent(ctx, event, relationView(r, label(r)))),
+    );
   }
 
   private async visible(ws: string, ids: string[], viewer: Viewer, tx: Queryable): Promise<Map<string, string>> {
@@ -174,4 +205,22 @@ export class WorkItemRelationsService {
     if (!(await this.repo.workItemExists(ctx.workspace.id, ctx.project.id, workItemId, db, !!db)))
       throw ProblemException.notFound('Work item');
   }
+}
+
+/**
+ * A relation as webhook events carry it: `work_item_id <relation_type> related_work_item_id` reads as a sentence
+ * ("A blocking B", "A implements B"), with the definition's outward label or the dependency type.
+ */
+function relationView(r: RelationRow, relationType: string) {
+  return {
+    id: r.id,
+    work_item_id: r.source_id,
+    related_work_item_id: r.target_id,
+    project_id: r.source_project_id,
+    related_project_id: r.target_project_id,
+    relation_type: relationType,
+    relation_definition_id: r.definition_id,
+    created_at: new Date(r.created_at).toISOString(),
+    created_by_id: r.created_by_id,
+  };
 }

@@ -1,3 +1,4 @@
+import { Versioned } from '../common/http/conditional';
 import { Body, Controller, Delete, Get, HttpCode, Post, UseGuards } from '@nestjs/common';
 import {
   ApiCreatedResponse,
@@ -60,6 +61,7 @@ export class ProjectTypePropertiesController {
     return this.typeProperties.attach(ctx, projectOwner(ctx), typeId, body);
   }
 
+  @Versioned('work_item_type_properties', { type_id: 'type_id', property_id: 'pk' })
   @Get(':pk')
   @Authenticated({ scope: 'projects.work_item_types:read', project: ProjectRole.Guest })
   @IgnoresExpand()
@@ -75,6 +77,7 @@ export class ProjectTypePropertiesController {
     return this.typeProperties.get(projectOwner(ctx), typeId, pk);
   }
 
+  @Versioned('work_item_type_properties', { type_id: 'type_id', property_id: 'pk' })
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated({ scope: 'projects.work_item_types:write', project: ProjectRole.Admin })
@@ -138,6 +141,7 @@ export class WorkspaceTypePropertiesController {
     return this.typeProperties.attach(ctx, workspaceOwner(ctx), typeId, body);
   }
 
+  @Versioned('work_item_type_properties', { type_id: 'type_id', property_id: 'pk' })
   @Get(':pk')
   @Authenticated({ scope: 'workspaces.work_item_types:read', workspace: WorkspaceRole.Member })
   @IgnoresExpand()
@@ -153,6 +157,7 @@ export class WorkspaceTypePropertiesController {
     return this.typeProperties.get(workspaceOwner(ctx), typeId, pk);
   }
 
+  @Versioned('work_item_type_properties', { type_id: 'type_id', property_id: 'pk' })
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated({ scope: 'workspaces.work_item_types:write', workspace: WorkspaceRole.Admin })

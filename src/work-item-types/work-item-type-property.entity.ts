@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { CreatedAt, TenantWorkspaceId, tenantKey } from '../common/database/columns';
+import { CreatedAt, RowVersion, TenantWorkspaceId, tenantKey } from '../common/database/columns';
 
 /** A property attached to a type (one property, many types). Same level on both ends. */
 @Index('ix_work_item_type_properties_by_key', ['type_id', 'property_id'])
@@ -12,4 +12,5 @@ export class WorkItemTypePropertyEntity {
   @TenantWorkspaceId('work_item_type_properties') workspace_id!: string;
   @Column('double precision') sort_order!: number;
   @CreatedAt() created_at!: Date;
+  @RowVersion() version!: number;
 }

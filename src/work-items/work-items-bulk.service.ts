@@ -19,9 +19,13 @@ import { isUuid } from '../common/http/validation';
 import { Queryable } from '../common/pagination/sql-params';
 import { memoReads } from '../common/database/memo-reads';
 import { CustomFieldsService } from '../custom-fields/custom-fields.service';
+import { changeEvent } from '../webhooks/webhook-events';
+import { WebhookOutbox } from '../webhooks/webhook-outbox';
 import { CreateWorkItemDto, UpdateWorkItemDto, WorkItemDto } from './work-items.dto';
+import { webhookView } from './work-items.mapper';
 import { BatchRow, WorkItemDetailRow, WorkItemsRepository } from './work-items.repository';
-import { assertMayDelete, placesItem, PreparedUpdate, withDefaults, WorkItemsService } from './work-items.service';
+import { placesItem } from './work-item-membership';
+import { assertMayDelete, PreparedUpdate, withDefaults, WorkItemsService } from './work-items.service';
 
 /** A bulk-update row: the PATCH body and the target id. */
 class BulkUpdateRowDto extends UpdateWorkItemDto {}
@@ -42,6 +46,7 @@ export class WorkItemsBulkService {
     private readonly repo: WorkItemsRepository,
     private readonly items: WorkItemsService,
     private readonly customFields: CustomFieldsService,
+    private readonly outbox: WebhookOutbox,
     @Inject(APP_CONFIG) private readonly cfg: AppConfig,
   ) {}
 
@@ -179,6 +184,12 @@ export class WorkItemsBulkService {
         placed.map((r) => ({ row: { id: r.id!, ...none }, dto: byOrd.get(r.ord)!.p.dto })),
         tx,
       );
+      await this.recordEvents(
+        ctx,
+        'workitem.created',
+        await this.repo.getMany(ctx.workspace.id, ctx.project.id, created(outcomes), tx),
+        tx,
+      );
       return [...failed, ...outcomes];
     });
   }
@@ -221,7 +232,10 @@ export class WorkItemsBulkService {
         }
       });
       if (allOrNone && outcomes.some((o) => o.result === 'failed')) throw new BulkAborted(outcomes);
-      if (seen.size) await this.repo.softDelete(ctx.workspace.id, [...seen], ctx.principal.userId, tx);
+      if (!seen.size) return outcomes;
+      const gone = await this.repo.getMany(ctx.workspace.id, ctx.project.id, [...seen], tx);
+      await this.repo.softDelete(ctx.workspace.id, [...seen], ctx.principal.userId, tx);
+      await this.recordEvents(ctx, 'workitem.deleted', gone, tx);
       return outcomes;
     });
   }
@@ -237,7 +251,7 @@ export class WorkItemsBulkService {
     const rows = withIds(await validateRows(BulkUpdateRowDto, items), items);
     return this.run(allOrNone, async (tx) => {
       const ids = [...new Set(rows.flatMap((r) => (isFailed(r) ? [] : [r.id])))];
-      const current = await this.repo.getMany(ctx.workspace.id, ctx.project.id, ids, tx);
+      const current = await this.repo.lockMany(ctx.workspace.id, ctx.project.id, ids, tx);
       const { outcomes, prepared } = await this.prepareUpdates(ctx, rows, current, memoReads(tx));
       if (allOrNone && outcomes.length) throw new BulkAborted([...outcomes, ...prepared.map(notWritten)]);
       const refused = await this.items.writeUpdates(ctx, prepared, tx).catch((e: unknown) => {
@@ -252,8 +266,25 @@ export class WorkItemsBulkService {
         written.filter((p) => placesItem(p.dto)).map((p) => ({ row: { id: p.id, ...none }, dto: p.dto })),
         tx,
       );
+      // workitem.updated for each row whose item changed, as its PATCH would record (one read, one insert).
+      const before = new Map(written.map((p) => [p.id, webhookView(current.get(p.id)!)]));
+      await this.items.reportUpdated(ctx, before, tx);
       return [...outcomes, ...written.map((p): RowOutcome => ({ index: p.index, result: 'updated', id: p.id }))];
     });
+  }
+
+  /** One webhook event per work item a bulk write changed, in the batch's transaction (request order). */
+  private async recordEvents(
+    ctx: ProjectContext,
+    event: 'workitem.created' | 'workitem.deleted',
+    rows: WorkItemDetailRow[],
+    tx: Queryable,
+  ): Promise<void> {
+    const ordered = [...rows].sort((a, b) => a.sequence_id - b.sequence_id);
+    await this.outbox.recordMany(
+      tx,
+      ordered.map((r) => changeEvent(ctx, event, webhookView(r))),
+    );
   }
 
   /** Each row checked as its PATCH (prepareUpdate), in request order; a repeated id or external pair fails the later row. */
@@ -348,6 +379,11 @@ function withIds<T>(
       );
     return { ...r, id: id.toLowerCase() };
   });
+}
+
+/** The ids a batch's outcomes say were created. */
+function created(outcomes: RowOutcome[]): string[] {
+  return outcomes.flatMap((o) => (o.result === 'created' ? [o.id] : []));
 }
 
 /** The external pair's unique index refused a row (a race with another writer): the 409 checkExternal answers. */

@@ -1,5 +1,5 @@
 import { WorkItemDto } from './work-items.dto';
-import { WorkItemRow } from './work-items.repository';
+import { WorkItemDetailRow, WorkItemRow } from './work-items.repository';
 
 const iso = (d: Date | string | null): string | null => (d ? new Date(d).toISOString() : null);
 
@@ -31,4 +31,9 @@ export function mapWorkItem(
     created_by_id: r.created_by_id,
     custom_fields: customFields,
   };
+}
+
+/** A work item as webhook payloads show it: the read shape without custom fields and expansions. */
+export function webhookView(row: WorkItemDetailRow): WorkItemDto {
+  return mapWorkItem(row, row.project_identifier, null);
 }

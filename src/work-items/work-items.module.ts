@@ -1,19 +1,19 @@
 import { Module } from '@nestjs/common';
-import { CyclesModule } from '../cycles/cycles.module';
+import { WebhookOutboxModule } from '../webhooks/webhook-outbox.module';
 import { EstimatesModule } from '../estimates/estimates.module';
-import { ModulesModule } from '../modules/modules.module';
 import { WorkItemTypesModule } from '../work-item-types/work-item-types.module';
 import { WorkflowsModule } from '../workflows/workflows.module';
 import { WorkItemsByIdentifierController, WorkItemsController } from './work-items.controller';
 import { WorkItemsRepository } from './work-items.repository';
 import { WorkItemsService } from './work-items.service';
+import { WorkItemMembership } from './work-item-membership';
 import { WorkItemsBulkController } from './work-items-bulk.controller';
 import { WorkItemsBulkService } from './work-items-bulk.service';
 
 @Module({
-  imports: [EstimatesModule, WorkflowsModule, WorkItemTypesModule, CyclesModule, ModulesModule],
+  imports: [WebhookOutboxModule, EstimatesModule, WorkflowsModule, WorkItemTypesModule],
   controllers: [WorkItemsBulkController, WorkItemsController, WorkItemsByIdentifierController],
-  providers: [WorkItemsRepository, WorkItemsService, WorkItemsBulkService],
+  providers: [WorkItemsRepository, WorkItemsService, WorkItemsBulkService, WorkItemMembership],
   exports: [WorkItemsRepository, WorkItemsService],
 })
 export class WorkItemsModule {}

@@ -245,21 +245,22 @@ const COLS = `w.id, w.name, w.sequence_id, w.project_id, w.priority, w.state_id,
   to_char(w.start_date, 'YYYY-MM-DD') AS start_date, to_char(w.target_date, 'YYYY-MM-DD') AS target_date,
   w.is_draft, w.archived_at, w.created_at, w.created_by_id`;
 
-/** `ws`: a reference to the workspace id (`$1`) pinning the link table too (routable on a distributed PostgreSQL). */
-const pin = (x: string, ws?: string) => (ws ? `${x}.workspace_id = ${ws} AND ` : '');
-const ASSIGNEE_IDS = (alias: string, ws?: string) =>
-  `ARRAY(SELECT a.assignee_id FROM work_item_assignees a WHERE ${pin('a', ws)}a.work_item_id = ${alias}.id ORDER BY a.assignee_id) AS assignee_ids`;
-const LABEL_IDS = (alias: string, ws?: string) =>
-  `ARRAY(SELECT l.label_id FROM work_item_labels l WHERE ${pin('l', ws)}l.work_item_id = ${alias}.id ORDER BY l.label_id) AS label_ids`;
+/** `pin`: also equate the link table's workspace_id with the item's (a statement routed to one workspace). */
+const pinned = (table: string, alias: string, pin: boolean) =>
+  pin ? ` AND ${table}.workspace_id = ${alias}.workspace_id` : '';
+const ASSIGNEE_IDS = (alias: string, pin = false) =>
+  `ARRAY(SELECT a.assignee_id FROM work_item_assignees a WHERE a.work_item_id = ${alias}.id${pinned('a', alias, pin)} ORDER BY a.assignee_id) AS assignee_ids`;
+const LABEL_IDS = (alias: string, pin = false) =>
+  `ARRAY(SELECT l.label_id FROM work_item_labels l WHERE l.work_item_id = ${alias}.id${pinned('l', alias, pin)} ORDER BY l.label_id) AS label_ids`;
 /** Index-only on ix_module_work_items_item; a deleted module's links are deleted with it. */
-const MODULE_IDS = (alias: string, ws?: string) =>
-  `ARRAY(SELECT mw.module_id FROM module_work_items mw WHERE ${pin('mw', ws)}mw.work_item_id = ${alias}.id ORDER BY mw.module_id) AS module_ids`;
+const MODULE_IDS = (alias: string, pin = false) =>
+  `ARRAY(SELECT mw.module_id FROM module_work_items mw WHERE mw.work_item_id = ${alias}.id${pinned('mw', alias, pin)} ORDER BY mw.module_id) AS module_ids`;
 
 /** Per-row id arrays, index-only scans of the link tables' primary keys. `alias` names the work item row. */
-const idArrays = (alias: string, ws?: string) => `
-  ${ASSIGNEE_IDS(alias, ws)},
-  ${LABEL_IDS(alias, ws)},
-  ${MODULE_IDS(alias, ws)}`;
+const idArrays = (alias: string, pin = false) => `
+  ${ASSIGNEE_IDS(alias, pin)},
+  ${LABEL_IDS(alias, pin)},
+  ${MODULE_IDS(alias, pin)}`;
 
 /** Which per-row id arrays a list page reads: a `?fields=` projection without them skips their subqueries. */
 export interface ListArrays {
@@ -279,9 +280,9 @@ const pageArrays = (arrays: ListArrays): string[] =>
   ].filter((x): x is string => !!x);
 
 /** Columns a single read also needs: writes compare against them; custom fields render from them. */
-const DETAIL_BASE = `${COLS}, w.workspace_id, w.custom_values, w.external_id, w.external_source, w.estimate_point_id,
+const DETAIL_SCALARS = `${COLS}, w.workspace_id, w.custom_values, w.external_id, w.external_source, w.estimate_point_id,
   w.version`;
-const DETAIL_COLS = `${DETAIL_BASE}, ${idArrays('w')}`;
+const DETAIL_COLS = `${DETAIL_SCALARS}, ${idArrays('w')}`;
 
 export interface WorkItemRow extends Record<string, unknown> {
   id: string;
@@ -641,6 +642,18 @@ export class WorkItemsRepository {
     return rows[0] ?? null;
   }
 
+  /** Live, unarchived work items of the project among `ids` (bulk writes' webhook events), in no set order. */
+  async getMany(workspaceId: string, projectId: string, ids: string[], db: Queryable): Promise<WorkItemDetailRow[]> {
+    if (!ids.length) return [];
+    return db.query(
+      `SELECT ${DETAIL_SCALARS}, ${idArrays('w', true)}, p.identifier AS project_identifier
+         FROM work_items w JOIN projects p ON p.id = w.project_id
+        WHERE w.workspace_id = $1 AND p.workspace_id = $1 AND w.project_id = $2 AND w.id = ANY($3::uuid[])
+          AND w.deleted_at IS NULL AND w.archived_at IS NULL`,
+      [workspaceId, projectId, ids],
+    );
+  }
+
   /**
    * By identifier (PROJ-12) within the workspace, live and not archived, in a project the user belongs to or
    * administers (workspace owner/admin), with the user's project role (`viewer_role`, null for a workspace
@@ -794,14 +807,14 @@ export class WorkItemsRepository {
   }
 
   /** The live, unarchived work items of the project among `ids`, locked FOR UPDATE, by id (bulk-update). */
-  async getMany(
+  async lockMany(
     workspaceId: string,
     projectId: string,
     ids: string[],
     db: Queryable,
   ): Promise<Map<string, WorkItemDetailRow>> {
     const rows: WorkItemDetailRow[] = await db.query(
-      `SELECT ${DETAIL_BASE}, ${idArrays('w', '$1')}, p.identifier AS project_identifier
+      `SELECT ${DETAIL_SCALARS}, ${idArrays('w', true)}, p.identifier AS project_identifier
          FROM work_items w JOIN projects p ON p.workspace_id = $1 AND p.id = w.project_id
         WHERE w.workspace_id = $1 AND w.project_id = $2 AND w.id = ANY($3::uuid[]) AND w.deleted_at IS NULL
           AND w.archived_at IS NULL
@@ -809,6 +822,47 @@ export class WorkItemsRepository {
       [workspaceId, projectId, ids],
     );
     return new Map(rows.map((r) => [r.id, r]));
+  }
+
+  /** Puts each work item in its cycle (null: in none), one statement for the batch; items already there untouched. */
+  async placeInCycles(
+    workspaceId: string,
+    projectId: string,
+    itemIds: string[],
+    cycleIds: Array<string | null>,
+    db: Queryable,
+  ): Promise<void> {
+    await db.query(
+      `UPDATE work_items w SET cycle_id = u.cycle_id, updated_at = now()
+         FROM unnest($3::uuid[], $4::uuid[]) AS u(id, cycle_id)
+        WHERE w.workspace_id = $1 AND w.project_id = $2 AND w.id = u.id AND w.cycle_id IS DISTINCT FROM u.cycle_id`,
+      [workspaceId, projectId, itemIds, cycleIds],
+    );
+  }
+
+  /**
+   * Makes each work item's module set exactly its pairs (`items[i]` in `modules[i]`; an item of `itemIds` without a
+   * pair is in no module): one delete of the links not wanted, one insert of those missing, for the whole batch.
+   */
+  async replaceModuleSets(
+    workspaceId: string,
+    projectId: string,
+    itemIds: string[],
+    pairs: { items: string[]; modules: string[] },
+    db: Queryable,
+  ): Promise<void> {
+    await db.query(
+      `WITH p AS (SELECT * FROM unnest($4::uuid[], $5::uuid[]) AS p(item, module)),
+       d AS (
+         DELETE FROM module_work_items l
+          WHERE l.workspace_id = $1 AND l.work_item_id = ANY($3::uuid[])
+            AND NOT EXISTS (SELECT 1 FROM p WHERE p.item = l.work_item_id AND p.module = l.module_id)
+       )
+       INSERT INTO module_work_items (workspace_id, project_id, module_id, work_item_id)
+       SELECT $1, $2, p.module, p.item FROM p
+       ON CONFLICT DO NOTHING`,
+      [workspaceId, projectId, itemIds, pairs.items, pairs.modules],
+    );
   }
 
   /** Of `ids`, the items that are now their own ancestor (a batch that set parents in a loop). */

@@ -19,8 +19,7 @@ import { WORK_ITEM_PAIRS } from './relation-fields';
 import { CustomFieldsService } from '../custom-fields/custom-fields.service';
 import { EstimatesService } from '../estimates/estimates.service';
 import { WorkflowsService } from '../workflows/workflows.service';
-import { CyclesService } from '../cycles/cycles.service';
-import { ModulesService } from '../modules/modules.service';
+import { placesItem, WorkItemMembership } from './work-item-membership';
 import { cyclesOfWorkItems, modulesOfWorkItems } from '../cycles/work-item-expand';
 import {
   CreateWorkItemDto,
@@ -32,7 +31,7 @@ import {
   WorkItemTypeRefDto,
   WorkItemUserRefDto,
 } from './work-items.dto';
-import { mapWorkItem } from './work-items.mapper';
+import { mapWorkItem, webhookView } from './work-items.mapper';
 import {
   CheckedInsert,
   ExpandedRelation,
@@ -43,6 +42,8 @@ import {
   WorkItemWrite,
 } from './work-items.repository';
 import { withRowVersion } from '../common/http/conditional';
+import { changeEvent } from '../webhooks/webhook-events';
+import { WebhookOutbox } from '../webhooks/webhook-outbox';
 
 // Canonical numbers only: `PROJ-012` is not the identifier of PROJ-12 (surrounding space is trimmed, case folded).
 const IDENTIFIER_RE = /^([A-Za-z][A-Za-z0-9]*)-([1-9]\d{0,8})$/;
@@ -93,8 +94,8 @@ export class WorkItemsService {
     private readonly customFields: CustomFieldsService,
     private readonly estimates: EstimatesService,
     private readonly workflows: WorkflowsService,
-    private readonly cycles: CyclesService,
-    private readonly modules: ModulesService,
+    private readonly outbox: WebhookOutbox,
+    private readonly membership: WorkItemMembership,
   ) {}
 
   // ---- reads ----
@@ -428,8 +429,8 @@ export class WorkItemsService {
     const t = tenantOf(ctx);
     const { name, desc } = this.createBasics(dto);
     // In the common case three steps: the reads that validate together with the defaults and the sequence
-    // number (in parallel, on the pool), the custom-properties read, and one statement that re-checks,
-    // locks and writes. A create that fails validation leaves a gap in the sequence numbers.
+    // number (in parallel, on the pool), the custom-properties read, and one transaction whose statement
+    // re-checks, locks and writes (the webhook event beside it). A create that fails validation leaves a gap in the sequence numbers.
     // A default (state or type) the request did not name can be deleted between its reading and the insert:
     // the create then runs again with the new default (a gap in the sequence numbers, like any failed create).
     for (let attempt = 1; ; attempt++) {
@@ -443,10 +444,10 @@ export class WorkItemsService {
       const assigneeIds = await this.assigneesOrDefault(ctx, refs.assigneeIds, this.ds);
       const labelIds = refs.labelIds ?? [];
 
-      // Custom values are validated on the connection of the write: inside its transaction when there is one.
-      const write = async (tx?: Queryable) => {
+      // Custom values are validated on the connection of the write, inside its transaction.
+      const write = async (db: Queryable) => {
         const customValues = await this.customFields.forCreate(
-          tx ?? this.ds,
+          db,
           t.workspaceId,
           t.projectId,
           typeId,
@@ -475,25 +476,24 @@ export class WorkItemsService {
           assigneeIds,
           labelIds,
           ctx.principal.userId,
-          tx,
+          db,
         );
       };
-      // Without labels, a point, a parent or a type the insert statement alone is the write. With them, the
-      // state is locked first in a statement of its own, so a delete of what we link that commits while we wait
-      // for that lock is seen by the insert's later snapshot (see insertChecked); with a type, the custom values
-      // are validated in the same transaction, under the values lock a catalogue change waits for.
-      // Cycle and module membership (cycle_id, module_ids) are written after the row, in the same transaction.
-      const placed = placesItem(dto);
-      const links = labelIds.length > 0 || !!refs.estimatePointId || !!refs.parentId || !!typeId || placed;
+      // With labels, a point, a parent or a type, the state is locked first in a statement of its own, so a delete
+      // of what we link that commits while we wait for that lock is seen by the insert's later snapshot (see
+      // insertChecked); with a type, the custom values are validated in the same transaction, under the values
+      // lock a catalogue change waits for. Cycle and module membership (cycle_id, module_ids) are written after the
+      // row, then the webhook event, in the insert's transaction (inside a request's transaction scope, e.g. an
+      // idempotent POST's, a savepoint of it), so they commit with the item.
+      const links = labelIds.length > 0 || !!refs.estimatePointId || !!refs.parentId || !!typeId;
       const result = await this.externalRace(t.projectId, dto.external_source, dto.external_id, () =>
-        links
-          ? this.ds.transaction(async (tx) => {
-              await this.repo.stateIds(t.projectId, [stateId], tx);
-              const written = await write(tx);
-              if (written.row && placed) written.row = await this.placeIn(ctx, written.row, dto, tx);
-              return written;
-            })
-          : write(),
+        this.ds.transaction(async (tx) => {
+          if (links) await this.repo.stateIds(t.projectId, [stateId], tx);
+          const written = await write(tx);
+          if (written.row && placesItem(dto)) written.row = await this.placeIn(ctx, written.row, dto, tx);
+          if (written.row) await this.outbox.record(tx, changeEvent(ctx, 'workitem.created', webhookView(written.row)));
+          return written;
+        }),
       );
       if (!result.row) {
         const defaultGone =
@@ -575,8 +575,10 @@ export class WorkItemsService {
     if (!cur) throw ProblemException.notFound('Work item');
     const prepared = await this.prepareUpdate(ctx, cur, dto, tx);
     await this.writeUpdates(ctx, [prepared], tx);
-    const row = (await this.repo.get(ctx.workspace.id, ctx.project.id, id, 'live', tx))!;
-    return placesItem(dto) ? this.placeIn(ctx, row, dto, tx) : row;
+    if (placesItem(dto)) await this.placeIn(ctx, cur, dto, tx);
+    const after = (await this.repo.get(ctx.workspace.id, ctx.project.id, id, 'live', tx))!;
+    await this.outbox.record(tx, changeEvent(ctx, 'workitem.updated', webhookView(after), webhookView(cur)));
+    return after;
   }
 
   /**
@@ -685,40 +687,17 @@ export class WorkItemsService {
   }
 
   /** The cycle and module rules for what the body names (cycle_id, module_ids), without writing. */
-  checkMembership(ctx: ProjectContext, dto: UpdateWorkItemDto, db: Queryable): Promise<unknown> {
-    return Promise.all([
-      dto.cycle_id !== undefined ? this.cycles.checkPlacement(ctx, [lowerOrNull(dto.cycle_id)], db) : null,
-      dto.module_ids !== undefined ? this.modules.checkModules(ctx, dto.module_ids.map(lower), db) : null,
-    ]);
+  checkMembership(ctx: ProjectContext, dto: UpdateWorkItemDto, db: Queryable): Promise<void> {
+    return this.membership.check(ctx, dto, db);
   }
 
-  /**
-   * Writes the membership a body sets for items already written (cycle_id, module_ids; not sent: unchanged), as the
-   * cycle and module membership routes would, in `tx`: one statement per kind for the whole batch. Answers `rows`
-   * with the membership written.
-   */
-  async placeMany<R extends { id: string; cycle_id: string | null; module_ids: string[] }>(
+  /** Writes the membership bodies set for items already written (WorkItemMembership.placeMany), in `tx`. */
+  placeMany<R extends { id: string; cycle_id: string | null; module_ids: string[] }>(
     ctx: ProjectContext,
     rows: Array<{ row: R; dto: UpdateWorkItemDto }>,
     tx: Queryable,
   ): Promise<R[]> {
-    const cycled = rows.filter((r) => r.dto.cycle_id !== undefined);
-    const moduled = rows.filter((r) => r.dto.module_ids !== undefined);
-    await this.cycles.placeWorkItems(
-      ctx,
-      cycled.map((r) => ({ id: r.row.id, cycleId: lowerOrNull(r.dto.cycle_id) })),
-      tx,
-    );
-    await this.modules.setWorkItemModules(
-      ctx,
-      moduled.map((r) => ({ id: r.row.id, moduleIds: r.dto.module_ids!.map(lower) })),
-      tx,
-    );
-    return rows.map(({ row, dto }) => ({
-      ...row,
-      ...(dto.cycle_id !== undefined ? { cycle_id: lowerOrNull(dto.cycle_id) } : {}),
-      ...(dto.module_ids !== undefined ? { module_ids: [...new Set(dto.module_ids.map(lower))].sort() } : {}),
-    }));
+    return this.membership.placeMany(ctx, rows, tx);
   }
 
   private async placeIn<R extends { id: string; cycle_id: string | null; module_ids: string[] }>(
@@ -727,7 +706,29 @@ export class WorkItemsService {
     dto: UpdateWorkItemDto,
     tx: Queryable,
   ): Promise<R> {
-    return (await this.placeMany(ctx, [{ row, dto }], tx))[0];
+    return (await this.membership.placeMany(ctx, [{ row, dto }], tx))[0];
+  }
+
+  /**
+   * For a change another feature makes to work items' read shape (cycle or module membership): the webhook view
+   * of the live items among `ids`, read in the caller's transaction before the change, for `reportUpdated`.
+   */
+  async webhookSnapshot(ctx: ProjectContext, ids: string[], tx: Queryable): Promise<Map<string, WorkItemDto>> {
+    const rows = await this.repo.getMany(ctx.workspace.id, ctx.project.id, ids, tx);
+    return new Map(rows.map((r) => [r.id, webhookView(r)]));
+  }
+
+  /** `workitem.updated` for each item of `before` whose webhook view differs now (one event per changed item). */
+  async reportUpdated(ctx: ProjectContext, before: Map<string, WorkItemDto>, tx: Queryable): Promise<void> {
+    if (!before.size) return;
+    const after = await this.webhookSnapshot(ctx, [...before.keys()], tx);
+    const changed = [...after.values()]
+      .filter((a) => JSON.stringify(a) !== JSON.stringify(before.get(a.id)))
+      .sort((a, b) => a.sequence_id - b.sequence_id);
+    await this.outbox.recordMany(
+      tx,
+      changed.map((a) => changeEvent(ctx, 'workitem.updated', a, before.get(a.id))),
+    );
   }
 
   /**
@@ -741,6 +742,7 @@ export class WorkItemsService {
       if (!cur) throw ProblemException.notFound('Work item');
       assertMayDelete(ctx, cur.created_by_id);
       await this.repo.softDelete(ctx.workspace.id, [id], ctx.principal.userId, tx);
+      await this.outbox.record(tx, changeEvent(ctx, 'workitem.deleted', webhookView(cur)));
     });
   }
 
@@ -761,8 +763,13 @@ export class WorkItemsService {
     const row = await this.ds.transaction(async (tx) => {
       const cur = await this.repo.get(w, p, id, archived ? 'live' : 'any', tx, true);
       if (!cur) throw ProblemException.notFound('Work item');
-      if (archived || cur.archived_at) await this.repo.setArchived(id, archived, ctx.principal.userId, tx);
-      return (await this.repo.get(w, p, id, 'any', tx))!;
+      if (!archived && !cur.archived_at) return cur;
+      await this.repo.setArchived(id, archived, ctx.principal.userId, tx);
+      const after = (await this.repo.get(w, p, id, 'any', tx))!;
+      // Plane names no unarchive event: an unarchive is an update of archived_at.
+      const event = archived ? 'workitem.archived' : 'workitem.updated';
+      await this.outbox.record(tx, changeEvent(ctx, event, webhookView(after), webhookView(cur)));
+      return after;
     });
     return this.present(w, row, new Set(), false);
   }
@@ -807,12 +814,6 @@ const parentLoop = (dto: UpdateWorkItemDto) =>
     dto.parent_id !== undefined ? 'parent_id' : 'parent',
     'A work item cannot be its own parent or the parent of one of its ancestors.',
   );
-
-const lower = (id: string) => id.toLowerCase();
-const lowerOrNull = (id: string | null | undefined) => (id ? id.toLowerCase() : null);
-
-/** Whether a write body sets cycle or module membership (the later edition's cycle_id, module_ids). */
-export const placesItem = (dto: UpdateWorkItemDto) => dto.cycle_id !== undefined || dto.module_ids !== undefined;
 
 /** Deleting a work item: project admins, or its creator (a contributor); anyone else 403. */
 export function assertMayDelete(ctx: ProjectContext, createdById: string | null): void {

@@ -162,7 +162,7 @@ describe('ETag and conditional requests', () => {
     expect((await t.http.get(`${items}${item.id}/`).set(k())).headers.etag).toBe(tag);
   });
 
-  it('every versioned resource: strong ETag on GET, 412 for a stale If-Match on PATCH (states, labels, cycles, projects)', async () => {
+  it('every versioned resource: strong ETag on GET, 412 for a stale If-Match on PATCH (states, labels, cycles, relation definitions, links, projects)', async () => {
     const p = await t.project(ten.slug, ten.owner.key);
     const base = `${ws}/projects/${p.id}`;
     const cases: Array<[string, object, object]> = [
@@ -170,7 +170,14 @@ describe('ETag and conditional requests', () => {
       [`${base}/labels/`, { name: 'bug' }, { name: 'defect' }],
       [`${base}/cycles/`, { name: 'Sprint' }, { name: 'Sprint 2' }],
       [`${ws}/labels/`, { name: 'ws label' }, { name: 'ws label 2' }],
+      [
+        `${ws}/work-item-relation-definitions/`,
+        { name: 'Clones', outward: 'clones', inward: 'is cloned by' },
+        { name: 'Cloned from' },
+      ],
     ];
+    const item = (await t.http.post(`${base}/work-items/`).set(k()).send({ name: 'Linked' })).body;
+    cases.push([`${base}/work-items/${item.id}/links/`, { url: 'https://example.com/a' }, { title: 'A' }]);
     for (const [list, body, change] of cases) {
       const created = await t.http.post(list).set(k()).send(body);
       expect(created.status).toBe(201);
@@ -226,6 +233,39 @@ describe('ETag and conditional requests', () => {
     expect((await t.http.get(url).set(k())).body.role).toBe('commenter');
     expect((await t.http.delete(url).set(k()).set('If-Match', current)).status).toBe(204);
     expectProblem(await t.http.get(url).set(k()), 404, 'resource_not_found');
+  });
+
+  it('features and type-property links are versioned: records addressed without an id of their own', async () => {
+    const p = await t.project(ten.slug, ten.owner.key);
+    for (const url of [`${ws}/features/`, `${ws}/projects/${p.id}/features/`]) {
+      await t.http.get(url).set(k()); // the first read creates the row
+      const tag = (await t.http.get(url).set(k())).headers.etag;
+      expect(tag).toMatch(/^"\d+-/);
+      expect((await t.http.get(url).set(k()).set('If-None-Match', tag)).status).toBe(304);
+      const flag = url.includes('/projects/') ? { cycles: false } : { is_custom_properties_enabled: true };
+      expect((await t.http.patch(url).set(k()).set('If-Match', tag).send(flag)).status).toBe(200);
+      expectProblem(await t.http.patch(url).set(k()).set('If-Match', tag).send(flag), 412, 'precondition_failed');
+    }
+    const pr = `${ws}/projects/${p.id}`;
+    const type = (await t.http.post(`${pr}/work-item-types/`).set(k()).send({ name: 'Bug' })).body;
+    const prop = (
+      await t.http
+        .post(`${pr}/work-item-properties/`)
+        .set(k())
+        .send({ display_name: 'Points', property_type: 'DECIMAL' })
+    ).body;
+    const attached = await t.http
+      .post(`${pr}/work-item-types/${type.id}/properties/`)
+      .set(k())
+      .send({ properties: [prop.id] });
+    expect(attached.status).toBe(201);
+    const link = `${pr}/work-item-types/${type.id}/properties/${prop.id}/`;
+    const tag = (await t.http.get(link).set(k())).headers.etag;
+    expect(tag).toMatch(/^"1-/);
+    expectProblem(await t.http.delete(link).set(k()).set('If-Match', '"7-stale"'), 412, 'precondition_failed');
+    expect((await t.http.get(link).set(k())).status).toBe(200);
+    expect((await t.http.delete(link).set(k()).set('If-Match', tag)).status).toBe(204);
+    expectProblem(await t.http.get(link).set(k()), 404, 'resource_not_found');
   });
 
   it('parses tags as RFC 9110 lists', () => {

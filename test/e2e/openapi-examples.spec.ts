@@ -207,6 +207,22 @@ class Fixtures {
   };
   activity = async () =>
     (await this.call('GET', `${await this.pr()}/work-items/${(await this.workItem()).id}/activities/`)).data[0].id;
+  /** A webhook to a local address: no allow-list here, so each delivery is refused (a log row, no traffic). */
+  newWebhook = async () =>
+    (await this.call('POST', `${this.ws}/webhooks/`, { url: 'http://localhost:9/fixture', scopes: ['project.*'] })).id;
+  webhook = () => this.once('webhook', this.newWebhook);
+  /** A delivery attempt of `webhook()`: a project created makes one, refused at connect time. */
+  webhookLog = () =>
+    this.once('webhookLog', async () => {
+      const id = await this.webhook();
+      await this.call('POST', `${this.ws}/projects/`, { name: 'Delivered project', identifier: 'DLV' });
+      for (let i = 0; i < 500; i++) {
+        const list = await this.call('GET', `${this.ws}/webhook-logs/${id}/`);
+        if (list.data.length) return list.data[0].id as string;
+        await new Promise((r) => setTimeout(r, 40));
+      }
+      throw new Error('no webhook log row within 20 s');
+    });
   auditEntry = async () => {
     await this.project();
     return (await this.call('GET', `${this.ws}/audit-logs/?per_page=1`)).data[0].id;
@@ -221,6 +237,10 @@ async function primaryKey(path: string, op: Operation, fx: Fixtures): Promise<st
   switch (segment) {
     case 'audit-logs':
       return fx.auditEntry();
+    case 'webhooks':
+      return fx.newWebhook();
+    case '{webhook_id}': // webhook-logs/{webhook_id}/{pk}/
+      return fx.webhookLog();
     case 'labels':
       return fx.label(!inProject);
     case 'members':
@@ -285,6 +305,8 @@ async function pathParam(name: string, op: Operation, fx: Fixtures): Promise<str
       return fx.property();
     case 'type_id':
       return fx.type();
+    case 'webhook_id':
+      return fx.webhook();
     case 'identifier': {
       const item = await fx.workItem();
       return `${(await fx.project()).identifier}-${item.sequence_id}`;

@@ -47,6 +47,8 @@ export const SCOPES = {
   'workspaces.work_item_properties:read': 'Read workspace work item properties',
   'workspaces.work_item_properties:write': 'Write workspace work item properties',
   'workspaces.audit_logs:read': 'Read the workspace audit trail',
+  'webhooks:read': 'Read webhooks and their delivery logs',
+  'webhooks:write': 'Register, change and delete webhooks',
   'workspaces.work_item_relation_definitions:read': 'Read work item relation definitions',
   'workspaces.work_item_relation_definitions:write': 'Write work item relation definitions',
 } as const;

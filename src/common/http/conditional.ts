@@ -36,8 +36,12 @@ import { ProblemException } from '../errors/problem.exception';
  */
 export interface VersionedRoute {
   table: string;
-  /** The path parameter holding the record's id. */
-  param: string;
+  /**
+   * How the record is found: the path parameter holding its id, or a map from each key column to the path
+   * parameter holding it (`@workspace` / `@project`: the request's workspace or project, for records without an id
+   * of their own, as features are, or whose project may be addressed by identifier).
+   */
+  param: string | Record<string, string>;
   /** The GET's service reads the version with the record and hands it over (withRowVersion): no read of its own. */
   supplied?: boolean;
 }
@@ -70,7 +74,11 @@ export const IF_NONE_MATCH_DOC = {
  * Marks a single-record route of a versioned table (migrations' VERSIONED_TABLES): its GET gets a strong ETag,
  * its PATCH and DELETE honour `If-Match`. `param` names the path parameter with the record's id.
  */
-export function Versioned(table: string, param = 'pk', opts: { supplied?: boolean } = {}): MethodDecorator {
+export function Versioned(
+  table: string,
+  param: string | Record<string, string> = 'pk',
+  opts: { supplied?: boolean } = {},
+): MethodDecorator {
   return (target, key, descriptor) => {
     const method = Reflect.getMetadata(METHOD_METADATA, descriptor.value as object) as RequestMethod | undefined;
     if (method === undefined) throw new Error(`@Versioned on ${String(key)}: put it above the route decorator`);
@@ -130,35 +138,22 @@ export class ConditionalInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const route = this.reflector.get<VersionedRoute | undefined>(VERSIONED, context.getHandler());
     const req = context.switchToHttp().getRequest<FastifyRequest>();
-    // A project addressed by its identifier (`projects/ENG/`) is the project the guard resolved.
-    const id =
-      route &&
-      (route.param === 'project_id' && req.ctx?.project
-        ? req.ctx.project.id
-        : (req.params as Record<string, string>)[route.param]);
-    const workspaceId = req.ctx?.workspace?.id;
-    if (req.method === 'GET' && !route?.supplied) {
-      if (route && id && UUID_RE.test(id) && workspaceId)
-        return from(this.versionedGet(req, { table: route.table, id, workspaceId }, next));
-    }
+    const row = route && recordOf(req, route);
+    if (req.method === 'GET' && !route?.supplied && row) return from(this.versionedGet(req, row, next));
     if (req.method === 'GET') return next.handle().pipe(tap((result) => (req.rowVersion = suppliedVersion(result))));
-    if (!route || !id || !UUID_RE.test(id) || !workspaceId) return next.handle();
+    if (!row) return next.handle();
     const ifMatch = req.headers['if-match'];
     if ((req.method !== 'PATCH' && req.method !== 'DELETE') || ifMatch === undefined) return next.handle();
     const versions = ifMatchVersions(Array.isArray(ifMatch) ? ifMatch.join(',') : ifMatch);
     if (versions === null) return next.handle();
-    return from(this.conditionalWrite(req, { table: route.table, id, workspaceId, versions }, next));
+    return from(this.conditionalWrite(req, row, versions, next));
   }
 
   /** The version is read before the record: a tag may be older than the body it labels, never newer. */
-  private async versionedGet(
-    req: FastifyRequest,
-    row: { table: string; id: string; workspaceId: string },
-    next: CallHandler,
-  ): Promise<unknown> {
+  private async versionedGet(req: FastifyRequest, row: VersionedRecord, next: CallHandler): Promise<unknown> {
     const rows = await poolReader(this.ds).query<Array<{ version: number }>>(
-      `SELECT version FROM ${row.table} WHERE workspace_id = $2 AND id = $1`,
-      [row.id, row.workspaceId],
+      `SELECT version FROM ${row.table} WHERE ${row.where}`,
+      row.values,
     );
     const result: unknown = await lastValueFrom(next.handle(), { defaultValue: undefined });
     if (rows[0]) req.rowVersion = rows[0].version;
@@ -167,11 +162,12 @@ export class ConditionalInterceptor implements NestInterceptor {
 
   private async conditionalWrite(
     req: FastifyRequest,
-    row: { table: string; id: string; workspaceId: string; versions: number[] },
+    row: VersionedRecord,
+    versions: number[],
     next: CallHandler,
   ): Promise<unknown> {
     return inTransactionScope(this.ds, async (client) => {
-      const matched = await lockIfCurrent(client, row);
+      const matched = await lockIfCurrent(client, row, versions);
       const result: unknown = await lastValueFrom(next.handle(), { defaultValue: undefined });
       if (!matched) {
         throw new ProblemException(
@@ -180,8 +176,8 @@ export class ConditionalInterceptor implements NestInterceptor {
         );
       }
       const after = await client.query<{ version: number }>(
-        `SELECT version FROM ${row.table} WHERE workspace_id = $2 AND id = $1`,
-        [row.id, row.workspaceId],
+        `SELECT version FROM ${row.table} WHERE ${row.where}`,
+        row.values,
       );
       if (after.rows[0]) req.rowVersion = after.rows[0].version;
       return result;
@@ -190,16 +186,39 @@ export class ConditionalInterceptor implements NestInterceptor {
 }
 
 /** The compare-and-lock: one UPDATE that matches only while the version is one the client named. */
-async function lockIfCurrent(
-  client: PoolClient,
-  row: { table: string; id: string; workspaceId: string; versions: number[] },
-): Promise<boolean> {
-  if (!row.versions.length) return false;
+async function lockIfCurrent(client: PoolClient, row: VersionedRecord, versions: number[]): Promise<boolean> {
+  if (!versions.length) return false;
   const res = await client.query(
-    `UPDATE ${row.table} SET version = version WHERE id = $1 AND workspace_id = $2 AND version = ANY($3::int[])`,
-    [row.id, row.workspaceId, row.versions],
+    `UPDATE ${row.table} SET version = version WHERE ${row.where} AND version = ANY($${row.values.length + 1}::int[])`,
+    [...row.values, versions],
   );
   return res.rowCount === 1;
+}
+
+/** The record a versioned route names: its table and the key condition (always within the request's workspace). */
+interface VersionedRecord {
+  table: string;
+  where: string;
+  values: string[];
+}
+
+/** Undefined when a key value is missing or not a UUID (the handler gives its own 400 or 404, no statement is sent). */
+function recordOf(req: FastifyRequest, route: VersionedRoute): VersionedRecord | undefined {
+  const workspaceId = req.ctx?.workspace?.id;
+  if (!workspaceId) return undefined;
+  const key = typeof route.param === 'string' ? { id: route.param } : route.param;
+  const params = req.params as Record<string, string | undefined>;
+  const where = ['workspace_id = $1'];
+  const values = [workspaceId];
+  for (const [column, source] of Object.entries(key)) {
+    // A project addressed by its identifier (`projects/ENG/`) is the project the guard resolved.
+    const project = source === '@project' || source === 'project_id';
+    const value = source === '@workspace' ? workspaceId : project ? req.ctx?.project?.id : params[source];
+    if (!value || !UUID_RE.test(value)) return undefined;
+    values.push(value);
+    where.push(`${column} = $${values.length}`);
+  }
+  return { table: route.table, where: where.join(' AND '), values };
 }
 
 /** A short digest of a representation (SHA-1 is fast and plenty for telling two bodies apart). */

@@ -117,6 +117,9 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, unknown>> = {
     work_item_ids: [R.otherWorkItem],
   },
   CreateWorkItemDependencyDto: { relation_type: 'blocking', work_item_ids: [R.otherWorkItem] },
+  // A local receiver: reachable once WEBHOOK_ALLOWED_HOSTS lists localhost (docs/webhooks.md), refused otherwise.
+  CreateWebhookDto: { name: 'CI bridge', url: 'http://localhost:8080/hooks/work-tracking', scopes: ['workitem.*'] },
+  UpdateWebhookDto: { scopes: ['workitem.*', 'workitem.comment.*'] },
 };
 
 type Body = { content?: Record<string, { schema?: { $ref?: string }; example?: unknown }> };

@@ -1,0 +1,2 @@
+/** The webhook settings (WebhookSettings), provided by WebhookOutboxModule. */
+export const WEBHOOK_SETTINGS = Symbol('WEBHOOK_SETTINGS');
