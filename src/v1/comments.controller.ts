@@ -10,6 +10,7 @@ import { CommentsService } from '../comments/comments.service';
 import { V1ListParams, v1List, V1Page } from './v1-list';
 import { asV2Body } from './v1-shape';
 import { V1Shaper } from './v1-shaper';
+import { V1_RECORDS, V1Returns } from './v1-responses';
 
 const READ = { scope: 'projects.work_items.comments:read', project: WORK_ITEM_READER } as const;
 const WRITE = { scope: 'projects.work_items.comments:write', project: ProjectRole.Commenter } as const;
@@ -25,6 +26,7 @@ export class V1CommentsController {
 
   @Get()
   @Authenticated(READ)
+  @V1Returns({ record: V1_RECORDS.comment, list: 'page' })
   @ApiOperation({ operationId: 'v1_comments_list' })
   async list(
     @Ctx() ctx: ProjectContext,
@@ -37,6 +39,7 @@ export class V1CommentsController {
 
   @Post()
   @Authenticated(WRITE)
+  @V1Returns({ record: V1_RECORDS.comment })
   @ApiOperation({ operationId: 'v1_comments_create' })
   async create(@Ctx() ctx: ProjectContext, @WorkItemIdParam('work_item_id') item: string, @Body() body: unknown) {
     const dto = await asV2Body(CreateCommentDto, body);
@@ -45,6 +48,7 @@ export class V1CommentsController {
 
   @Get(':pk')
   @Authenticated(READ)
+  @V1Returns({ record: V1_RECORDS.comment })
   @ApiOperation({ operationId: 'v1_comments_get' })
   async get(@Ctx() ctx: ProjectContext, @WorkItemIdParam('work_item_id') item: string, @UuidParam('pk') pk: string) {
     return this.shape.one('work_item_comments', ctx, await this.comments.get(ctx, item, pk));
@@ -52,6 +56,7 @@ export class V1CommentsController {
 
   @Patch(':pk')
   @Authenticated(WRITE)
+  @V1Returns({ record: V1_RECORDS.comment })
   @ApiOperation({ operationId: 'v1_comments_update' })
   async update(
     @Ctx() ctx: ProjectContext,
@@ -65,6 +70,7 @@ export class V1CommentsController {
 
   @Put(':pk')
   @Authenticated(WRITE)
+  @V1Returns({ record: V1_RECORDS.comment })
   @ApiOperation({ operationId: 'v1_comments_replace' })
   replace(
     @Ctx() ctx: ProjectContext,
@@ -78,6 +84,7 @@ export class V1CommentsController {
   @Delete(':pk')
   @HttpCode(204)
   @Authenticated(WRITE)
+  @V1Returns({})
   @ApiOperation({ operationId: 'v1_comments_delete' })
   async remove(
     @Ctx() ctx: ProjectContext,

@@ -15,6 +15,7 @@ import { WorkItemsService } from '../work-items/work-items.service';
 import { v1List, v1ListQuery } from './v1-list';
 import { asV2Body, fromV1 } from './v1-shape';
 import { v1Expand, V1WorkItemShaper, WORK_ITEM_FILTERS } from './work-items.mapper';
+import { V1_RECORDS, v1Object, V1_UUIDS, V1Returns } from './v1-responses';
 
 /** v1 sends the work items to add as `issues`; v2 takes them as `add`. */
 const ISSUES_IN = { issues: 'add' };
@@ -40,6 +41,9 @@ interface ContainerSpec<S extends ContainerOps> {
 function v1ContainerIssuesController<S extends ContainerOps>(spec: ContainerSpec<S>): Type<unknown> {
   const segment = `${spec.kind}-issues`;
   const op = (id: string) => ApiOperation({ operationId: `v1_${spec.kind}_issues_${id}` });
+  const uuid = { type: 'string', format: 'uuid' };
+  const keys = ['issue', spec.kind, 'project', 'workspace'];
+  const membership = v1Object(keys, uuid);
   @ApiTags(`v1 ${spec.kind}s`)
   @Controller(`api/v1/workspaces/:slug/projects/:project_id/${spec.kind}s/:pk/${segment}`)
   class V1ContainerIssues {
@@ -53,6 +57,7 @@ function v1ContainerIssuesController<S extends ContainerOps>(spec: ContainerSpec
     @IgnoresExpand()
     @Authenticated(spec.read)
     @op('list')
+    @V1Returns({ record: V1_RECORDS.workItem, list: 'page' })
     async list(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string, @Req() req: FastifyRequest) {
       await this.container.get(ctx, pk);
       const raw = { ...(req.query as RawQuery), [`${spec.kind}_id`]: pk };
@@ -66,6 +71,7 @@ function v1ContainerIssuesController<S extends ContainerOps>(spec: ContainerSpec
     @Post()
     @Authenticated(spec.write)
     @op('add')
+    @V1Returns({ schema: { type: 'array', items: membership } })
     async add(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string, @Body() body: unknown) {
       const dto = await asV2Body(WorkItemsMembershipDto, fromV1(body, ISSUES_IN));
       const { added } = await this.container.changeWorkItems(ctx, pk, { add: dto.add ?? [] });
@@ -77,6 +83,7 @@ function v1ContainerIssuesController<S extends ContainerOps>(spec: ContainerSpec
     @HttpCode(204)
     @Authenticated(spec.write)
     @op('remove')
+    @V1Returns({})
     async remove(
       @Ctx() ctx: ProjectContext,
       @UuidParam('pk') pk: string,
@@ -88,6 +95,17 @@ function v1ContainerIssuesController<S extends ContainerOps>(spec: ContainerSpec
   Object.defineProperty(V1ContainerIssues, 'name', { value: spec.name });
   return V1ContainerIssues;
 }
+
+/** v1's transfer answer: v2's result and v1's `message`. */
+const V1_TRANSFER = {
+  type: 'object',
+  properties: {
+    message: { type: 'string', enum: ['Success'] },
+    new_cycle_id: { type: 'string', format: 'uuid' },
+    transferred: V1_UUIDS,
+  },
+  required: ['message', 'new_cycle_id', 'transferred'],
+};
 
 const CYCLE_READ = { scope: 'projects.cycles:read', project: ProjectRole.Guest } as const;
 const CYCLE_WRITE = { scope: 'projects.cycles:write', project: ProjectRole.Contributor } as const;
@@ -115,6 +133,7 @@ export class V1CycleTransferController {
 
   @Post()
   @Authenticated(CYCLE_WRITE)
+  @V1Returns({ schema: V1_TRANSFER })
   @ApiOperation({ operationId: 'v1_cycle_transfer_issues' })
   async transfer(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string, @Body() body: unknown) {
     const result = await this.cycles.transfer(ctx, pk, await asV2Body(TransferCycleDto, body));

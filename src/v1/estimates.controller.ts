@@ -17,6 +17,8 @@ import { EstimatesService } from '../estimates/estimates.service';
 import { everyRow } from './v1-list';
 import { asV2Body, fromV1 } from './v1-shape';
 import { V1Shaper } from './v1-shaper';
+import { V1Transaction } from './v1-transaction';
+import { V1_RECORDS, V1Returns } from './v1-responses';
 
 const READ = { scope: 'projects.estimates:read', project: ProjectRole.Guest } as const;
 const WRITE = { scope: 'projects.estimates:write', project: ProjectRole.Admin } as const;
@@ -34,6 +36,7 @@ export class V1EstimatesController {
   constructor(
     private readonly estimates: EstimatesService,
     private readonly shape: V1Shaper,
+    private readonly tx: V1Transaction,
   ) {}
 
   /** The project's active estimate's id (404 when it has none). */
@@ -46,6 +49,7 @@ export class V1EstimatesController {
 
   @Get()
   @Authenticated(READ)
+  @V1Returns({ record: V1_RECORDS.estimate })
   @ApiOperation({ operationId: 'v1_estimates_get', summary: "The project's estimate" })
   async get(@Ctx() ctx: ProjectContext) {
     return this.shape.one('estimates', ctx, await this.estimates.get(ctx, await this.activeId(ctx), new Set()));
@@ -53,6 +57,7 @@ export class V1EstimatesController {
 
   @Post()
   @Authenticated(WRITE)
+  @V1Returns({ record: V1_RECORDS.estimate })
   @ApiOperation({ operationId: 'v1_estimates_create' })
   async create(@Ctx() ctx: ProjectContext, @Body() body: unknown) {
     const dto = await asV2Body(CreateEstimateDto, fromV1(body, ESTIMATE_IN));
@@ -61,6 +66,7 @@ export class V1EstimatesController {
 
   @Patch()
   @Authenticated(WRITE)
+  @V1Returns({ record: V1_RECORDS.estimate })
   @ApiOperation({ operationId: 'v1_estimates_update' })
   async update(@Ctx() ctx: ProjectContext, @Body() body: unknown) {
     const dto = await asV2Body(UpdateEstimateDto, fromV1(body, ESTIMATE_IN));
@@ -70,6 +76,7 @@ export class V1EstimatesController {
 
   @Put()
   @Authenticated(WRITE)
+  @V1Returns({ record: V1_RECORDS.estimate })
   @ApiOperation({ operationId: 'v1_estimates_replace' })
   replace(@Ctx() ctx: ProjectContext, @Body() body: unknown) {
     return this.update(ctx, body);
@@ -78,6 +85,7 @@ export class V1EstimatesController {
   @Delete()
   @HttpCode(204)
   @Authenticated(WRITE)
+  @V1Returns({})
   @ApiOperation({ operationId: 'v1_estimates_delete' })
   async remove(@Ctx() ctx: ProjectContext): Promise<void> {
     await this.estimates.remove(ctx, await this.activeId(ctx));
@@ -85,6 +93,7 @@ export class V1EstimatesController {
 
   @Get(':estimate_id/estimate-points')
   @Authenticated(READ)
+  @V1Returns({ record: V1_RECORDS.estimatePoint, list: 'array' })
   @ApiOperation({ operationId: 'v1_estimate_points_list', summary: 'Every point of the estimate (an array)' })
   async points(@Ctx() ctx: ProjectContext, @UuidParam('estimate_id') estimate: string) {
     const rows = await everyRow(POINT_LIST, (q) => this.estimates.listPoints(ctx, estimate, q));
@@ -93,22 +102,28 @@ export class V1EstimatesController {
 
   @Post(':estimate_id/estimate-points')
   @Authenticated(WRITE)
+  @V1Returns({ record: V1_RECORDS.estimatePoint, list: 'array' })
   @ApiOperation({
     operationId: 'v1_estimate_points_create',
     description:
-      'v1 sends an array of points: each is validated first, then created in order; a point refused by a rule (a value already used) stops there, the ones before it stay.',
+      'v1 sends an array of points, created in order in one transaction: a point refused by a rule (a value already used) creates none of them.',
   })
   async createPoints(@Ctx() ctx: ProjectContext, @UuidParam('estimate_id') estimate: string, @Body() body: unknown) {
     const list = Array.isArray(body) ? body : [body];
-    const dtos = [];
+    const dtos: CreateEstimatePointDto[] = [];
     for (const point of list) dtos.push(await asV2Body(CreateEstimatePointDto, point));
-    const created = [];
-    for (const dto of dtos) created.push(await this.estimates.createPoint(ctx, estimate, dto));
+    // All the points or none: a point a rule refuses rolls back the ones created before it.
+    const created = await this.tx.run(async () => {
+      const rows = [];
+      for (const dto of dtos) rows.push(await this.estimates.createPoint(ctx, estimate, dto));
+      return rows;
+    });
     return this.shape.many('estimate_points', ctx, created);
   }
 
   @Patch(':estimate_id/estimate-points/:pk')
   @Authenticated(WRITE)
+  @V1Returns({ record: V1_RECORDS.estimatePoint })
   @ApiOperation({ operationId: 'v1_estimate_points_update' })
   async updatePoint(
     @Ctx() ctx: ProjectContext,
@@ -122,6 +137,7 @@ export class V1EstimatesController {
 
   @Put(':estimate_id/estimate-points/:pk')
   @Authenticated(WRITE)
+  @V1Returns({ record: V1_RECORDS.estimatePoint })
   @ApiOperation({ operationId: 'v1_estimate_points_replace' })
   replacePoint(
     @Ctx() ctx: ProjectContext,
@@ -135,6 +151,7 @@ export class V1EstimatesController {
   @Delete(':estimate_id/estimate-points/:pk')
   @HttpCode(204)
   @Authenticated(WRITE)
+  @V1Returns({})
   @ApiOperation({ operationId: 'v1_estimate_points_delete' })
   async removePoint(
     @Ctx() ctx: ProjectContext,

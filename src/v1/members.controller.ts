@@ -7,8 +7,9 @@ import { ProblemException } from '../common/errors/problem.exception';
 import { MemberDto } from '../members/members.dto';
 import { MEMBER_LIST } from '../members/members.repository';
 import { MembersService } from '../members/members.service';
-import { everyRow } from './v1-list';
+import { everyRow, V1ListParams, v1List, V1Page } from './v1-list';
 import { V1RecordsRepository, V1UserNames } from './v1-records.repository';
+import { V1Returns } from './v1-responses';
 
 /**
  * v1's numeric roles (Plane's: 20 admin, 15 member, 10 viewer, 5 guest) beside the role slug. A workspace owner is
@@ -16,6 +17,27 @@ import { V1RecordsRepository, V1UserNames } from './v1-records.repository';
  */
 const WORKSPACE_ROLE_NUMBER: Record<string, number> = { owner: 20, admin: 20, member: 15, guest: 5 };
 const PROJECT_ROLE_NUMBER: Record<string, number> = { admin: 20, contributor: 15, commenter: 10, guest: 5 };
+
+const NULLABLE_TEXT = { type: ['string', 'null'] };
+const V1_USER_PROPERTIES = {
+  id: { type: 'string', format: 'uuid' },
+  first_name: { type: 'string' },
+  last_name: { type: 'string' },
+  email: { type: 'string' },
+  avatar: { type: 'string', description: 'avatar_url, or "" when none.' },
+  avatar_url: NULLABLE_TEXT,
+  display_name: { type: 'string' },
+};
+const V1_USER = { type: 'object', properties: V1_USER_PROPERTIES, required: Object.keys(V1_USER_PROPERTIES) };
+const V1_MEMBER = {
+  type: 'object',
+  properties: {
+    ...V1_USER_PROPERTIES,
+    role: { type: ['integer', 'null'], description: "v1's number: 20 owner or admin, 15, 10, 5." },
+    role_slug: { ...NULLABLE_TEXT, description: 'The v2 role.' },
+  },
+  required: [...Object.keys(V1_USER_PROPERTIES), 'role', 'role_slug'],
+};
 
 /** A user as v1 shows one (users/me, members): names and avatar, no principal kind or scopes. */
 function v1User(u: V1UserNames) {
@@ -37,6 +59,7 @@ export class V1UsersController {
 
   @Get('me')
   @Authenticated({ scope: 'any-read' })
+  @V1Returns({ schema: V1_USER })
   @ApiOperation({ operationId: 'v1_users_me', summary: 'Current user (v1 shape)' })
   async me(@Ctx() ctx: RequestContext) {
     const user = (await this.records.users([ctx.principal.userId])).get(ctx.principal.userId);
@@ -62,14 +85,34 @@ export class V1MembersController {
 
   @Get('members')
   @Authenticated({ scope: 'workspaces.members:read', workspace: WorkspaceRole.Member })
+  @V1Returns({ schema: V1_MEMBER, list: 'array' })
   @ApiOperation({ operationId: 'v1_workspace_members', summary: 'Workspace members (v1: the whole roster, an array)' })
   async workspaceMembers(@Ctx() ctx: WorkspaceContext) {
     const rows = await everyRow(MEMBER_LIST, (q) => this.members.listWorkspace(ctx, q, new Set()));
     return this.asV1(rows, WORKSPACE_ROLE_NUMBER);
   }
 
+  @Get('members-lite')
+  @Authenticated({ scope: 'workspaces.members:read', workspace: WorkspaceRole.Member })
+  @V1Returns({ schema: V1_MEMBER, list: 'page' })
+  @ApiOperation({ operationId: 'v1_workspace_members_lite', summary: 'Workspace members, a v1 page' })
+  async workspaceMembersLite(@Ctx() ctx: WorkspaceContext, @V1ListParams(MEMBER_LIST) page: V1Page) {
+    const env = await this.members.listWorkspace(ctx, page.query, new Set());
+    return v1List({ ...env, data: await this.asV1(env.data, WORKSPACE_ROLE_NUMBER) }, page, (r) => r);
+  }
+
+  @Get('projects/:project_id/project-members-lite')
+  @Authenticated({ scope: 'projects.members:read', project: ProjectRole.Guest })
+  @V1Returns({ schema: V1_MEMBER, list: 'page' })
+  @ApiOperation({ operationId: 'v1_project_members_lite', summary: 'Project members, a v1 page' })
+  async projectMembersLite(@Ctx() ctx: ProjectContext, @V1ListParams(MEMBER_LIST) page: V1Page) {
+    const env = await this.members.listProject(ctx, page.query, new Set());
+    return v1List({ ...env, data: await this.asV1(env.data, PROJECT_ROLE_NUMBER) }, page, (r) => r);
+  }
+
   @Get('projects/:project_id/project-members')
   @Authenticated({ scope: 'projects.members:read', project: ProjectRole.Guest })
+  @V1Returns({ schema: V1_MEMBER, list: 'array' })
   @ApiOperation({ operationId: 'v1_project_members', summary: 'Project members (v1: the whole roster, an array)' })
   async projectMembers(@Ctx() ctx: ProjectContext) {
     const rows = await everyRow(MEMBER_LIST, (q) => this.members.listProject(ctx, q, new Set()));

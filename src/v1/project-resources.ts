@@ -21,6 +21,7 @@ import { CreateWorkItemTypeDto, UpdateWorkItemTypeDto } from '../work-item-types
 import { TYPE_LIST } from '../work-item-types/work-item-types.repository';
 import { projectOwner, WorkItemTypesService } from '../work-item-types/work-item-types.service';
 import { v1CrudController } from './v1-crud';
+import { V1_RECORDS } from './v1-responses';
 
 /** The label scope of a project route, as the v2 labels controller builds it. */
 const projectScope = (ctx: ProjectContext) => ({ workspaceId: ctx.workspace.id, projectId: ctx.project.id });
@@ -28,6 +29,7 @@ const projectScope = (ctx: ProjectContext) => ({ workspaceId: ctx.workspace.id, 
 /** The project resources whose v1 routes are plain CRUD over their v2 service (v1-crud.ts). */
 export const V1StatesController = v1CrudController({
   name: 'V1StatesController',
+  record: V1_RECORDS.state,
   path: 'states',
   table: 'states',
   service: StatesService,
@@ -44,6 +46,7 @@ export const V1StatesController = v1CrudController({
 
 export const V1LabelsController = v1CrudController({
   name: 'V1LabelsController',
+  record: V1_RECORDS.label,
   path: 'labels',
   table: 'labels',
   service: LabelsService,
@@ -64,6 +67,7 @@ export const V1LabelsController = v1CrudController({
 
 export const V1CyclesController = v1CrudController({
   name: 'V1CyclesController',
+  record: V1_RECORDS.cycle,
   path: 'cycles',
   table: 'cycles',
   service: CyclesService,
@@ -79,6 +83,7 @@ export const V1CyclesController = v1CrudController({
 
 export const V1ModulesController = v1CrudController({
   name: 'V1ModulesController',
+  record: V1_RECORDS.module,
   path: 'modules',
   table: 'modules',
   service: ModulesService,
@@ -101,6 +106,7 @@ const typeModeGate = {
 
 export const V1WorkItemTypesController = v1CrudController({
   name: 'V1WorkItemTypesController',
+  record: V1_RECORDS.workItemType,
   path: 'work-item-types',
   table: 'work_item_types',
   service: WorkItemTypesService,
@@ -122,6 +128,7 @@ export const V1WorkItemTypesController = v1CrudController({
 
 export const V1WorkItemPropertiesController = v1CrudController({
   name: 'V1WorkItemPropertiesController',
+  record: V1_RECORDS.workItemProperty,
   path: 'work-item-properties',
   table: 'work_item_properties',
   service: WorkItemPropertiesService,

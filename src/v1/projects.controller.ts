@@ -3,6 +3,7 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext, WorkspaceContext } from '../common/auth/request-context';
 import { ProjectRole, WorkspaceRole } from '../common/auth/roles';
+import { Bodyless } from '../common/http/bodyless';
 import { UpdateProjectFeaturesDto, UpdateWorkspaceFeaturesDto } from '../features/features.dto';
 import { EstimatesService } from '../estimates/estimates.service';
 import { FeaturesService } from '../features/features.service';
@@ -12,6 +13,8 @@ import { ProjectsService } from '../projects/projects.service';
 import { V1ListParams, v1List, V1Page } from './v1-list';
 import { asV2Body, fromV1 } from './v1-shape';
 import { V1Shaper } from './v1-shaper';
+import { V1Transaction } from './v1-transaction';
+import { V1_RECORDS, v1Object, V1Returns } from './v1-responses';
 
 const PROJECT_IN = { project_lead: 'project_lead_id', default_assignee: 'default_assignee_id' };
 const READ = { scope: 'projects:read', project: ProjectRole.Guest } as const;
@@ -56,10 +59,12 @@ export class V1ProjectsController {
     private readonly features: FeaturesService,
     private readonly estimates: EstimatesService,
     private readonly shape: V1Shaper,
+    private readonly tx: V1Transaction,
   ) {}
 
   @Get('projects')
   @Authenticated({ scope: 'projects:read', workspace: WorkspaceRole.Guest })
+  @V1Returns({ record: V1_RECORDS.project, list: 'page' })
   @ApiOperation({ operationId: 'v1_projects_list' })
   async list(@Ctx() ctx: WorkspaceContext, @V1ListParams(PROJECT_LIST) page: V1Page) {
     const env = await this.projects.list(ctx, page.query);
@@ -68,6 +73,7 @@ export class V1ProjectsController {
 
   @Post('projects')
   @Authenticated({ scope: 'projects:write', workspace: WorkspaceRole.Member })
+  @V1Returns({ record: V1_RECORDS.project })
   @ApiOperation({ operationId: 'v1_projects_create' })
   async create(@Ctx() ctx: WorkspaceContext, @Body() body: unknown) {
     const dto = await asV2Body(CreateProjectDto, fromV1(body, PROJECT_IN));
@@ -76,6 +82,7 @@ export class V1ProjectsController {
 
   @Get('projects/:project_id')
   @Authenticated(READ)
+  @V1Returns({ record: V1_RECORDS.project })
   @ApiOperation({ operationId: 'v1_projects_get' })
   async get(@Ctx() ctx: ProjectContext) {
     return this.shape.one('projects', ctx, await this.projects.get(ctx));
@@ -83,17 +90,23 @@ export class V1ProjectsController {
 
   @Patch('projects/:project_id')
   @Authenticated(WRITE)
+  @V1Returns({ record: V1_RECORDS.project })
   @ApiOperation({ operationId: 'v1_projects_update' })
   async update(@Ctx() ctx: ProjectContext, @Body() body: unknown) {
     const dto = await asV2Body(UpdateProjectDto, fromV1(body, PROJECT_IN));
     // v1 names the project's estimate on the project (SDK estimates.linkToProject): v2 activates it.
+    // Both commit together: a refused project change leaves the estimate as it was.
     const estimate = (body as Record<string, unknown> | null)?.estimate;
-    if (typeof estimate === 'string') await this.estimates.update(ctx, estimate, { is_active: true }, new Set());
-    return this.shape.one('projects', ctx, await this.projects.update(ctx, dto));
+    const updated = await this.tx.run(async () => {
+      if (typeof estimate === 'string') await this.estimates.update(ctx, estimate, { is_active: true }, new Set());
+      return this.projects.update(ctx, dto);
+    });
+    return this.shape.one('projects', ctx, updated);
   }
 
   @Put('projects/:project_id')
   @Authenticated(WRITE)
+  @V1Returns({ record: V1_RECORDS.project })
   @ApiOperation({ operationId: 'v1_projects_replace' })
   replace(@Ctx() ctx: ProjectContext, @Body() body: unknown) {
     return this.update(ctx, body);
@@ -102,13 +115,38 @@ export class V1ProjectsController {
   @Delete('projects/:project_id')
   @HttpCode(204)
   @Authenticated(WRITE)
+  @V1Returns({})
   @ApiOperation({ operationId: 'v1_projects_delete' })
   async remove(@Ctx() ctx: ProjectContext): Promise<void> {
     await this.projects.remove(ctx);
   }
 
+  @Post('projects/:project_id/archive')
+  @Bodyless()
+  @HttpCode(204)
+  @Authenticated(WRITE)
+  @V1Returns({ status: 204 })
+  @ApiOperation({
+    operationId: 'v1_projects_archive',
+    description: "v2's archive: writes under the project are 409 until it is unarchived.",
+  })
+  async archive(@Ctx() ctx: ProjectContext): Promise<void> {
+    await this.projects.setArchived(ctx, true);
+  }
+
+  /** v1 unarchives with DELETE on the archive path (v2: POST unarchive/). */
+  @Delete('projects/:project_id/archive')
+  @HttpCode(204)
+  @Authenticated({ ...WRITE, archivedProject: 'allowed' })
+  @V1Returns({})
+  @ApiOperation({ operationId: 'v1_projects_unarchive' })
+  async unarchive(@Ctx() ctx: ProjectContext): Promise<void> {
+    await this.projects.setArchived(ctx, false);
+  }
+
   @Get('projects/:project_id/features')
   @Authenticated({ scope: 'projects.features:read', project: ProjectRole.Guest })
+  @V1Returns({ schema: v1Object(Object.keys(PROJECT_FEATURES), { type: 'boolean' }) })
   @ApiOperation({ operationId: 'v1_project_features_get' })
   async projectFeatures(@Ctx() ctx: ProjectContext) {
     return featuresOut(PROJECT_FEATURES, await this.features.getProject(ctx));
@@ -116,6 +154,7 @@ export class V1ProjectsController {
 
   @Patch('projects/:project_id/features')
   @Authenticated({ scope: 'projects.features:write', project: ProjectRole.Admin })
+  @V1Returns({ schema: v1Object(Object.keys(PROJECT_FEATURES), { type: 'boolean' }) })
   @ApiOperation({ operationId: 'v1_project_features_update' })
   async updateProjectFeatures(@Ctx() ctx: ProjectContext, @Body() body: unknown) {
     const dto = await asV2Body(UpdateProjectFeaturesDto, featuresIn(PROJECT_FEATURES, body));
@@ -124,6 +163,7 @@ export class V1ProjectsController {
 
   @Get('features')
   @Authenticated({ scope: 'workspaces.features:read', workspace: WorkspaceRole.Guest })
+  @V1Returns({ schema: v1Object(Object.keys(WORKSPACE_FEATURES), { type: 'boolean' }) })
   @ApiOperation({ operationId: 'v1_workspace_features_get' })
   async workspaceFeatures(@Ctx() ctx: WorkspaceContext) {
     return featuresOut(WORKSPACE_FEATURES, await this.features.getWorkspace(ctx));
@@ -131,6 +171,7 @@ export class V1ProjectsController {
 
   @Patch('features')
   @Authenticated({ scope: 'workspaces.features:write', workspace: WorkspaceRole.Admin })
+  @V1Returns({ schema: v1Object(Object.keys(WORKSPACE_FEATURES), { type: 'boolean' }) })
   @ApiOperation({ operationId: 'v1_workspace_features_update' })
   async updateWorkspaceFeatures(@Ctx() ctx: WorkspaceContext, @Body() body: unknown) {
     const dto = await asV2Body(UpdateWorkspaceFeaturesDto, featuresIn(WORKSPACE_FEATURES, body));

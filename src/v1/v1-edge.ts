@@ -46,7 +46,9 @@ interface Problem {
  * each field's messages under its name in `errors` (the serializer-error form v1 clients read). Never problem+json.
  */
 export function v1ErrorBody(problem: Problem): Record<string, unknown> {
-  const body: Record<string, unknown> = { error: problem.detail ?? problem.title ?? 'Request failed.' };
+  const message = problem.detail ?? problem.title ?? 'Request failed.';
+  // `detail` too: the key Django REST framework's errors carry, which v1 clients (Plane's SDK) read.
+  const body: Record<string, unknown> = { error: message, detail: message };
   if (problem.code) body.code = problem.code;
   if (problem.errors?.length) {
     const fields: Record<string, string[]> = {};

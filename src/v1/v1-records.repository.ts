@@ -21,9 +21,27 @@ const COLUMNS = {
   workflows: 'updated_at, project_id AS project',
   work_item_types: 'updated_at, project_id AS project',
   work_item_properties: 'updated_at, project_id AS project',
+  work_item_links: 'updated_at, updated_by_id AS updated_by, project_id AS project',
+  // History entries never change: their update stamp is their creation.
+  work_item_activities: 'created_at AS updated_at, project_id AS project',
+  work_item_relation_definitions: 'updated_at',
+  work_item_property_options: 'updated_at',
 } as const;
 
 export type V1Table = keyof typeof COLUMNS;
+
+/** The keys each table's stored columns add to a v1 record (their `AS` names), for the v1 document. */
+export const V1_STORED_KEYS = Object.fromEntries(
+  Object.entries(COLUMNS).map(([table, cols]) => [
+    table,
+    cols.split(',').map((c) =>
+      c
+        .trim()
+        .split(/\s+AS\s+/i)
+        .pop()!,
+    ),
+  ]),
+) as Record<V1Table, string[]>;
 export type V1Stored = Record<string, unknown>;
 
 export interface V1UserNames {
@@ -56,6 +74,20 @@ export class V1RecordsRepository {
         },
       ]),
     );
+  }
+
+  /**
+   * The work item summary v1 lists a related item with (SDK `WorkItemWithRelationType`), by the ids a v2 relation
+   * list has just returned (already filtered to what the caller may read).
+   */
+  async workItemSummaries(workspaceId: string, ids: string[]): Promise<Map<string, V1Stored>> {
+    if (!ids.length) return new Map();
+    const rows: Array<Record<string, unknown>> = await this.ds.query(
+      `SELECT id, name, sequence_id, project_id, state_id, priority, type_id FROM work_items
+        WHERE workspace_id = $1 AND id = ANY($2::uuid[])`,
+      [workspaceId, ids],
+    );
+    return new Map(rows.map((r) => [String(r.id), r]));
   }
 
   /** Users' names as v1 shows them (users/me, members), by id. */

@@ -15,6 +15,9 @@ import { ModulesModule } from '../modules/modules.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { StatesModule } from '../states/states.module';
 import { WorkItemsModule } from '../work-items/work-items.module';
+import { WorkItemActivitiesModule } from '../work-item-activities/work-item-activities.module';
+import { WorkItemLinksModule } from '../work-item-links/work-item-links.module';
+import { WorkItemRelationsModule } from '../work-item-relations/work-item-relations.module';
 import { V1CommentsController } from './comments.controller';
 import { V1EstimatesController } from './estimates.controller';
 import {
@@ -38,8 +41,28 @@ import { installV1Edge } from './v1-edge';
 import { buildV1OpenApi } from './v1-openapi';
 import { V1RecordsRepository } from './v1-records.repository';
 import { V1Shaper } from './v1-shaper';
+import { V1Transaction } from './v1-transaction';
 import { V1WorkItemsController } from './work-items.controller';
 import { V1WorkflowsController } from './workflows.controller';
+import { V1WorkItemActivitiesController } from './work-item-activities.controller';
+import { V1WorkItemLinksController } from './work-item-links.controller';
+import { V1WorkItemRelationsController } from './work-item-relations.controller';
+import {
+  V1WorkItemCustomRelationsController,
+  V1WorkItemDependenciesController,
+} from './work-item-dependencies.controller';
+import { V1RelationDefinitionsController } from './relation-definitions.controller';
+import { V1PropertyValuesController } from './property-values.controller';
+import { V1LiteListsController } from './lite-lists.controller';
+import { V1ProjectTypeLinksController, V1WorkspaceTypePropertiesController } from './type-links.controller';
+import {
+  V1PropertyOptionsController,
+  V1TypeProperties,
+  V1TypePropertiesController,
+  V1WorkspacePropertyOptionsController,
+  V1WorkspaceWorkItemPropertiesController,
+  V1WorkspaceWorkItemTypesController,
+} from './type-resources';
 import { V1WorkItemShaper } from './work-items.mapper';
 
 /**
@@ -61,6 +84,9 @@ import { V1WorkItemShaper } from './work-items.mapper';
     EstimatesModule,
     WorkflowsModule,
     WorkItemTypesModule,
+    WorkItemLinksModule,
+    WorkItemRelationsModule,
+    WorkItemActivitiesModule,
   ],
   controllers: [
     V1SchemaController,
@@ -80,8 +106,23 @@ import { V1WorkItemShaper } from './work-items.mapper';
     V1WorkflowsController,
     V1WorkItemTypesController,
     V1WorkItemPropertiesController,
+    V1WorkItemLinksController,
+    V1WorkItemRelationsController,
+    V1WorkItemActivitiesController,
+    V1WorkItemDependenciesController,
+    V1WorkItemCustomRelationsController,
+    V1RelationDefinitionsController,
+    V1ProjectTypeLinksController,
+    V1TypePropertiesController,
+    V1PropertyOptionsController,
+    V1WorkspaceWorkItemTypesController,
+    V1WorkspaceWorkItemPropertiesController,
+    V1WorkspacePropertyOptionsController,
+    V1WorkspaceTypePropertiesController,
+    V1PropertyValuesController,
+    V1LiteListsController,
   ],
-  providers: [V1RecordsRepository, V1Shaper, V1WorkItemShaper],
+  providers: [V1RecordsRepository, V1Shaper, V1WorkItemShaper, V1Transaction, V1TypeProperties],
 })
 export class V1Module implements OnModuleInit {
   constructor(

@@ -19,9 +19,23 @@ import { WorkflowsService } from '../workflows/workflows.service';
 import { everyRow } from './v1-list';
 import { asV2Body } from './v1-shape';
 import { V1Shaper } from './v1-shaper';
+import { V1Transaction } from './v1-transaction';
+import { V1_RECORDS, V1Returns } from './v1-responses';
 
 const READ = { scope: 'projects.workflows:read', project: ProjectRole.Guest } as const;
 const WRITE = { scope: 'projects.workflows:write', project: ProjectRole.Admin } as const;
+
+/**
+ * v1 answers a repeated transition with 400 "... already exists" (what Plane's SDK reads to return null from
+ * transitions.create); v2 keeps the spec's 409. Only the status and message differ: the rule is v2's.
+ */
+function repeatedTransition(e: unknown): unknown {
+  if (!(e instanceof ProblemException) || e.code !== ErrorCode.Conflict) return e;
+  return ProblemException.validation(
+    'transition_state_id',
+    'A transition from this state to that state already exists.',
+  );
+}
 
 /**
  * Workflows through v1: lists are arrays; v1 names a workflow's states and a transition's starting point by the
@@ -33,6 +47,7 @@ export class V1WorkflowsController {
   constructor(
     private readonly workflows: WorkflowsService,
     private readonly shape: V1Shaper,
+    private readonly tx: V1Transaction,
   ) {}
 
   /** The workflow's rows: project state id -> workflow state id, and back. */
@@ -50,6 +65,7 @@ export class V1WorkflowsController {
 
   @Get()
   @Authenticated(READ)
+  @V1Returns({ record: V1_RECORDS.workflow, list: 'array' })
   @ApiOperation({ operationId: 'v1_workflows_list', summary: "The project's workflows (an array)" })
   async list(@Ctx() ctx: ProjectContext) {
     const rows = await everyRow(WORKFLOW_LIST, (q) => this.workflows.list(ctx, q));
@@ -58,6 +74,7 @@ export class V1WorkflowsController {
 
   @Post()
   @Authenticated(WRITE)
+  @V1Returns({ record: V1_RECORDS.workflow })
   @ApiOperation({ operationId: 'v1_workflows_create' })
   async create(@Ctx() ctx: ProjectContext, @Body() body: unknown) {
     const wf = await this.workflows.create(ctx, await asV2Body(CreateWorkflowDto, body));
@@ -66,6 +83,7 @@ export class V1WorkflowsController {
 
   @Patch(':pk')
   @Authenticated(WRITE)
+  @V1Returns({ record: V1_RECORDS.workflow })
   @ApiOperation({ operationId: 'v1_workflows_update' })
   async update(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string, @Body() body: unknown) {
     const wf = await this.workflows.update(ctx, pk, await asV2Body(UpdateWorkflowDto, body));
@@ -74,6 +92,7 @@ export class V1WorkflowsController {
 
   @Put(':pk')
   @Authenticated(WRITE)
+  @V1Returns({ record: V1_RECORDS.workflow })
   @ApiOperation({ operationId: 'v1_workflows_replace' })
   replace(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string, @Body() body: unknown) {
     return this.update(ctx, pk, body);
@@ -81,23 +100,29 @@ export class V1WorkflowsController {
 
   @Post(':workflow_id/states')
   @Authenticated(WRITE)
+  @V1Returns({ record: V1_RECORDS.workflowState, list: 'array' })
   @ApiOperation({
     operationId: 'v1_workflow_states_attach',
-    description: '`state_ids`: each project state gets a row in the workflow, in order (a state already in it is 409).',
+    description:
+      '`state_ids`: each project state gets a row in the workflow, in order, in one transaction (a state already in it is 409 and adds none).',
   })
   async attach(@Ctx() ctx: ProjectContext, @UuidParam('workflow_id') workflow: string, @Body() body: unknown) {
     const ids = (body as { state_ids?: unknown } | null)?.state_ids;
     if (!Array.isArray(ids)) throw ProblemException.validation('state_ids', 'Must be an array of state ids.');
     const dtos: CreateWorkflowStateDto[] = [];
     for (const state_id of ids) dtos.push(await asV2Body(CreateWorkflowStateDto, { state_id }));
-    const created = [];
-    for (const dto of dtos) created.push(await this.workflows.createState(ctx, workflow, dto));
-    return created;
+    // Every state or none: a state a rule refuses (already in the workflow) rolls back the ones before it.
+    return this.tx.run(async () => {
+      const created = [];
+      for (const dto of dtos) created.push(await this.workflows.createState(ctx, workflow, dto));
+      return created;
+    });
   }
 
   @Delete(':workflow_id/states/:state_id')
   @HttpCode(204)
   @Authenticated(WRITE)
+  @V1Returns({})
   @ApiOperation({ operationId: 'v1_workflow_states_detach', summary: 'Remove a project state from the workflow' })
   async detach(
     @Ctx() ctx: ProjectContext,
@@ -111,6 +136,7 @@ export class V1WorkflowsController {
 
   @Get(':workflow_id/state-transitions')
   @Authenticated(READ)
+  @V1Returns({ record: V1_RECORDS.workflowTransition, list: 'array' })
   @ApiOperation({ operationId: 'v1_workflow_transitions_list', summary: "The workflow's transitions (an array)" })
   async transitions(@Ctx() ctx: ProjectContext, @UuidParam('workflow_id') workflow: string) {
     const { byRow } = await this.rows(ctx, workflow);
@@ -120,6 +146,7 @@ export class V1WorkflowsController {
 
   @Post(':workflow_id/state-transitions')
   @Authenticated(WRITE)
+  @V1Returns({ record: V1_RECORDS.workflowTransition })
   @ApiOperation({
     operationId: 'v1_workflow_transitions_create',
     description: '`state_id` (a project state in the workflow) is the state moved from.',
@@ -135,11 +162,15 @@ export class V1WorkflowsController {
     if (src.workflow_state_id === undefined && !from)
       throw ProblemException.validation('state_id', 'Must be a state of this workflow (attach it first).');
     const dto = await asV2Body(CreateWorkflowTransitionDto, { workflow_state_id: from, ...src });
-    return this.transitionV1(await this.workflows.createTransition(ctx, workflow, dto), byRow);
+    const created = await this.workflows.createTransition(ctx, workflow, dto).catch((e: unknown) => {
+      throw repeatedTransition(e);
+    });
+    return this.transitionV1(created, byRow);
   }
 
   @Patch(':workflow_id/state-transitions/:pk')
   @Authenticated(WRITE)
+  @V1Returns({ record: V1_RECORDS.workflowTransition })
   @ApiOperation({ operationId: 'v1_workflow_transitions_update' })
   async updateTransition(
     @Ctx() ctx: ProjectContext,
@@ -155,6 +186,7 @@ export class V1WorkflowsController {
   @Delete(':workflow_id/state-transitions/:pk')
   @HttpCode(204)
   @Authenticated(WRITE)
+  @V1Returns({})
   @ApiOperation({ operationId: 'v1_workflow_transitions_delete' })
   async removeTransition(
     @Ctx() ctx: ProjectContext,

@@ -6,5 +6,6 @@ import { WorkItemActivitiesService } from './work-item-activities.service';
 @Module({
   controllers: [WorkItemActivitiesController],
   providers: [WorkItemActivitiesRepository, WorkItemActivitiesService],
+  exports: [WorkItemActivitiesService],
 })
 export class WorkItemActivitiesModule {}

@@ -8,5 +8,6 @@ import { WorkItemLinksService } from './work-item-links.service';
   imports: [WebhookOutboxModule],
   controllers: [WorkItemLinksController],
   providers: [WorkItemLinksRepository, WorkItemLinksService],
+  exports: [WorkItemLinksService],
 })
 export class WorkItemLinksModule {}

@@ -17,5 +17,6 @@ import { WorkItemRelationsService } from './work-item-relations.service';
     WorkItemRelationsRepository,
     WorkItemRelationsService,
   ],
+  exports: [RelationDefinitionsService, WorkItemRelationsService],
 })
 export class WorkItemRelationsModule {}

@@ -66,6 +66,8 @@ import { WorkspaceWorkItemTypesController } from './workspace-work-item-types.co
     WorkItemTypesRepository,
     WorkItemTypesService,
     WorkItemPropertiesService,
+    PropertyOptionsService,
+    TypePropertiesService,
     TypeModeGate,
   ],
 })

@@ -1,3 +1,4 @@
+import request from 'supertest';
 import { createTestApp, Tenant, TestApp } from '../helpers/test-app';
 
 /**
@@ -105,6 +106,7 @@ describe('API v1 beside v2', () => {
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({
       error: expect.any(String),
+      detail: expect.any(String),
       code: 'validation_error',
       errors: { cursor: [expect.any(String)] },
     });
@@ -138,10 +140,15 @@ describe('API v1 beside v2', () => {
     expect((await asOwner(`/api/v1/workspaces/${other.slug}/projects/`)).status).toBe(404);
     expect((await asOwner(v1(`/projects/${foreign.id}/`))).status).toBe(404);
     expect((await asOwner(v1(`/projects/${project.id}/work-items/${wi.body.id}/`))).status).toBe(404);
+    // A foreign work item under one's own project, on each of its v1 sub-resources.
+    for (const sub of ['links/', 'relations/', 'dependencies/', 'work-item-relations/', 'activities/'])
+      expect((await asOwner(v1(`/projects/${project.id}/work-items/${wi.body.id}/${sub}`))).status).toBe(404);
+    const values = v1(`/projects/${project.id}/work-items/${wi.body.id}/work-item-properties/values/`);
+    expect((await asOwner(values)).status).toBe(404);
     const res = await asOwner(v1(`/projects/${foreign.id}/work-items/`));
     expect(res.status).toBe(404);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
-    expect(res.body).toEqual({ error: expect.any(String), code: 'resource_not_found' });
+    expect(res.body).toEqual({ error: expect.any(String), detail: expect.any(String), code: 'resource_not_found' });
   });
 
   it('enforces roles (403) and OAuth scopes (403) as v2 does, and records the refusal in the audit trail', async () => {
@@ -193,7 +200,7 @@ describe('API v1 beside v2', () => {
     const refused = await t.http.get(v1('/projects/'));
     expect(refused.status).toBe(401);
     expect(refused.headers.deprecation).toMatch(/^@\d+$/);
-    expect(refused.body).toEqual({ error: expect.any(String), code: 'unauthorized' });
+    expect(refused.body).toEqual({ error: expect.any(String), detail: expect.any(String), code: 'unauthorized' });
     const v2res = await t.http.get(v2('/projects/')).set('X-Api-Key', ten.owner.key);
     expect(v2res.headers.deprecation).toBeUndefined();
   });
@@ -216,7 +223,10 @@ describe('API v1 settings', () => {
     const off = await createTestApp({ v1: { enabled: false, sunset: undefined } });
     try {
       const u = await off.user();
-      expect((await off.http.get('/api/v1/users/me/').set('X-Api-Key', u.key)).status).toBe(404);
+      // Not through the validating agent: with v1 off its document does not describe the server.
+      const gone = await request(off.app.getHttpServer()).get('/api/v1/users/me/').set('X-Api-Key', u.key);
+      expect(gone.status).toBe(404);
+      expect(gone.headers['content-type']).toMatch(/^application\/problem\+json/);
       expect((await off.http.get('/api/v2/users/me/').set('X-Api-Key', u.key)).status).toBe(200);
     } finally {
       await off.close();

@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { compileErrors, validate } from '@readme/openapi-parser';
+import { validateExchange } from '../helpers/openapi-validator';
 import { controllerRoutes } from '../helpers/routes';
 import { createTestApp, TestApp } from '../helpers/test-app';
 
-type Doc = { openapi: string; paths: Record<string, Record<string, { operationId?: string; security?: unknown[] }>> };
+type Operation = { operationId?: string; security?: unknown[]; responses: Record<string, { content?: unknown }> };
+type Doc = { openapi: string; paths: Record<string, Record<string, Operation>> };
 
 /** v1's own OpenAPI document: served at /api/v1/schema/, committed as openapi-v1.json, and offered in Swagger UI. */
 describe('v1 OpenAPI document', () => {
@@ -44,6 +46,35 @@ describe('v1 OpenAPI document', () => {
     const text = JSON.stringify(doc);
     expect(text).not.toContain('application/problem+json');
     expect(text).toContain('#/components/schemas/V1Error');
+  });
+
+  it('every operation declares its success response: a v1 body schema, or 204 without one', () => {
+    const missing: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        const ok = Object.entries(op.responses).filter(([status]) => status.startsWith('2'));
+        const valid = ok.length === 1 && (ok[0][0] === '204' ? !ok[0][1].content : !!ok[0][1].content);
+        if (!valid) missing.push(`${method.toUpperCase()} ${path}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('v1 responses are validated against it: an undeclared key, a missing one or an undeclared status fails', () => {
+    const url = '/api/v1/users/me/';
+    const me = { id: '6d2f2d8e-3f43-4a4a-9a52-6f1f0e7b8a11', first_name: 'A', last_name: 'B', email: 'a@b.c' };
+    const user = { ...me, avatar: '', avatar_url: null, display_name: 'ab' };
+    const json = { 'content-type': 'application/json' };
+    expect(() => validateExchange('GET', url, { status: 200, headers: json, body: user })).not.toThrow();
+    expect(() => validateExchange('GET', url, { status: 200, headers: json, body: { ...user, scopes: [] } })).toThrow(
+      /OpenAPI mismatch/,
+    );
+    expect(() => validateExchange('GET', url, { status: 200, headers: json, body: me })).toThrow(/OpenAPI mismatch/);
+    expect(() => validateExchange('GET', url, { status: 201, headers: json, body: user })).toThrow(/not declared/);
+    const problem = { 'content-type': 'application/problem+json' };
+    expect(() => validateExchange('GET', url, { status: 404, headers: problem, body: { error: 'x' } })).toThrow(
+      /content type/,
+    );
   });
 
   it('Swagger UI at /api/v1/docs/ shows v1 with a picker for v2; v2 links to it', async () => {

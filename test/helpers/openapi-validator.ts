@@ -17,9 +17,20 @@ export interface ApiDocument {
   file: string;
   /** Paths under the prefix that serve no API operation (Swagger UI). */
   exclude?: string[];
+  /** The error body of a path or method the document lacks: its component and media type (v2: problem+json). */
+  error?: { schema: string; type: string };
 }
 
-export const API_DOCUMENTS: ApiDocument[] = [{ prefix: '/api/v2/', file: 'openapi.json', exclude: ['/api/v2/docs'] }];
+export const API_DOCUMENTS: ApiDocument[] = [
+  { prefix: '/api/v2/', file: 'openapi.json', exclude: ['/api/v2/docs'] },
+  {
+    prefix: '/api/v1/',
+    file: 'openapi-v1.json',
+    exclude: ['/api/v1/docs'],
+    error: { schema: 'V1Error', type: 'application/json' },
+  },
+];
+const PROBLEM = { schema: 'ProblemDto', type: 'application/problem+json' };
 
 type Doc = Record<string, any>;
 type Schema = Record<string, unknown>;
@@ -105,7 +116,7 @@ async function checkerFor(entry: ApiDocument): Promise<Checker> {
   const requests = backend(doc);
   await Promise.all([responses.init(), requests.init()]);
   // The body of a failure on a path the document does not have (an unknown path, a method a path lacks).
-  const problemSchema = (responses.definition as Doc).components.schemas.ProblemDto as Schema;
+  const problemSchema = (responses.definition as Doc).components.schemas[(entry.error ?? PROBLEM).schema] as Schema;
   const validateProblem = strictAjv(String(doc.openapi)).compile(problemSchema);
   return {
     entry,
@@ -177,8 +188,10 @@ export function validateExchange(
   const op = operationAt(c, method, path);
   if (!op) {
     if (status < 400) fail(method, path, status, 'a success on a path and method the document does not have');
-    if (type !== 'application/problem+json') fail(method, path, status, `content type ${type}, not a problem`);
-    if (!c.problem(res.body)) fail(method, path, status, 'problem body does not match ProblemDto', c.problemErrors());
+    const error = entry.error ?? PROBLEM;
+    if (type !== error.type) fail(method, path, status, `content type ${type}, not ${error.type}`);
+    if (!c.problem(res.body))
+      fail(method, path, status, `error body does not match ${error.schema}`, c.problemErrors());
     return;
   }
   // The document as committed (the response copy also lists problem+json content as JSON).
