@@ -3,6 +3,7 @@ import { AuditSecurityEvents } from '../audit/audit-security-events';
 import { AuthCache, AuthCacheInvalidator } from './auth/auth-cache';
 import { AuthRepository } from './auth/auth.repository';
 import { CredentialUsage } from './auth/credential-usage';
+import { BulkWrites } from './bulk/bulk-writes';
 import { SecurityEvents } from './auth/security-events';
 import { APP_CONFIG, AppConfig } from './config/config';
 import { ErrorCatalogueController } from './errors/error-catalogue.controller';
@@ -22,12 +23,21 @@ export class CommonModule {
       providers: [
         { provide: APP_CONFIG, useValue: cfg },
         AuthRepository,
+        BulkWrites,
         AuthCache,
         AuthCacheInvalidator,
         CredentialUsage,
         { provide: SecurityEvents, useClass: AuditSecurityEvents },
       ],
-      exports: [APP_CONFIG, AuthRepository, AuthCache, AuthCacheInvalidator, CredentialUsage, SecurityEvents],
+      exports: [
+        APP_CONFIG,
+        AuthRepository,
+        BulkWrites,
+        AuthCache,
+        AuthCacheInvalidator,
+        CredentialUsage,
+        SecurityEvents,
+      ],
     };
   }
 }

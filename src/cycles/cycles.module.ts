@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { CyclesBulk } from './cycles-bulk';
 import { WebhookOutboxModule } from '../webhooks/webhook-outbox.module';
 import { WorkItemsModule } from '../work-items/work-items.module';
 import { CyclesController } from './cycles.controller';
@@ -8,8 +9,8 @@ import { CyclesService } from './cycles.service';
 
 @Module({
   imports: [WebhookOutboxModule, WorkItemsModule],
-  controllers: [CyclesController],
-  providers: [CyclesRepository, CyclesService, CycleWorkItemsRepository],
+  controllers: [CyclesController, CyclesBulk.controller],
+  providers: [CyclesRepository, CyclesService, CycleWorkItemsRepository, CyclesBulk.targets],
   exports: [CyclesRepository, CyclesService],
 })
 export class CyclesModule {}

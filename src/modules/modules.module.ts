@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ModulesBulk } from './modules-bulk';
 import { WebhookOutboxModule } from '../webhooks/webhook-outbox.module';
 import { WorkItemsModule } from '../work-items/work-items.module';
 import { ModulesController } from './modules.controller';
@@ -8,8 +9,8 @@ import { ModulesService } from './modules.service';
 
 @Module({
   imports: [WebhookOutboxModule, WorkItemsModule],
-  controllers: [ModulesController],
-  providers: [ModulesRepository, ModulesService, ModuleWorkItemsRepository],
+  controllers: [ModulesController, ModulesBulk.controller],
+  providers: [ModulesRepository, ModulesService, ModuleWorkItemsRepository, ModulesBulk.targets],
   exports: [ModulesRepository, ModulesService],
 })
 export class ModulesModule {}

@@ -6,13 +6,14 @@ import { WorkflowsModule } from '../workflows/workflows.module';
 import { WorkItemsByIdentifierController, WorkItemsController } from './work-items.controller';
 import { WorkItemsRepository } from './work-items.repository';
 import { WorkItemsService } from './work-items.service';
+import { WorkItemMembership } from './work-item-membership';
 import { WorkItemsBulkController } from './work-items-bulk.controller';
 import { WorkItemsBulkService } from './work-items-bulk.service';
 
 @Module({
   imports: [WebhookOutboxModule, EstimatesModule, WorkflowsModule, WorkItemTypesModule],
   controllers: [WorkItemsBulkController, WorkItemsController, WorkItemsByIdentifierController],
-  providers: [WorkItemsRepository, WorkItemsService, WorkItemsBulkService],
+  providers: [WorkItemsRepository, WorkItemsService, WorkItemsBulkService, WorkItemMembership],
   exports: [WorkItemsRepository, WorkItemsService],
 })
 export class WorkItemsModule {}

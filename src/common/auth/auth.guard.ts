@@ -2,7 +2,7 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { AUTH_META, AuthRule, PUBLIC_META } from './authenticated.decorator';
-import { AuthRepository } from './auth.repository';
+import { AuthRepository, ProjectKey } from './auth.repository';
 import { CredentialUsage } from './credential-usage';
 import { hashSecret, readCredential } from './credentials';
 import { chargeFailedAuthentication } from '../throttle/credential-throttler.guard';
@@ -18,7 +18,7 @@ import {
 import { grantSatisfies } from './scopes';
 import { ProblemException } from '../errors/problem.exception';
 import { ErrorCode } from '../errors/error-codes';
-import { isUuid } from '../http/validation';
+import { PROJECT_IDENTIFIER_RE, UUID_RE } from '../http/validation';
 import { SecurityEvents } from './security-events';
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -28,6 +28,15 @@ const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * credential (401), tenant wall (404 for a workspace or project the user cannot see), OAuth
  * scope ceiling (403), role (403). Services never check roles themselves.
  */
+/**
+ * `{project_id}` holds the project's UUID or, as the later edition allows (gap-reference 9.5), its identifier in
+ * any case (`ENG`, `eng`); anything else is null (400).
+ */
+export function projectRefOf(raw: string): ProjectKey | null {
+  if (UUID_RE.test(raw)) return { id: raw.toLowerCase() };
+  return PROJECT_IDENTIFIER_RE.test(raw) ? { identifier: raw.toUpperCase() } : null;
+}
+
 @Injectable()
 export class AuthGuard implements CanActivate {
   constructor(
@@ -49,8 +58,8 @@ export class AuthGuard implements CanActivate {
     // input guard never gets to it). No workspace has a '/' in its slug: it is a path segment.
     const slug = params.slug === undefined ? null : params.slug.includes('\u0000') ? '/' : params.slug;
     const rawProjectId = params.project_id ?? null;
-    const projectIdValid = rawProjectId === null || isUuid(rawProjectId);
-    const projectId = projectIdValid ? (rawProjectId?.toLowerCase() ?? null) : null;
+    const projectRef = rawProjectId === null ? null : projectRefOf(rawProjectId);
+    const projectIdValid = rawProjectId === null || projectRef !== null;
 
     // Credentials first: a request without valid credentials learns nothing about the path (401).
     // A failed authentication counts against the client address's budget (429 once it is spent), so
@@ -61,14 +70,15 @@ export class AuthGuard implements CanActivate {
       await chargeFailedAuthentication(req);
       throw ProblemException.unauthorized();
     }
-    const row = await this.repo.resolve(cred.kind, hashSecret(cred.secret), slug, projectId);
+    const row = await this.repo.resolve(cred.kind, hashSecret(cred.secret), slug, projectRef);
     if (!row) {
       await this.events.authenticationFailed(req, slug, 'invalid_credentials');
       await chargeFailedAuthentication(req);
       throw ProblemException.unauthorized();
     }
     this.usage.note(cred.kind, row.credential_id);
-    if (!projectIdValid) throw ProblemException.validation('project_id', 'Must be a valid UUID.');
+    if (!projectIdValid)
+      throw ProblemException.validation('project_id', "Must be a project's UUID or its identifier (e.g. ENG).");
 
     // A workspace is visible only to its active members: for anyone else it does not exist.
     const member = !!(row.workspace_id && row.workspace_role);
@@ -103,7 +113,7 @@ export class AuthGuard implements CanActivate {
 
     // The tenant wall comes first: a foreign workspace or project is 404 whatever the token's scopes.
     if (slug !== null && !ctx.workspace) throw ProblemException.notFound('Workspace');
-    if (projectId !== null && !ctx.project) throw ProblemException.notFound('Project');
+    if (projectRef !== null && !ctx.project) throw ProblemException.notFound('Project');
     if (cred.kind === 'oauth' && !this.scopeAllows(rule, ctx.principal.scopes)) {
       await this.events.permissionDenied(ctx, req, 'insufficient_scope', rule.scope);
       throw ProblemException.forbidden(
