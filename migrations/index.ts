@@ -27,6 +27,7 @@ import { WorkItemLinksRelationsHistory1795510000000 } from './1795510000000-Work
 import { WorkspaceWorkItemsArchivedProjects1795520000000 } from './1795520000000-WorkspaceWorkItemsArchivedProjects';
 import { IdempotencyAndRowVersions1795540000000 } from './1795540000000-IdempotencyAndRowVersions';
 import { Webhooks1795600000000 } from './1795600000000-Webhooks';
+import { ExternalPairIndexes1795630000000 } from './1795630000000-ExternalPairIndexes';
 import { DistributionReadyKeys1795640000000 } from './1795640000000-DistributionReadyKeys';
 import { MemberRowVersions1795640001000 } from './1795640001000-MemberRowVersions';
 import { RemainingRowVersions1795640002000 } from './1795640002000-RemainingRowVersions';
@@ -59,6 +60,7 @@ export const MIGRATIONS: Array<new () => unknown> = [
   WorkspaceWorkItemsArchivedProjects1795520000000,
   IdempotencyAndRowVersions1795540000000,
   Webhooks1795600000000,
+  ExternalPairIndexes1795630000000,
   DistributionReadyKeys1795640000000,
   MemberRowVersions1795640001000,
   RemainingRowVersions1795640002000,

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { CommentsBulkController, CommentsBulkTargets } from './comments-bulk';
 import { WebhookOutboxModule } from '../webhooks/webhook-outbox.module';
 import { CommentsController } from './comments.controller';
 import { CommentsRepository } from './comments.repository';
@@ -6,8 +7,8 @@ import { CommentsService } from './comments.service';
 
 @Module({
   imports: [WebhookOutboxModule],
-  controllers: [CommentsController],
-  providers: [CommentsRepository, CommentsService],
+  controllers: [CommentsController, CommentsBulkController],
+  providers: [CommentsRepository, CommentsService, CommentsBulkTargets],
   exports: [CommentsService],
 })
 export class CommentsModule {}

@@ -48,6 +48,12 @@ export class CommentsService {
     return mapComment(row, expand);
   }
 
+  /** A live work item of the project, else 404 (the bulk routes' path check). */
+  async assertWorkItem(ctx: ProjectContext, workItemId: string): Promise<void> {
+    if (!(await this.repo.workItemExists(ctx.workspace.id, ctx.project.id, workItemId, this.ds)))
+      throw ProblemException.notFound('Work item');
+  }
+
   async create(ctx: ProjectContext, workItemId: string, dto: CreateCommentDto): Promise<CommentDto> {
     const clean = cleanRichText('comment_html', dto.comment_html, { required: true });
     return this.ds.transaction(async (tx) => {

@@ -2,6 +2,7 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import { AuthCache, AuthCacheInvalidator } from './auth/auth-cache';
 import { AuthRepository } from './auth/auth.repository';
 import { CredentialUsage } from './auth/credential-usage';
+import { BulkWrites } from './bulk/bulk-writes';
 import { APP_CONFIG, AppConfig } from './config/config';
 import { ErrorCatalogueController } from './errors/error-catalogue.controller';
 import { HealthController } from './health/health.controller';
@@ -23,11 +24,20 @@ export class CommonModule {
       providers: [
         { provide: APP_CONFIG, useValue: cfg },
         AuthRepository,
+        BulkWrites,
         AuthCache,
         AuthCacheInvalidator,
         CredentialUsage,
       ],
-      exports: [APP_CONFIG, AuthRepository, AuthCache, AuthCacheInvalidator, CredentialUsage, MetricsModule],
+      exports: [
+        APP_CONFIG,
+        AuthRepository,
+        BulkWrites,
+        AuthCache,
+        AuthCacheInvalidator,
+        CredentialUsage,
+        MetricsModule,
+      ],
     };
   }
 }

@@ -4,6 +4,9 @@ import { CreatedAt, DeletedAt, RowVersion, TenantId, TenantWorkspaceId, UpdatedA
 /** A time-boxed iteration of a project (spec "Cycle", gap-reference 3.5). Work items point at it with `work_items.cycle_id`. */
 @Index('ix_cycles_by_id', ['id'])
 @Entity('cycles')
+@Index('ix_cycles_external', ['workspace_id', 'project_id', 'external_source', 'external_id'], {
+  where: '"external_id" IS NOT NULL AND "deleted_at" IS NULL',
+})
 @Index('uq_cycles_name', ['workspace_id', 'project_id', 'name'], { unique: true, where: '"deleted_at" IS NULL' })
 @Index('ix_cycles_created', ['project_id', 'created_at', 'id'])
 @Index('ix_cycles_sort', ['project_id', 'sort_order', 'id'])

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { FeaturesCoreModule } from '../features/features-core.module';
+import { CyclesBulk } from './cycles-bulk';
 import { WebhookOutboxModule } from '../webhooks/webhook-outbox.module';
 import { WorkItemsModule } from '../work-items/work-items.module';
 import { CyclesController } from './cycles.controller';
@@ -9,8 +10,8 @@ import { CyclesService } from './cycles.service';
 
 @Module({
   imports: [FeaturesCoreModule, WebhookOutboxModule, WorkItemsModule],
-  controllers: [CyclesController],
-  providers: [CyclesRepository, CyclesService, CycleWorkItemsRepository],
+  controllers: [CyclesController, CyclesBulk.controller],
+  providers: [CyclesRepository, CyclesService, CycleWorkItemsRepository, CyclesBulk.targets],
   exports: [CyclesService],
 })
 export class CyclesModule {}

@@ -7,6 +7,9 @@ export type EstimateType = (typeof ESTIMATE_TYPES)[number];
 /** An estimate system of a project. At most one live estimate per project is active. */
 @Index('ix_estimates_by_id', ['id'])
 @Entity('estimates')
+@Index('ix_estimates_external', ['workspace_id', 'project_id', 'external_source', 'external_id'], {
+  where: '"external_id" IS NOT NULL AND "deleted_at" IS NULL',
+})
 @Index('uq_estimates_active', ['workspace_id', 'project_id'], {
   unique: true,
   where: '"is_active" AND "deleted_at" IS NULL',
@@ -34,6 +37,9 @@ export class EstimateEntity {
 /** One point (value) of an estimate; values are unique within their estimate. */
 @Index('ix_estimate_points_by_id', ['id'])
 @Entity('estimate_points')
+@Index('ix_estimate_points_external', ['workspace_id', 'estimate_id', 'external_source', 'external_id'], {
+  where: '"external_id" IS NOT NULL AND "deleted_at" IS NULL',
+})
 @Index('uq_estimate_points_value', ['workspace_id', 'estimate_id', 'value'], {
   unique: true,
   where: '"deleted_at" IS NULL',

@@ -8,6 +8,9 @@ import { CreatedAt, DeletedAt, RowVersion, TenantId, TenantWorkspaceId, UpdatedA
  */
 @Index('ix_labels_by_id', ['id'])
 @Entity('labels')
+@Index('ix_labels_external', ['workspace_id', 'project_id', 'external_source', 'external_id'], {
+  where: '"external_id" IS NOT NULL AND "deleted_at" IS NULL',
+})
 @Index('uq_labels_project_name', ['workspace_id', 'project_id', 'name'], {
   unique: true,
   where: '"deleted_at" IS NULL AND "project_id" IS NOT NULL',

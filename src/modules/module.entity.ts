@@ -10,6 +10,9 @@ export type ModuleStatus = (typeof MODULE_STATUSES)[number];
  */
 @Index('ix_modules_by_id', ['id'])
 @Entity('modules')
+@Index('ix_modules_external', ['workspace_id', 'project_id', 'external_source', 'external_id'], {
+  where: '"external_id" IS NOT NULL AND "deleted_at" IS NULL',
+})
 @Index('uq_modules_name', ['workspace_id', 'project_id', 'name'], { unique: true, where: '"deleted_at" IS NULL' })
 @Index('ix_modules_sort', ['project_id', 'sort_order', 'id'])
 @Index('ix_modules_created', ['project_id', 'created_at', 'id'])

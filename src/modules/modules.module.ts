@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { FeaturesCoreModule } from '../features/features-core.module';
+import { ModulesBulk } from './modules-bulk';
 import { WebhookOutboxModule } from '../webhooks/webhook-outbox.module';
 import { WorkItemsModule } from '../work-items/work-items.module';
 import { ModulesController } from './modules.controller';
@@ -9,8 +10,8 @@ import { ModulesService } from './modules.service';
 
 @Module({
   imports: [FeaturesCoreModule, WebhookOutboxModule, WorkItemsModule],
-  controllers: [ModulesController],
-  providers: [ModulesRepository, ModulesService, ModuleWorkItemsRepository],
+  controllers: [ModulesController, ModulesBulk.controller],
+  providers: [ModulesRepository, ModulesService, ModuleWorkItemsRepository, ModulesBulk.targets],
   exports: [ModulesService],
 })
 export class ModulesModule {}

@@ -3,6 +3,9 @@ import { CreatedAt, DeletedAt, RowVersion, TenantId, TenantWorkspaceId, UpdatedA
 
 @Index('ix_projects_by_id', ['id'])
 @Entity('projects')
+@Index('ix_projects_external', ['workspace_id', 'external_source', 'external_id'], {
+  where: '"external_id" IS NOT NULL AND "deleted_at" IS NULL',
+})
 @Index('uq_projects_identifier', ['workspace_id', 'identifier'], { unique: true, where: '"deleted_at" IS NULL' })
 @Index('uq_projects_name', ['workspace_id', 'name'], { unique: true, where: '"deleted_at" IS NULL' })
 @Index('ix_projects_list', ['workspace_id', 'created_at', 'id'])

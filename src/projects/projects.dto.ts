@@ -1,9 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsNotEmpty, IsString, IsUUID, Matches } from 'class-validator';
 import { ExternalField, LogoPropsField } from '../common/http/dto-fields';
-import { MaxChars, Nullable, OptionalNotNull } from '../common/http/validation';
+import { MaxChars, Nullable, OptionalNotNull, PROJECT_IDENTIFIER_RE } from '../common/http/validation';
 
-const IDENTIFIER_RE = /^[A-Za-z][A-Za-z0-9]{0,11}$/;
+const IDENTIFIER_RE = PROJECT_IDENTIFIER_RE;
 
 export class CreateProjectDto {
   @ApiProperty({ maxLength: 255 })

@@ -186,6 +186,22 @@ export class ProjectsRepository {
    * Locks the project row while it is live: false when it was deleted meanwhile (the request's guard saw it
    * live), so a write or a second DELETE racing a delete is a 404 rather than a write to a deleted project.
    */
+  /** A live project of the workspace with the user's own project role (null when not a member), or null. */
+  async withRole(
+    workspaceId: string,
+    id: string,
+    userId: string,
+    db: Queryable = this.ds,
+  ): Promise<(ProjectRow & { member_role: string | null }) | null> {
+    const rows = await db.query(
+      `SELECT ${COLS}, pm.role AS member_role FROM projects p
+         LEFT JOIN project_members pm ON pm.workspace_id = $1 AND pm.project_id = p.id AND pm.member_id = $3 AND pm.deleted_at IS NULL
+        WHERE p.workspace_id = $1 AND p.id = $2 AND p.deleted_at IS NULL`,
+      [workspaceId, id, userId],
+    );
+    return rows[0] ?? null;
+  }
+
   async lockLive(
     workspaceId: string,
     id: string,

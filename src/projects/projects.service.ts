@@ -14,6 +14,7 @@ import {
   WORKSPACE_ROLE_LEVEL,
 } from '../common/auth/roles';
 import { ProblemException } from '../common/errors/problem.exception';
+import { ErrorCode } from '../common/errors/error-codes';
 import { ListQuery } from '../common/pagination/list-query';
 import { MembersService } from '../members/members.service';
 import { StatesService } from '../states/states.service';
@@ -170,6 +171,32 @@ export class ProjectsService {
       );
     }
     await this.audit.recordMany(tx, ctx, added);
+  }
+
+  /**
+   * A bulk-update or upsert row's project: the context the guard would give its PATCH route, with the guard's rules
+   * (unknown: 404; below project admin: 403; archived: 409 project_archived), then the PATCH itself.
+   */
+  async updateById(ctx: WorkspaceContext, id: string, dto: UpdateProjectDto): Promise<ProjectDto> {
+    const row = await this.repo.withRole(ctx.workspace.id, id, ctx.principal.userId);
+    if (!row) throw ProblemException.notFound('Project');
+    const projectRole = effectiveProjectRole(ctx.workspaceRole, row.member_role);
+    if (projectLevel(projectRole) < PROJECT_ROLE_LEVEL[ProjectRole.Admin])
+      throw ProblemException.forbidden(`This action needs the project role ${ProjectRole.Admin} or higher.`);
+    if (row.archived_at)
+      throw new ProblemException(
+        ErrorCode.ProjectArchived,
+        `The project ${row.identifier} is archived: its data can be read, not changed. Unarchive it first.`,
+      );
+    const project = {
+      id: row.id,
+      workspaceId: ctx.workspace.id,
+      identifier: row.identifier,
+      name: row.name,
+      defaultAssigneeId: row.default_assignee_id,
+      archived: false,
+    };
+    return this.update({ ...ctx, project, projectRole: projectRole! }, dto);
   }
 
   async update(ctx: ProjectContext, dto: UpdateProjectDto): Promise<ProjectDto> {

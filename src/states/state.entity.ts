@@ -6,6 +6,9 @@ export type StateGroup = (typeof STATE_GROUPS)[number];
 
 @Index('ix_states_by_id', ['id'])
 @Entity('states')
+@Index('ix_states_external', ['workspace_id', 'project_id', 'external_source', 'external_id'], {
+  where: '"external_id" IS NOT NULL AND "deleted_at" IS NULL',
+})
 @Index('uq_states_name', ['workspace_id', 'project_id', 'name'], { unique: true, where: '"deleted_at" IS NULL' })
 @Index('uq_states_default', ['workspace_id', 'project_id'], {
   unique: true,

@@ -46,7 +46,7 @@ export class WorkItemsBulkController {
   @ApiOperation({
     operationId: 'work_items_bulk_update',
     summary: 'Update work items in bulk',
-    description: `Up to ${BULK_MAX_ITEMS} PATCH bodies, each with the \`id\` of a work item of this project (unknown or foreign: that row is 404), each checked like a single PATCH (workflow transitions included), in one transaction. ${PER_ROW}`,
+    description: `Up to ${BULK_MAX_ITEMS} PATCH bodies, each with the \`id\` of a work item of this project (unknown or foreign: that row is 404), each checked like a single PATCH (workflow transitions, cycle_id and module_ids included), then written together: one statement for the fields and sets, one per kind of membership, in one transaction. One row per work item: a row naming an item an earlier row updates, or an external pair an earlier row takes, is 409; a parent loop closed between rows fails the later row (400 parent_id). ${PER_ROW}`,
   })
   @ApiBulkResponses()
   @ApiProblemResponses(BULK_400, 404)

@@ -7,6 +7,7 @@ import {
   bulkAnswer,
   BulkWriteResponseDto,
   isFailed,
+  notWritten,
   RowFailed,
   rowFailure,
   RowOutcome,
@@ -16,28 +17,18 @@ import { APP_CONFIG, AppConfig } from '../common/config/config';
 import { ProblemException } from '../common/errors/problem.exception';
 import { isUuid } from '../common/http/validation';
 import { Queryable } from '../common/pagination/sql-params';
+import { memoReads } from '../common/database/memo-reads';
 import { CustomFieldsService } from '../custom-fields/custom-fields.service';
 import { changeEvent } from '../webhooks/webhook-events';
 import { WebhookOutbox } from '../webhooks/webhook-outbox';
 import { CreateWorkItemDto, UpdateWorkItemDto, WorkItemDto } from './work-items.dto';
 import { webhookView } from './work-items.mapper';
 import { BatchRow, WorkItemDetailRow, WorkItemsRepository } from './work-items.repository';
-import { assertMayDelete, withDefaults, WorkItemsService } from './work-items.service';
+import { placesItem } from './work-item-membership';
+import { assertMayDelete, PreparedUpdate, withDefaults, WorkItemsService } from './work-items.service';
 
 /** A bulk-update row: the PATCH body and the target id. */
 class BulkUpdateRowDto extends UpdateWorkItemDto {}
-
-/** Reads of a batch's preparation, memoized by statement and parameters: rows naming one state read it once. */
-function memoReads(db: Queryable): Queryable {
-  const seen = new Map<string, Promise<unknown>>();
-  return {
-    query: (sql: string, params?: unknown[]) => {
-      const key = `${sql}\u0000${JSON.stringify(params ?? [])}`;
-      if (!seen.has(key)) seen.set(key, db.query(sql, params));
-      return seen.get(key) as Promise<never>;
-    },
-  };
-}
 
 type Prepared = { index: number; dto: CreateWorkItemDto; row: Omit<BatchRow, 'ord' | 'seq' | 'custom_values'> } & {
   refs: Awaited<ReturnType<WorkItemsService['resolveCreateRefs']>>;
@@ -102,7 +93,10 @@ export class WorkItemsBulkService {
     reads: Queryable,
   ): Promise<Prepared> {
     const { name, desc } = this.items.createBasics(dto);
-    const refs = await this.items.resolveCreateRefs(ctx, dto, reads);
+    const [refs] = await Promise.all([
+      this.items.resolveCreateRefs(ctx, dto, reads),
+      this.items.checkMembership(ctx, dto, reads),
+    ]);
     const { stateId, typeId } = withDefaults(refs, defaults);
     return {
       index,
@@ -150,12 +144,15 @@ export class WorkItemsBulkService {
     const seqs = await this.repo.takeSequences(ctx.project.id, rows.length);
     return this.ds.transaction(async (tx) => {
       await this.repo.stateIds(ctx.project.id, [...new Set(rows.map((r) => r.row.state_id))], tx);
+      // The custom-values reads (feature flag, values lock, the type's properties) are the same for rows of one
+      // type: made once per batch, not once per row.
+      const reads = memoReads(tx);
       const failed: RowOutcome[] = [];
       const batch: Array<BatchRow & { p: Prepared }> = [];
       for (const [i, p] of rows.entries()) {
         try {
           const custom = await this.customFields.forCreate(
-            tx,
+            reads,
             ctx.workspace.id,
             ctx.project.id,
             p.row.type_id,
@@ -179,6 +176,14 @@ export class WorkItemsBulkService {
       const byOrd = new Map(batch.map((b) => [b.ord, b]));
       const outcomes = result.map((r) => this.outcome(byOrd.get(r.ord)!, r));
       if (outcomes.some((o) => o.result === 'failed') && allOrNone) throw new BulkAborted([...failed, ...outcomes]);
+      // cycle_id / module_ids of the rows written: one statement per kind for the batch, in its transaction.
+      const placed = result.filter((r) => r.id && placesItem(byOrd.get(r.ord)!.p.dto));
+      const none = { cycle_id: null, module_ids: [] as string[] };
+      await this.items.placeMany(
+        ctx,
+        placed.map((r) => ({ row: { id: r.id!, ...none }, dto: byOrd.get(r.ord)!.p.dto })),
+        tx,
+      );
       await this.recordEvents(
         ctx,
         'workitem.created',
@@ -236,34 +241,35 @@ export class WorkItemsBulkService {
   }
 
   /**
-   * bulk-update: each row is the PATCH of its `id` (the same rules: workflow transitions, name resolution,
-   * re-checks under lock), in a savepoint of one transaction, so a failed row leaves the others written.
+   * bulk-update, set-based: the rows' items are read and locked in one statement; each row is checked with the
+   * PATCH's rules (prepareUpdate; reads repeated between rows are made once); then the rows that passed are written
+   * by one statement (writeUpdates) and their cycles and modules by one per kind (placeMany). An id an earlier row
+   * of the request updates, or an external pair an earlier row takes, fails the later row with a 409 (one statement
+   * writes each item once, so two PATCHes of one item cannot be ordered inside it).
    */
   async bulkUpdate(ctx: ProjectContext, items: Array<Record<string, unknown>>, allOrNone: boolean) {
-    const checked = await validateRows(BulkUpdateRowDto, items);
+    const rows = withIds(await validateRows(BulkUpdateRowDto, items), items);
     return this.run(allOrNone, async (tx) => {
-      const outcomes: RowOutcome[] = [];
-      for (const [index, row] of checked.entries()) {
-        if (isFailed(row)) {
-          outcomes.push(row);
-          continue;
-        }
-        const id = items[index].id;
-        if (!isUuid(id)) {
-          outcomes.push(
-            rowFailure(
-              index,
-              ProblemException.validation('id', 'Each item needs the id (UUID) of the work item to update.'),
-            ),
-          );
-          continue;
-        }
-        outcomes.push(
-          await this.savepoint(tx, index, id, () => this.items.updateIn(ctx, id.toLowerCase(), row.value, tx)),
-        );
-      }
-      if (allOrNone && outcomes.some((o) => o.result === 'failed')) throw new BulkAborted(outcomes);
-      return outcomes;
+      const ids = [...new Set(rows.flatMap((r) => (isFailed(r) ? [] : [r.id])))];
+      const current = await this.repo.lockMany(ctx.workspace.id, ctx.project.id, ids, tx);
+      const { outcomes, prepared } = await this.prepareUpdates(ctx, rows, current, memoReads(tx));
+      if (allOrNone && outcomes.length) throw new BulkAborted([...outcomes, ...prepared.map(notWritten)]);
+      const refused = await this.items.writeUpdates(ctx, prepared, tx).catch((e: unknown) => {
+        throw externalRaceProblem(e) ?? e;
+      });
+      for (const { row, problem } of refused) outcomes.push(rowFailure(indexOf(row), problem, row.id));
+      const written = prepared.filter((p) => !refused.some((f) => f.row === p));
+      if (allOrNone && refused.length) throw new BulkAborted([...outcomes, ...written.map(notWritten)]);
+      const none = { cycle_id: null, module_ids: [] as string[] };
+      await this.items.placeMany(
+        ctx,
+        written.filter((p) => placesItem(p.dto)).map((p) => ({ row: { id: p.id, ...none }, dto: p.dto })),
+        tx,
+      );
+      // workitem.updated for each row whose item changed, as its PATCH would record (one read, one insert).
+      const before = new Map(written.map((p) => [p.id, webhookView(current.get(p.id)!)]));
+      await this.items.reportUpdated(ctx, before, tx);
+      return [...outcomes, ...written.map((p): RowOutcome => ({ index: p.index, result: 'updated', id: p.id }))];
     });
   }
 
@@ -281,16 +287,40 @@ export class WorkItemsBulkService {
     );
   }
 
-  private async savepoint(tx: Queryable, index: number, id: string, fn: () => Promise<unknown>): Promise<RowOutcome> {
-    await tx.query('SAVEPOINT bulk_row');
-    try {
-      await fn();
-      await tx.query('RELEASE SAVEPOINT bulk_row');
-      return { index, result: 'updated', id: id.toLowerCase() };
-    } catch (e) {
-      await tx.query('ROLLBACK TO SAVEPOINT bulk_row');
-      return rowFailure(index, externalRaceProblem(e) ?? e, id.toLowerCase());
+  /** Each row checked as its PATCH (prepareUpdate), in request order; a repeated id or external pair fails the later row. */
+  private async prepareUpdates(
+    ctx: ProjectContext,
+    rows: Array<{ index: number; value: BulkUpdateRowDto; id: string } | RowFailed>,
+    current: Map<string, WorkItemDetailRow>,
+    reads: Queryable,
+  ) {
+    const outcomes: RowOutcome[] = [];
+    const prepared: Array<PreparedUpdate & { index: number }> = [];
+    const pairs = new Map<string, number>();
+    for (const r of rows) {
+      if (isFailed(r)) {
+        outcomes.push(r);
+        continue;
+      }
+      try {
+        const cur = current.get(r.id);
+        if (!cur) throw ProblemException.notFound('Work item');
+        const earlier = prepared.find((p) => p.id === r.id);
+        if (earlier)
+          throw ProblemException.conflict(
+            `Row ${earlier.index} of this request updates this work item: send one row per work item.`,
+          );
+        const p = await this.items.prepareUpdate(ctx, cur, r.value, reads);
+        const key = p.external && JSON.stringify(p.external);
+        if (key && pairs.has(key))
+          throw this.items.externalHeld(p.external![0], p.external![1], `row ${pairs.get(key)} of this request`);
+        if (key) pairs.set(key, r.index);
+        prepared.push({ ...p, index: r.index });
+      } catch (e) {
+        outcomes.push(rowFailure(r.index, e, r.id));
+      }
     }
+    return { outcomes, prepared };
   }
 
   /**
@@ -332,17 +362,28 @@ export class WorkItemsBulkService {
   }
 }
 
+const indexOf = (row: PreparedUpdate) => (row as PreparedUpdate & { index: number }).index;
+
+/** Each valid bulk-update row with the id it names (lower-cased), or the row's 400 when it names none. */
+function withIds<T>(
+  checked: Array<{ index: number; value: T } | RowFailed>,
+  items: Array<Record<string, unknown>>,
+): Array<{ index: number; value: T; id: string } | RowFailed> {
+  return checked.map((r) => {
+    if (isFailed(r)) return r;
+    const id = items[r.index].id;
+    if (!isUuid(id))
+      return rowFailure(
+        r.index,
+        ProblemException.validation('id', 'Each item needs the id (UUID) of the work item to update.'),
+      );
+    return { ...r, id: id.toLowerCase() };
+  });
+}
+
 /** The ids a batch's outcomes say were created. */
 function created(outcomes: RowOutcome[]): string[] {
   return outcomes.flatMap((o) => (o.result === 'created' ? [o.id] : []));
-}
-
-/** A row that passed its checks but was not written because all_or_none saw another row fail. */
-function notWritten(p: { index: number }): RowFailed {
-  return rowFailure(
-    p.index,
-    ProblemException.conflict('Not written: another row of this request failed and all_or_none is set.'),
-  );
 }
 
 /** The external pair's unique index refused a row (a race with another writer): the 409 checkExternal answers. */

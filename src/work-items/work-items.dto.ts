@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Allow, ArrayMaxSize, IsArray, IsIn, IsNotEmpty, IsString } from 'class-validator';
+import { Allow, ArrayMaxSize, IsArray, IsIn, IsNotEmpty, IsString, IsUUID } from 'class-validator';
 import { ExpandedShapeIgnored, ExpandedShapeSchema } from '../common/expand/expand';
 import { ExternalField } from '../common/http/dto-fields';
 import { MaxChars, Nullable, NullClears, OptionalNotNull } from '../common/http/validation';
@@ -175,6 +175,31 @@ class WorkItemWriteFields {
   @Nullable()
   @IsDateOnly()
   target_date?: string | null;
+
+  @ApiPropertyOptional({
+    type: String,
+    format: 'uuid',
+    nullable: true,
+    description:
+      'The cycle to place the item in (the later edition; moves it out of any other cycle, as the cycle membership route does): a live cycle of this project with cycles enabled, else 400 naming cycle_id. null takes it out of its cycle.',
+  })
+  @Nullable()
+  @IsUUID('all')
+  cycle_id?: string | null;
+
+  @ApiPropertyOptional({
+    type: [String],
+    format: 'uuid',
+    nullable: true,
+    maxItems: 100,
+    description:
+      'The modules the item is in (the later edition): replaces the set, [] or null clears. Live modules of this project with modules enabled, else 400 naming module_ids.',
+  })
+  @NullClears()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @IsUUID('all', { each: true })
+  module_ids?: string[];
 
   @ExternalField(
     "Id in an external system (write-only, filterable). With external_source, unique among the project's work items.",

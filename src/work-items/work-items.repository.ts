@@ -1,6 +1,6 @@
 import { WORKSPACE_WORK_ITEM_LIST, WORK_ITEM_LIST } from './work-items.queries';
 import type { CustomValues } from '../custom-fields/custom-fields.service';
-import { PartialUpdate, partialUpdateSql } from '../common/database/partial-update';
+import { batchSetClause, sentColumns, UpdatableColumns } from '../common/database/partial-update';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Viewer } from '../common/auth/roles';
@@ -244,28 +244,42 @@ export interface WorkItemWrite {
   custom_values?: Record<string, unknown>;
 }
 
-/** The columns a work item PATCH writes (the allow-list of its partial update). */
-const WORK_ITEM_UPDATE: PartialUpdate<WorkItemWrite> = {
-  table: 'work_items',
-  where: 'id = $1',
-  stamps: ['updated_at = now()', 'updated_by_id = $2'],
-  always: true,
-  columns: {
-    name: {},
-    description_html: {},
-    description_stripped: {},
-    priority: {},
-    state_id: {},
-    type_id: {},
-    parent_id: {},
-    estimate_point_id: {},
-    start_date: {},
-    target_date: {},
-    external_id: {},
-    external_source: {},
-    custom_values: {},
-  },
+/** The columns a work item PATCH writes (the allow-list of its partial updates, single or batch: updateMany). */
+const WORK_ITEM_COLUMNS: UpdatableColumns<WorkItemWrite> = {
+  name: {},
+  description_html: {},
+  description_stripped: {},
+  priority: {},
+  state_id: {},
+  type_id: {},
+  parent_id: {},
+  estimate_point_id: {},
+  start_date: {},
+  target_date: {},
+  external_id: {},
+  external_source: {},
+  custom_values: {},
 };
+
+/**
+ * Two CTEs of updateMany replacing a link set: the links of each row's item not in the row's `field` array deleted,
+ * the missing ones inserted; rows whose array is null (not sent) untouched.
+ */
+function replaceSet(table: string, column: string, field: string, alias: string): string {
+  return `d${alias} AS (
+         DELETE FROM ${table} x USING u
+          WHERE x.workspace_id = $1 AND x.work_item_id = u.id AND u.${field} IS NOT NULL AND NOT (x.${column} = ANY(u.${field}))
+       ), i${alias} AS (
+         INSERT INTO ${table} (work_item_id, ${column}, workspace_id, project_id)
+         SELECT u.id, v, $1, $2 FROM u, unnest(u.${field}) v WHERE u.${field} IS NOT NULL
+         ON CONFLICT DO NOTHING
+       )`;
+}
+
+/** The record a batch PATCH row travels as (updateMany): every writable column with its type, and the link sets. */
+const UPDATE_RECORD = `id uuid, sent text[], name text, description_html text, description_stripped text, priority text,
+  state_id uuid, type_id uuid, parent_id uuid, estimate_point_id uuid, start_date date, target_date date,
+  external_id text, external_source text, custom_values jsonb, assignee_ids uuid[], label_ids uuid[]`;
 
 // Re-reads that lock what a write links to FOR KEY SHARE until commit (arguments are SQL references).
 // Deleting a label, an estimate (or point) or a work item locks the row (or its estimate) FOR UPDATE first,
@@ -700,36 +714,108 @@ export class WorkItemsRepository {
   }
 
   /** Updates the columns sent and replaces the assignee / label sets that were sent, in one statement. */
-  async update(
-    id: string,
-    v: WorkItemWrite,
-    assigneeIds: string[] | undefined,
-    labelIds: string[] | undefined,
+  /**
+   * The PATCHes of a batch (one row for a single PATCH), in one statement: each row's columns (only those it sent
+   * change: `sent` names them), its assignee and label sets replaced where it sent them, stamped updated_by_id.
+   * The rows' values travel as one JSON array, so the statement is the same whatever the batch holds.
+   */
+  async updateMany(
+    workspaceId: string,
+    projectId: string,
+    rows: Array<{ id: string; write: WorkItemWrite; assigneeIds?: string[]; labelIds?: string[] }>,
     userId: string,
     db: Queryable,
   ): Promise<void> {
-    const p = new SqlParams([id, userId]);
-    const ctes: string[] = [];
-    if (assigneeIds !== undefined) {
-      const ref = p.add(assigneeIds);
-      ctes.push(
-        `da AS (DELETE FROM work_item_assignees WHERE work_item_id = $1 AND NOT (assignee_id = ANY(${ref}::uuid[])))`,
-      );
-      ctes.push(`ia AS (INSERT INTO work_item_assignees (work_item_id, assignee_id, workspace_id, project_id)
-        SELECT w.id, x, w.workspace_id, w.project_id FROM work_items w, unnest(${ref}::uuid[]) x WHERE w.id = $1
-        ON CONFLICT DO NOTHING)`);
-    }
-    if (labelIds !== undefined) {
-      const ref = p.add(labelIds);
-      ctes.push(
-        `dl AS (DELETE FROM work_item_labels WHERE work_item_id = $1 AND NOT (label_id = ANY(${ref}::uuid[])))`,
-      );
-      ctes.push(`il AS (INSERT INTO work_item_labels (work_item_id, label_id, workspace_id, project_id)
-        SELECT w.id, x, w.workspace_id, w.project_id FROM work_items w, unnest(${ref}::uuid[]) x WHERE w.id = $1
-        ON CONFLICT DO NOTHING)`);
-    }
-    const update = partialUpdateSql(WORK_ITEM_UPDATE, v, p)!;
-    await db.query(ctes.length ? `WITH ${ctes.join(', ')} ${update}` : update, p.values);
+    if (!rows.length) return;
+    const payload = rows.map(({ id, write, assigneeIds, labelIds }) => {
+      const sent = sentColumns(WORK_ITEM_COLUMNS, write);
+      return { ...write, id, sent, assignee_ids: assigneeIds ?? null, label_ids: labelIds ?? null };
+    });
+    const set = batchSetClause(WORK_ITEM_COLUMNS, 'w', 'u', ['updated_at = now()', 'updated_by_id = $4']);
+    await db.query(
+      `WITH u AS (
+         SELECT * FROM jsonb_to_recordset($3::jsonb) AS u(${UPDATE_RECORD})
+       ), ${replaceSet('work_item_assignees', 'assignee_id', 'assignee_ids', 'a')},
+       ${replaceSet('work_item_labels', 'label_id', 'label_ids', 'l')}
+       UPDATE work_items w ${set}
+         FROM u WHERE w.workspace_id = $1 AND w.project_id = $2 AND w.id = u.id`,
+      [workspaceId, projectId, JSON.stringify(payload), userId],
+    );
+  }
+
+  /** The live, unarchived work items of the project among `ids`, locked FOR UPDATE, by id (bulk-update). */
+  async lockMany(
+    workspaceId: string,
+    projectId: string,
+    ids: string[],
+    db: Queryable,
+  ): Promise<Map<string, WorkItemDetailRow>> {
+    const rows: WorkItemDetailRow[] = await db.query(
+      `SELECT ${DETAIL_SCALARS}, ${idArrays('w', true)}, p.identifier AS project_identifier
+         FROM work_items w JOIN projects p ON p.workspace_id = $1 AND p.id = w.project_id
+        WHERE w.workspace_id = $1 AND w.project_id = $2 AND w.id = ANY($3::uuid[]) AND w.deleted_at IS NULL
+          AND w.archived_at IS NULL
+        ORDER BY w.id FOR UPDATE OF w`,
+      [workspaceId, projectId, ids],
+    );
+    return new Map(rows.map((r) => [r.id, r]));
+  }
+
+  /** Puts each work item in its cycle (null: in none), one statement for the batch; items already there untouched. */
+  async placeInCycles(
+    workspaceId: string,
+    projectId: string,
+    itemIds: string[],
+    cycleIds: Array<string | null>,
+    db: Queryable,
+  ): Promise<void> {
+    await db.query(
+      `UPDATE work_items w SET cycle_id = u.cycle_id, updated_at = now()
+         FROM unnest($3::uuid[], $4::uuid[]) AS u(id, cycle_id)
+        WHERE w.workspace_id = $1 AND w.project_id = $2 AND w.id = u.id AND w.cycle_id IS DISTINCT FROM u.cycle_id`,
+      [workspaceId, projectId, itemIds, cycleIds],
+    );
+  }
+
+  /**
+   * Makes each work item's module set exactly its pairs (`items[i]` in `modules[i]`; an item of `itemIds` without a
+   * pair is in no module): one delete of the links not wanted, one insert of those missing, for the whole batch.
+   */
+  async replaceModuleSets(
+    workspaceId: string,
+    projectId: string,
+    itemIds: string[],
+    pairs: { items: string[]; modules: string[] },
+    db: Queryable,
+  ): Promise<void> {
+    await db.query(
+      `WITH p AS (SELECT * FROM unnest($4::uuid[], $5::uuid[]) AS p(item, module)),
+       d AS (
+         DELETE FROM module_work_items l
+          WHERE l.workspace_id = $1 AND l.work_item_id = ANY($3::uuid[])
+            AND NOT EXISTS (SELECT 1 FROM p WHERE p.item = l.work_item_id AND p.module = l.module_id)
+       )
+       INSERT INTO module_work_items (workspace_id, project_id, module_id, work_item_id)
+       SELECT $1, $2, p.module, p.item FROM p
+       ON CONFLICT DO NOTHING`,
+      [workspaceId, projectId, itemIds, pairs.items, pairs.modules],
+    );
+  }
+
+  /** Of `ids`, the items that are now their own ancestor (a batch that set parents in a loop). */
+  async ownAncestors(workspaceId: string, ids: string[], db: Queryable): Promise<string[]> {
+    if (!ids.length) return [];
+    const rows: Array<{ start: string }> = await db.query(
+      `WITH RECURSIVE up AS (
+         SELECT w.id AS start, w.parent_id AS id, 1 AS depth FROM work_items w
+          WHERE w.workspace_id = $1 AND w.id = ANY($2::uuid[]) AND w.parent_id IS NOT NULL
+         UNION ALL
+         SELECT up.start, w.parent_id, up.depth + 1 FROM up JOIN work_items w ON w.workspace_id = $1 AND w.id = up.id
+          WHERE w.parent_id IS NOT NULL AND up.id <> up.start AND up.depth < 1000
+       ) SELECT DISTINCT start FROM up WHERE id = start`,
+      [workspaceId, ids],
+    );
+    return rows.map((r) => r.start);
   }
 
   async setArchived(id: string, archived: boolean, userId: string, db: Queryable): Promise<void> {

@@ -20,6 +20,7 @@ import { WORK_ITEM_PAIRS } from './relation-fields';
 import { CustomFieldsService } from '../custom-fields/custom-fields.service';
 import { EstimatesService } from '../estimates/estimates.service';
 import { WorkflowsService } from '../workflows/workflows.service';
+import { placesItem, WorkItemMembership } from './work-item-membership';
 import { cyclesOfWorkItems, modulesOfWorkItems } from '../cycles/work-item-expand';
 import {
   CreateWorkItemDto,
@@ -95,6 +96,7 @@ export class WorkItemsService {
     private readonly estimates: EstimatesService,
     private readonly workflows: WorkflowsService,
     private readonly outbox: WebhookOutbox,
+    private readonly membership: WorkItemMembership,
   ) {}
 
   // ---- reads ----
@@ -410,6 +412,7 @@ export class WorkItemsService {
         this.resolveRefs(t, dto, this.ds),
         this.repo.createPrelude(t.workspaceId, t.projectId),
         this.checkExternal(t.projectId, dto.external_source, dto.external_id, null, this.ds),
+        this.checkMembership(ctx, dto, this.ds),
       ]);
       const { stateId, typeId } = withDefaults(refs, defaults);
       const assigneeIds = await this.assigneesOrDefault(ctx, refs.assigneeIds, this.ds);
@@ -433,6 +436,7 @@ export class WorkItemsService {
    * parent or a type, the state is locked first in a statement of its own, so a delete of what we link that
    * commits while we wait for that lock is seen by the insert's later snapshot (see insertChecked); with a type,
    * the custom values are validated in the same transaction, under the values lock a catalogue change waits for.
+   * Cycle and module membership (cycle_id, module_ids) are written after the row, before the event.
    */
   private insertCreate(
     ctx: ProjectContext,
@@ -484,6 +488,7 @@ export class WorkItemsService {
       this.ds.transaction(async (tx) => {
         if (links) await this.repo.stateIds(t.projectId, [stateId], tx);
         const written = await write(tx);
+        if (written.row && placesItem(dto)) written.row = await this.placeIn(ctx, written.row, dto, tx);
         if (written.row) await this.outbox.record(tx, changeEvent(ctx, 'workitem.created', webhookView(written.row)));
         return written;
       }),
@@ -554,17 +559,37 @@ export class WorkItemsService {
     return this.present(ctx.workspace.id, row, expand, true);
   }
 
-  /** The update's rules and write, in the caller's transaction (a PATCH, a bulk-update or upsert row); the row after. */
+  /** The update's rules and write, in the caller's transaction (a PATCH or an upsert); the row after. */
   async updateIn(ctx: ProjectContext, id: string, dto: UpdateWorkItemDto, tx: Queryable): Promise<WorkItemDetailRow> {
+    const cur = await this.repo.get(ctx.workspace.id, ctx.project.id, id, 'live', tx, true);
+    if (!cur) throw ProblemException.notFound('Work item');
+    const prepared = await this.prepareUpdate(ctx, cur, dto, tx);
+    await this.writeUpdates(ctx, [prepared], tx);
+    if (placesItem(dto)) await this.placeIn(ctx, cur, dto, tx);
+    const after = (await this.repo.get(ctx.workspace.id, ctx.project.id, id, 'live', tx))!;
+    await this.outbox.record(tx, changeEvent(ctx, 'workitem.updated', webhookView(after), webhookView(cur)));
+    return after;
+  }
+
+  /**
+   * Every rule of a PATCH of `cur` (locked by the caller), checked without writing: name, description, the relations
+   * (resolved, re-read FOR KEY SHARE), dates, parent loops, workflow transitions, the external pair, custom values,
+   * cycle and modules. The write it answers is made by writeUpdates, alone (PATCH) or with a batch (bulk-update).
+   */
+  async prepareUpdate(
+    ctx: ProjectContext,
+    cur: WorkItemDetailRow,
+    dto: UpdateWorkItemDto,
+    tx: Queryable,
+  ): Promise<PreparedUpdate> {
     const t = tenantOf(ctx);
+    const id = cur.id;
     const name = dto.name === undefined ? undefined : dto.name.trim();
     if (name === '') throw ProblemException.validation('name', 'name must not be blank.');
     const desc = this.description(dto.description_html);
-    const cur = await this.repo.get(t.workspaceId, t.projectId, id, 'live', tx, true);
-    if (!cur) throw ProblemException.notFound('Work item');
     const refs = await this.resolveRefs(t, keptRefsUnsent(dto, cur), tx);
     await this.lockRefs(t, dto, refs, tx);
-    await this.checkUpdate(ctx, id, dto, cur, refs, tx);
+    const external = await this.checkUpdate(ctx, id, dto, cur, refs, tx);
     let customValues: Record<string, unknown> | undefined;
     if (dto.custom_fields !== undefined || (refs.typeId !== undefined && refs.typeId !== cur.type_id)) {
       customValues = await this.customFields.forUpdate(
@@ -577,9 +602,14 @@ export class WorkItemsService {
         t.viewer,
       );
     }
-    await this.repo.update(
+    await this.checkMembership(ctx, dto, tx);
+    return {
       id,
-      {
+      dto,
+      external,
+      assigneeIds: refs.assigneeIds,
+      labelIds: refs.labelIds,
+      write: {
         name,
         ...desc,
         priority: dto.priority,
@@ -593,17 +623,76 @@ export class WorkItemsService {
         external_source: dto.external_source,
         custom_values: customValues,
       },
-      refs.assigneeIds,
-      refs.labelIds,
-      ctx.principal.userId,
-      tx,
-    );
-    const after = (await this.repo.get(t.workspaceId, t.projectId, id, 'live', tx))!;
-    await this.outbox.record(tx, changeEvent(ctx, 'workitem.updated', webhookView(after), webhookView(cur)));
-    return after;
+    };
   }
 
-  /** The rules of an update on the item as it is: dates, no parent cycle, the workflow's transition, external ids. */
+  /**
+   * Writes prepared PATCHes in one statement (repo.updateMany). When more than one row set a parent, the batch may
+   * have closed a loop between its own rows (each passed alone): the write is then undone (a savepoint), the latest
+   * row of the loop refused as a PATCH applied after the others would be, and the rest written again. Answers the
+   * rows refused that way.
+   */
+  async writeUpdates(
+    ctx: ProjectContext,
+    rows: PreparedUpdate[],
+    tx: Queryable,
+  ): Promise<Array<{ row: PreparedUpdate; problem: ProblemException }>> {
+    const refused: Array<{ row: PreparedUpdate; problem: ProblemException }> = [];
+    let left = rows;
+    const write = (batch: PreparedUpdate[]) =>
+      this.repo.updateMany(ctx.workspace.id, ctx.project.id, batch, ctx.principal.userId, tx);
+    if (left.filter((r) => r.write.parent_id).length < 2) {
+      await write(left);
+      return refused;
+    }
+    for (;;) {
+      await tx.query('SAVEPOINT bulk_parents');
+      await write(left);
+      const looped = new Set(
+        await this.repo.ownAncestors(
+          ctx.workspace.id,
+          left.map((r) => r.id),
+          tx,
+        ),
+      );
+      if (!looped.size) {
+        await tx.query('RELEASE SAVEPOINT bulk_parents');
+        return refused;
+      }
+      await tx.query('ROLLBACK TO SAVEPOINT bulk_parents');
+      const last = [...left].reverse().find((r) => looped.has(r.id) && r.write.parent_id)!;
+      refused.push({ row: last, problem: parentLoop(last.dto) });
+      left = left.filter((r) => r !== last);
+    }
+  }
+
+  /** The cycle and module rules for what the body names (cycle_id, module_ids), without writing. */
+  checkMembership(ctx: ProjectContext, dto: UpdateWorkItemDto, db: Queryable): Promise<void> {
+    return this.membership.check(ctx, dto, db);
+  }
+
+  /** Writes the membership bodies set for items already written (WorkItemMembership.placeMany), in `tx`. */
+  placeMany<R extends { id: string; cycle_id: string | null; module_ids: string[] }>(
+    ctx: ProjectContext,
+    rows: Array<{ row: R; dto: UpdateWorkItemDto }>,
+    tx: Queryable,
+  ): Promise<R[]> {
+    return this.membership.placeMany(ctx, rows, tx);
+  }
+
+  private async placeIn<R extends { id: string; cycle_id: string | null; module_ids: string[] }>(
+    ctx: ProjectContext,
+    row: R,
+    dto: UpdateWorkItemDto,
+    tx: Queryable,
+  ): Promise<R> {
+    return (await this.membership.placeMany(ctx, [{ row, dto }], tx))[0];
+  }
+
+  /**
+   * The rules of an update on the item as it is: dates, no parent cycle, the workflow's transition, external ids;
+   * answers the external pair the item will hold (null when incomplete).
+   */
   private async checkUpdate(
     ctx: ProjectContext,
     id: string,
@@ -611,16 +700,11 @@ export class WorkItemsService {
     cur: WorkItemDetailRow,
     refs: { parentId?: string | null; stateId?: string },
     tx: Queryable,
-  ): Promise<void> {
+  ): Promise<[string, string] | null> {
     const start = dto.start_date !== undefined ? dto.start_date : cur.start_date;
     const target = dto.target_date !== undefined ? dto.target_date : cur.target_date;
     this.checkDates(start, target);
-    if (refs.parentId && (await this.repo.wouldCycle(id, refs.parentId, tx))) {
-      throw ProblemException.validation(
-        dto.parent_id !== undefined ? 'parent_id' : 'parent',
-        'A work item cannot be its own parent or the parent of one of its ancestors.',
-      );
-    }
+    if (refs.parentId && (await this.repo.wouldCycle(id, refs.parentId, tx))) throw parentLoop(dto);
     if (refs.stateId !== undefined && refs.stateId !== cur.state_id) {
       await this.workflows.assertTransitionAllowed(tx, ctx, cur.state_id, refs.stateId);
     }
@@ -628,6 +712,7 @@ export class WorkItemsService {
     const extId = dto.external_id !== undefined ? dto.external_id : cur.external_id;
     if (dto.external_source !== undefined || dto.external_id !== undefined)
       await this.checkExternal(ctx.project.id, source, extId, id, tx);
+    return source && extId ? [source, extId] : null;
   }
 
   /**
@@ -726,6 +811,23 @@ function keptRefsUnsent(
   };
   return Object.keys(kept).length ? { ...dto, ...kept } : dto;
 }
+
+/** A PATCH checked by prepareUpdate: the row's write, ready for repo.updateMany. */
+export interface PreparedUpdate {
+  id: string;
+  dto: UpdateWorkItemDto;
+  write: WorkItemWrite;
+  assigneeIds?: string[];
+  labelIds?: string[];
+  /** The external pair the item holds after the write, when complete. */
+  external: [string, string] | null;
+}
+
+const parentLoop = (dto: UpdateWorkItemDto) =>
+  ProblemException.validation(
+    dto.parent_id !== undefined ? 'parent_id' : 'parent',
+    'A work item cannot be its own parent or the parent of one of its ancestors.',
+  );
 
 /** Deleting a work item: project admins, or its creator (a contributor); anyone else 403. */
 export function assertMayDelete(ctx: ProjectContext, createdById: string | null): void {

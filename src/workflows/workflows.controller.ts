@@ -1,5 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  ApiExtraModels,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext } from '../common/auth/request-context';
 import { ProjectRole } from '../common/auth/roles';
@@ -129,9 +137,18 @@ export class WorkflowStatesController {
     operationId: 'workflow_states_create',
     summary: 'Create a workflow state',
     description:
-      '`allow_issue_creation: false` forbids creating work items in the state while the workflow applies. Audit: workflow.updated.',
+      "`allow_issue_creation: false` forbids creating work items in the state while the workflow applies. Two forms: `{state_id, allow_issue_creation, is_default}` answers the row (409 when the state already has one); the later edition's attach form `{state_ids: [...]}` (Plane's client) attaches every state not yet in the workflow and answers the array of rows for the states sent (already attached ones as they are). Audit: workflow.updated per row created.",
   })
-  @ApiCreatedResponse({ type: WorkflowStateDto })
+  @ApiExtraModels(WorkflowStateDto)
+  @ApiCreatedResponse({
+    description: 'The row (single form) or the array of rows (`state_ids` form)',
+    schema: {
+      oneOf: [
+        { $ref: getSchemaPath(WorkflowStateDto) },
+        { type: 'array', items: { $ref: getSchemaPath(WorkflowStateDto) } },
+      ],
+    },
+  })
   @ApiProblemResponses(BAD_STATE, 404, [409, '`conflict`: the state already has a row in the workflow'])
   create(
     @Ctx() ctx: ProjectContext,

@@ -1,5 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsBoolean, IsNotEmpty, IsString, IsUUID } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  IsUUID,
+  ValidateIf,
+} from 'class-validator';
 import { MaxChars, Nullable, OptionalNotNull } from '../common/http/validation';
 import { Int32Field } from '../common/http/dto-fields';
 
@@ -88,10 +98,32 @@ export class WorkflowDto {
   @ApiProperty({ type: String, format: 'uuid', nullable: true }) created_by_id!: string | null;
 }
 
+/** At most this many states attached by one `{state_ids}` request. */
+export const ATTACH_MAX_STATES = 50;
+
 export class CreateWorkflowStateDto {
-  @ApiProperty({ format: 'uuid', description: 'A state of the project; one row per state in a workflow.' })
+  @ApiPropertyOptional({
+    format: 'uuid',
+    description: 'A state of the project; one row per state in a workflow. Send this or `state_ids`, not both.',
+  })
+  @ValidateIf((o: CreateWorkflowStateDto) => o.state_ids === undefined || o.state_id !== undefined)
   @IsUUID('all')
-  state_id!: string;
+  state_id?: string;
+
+  @ApiPropertyOptional({
+    type: [String],
+    format: 'uuid',
+    minItems: 1,
+    maxItems: ATTACH_MAX_STATES,
+    description:
+      "The later edition's attach form (Plane's client sends it): states of the project to attach at once. States already attached are kept as they are (idempotent); the answer is the array of the workflow's rows for them, in the order sent. Not with `state_id` or `is_default`.",
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(ATTACH_MAX_STATES)
+  @IsUUID('all', { each: true })
+  state_ids?: string[];
 
   @ApiPropertyOptional({
     type: Boolean,

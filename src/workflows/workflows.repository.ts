@@ -191,6 +191,37 @@ export class WorkflowsRepository {
     return rows[0];
   }
 
+  /**
+   * Attaches the states not yet in the workflow (one statement; the caller holds the workflow's lock) and answers
+   * the workflow's row of every state sent, in the order sent; `created` names the rows this call inserted.
+   */
+  async attachStates(
+    workspaceId: string,
+    projectId: string,
+    workflowId: string,
+    stateIds: string[],
+    allowIssueCreation: boolean,
+    createdBy: string,
+    db: Queryable,
+  ): Promise<{ rows: WorkflowStateRow[]; created: Set<string> }> {
+    const inserted: Array<{ id: string }> = await db.query(
+      `INSERT INTO workflow_states (workspace_id, project_id, workflow_id, state_id, allow_issue_creation, created_by_id)
+       SELECT $1, $2, $3, u.id, $5, $6 FROM unnest($4::uuid[]) WITH ORDINALITY AS u(id, ord)
+        WHERE NOT EXISTS (SELECT 1 FROM workflow_states x
+                           WHERE x.workspace_id = $1 AND x.workflow_id = $3 AND x.state_id = u.id AND x.deleted_at IS NULL)
+        ORDER BY u.ord
+       RETURNING id`,
+      [workspaceId, projectId, workflowId, stateIds, allowIssueCreation, createdBy],
+    );
+    const rows: WorkflowStateRow[] = await db.query(
+      `SELECT ${WS_COLS} FROM unnest($3::uuid[]) WITH ORDINALITY AS u(id, ord)
+         JOIN workflow_states ws ON ws.workspace_id = $1 AND ws.workflow_id = $2 AND ws.state_id = u.id AND ws.deleted_at IS NULL
+        ORDER BY u.ord`,
+      [workspaceId, workflowId, stateIds],
+    );
+    return { rows, created: new Set(inserted.map((r) => r.id)) };
+  }
+
   async updateState(id: string, v: WorkflowStateWrite, db: Queryable): Promise<void> {
     await runPartialUpdate(db, WORKFLOW_STATE_UPDATE, v, new SqlParams([id]));
   }

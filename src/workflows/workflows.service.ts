@@ -179,10 +179,16 @@ export class WorkflowsService {
     return mapWorkflowState(await this.stateOr404(ctx, workflowId, id));
   }
 
-  async createState(ctx: ProjectContext, workflowId: string, dto: CreateWorkflowStateDto): Promise<WorkflowStateDto> {
+  /** The single form `{state_id, ...}` answers the row; the attach form `{state_ids}` the array of rows. */
+  async createState(
+    ctx: ProjectContext,
+    workflowId: string,
+    dto: CreateWorkflowStateDto,
+  ): Promise<WorkflowStateDto | WorkflowStateDto[]> {
+    if (dto.state_ids !== undefined) return this.attachStates(ctx, workflowId, dto, dto.state_ids);
     return this.ds.transaction(async (tx) => {
       const wf = await this.workflowOr404(ctx, workflowId, tx, true);
-      const stateId = lower(dto.state_id);
+      const stateId = lower(dto.state_id!);
       await this.assertProjectStates(ctx, { state_id: stateId }, tx);
       if (await this.repo.stateRowFor(workflowId, stateId, null, tx))
         throw ProblemException.conflict('This state already has a row in this workflow.');
@@ -198,6 +204,45 @@ export class WorkflowsService {
       const created = mapWorkflowState((await this.repo.getState(ctx.workspace.id, workflowId, row.id, tx))!);
       await this.record(tx, ctx, 'workflow.updated', mapWorkflow(wf), null, created, 'workflow_state.created');
       return created;
+    });
+  }
+
+  /**
+   * The later edition's attach (`{state_ids}`, Plane's client): every id must be a state of the project (400 naming
+   * `state_ids`, nothing attached); states already in the workflow are kept as they are; each row attached is audited
+   * as a single create is.
+   */
+  private async attachStates(
+    ctx: ProjectContext,
+    workflowId: string,
+    dto: CreateWorkflowStateDto,
+    ids: string[],
+  ): Promise<WorkflowStateDto[]> {
+    if (dto.state_id !== undefined || dto.is_default !== undefined) {
+      throw ProblemException.validation(
+        dto.state_id !== undefined ? 'state_id' : 'is_default',
+        'Send state_ids alone (with allow_issue_creation at most), or the single form state_id.',
+      );
+    }
+    const stateIds = uniqueIds(ids);
+    return this.ds.transaction(async (tx) => {
+      const wf = await this.workflowOr404(ctx, workflowId, tx, true);
+      const foreign = await this.repo.foreignStates(ctx.workspace.id, ctx.project.id, stateIds, tx);
+      if (foreign.length)
+        throw ProblemException.validation('state_ids', `Not states of this project: ${foreign.join(', ')}.`);
+      const { rows, created } = await this.repo.attachStates(
+        ctx.workspace.id,
+        ctx.project.id,
+        workflowId,
+        stateIds,
+        dto.allow_issue_creation ?? true,
+        ctx.principal.userId,
+        tx,
+      );
+      const out = rows.map(mapWorkflowState);
+      for (const row of out.filter((r) => created.has(r.id)))
+        await this.record(tx, ctx, 'workflow.updated', mapWorkflow(wf), null, row, 'workflow_state.created');
+      return out;
     });
   }
 

@@ -361,7 +361,9 @@ describe('workspace and project features', () => {
         'resource_not_found',
       );
       expectProblem(await t.http.get(prUrl(op.id, other.slug)).set(key()), 404, 'resource_not_found');
-      expectProblem(await t.http.get(prUrl('nope')).set(key()), 400, 'validation_error');
+      // neither a UUID nor an identifier (a letter, then up to 11 letters or digits); an identifier-shaped 'nope' is 404
+      expectProblem(await t.http.get(prUrl('no-pe')).set(key()), 400, 'validation_error');
+      expectProblem(await t.http.get(prUrl('nope')).set(key()), 404, 'resource_not_found');
       expect((await t.http.get(prUrl(op.id, other.slug)).set(key(other.owner.key))).body.is_cycles_enabled).toBe(true);
     });
   });

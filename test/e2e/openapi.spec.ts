@@ -272,8 +272,10 @@ describe('OpenAPI document', () => {
       for (const name of [...o.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1])) {
         const prm = (o.op.parameters ?? []).find((p) => p.name === name && p.in === 'path');
         if (!prm) bad.push(`${o.method} ${o.path}: ${name}`);
-        // Typed: ids are UUIDs (400 otherwise), slugs and identifiers strings.
-        const want = name === 'pk' || name.endsWith('_id') ? { type: 'string', format: 'uuid' } : { type: 'string' };
+        // Typed: ids are UUIDs (400 otherwise), slugs and identifiers strings; project_id is either (a project's
+        // UUID or its identifier, gap-reference 9.5).
+        const uuid = name !== 'project_id' && (name === 'pk' || name.endsWith('_id'));
+        const want = uuid ? { type: 'string', format: 'uuid' } : { type: 'string' };
         if (prm && ((prm.schema as any)?.type !== want.type || (prm.schema as any)?.format !== (want as any).format))
           bad.push(`${o.method} ${o.path}: ${name} schema ${JSON.stringify(prm.schema)}`);
       }

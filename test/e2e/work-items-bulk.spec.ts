@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
 import { createTestApp, expectProblem, Tenant, TestApp } from '../helpers/test-app';
 
 /** bulk-create / bulk-update / bulk-delete / upsert of work items (issue 19, gap-reference 9.6). */
@@ -167,6 +168,64 @@ describe('work item bulk writes and upsert', () => {
     });
   });
 
+  describe('round trips', () => {
+    /** Statements sent to PostgreSQL (every client of the process) while `fn` runs. */
+    const statements = async (fn: () => Promise<unknown>): Promise<number> => {
+      const proto = Client.prototype as unknown as { query: (...a: unknown[]) => unknown };
+      const original = proto.query;
+      let n = 0;
+      proto.query = function (this: unknown, ...a: unknown[]) {
+        n++;
+        return original.apply(this, a);
+      };
+      try {
+        await fn();
+      } finally {
+        proto.query = original;
+      }
+      return n;
+    };
+    const rows = (n: number, extra: Record<string, unknown> = {}) =>
+      Array.from({ length: n }, (_, i) => ({ name: `rt ${i}`, priority: 'high', state: 'Todo', ...extra }));
+
+    it('bulk-create and bulk-update make no round trip per row: 50 rows cost what 5 do', async () => {
+      // Its own project, typed (rows get the default type, so custom values are checked per row) with a label.
+      const p = (await t.project(ten.slug, ten.owner.key)).id;
+      const url = `/api/v2/workspaces/${ten.slug}/projects/${p}/`;
+      const send = (path: string, body: object) => t.http.post(`${url}${path}`).set(key()).send(body);
+      expect((await send('work-item-types/enable/', {})).status).toBeLessThan(300);
+      const label = (await send('labels/', { name: 'rt' })).body.id;
+      const extra = { label_ids: [label], assignee_ids: [ten.owner.id] };
+      await send('work-items/bulk-create/', { items: rows(2, extra) }); // warm caches (auth, prepared statements)
+      let created: string[] = [];
+      const create = (n: number) => async () => {
+        const res = await send('work-items/bulk-create/', { items: rows(n, extra) });
+        expect(res.body.succeeded).toBe(n);
+        created = res.body.results.map((r: { id: string }) => r.id);
+      };
+      const five = await statements(create(5));
+      const fifty = await statements(create(50));
+      expect(five).toBeGreaterThan(3); // the counter sees the request's statements
+      expect(fifty).toBeLessThanOrEqual(five + 1);
+      // and at least 10x fewer than 50 single creates of the same rows
+      const single = await statements(async () => {
+        expect((await send('work-items/', rows(1, extra)[0])).status).toBe(201);
+      });
+      expect(fifty * 10).toBeLessThanOrEqual(single * 50);
+      const got = await t.http.get(`${url}work-items/${created[0]}/`).set(key());
+      expect(got.body.type_id).not.toBeNull();
+      const update = (n: number) => async () => {
+        const res = await send('work-items/bulk-update/', {
+          items: created.slice(0, n).map((id) => ({ id, priority: 'low', label_ids: [], state: 'Done' })),
+        });
+        expect(res.body.succeeded).toBe(n);
+      };
+      const fiveU = await statements(update(5));
+      const fiftyU = await statements(update(50));
+      expect(fiftyU).toBeLessThanOrEqual(fiveU + 1);
+    });
+  });
+
   describe('bulk-update', () => {
     it('patches each row by id with the PATCH rules; foreign and unknown ids are 404 rows', async () => {
       const a = await post('', { name: 'upd a' });
@@ -191,6 +250,64 @@ describe('work item bulk writes and upsert', () => {
       expect(gotB.body.start_date).toBeNull();
     });
 
+    it('set-based: one id twice, an external pair taken by an earlier row, a parent loop closed by the batch fail the later row', async () => {
+      const [a, b, c] = await Promise.all(
+        ['p a', 'p b', 'p c'].map(async (name) => (await post('', { name })).body.id),
+      );
+      const pair = { external_source: 'jira', external_id: `SET-${randomUUID()}` };
+      const res = await post('bulk-update/', {
+        items: [
+          { id: a, parent_id: b, ...pair },
+          { id: a, name: 'twice' },
+          { id: b, parent_id: a },
+          { id: c, ...pair },
+          { id: c, priority: 'high' },
+        ],
+      });
+      expect(res.status).toBe(200);
+      expect(res.body.results.map((x: any) => x.result)).toEqual(['updated', 'failed', 'failed', 'failed', 'updated']);
+      expect(res.body.results[1]).toMatchObject({ code: 'conflict', detail: expect.stringMatching(/^Row 0 /) });
+      expect(res.body.results[2].errors[0].field).toBe('parent_id');
+      expect(res.body.results[3].code).toBe('conflict');
+      const got = async (id: string) => (await t.http.get(`${base}${id}/`).set(key())).body;
+      expect(await got(a)).toMatchObject({ name: 'p a', parent_id: b });
+      expect(await got(b)).toMatchObject({ parent_id: null });
+      // c's first row failed, so its second one is the first PATCH of c, as it would be sent one after the other
+      expect(await got(c)).toMatchObject({ priority: 'high', parent_id: null });
+    });
+
+    it('set-based: assignee and label sets replaced per row, workflow and custom rules per row, 50 rows at once', async () => {
+      const label = (
+        await t.http
+          .post(`/api/v2/workspaces/${ten.slug}/projects/${pid}/labels/`)
+          .set(key())
+          .send({ name: `L-${randomUUID().slice(0, 6)}` })
+      ).body.id;
+      const made = await post('bulk-create/', {
+        items: Array.from({ length: 50 }, (_, i) => ({ name: `fifty ${i}` })),
+      });
+      const ids: string[] = made.body.results.map((r: any) => r.id);
+      const res = await post('bulk-update/', {
+        items: ids.map((id, i) => ({
+          id,
+          priority: i % 2 ? 'low' : 'urgent',
+          ...(i < 10 ? { assignee_ids: [contributor.id], label_ids: [label] } : {}),
+          ...(i === 49 ? { assignee_ids: [commenter.id] } : {}),
+        })),
+      });
+      expect(res.body.succeeded).toBe(49);
+      expect(res.body.results[49]).toMatchObject({ result: 'failed', code: 'validation_error' });
+      const first = (await t.http.get(`${base}${ids[0]}/`).set(key())).body;
+      expect(first).toMatchObject({ priority: 'urgent', assignee_ids: [contributor.id], label_ids: [label] });
+      const clear = await post('bulk-update/', { items: [{ id: ids[0], assignee_ids: [], label_ids: null }] });
+      expect(clear.body.succeeded).toBe(1);
+      expect((await t.http.get(`${base}${ids[0]}/`).set(key())).body).toMatchObject({
+        assignee_ids: [],
+        label_ids: [],
+      });
+      expect((await t.http.get(`${base}${ids[1]}/`).set(key())).body.priority).toBe('low');
+    });
+
     it('all_or_none: nothing changes when a row fails', async () => {
       const a = await post('', { name: 'keep me' });
       const res = await post('bulk-update/', {
@@ -201,7 +318,10 @@ describe('work item bulk writes and upsert', () => {
         all_or_none: true,
       });
       const body = expectProblem(res, 409, 'conflict');
-      expect(body.results.map((x: any) => x.result)).toEqual(['updated', 'failed']);
+      // The row that passed is answered as not written (as bulk-create answers it), never "updated".
+      expect(body.results.map((x: any) => x.result)).toEqual(['failed', 'failed']);
+      expect(body.results[0]).toMatchObject({ code: 'conflict', detail: expect.stringMatching(/Not written/) });
+      expect(body.results[1].code).toBe('resource_not_found');
       expect((await t.http.get(`${base}${a.body.id}/`).set(key())).body.name).toBe('keep me');
     });
   });

@@ -105,6 +105,68 @@ describe('workflows', () => {
       await t.http.delete(`${base}${b.body.id}/`).set(key());
     });
 
+    it('attach form {state_ids}: answers the array of rows in the order sent, idempotent, all-or-nothing on a foreign id', async () => {
+      const wf = await create({ name: 'Attach wf' });
+      const url = wsUrl(wf.body.id);
+      const first = await t.http.post(url).set(key()).send({ state_id: states.Todo, allow_issue_creation: false });
+      expect(first.status).toBe(201);
+      const before = await auditEntries(t, ten, { target_id: wf.body.id });
+      const r = await t.http
+        .post(url)
+        .set(key())
+        .send({ state_ids: [states.Done, states.Todo, states.Done.toUpperCase()] });
+      expect(r.status).toBe(201);
+      expect(r.body).toEqual([
+        {
+          id: expect.any(String),
+          workflow_id: wf.body.id,
+          state_id: states.Done,
+          allow_issue_creation: true,
+          is_default: false,
+        },
+        // already attached: kept as it was (allow_issue_creation false), not a 409
+        { ...first.body },
+      ]);
+      const after = await auditEntries(t, ten, { target_id: wf.body.id });
+      expect(after.length - before.length).toBe(1);
+      const again = await t.http
+        .post(url)
+        .set(key())
+        .send({ state_ids: [states.Done] });
+      expect(again.body).toEqual([r.body[0]]);
+      expect((await t.http.get(url).set(key())).body.data).toHaveLength(2);
+      // a state of another project: 400 naming state_ids, and the valid ids beside it are not attached either
+      const p2 = await t.project(ten.slug, ten.owner.key);
+      const s2 = await stateIds(ten.slug, p2.id, ten.owner.key);
+      const bad = expectProblem(
+        await t.http
+          .post(url)
+          .set(key())
+          .send({ state_ids: [states.Backlog, s2.Todo] }),
+        400,
+        'validation_error',
+      );
+      expect(bad.errors[0].field).toBe('state_ids');
+      expect((await t.http.get(url).set(key())).body.data).toHaveLength(2);
+      // malformed: empty, not uuids, both forms, is_default with the array; unknown workflow 404
+      for (const body of [
+        { state_ids: [] },
+        { state_ids: ['x'] },
+        { state_ids: [states.Backlog], state_id: states.Backlog },
+        { state_ids: [states.Backlog], is_default: true },
+      ]) {
+        expectProblem(await t.http.post(url).set(key()).send(body), 400, 'validation_error');
+      }
+      expectProblem(
+        await t.http
+          .post(wsUrl('00000000-0000-4000-8000-000000000000'))
+          .set(key())
+          .send({ state_ids: [states.Backlog] }),
+        404,
+        'resource_not_found',
+      );
+    });
+
     it('workflow states: shape, state must be a project state (400 naming state_id), one row per state (409), default per workflow', async () => {
       const wf = await create({ name: 'States wf' });
       const url = wsUrl(wf.body.id);

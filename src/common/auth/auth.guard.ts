@@ -2,7 +2,7 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { AUTH_META, AuthRule, PUBLIC_META } from './authenticated.decorator';
-import { AuthRepository } from './auth.repository';
+import { AuthRepository, ProjectKey } from './auth.repository';
 import { CredentialUsage } from './credential-usage';
 import { hashSecret, readCredential } from './credentials';
 import { chargeFailedAuthentication } from '../throttle/credential-throttler.guard';
@@ -18,10 +18,19 @@ import {
 import { grantSatisfies } from './scopes';
 import { ProblemException } from '../errors/problem.exception';
 import { ErrorCode } from '../errors/error-codes';
-import { isUuid } from '../http/validation';
+import { PROJECT_IDENTIFIER_RE, UUID_RE } from '../http/validation';
 import { SecurityEvents } from './security-events';
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * `{project_id}` holds the project's UUID or, as the later edition allows (gap-reference 9.5), its identifier in
+ * any case (`ENG`, `eng`); anything else is null (400).
+ */
+export function projectRefOf(raw: string): ProjectKey | null {
+  if (UUID_RE.test(raw)) return { id: raw.toLowerCase() };
+  return PROJECT_IDENTIFIER_RE.test(raw) ? { identifier: raw.toUpperCase() } : null;
+}
 
 /**
  * Authenticates every request and enforces the route's @Authenticated rule, in this order:
@@ -49,17 +58,18 @@ export class AuthGuard implements CanActivate {
     // input guard never gets to it). No workspace has a '/' in its slug: it is a path segment.
     const slug = params.slug === undefined ? null : params.slug.includes('\u0000') ? '/' : params.slug;
     const rawProjectId = params.project_id ?? null;
-    const projectIdValid = rawProjectId === null || isUuid(rawProjectId);
-    const projectId = projectIdValid ? (rawProjectId?.toLowerCase() ?? null) : null;
+    const projectRef = rawProjectId === null ? null : projectRefOf(rawProjectId);
+    const projectIdValid = rawProjectId === null || projectRef !== null;
 
-    const { kind, row } = await this.authenticate(req, slug, projectId);
-    if (!projectIdValid) throw ProblemException.validation('project_id', 'Must be a valid UUID.');
+    const { kind, row } = await this.authenticate(req, slug, projectRef);
+    if (!projectIdValid)
+      throw ProblemException.validation('project_id', "Must be a project's UUID or its identifier (e.g. ENG).");
     const ctx = requestContext(req, kind, row);
     req.ctx = ctx;
 
     // The tenant wall comes first: a foreign workspace or project is 404 whatever the token's scopes.
     if (slug !== null && !ctx.workspace) throw ProblemException.notFound('Workspace');
-    if (projectId !== null && !ctx.project) throw ProblemException.notFound('Project');
+    if (projectRef !== null && !ctx.project) throw ProblemException.notFound('Project');
     await this.authorize(req, ctx, kind, rule);
     return true;
   }
@@ -69,9 +79,9 @@ export class AuthGuard implements CanActivate {
    * authentication counts against the client address's budget (429 once it is spent), so sending a new bogus
    * credential each time does not buy a fresh budget.
    */
-  private async authenticate(req: FastifyRequest, slug: string | null, projectId: string | null) {
+  private async authenticate(req: FastifyRequest, slug: string | null, project: ProjectKey | null) {
     const cred = readCredential(req.headers);
-    const row = cred ? await this.repo.resolve(cred.kind, hashSecret(cred.secret), slug, projectId) : null;
+    const row = cred ? await this.repo.resolve(cred.kind, hashSecret(cred.secret), slug, project) : null;
     if (!cred || !row) {
       await this.events.authenticationFailed(req, slug, cred ? 'invalid_credentials' : 'missing_credentials');
       await chargeFailedAuthentication(req);

@@ -24,6 +24,9 @@ export interface ResolvedAuthRow {
   project_role: string | null;
 }
 
+/** The project a path names: by id, or (the later edition) by its identifier, upper-cased. */
+export type ProjectKey = { id: string } | { identifier: string };
+
 /**
  * One round trip resolves the credential, its user, the workspace of the path (only if the user is
  * an active member: the tenant wall) and the project of the path with the user's project role.
@@ -40,10 +43,11 @@ export class AuthRepository {
     kind: 'api_key' | 'oauth',
     hash: string,
     slug: string | null,
-    projectId: string | null,
+    project: ProjectKey | null,
   ): Promise<ResolvedAuthRow | null> {
-    return this.cache.resolve(`${kind}\u0000${hash}\u0000${slug ?? ''}\u0000${projectId ?? ''}`, () =>
-      this.lookup(kind, hash, slug, projectId),
+    const key = project ? ('id' in project ? project.id : `#${project.identifier}`) : '';
+    return this.cache.resolve(`${kind}\u0000${hash}\u0000${slug ?? ''}\u0000${key}`, () =>
+      this.lookup(kind, hash, slug, project),
     );
   }
 
@@ -61,7 +65,7 @@ export class AuthRepository {
     kind: 'api_key' | 'oauth',
     hash: string,
     slug: string | null,
-    projectId: string | null,
+    project: ProjectKey | null,
   ): Promise<ResolvedAuthRow | null> {
     const cred =
       kind === 'api_key'
@@ -83,10 +87,15 @@ export class AuthRepository {
          LEFT JOIN workspaces w ON $2::text IS NOT NULL AND w.slug = $2 AND w.deleted_at IS NULL
                                AND (cred.only_workspace_id IS NULL OR w.id = cred.only_workspace_id)
          LEFT JOIN workspace_members wm ON wm.workspace_id = w.id AND wm.member_id = u.id AND wm.deleted_at IS NULL AND wm.is_active
-         LEFT JOIN projects p ON $3::uuid IS NOT NULL AND wm.id IS NOT NULL AND p.id = $3 AND p.workspace_id = w.id
-                             AND p.deleted_at IS NULL
+         LEFT JOIN projects p ON wm.id IS NOT NULL AND p.workspace_id = w.id AND p.deleted_at IS NULL
+                             AND (($3::uuid IS NOT NULL AND p.id = $3) OR ($4::text IS NOT NULL AND p.identifier = $4))
          LEFT JOIN project_members pm ON pm.project_id = p.id AND pm.member_id = u.id AND pm.deleted_at IS NULL`,
-      [hash, slug, projectId],
+      [
+        hash,
+        slug,
+        project && 'id' in project ? project.id : null,
+        project && 'identifier' in project ? project.identifier : null,
+      ],
     );
     return rows[0] ?? null;
   }

@@ -145,6 +145,19 @@ export async function validateRows<T extends object>(
   );
 }
 
+/** Validates a single body (upsert's) as the global pipe would: the DTO, or the pipe's 400. */
+export async function validateOne<T extends object>(dto: Type<T>, body: unknown): Promise<T> {
+  return (await bodyPipe.transform(body, { type: 'body', metatype: dto })) as T;
+}
+
+/** A row that passed its checks but was not written because all_or_none saw another row fail. */
+export function notWritten(p: { index: number }): RowFailed {
+  return rowFailure(
+    p.index,
+    ProblemException.conflict('Not written: another row of this request failed and all_or_none is set.'),
+  );
+}
+
 export const isFailed = (r: { index: number } | RowFailed): r is RowFailed => (r as RowFailed).result === 'failed';
 
 /** Thrown inside a bulk write's transaction to roll it back when all_or_none saw a failed row. */

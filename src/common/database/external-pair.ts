@@ -45,3 +45,41 @@ export async function assertExternalPairFree(
     );
   }
 }
+
+/** Tables an upsert reconciles on `(external_source, external_id)`, with the column that scopes the pair. */
+const UPSERT_TABLES = {
+  projects: null,
+  states: 'project_id',
+  labels: 'project_id',
+  cycles: 'project_id',
+  modules: 'project_id',
+  estimates: 'project_id',
+  estimate_points: 'estimate_id',
+  work_item_comments: 'work_item_id',
+} as const;
+export type UpsertTable = keyof typeof UPSERT_TABLES;
+
+/**
+ * The live record of the scope (`scopeId`: the value of the table's scope column; projects are scoped by the
+ * workspace alone, scopeId null) holding the external pair, for an upsert; null when none does. Index-backed
+ * (ix_*_external, migration ExternalPairIndexes).
+ * The oldest wins should an older pair have been stored twice (comments are not deduplicated).
+ */
+export async function findExternalHolder(
+  db: Queryable,
+  table: UpsertTable,
+  workspaceId: string,
+  scopeId: string | null,
+  source: string,
+  externalId: string,
+): Promise<string | null> {
+  const col = UPSERT_TABLES[table];
+  const rows: Array<{ id: string }> = await db.query(
+    `SELECT id FROM ${table}
+      WHERE workspace_id = $1 AND ${col ? `${col} = $2::uuid` : '$2::uuid IS NULL'}
+        AND external_source = $3 AND external_id = $4 AND deleted_at IS NULL
+      ORDER BY created_at, id LIMIT 1`,
+    [workspaceId, scopeId, source, externalId],
+  );
+  return rows[0]?.id ?? null;
+}

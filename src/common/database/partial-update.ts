@@ -71,3 +71,34 @@ export async function runPartialUpdate<W extends object>(
   const sql = partialUpdateSql(u, values, p);
   return sql === null ? undefined : db.query(sql, p.values);
 }
+
+/**
+ * The columns a row of a batch partial update sent (its defined keys), checked against `columns`: a key outside
+ * the allow-list is a programming error, never interpolated.
+ */
+export function sentColumns<W extends object>(columns: UpdatableColumns<W>, values: W): string[] {
+  const sent = Object.entries(values)
+    .filter(([, v]) => v !== undefined)
+    .map(([k]) => k);
+  for (const column of sent)
+    if (!Object.hasOwn(columns, column) || !COLUMN_NAME.test(column))
+      throw new Error(`not an updatable column: ${column}`);
+  return sent;
+}
+
+/**
+ * The SET clause of a batch partial update, one statement for many rows: the rows come from a recordset `source`
+ * (one column per allow-listed column, plus `sent`, the names each row sent: sentColumns); each column of `target`
+ * takes the row's value where the row sent it and keeps its own elsewhere. `stamps` are added as they are.
+ */
+export function batchSetClause<W extends object>(
+  columns: UpdatableColumns<W>,
+  target: string,
+  source: string,
+  stamps: readonly string[],
+): string {
+  const sets = Object.keys(columns).map(
+    (c) => `"${c}" = CASE WHEN '${c}' = ANY(${source}.sent) THEN ${source}."${c}" ELSE ${target}."${c}" END`,
+  );
+  return `SET ${[...sets, ...stamps].join(', ')}`;
+}

@@ -211,7 +211,9 @@ function recordOf(req: FastifyRequest, route: VersionedRoute): VersionedRecord |
   const where = ['workspace_id = $1'];
   const values = [workspaceId];
   for (const [column, source] of Object.entries(key)) {
-    const value = source === '@workspace' ? workspaceId : source === '@project' ? req.ctx?.project?.id : params[source];
+    // A project addressed by its identifier (`projects/ENG/`) is the project the guard resolved.
+    const project = source === '@project' || source === 'project_id';
+    const value = source === '@workspace' ? workspaceId : project ? req.ctx?.project?.id : params[source];
     if (!value || !UUID_RE.test(value)) return undefined;
     values.push(value);
     where.push(`${column} = $${values.length}`);

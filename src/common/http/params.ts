@@ -6,6 +6,12 @@ import { assertUuid } from './validation';
 /** `PROJ-12`: a work item identifier, the form the project-scoped work item routes do not take. */
 const WORK_ITEM_IDENTIFIER_RE = /^[A-Za-z][A-Za-z0-9]*-\d+$/;
 
+/** A work item id path value: `PROJ-12` in its place is the 404 of an unknown item (spec), else malformed is 400. */
+export function workItemIdOf(value: string, field: string): string {
+  if (WORK_ITEM_IDENTIFIER_RE.test(value)) throw ProblemException.notFound('Work item');
+  return assertUuid(value, field);
+}
+
 @Injectable()
 class UuidPipe implements PipeTransform<string, string> {
   constructor(
@@ -14,8 +20,7 @@ class UuidPipe implements PipeTransform<string, string> {
   ) {}
   transform(value: string): string {
     // The spec: on work item routes "an identifier such as the project-number form gives 404".
-    if (this.identifierNotFound && WORK_ITEM_IDENTIFIER_RE.test(value)) throw ProblemException.notFound('Work item');
-    return assertUuid(value, this.field);
+    return this.identifierNotFound ? workItemIdOf(value, this.field) : assertUuid(value, this.field);
   }
 }
 

@@ -125,6 +125,9 @@ export function NullClears(): PropertyDecorator {
   );
 }
 
+/** A project's identifier (`ENG`): a letter, then up to 11 letters or digits; stored upper-case. */
+export const PROJECT_IDENTIFIER_RE = /^[A-Za-z][A-Za-z0-9]{0,11}$/;
+
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function isUuid(v: unknown): v is string {

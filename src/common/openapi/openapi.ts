@@ -142,6 +142,9 @@ export function buildOpenApi(app: INestApplication, baseUrl: string): OpenAPIObj
   return toOpenApi31(doc);
 }
 
+const PROJECT_ID_DESCRIPTION =
+  "The project's UUID, or its identifier in any case (`ENG`): the later edition's addressing (gap-reference 9.5).";
+
 /**
  * Path parameters declared by name only get a full schema: every `pk` and `*_id` segment is a UUID
  * (UuidParam answers 400 otherwise; the tenant guard checks project_id the same way), the rest (slug,
@@ -150,10 +153,15 @@ export function buildOpenApi(app: INestApplication, baseUrl: string): OpenAPIObj
 export function typePathParameters(doc: OpenAPIObject): void {
   for (const item of Object.values(doc.paths)) {
     for (const op of Object.values(item) as Array<{
-      parameters?: Array<{ in?: string; name: string; schema?: Record<string, unknown> }>;
+      parameters?: Array<{ in?: string; name: string; description?: string; schema?: Record<string, unknown> }>;
     }>) {
       for (const prm of op?.parameters ?? []) {
         if (prm.in !== 'path') continue;
+        if (prm.name === 'project_id') {
+          prm.schema = { type: 'string' };
+          prm.description = PROJECT_ID_DESCRIPTION;
+          continue;
+        }
         const uuid = prm.name === 'pk' || prm.name.endsWith('_id');
         prm.schema = { type: 'string', ...(prm.schema ?? {}), ...(uuid ? { format: 'uuid' } : {}) };
       }
