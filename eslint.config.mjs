@@ -3,6 +3,28 @@
 import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import boundaries from './eslint/boundaries.mjs';
+
+/** Hand-rolled copies of what src/common provides once (issue 16), refused wherever they reappear. */
+const SHARED_ONCE = [
+  {
+    selector: 'TemplateElement[value.raw=/\\bSET\\s*$/]',
+    message:
+      'An UPDATE ... SET built from fields: use the partial-update builder (src/common/database/partial-update.ts) with the resource’s allow-list.',
+  },
+  {
+    selector: "CallExpression[callee.name='ApiParam'] Property[key.name='format'][value.value='uuid']",
+    message: "A UUID path parameter's OpenAPI: @ApiUuidParam(name) (src/common/http/params.ts).",
+  },
+  {
+    selector: "CallExpression[callee.name='ApiParam'] Property[key.name='name'][value.value='slug']",
+    message: 'The workspace slug parameter: @ApiSlugParam() (src/common/http/params.ts).',
+  },
+  {
+    selector: "FunctionDeclaration[id.name='cleanName'], VariableDeclarator[id.name='cleanName']",
+    message: 'cleanName exists once: src/common/names/names.ts.',
+  },
+];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.data/**', 'coverage/**', 'bench/**/*.js', 'test/client/openapi.d.ts'] },
@@ -31,6 +53,22 @@ export default tseslint.config(
       // async methods that implement a Promise-returning interface (storages, guards) need no await.
       '@typescript-eslint/require-await': 'off',
     },
+  },
+  {
+    // Module boundaries (eslint/boundaries.mjs) and functions short enough to read at once.
+    files: ['src/**/*.ts'],
+    plugins: { local: boundaries },
+    rules: {
+      'local/module-boundaries': 'error',
+      'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true }],
+      // Shared mechanisms exist once (src/common): the partial-update builder, the path-parameter decorators, names.
+      'no-restricted-syntax': ['error', ...SHARED_ONCE],
+    },
+  },
+  {
+    // The shared mechanisms themselves.
+    files: ['src/common/database/partial-update.ts', 'src/common/http/params.ts', 'src/common/names/names.ts'],
+    rules: { 'no-restricted-syntax': 'off' },
   },
   {
     // HTTP tests read supertest bodies, which are `any`.

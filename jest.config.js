@@ -9,15 +9,30 @@ const swc = {
   module: { type: 'commonjs' },
   sourceMaps: 'inline',
 };
-module.exports = {
+const transform = { '^.+\\.(t|j|mj)s$': ['@swc/jest', swc] };
+const shared = {
   rootDir: '.',
   testEnvironment: 'node',
-  testMatch: ['<rootDir>/test/**/*.spec.ts'],
-  transform: { '^.+\\.(t|j|mj)s$': ['@swc/jest', swc] },
+  transform,
   transformIgnorePatterns: [],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
-  globalSetup: '<rootDir>/test/setup/global-setup.mjs',
-  globalTeardown: '<rootDir>/test/setup/global-teardown.mjs',
+};
+
+/**
+ * Two tiers: `unit` (test/unit: pure modules, no database, seconds: `npm run test:unit`) and `e2e` (test/e2e: HTTP
+ * against real PostgreSQL, which the e2e project's global setup starts). `npm test` runs both.
+ */
+module.exports = {
+  projects: [
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.spec.ts'] },
+    {
+      ...shared,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/e2e/**/*.spec.ts'],
+      globalSetup: '<rootDir>/test/setup/global-setup.mjs',
+      globalTeardown: '<rootDir>/test/setup/global-teardown.mjs',
+    },
+  ],
   testTimeout: 60000,
   maxWorkers: 2,
 };

@@ -137,7 +137,7 @@ async function measureRow(sides, headers, path) {
 /** Both applications in this process (--in-process); `post` creates through the `off` one. */
 async function inProcessSides(dbUrl) {
   const { loadConfig } = require('../dist/src/common/config/config');
-  const { createApp } = require('../dist/src/common/http/create-app');
+  const { createApp } = require('../dist/src/app.factory');
   const base = { ...loadConfig(), rateLimit: { limit: 1e9, ttlMs: 60_000 }, logLevel: 'error', seedOnEmpty: false };
   const build = async (enabled) => {
     const app = await createApp(

@@ -3,9 +3,8 @@ import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AdminModule } from './admin/admin.module';
-import { AuditCoreModule } from './audit/audit-core.module';
 import { AuditModule } from './audit/audit.module';
-import { FeaturesCoreModule } from './features/features-core.module';
+import { AuditSecurityModule } from './audit/audit-security.module';
 import { FeaturesModule } from './features/features.module';
 import { CyclesModule } from './cycles/cycles.module';
 import { ModulesModule } from './modules/modules.module';
@@ -65,8 +64,7 @@ export class AppModule {
           storage: cfg.redisUrl ? new RedisThrottlerStorage(cfg.redisUrl) : new MemoryThrottlerStorage(),
         }),
         CommonModule.forRoot(cfg),
-        FeaturesCoreModule,
-        AuditCoreModule,
+        AuditSecurityModule,
         AuditModule,
         UsersModule,
         WorkspacesModule,

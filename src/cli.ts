@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { writeFileSync } from 'node:fs';
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, INestApplicationContext, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
@@ -16,10 +16,10 @@ import { resolveDatabase } from './common/database/database';
 import { dataSourceOptions } from './common/database/data-source';
 import { runMigrations } from './common/database/migrate';
 import { ProblemException } from './common/errors/problem.exception';
-import { createApp } from './common/http/create-app';
+import { createApp } from './app.factory';
 import { apiDocument, buildOpenApi } from './common/openapi/openapi';
-import { AUDIT_LOG_LIST } from './audit/audit-logs.repository';
-import { MEMBER_LIST } from './members/members.repository';
+import { AUDIT_LOG_LIST } from './audit/audit-logs.queries';
+import { MEMBER_LIST } from './members/members.queries';
 import type { ListSpec } from './common/pagination/list-spec';
 import { INT32_MAX } from './common/database/columns';
 
@@ -111,6 +111,84 @@ function need(flags: Record<string, string>, name: string): string {
   return v;
 }
 
+/** `openapi [--write]`: the OpenAPI document of the application, printed or written to openapi.json. */
+async function openapi(write: boolean): Promise<unknown> {
+  const base = loadConfig();
+  // Built to be read, never served: no metrics (a METRICS_PORT of a running service would be taken).
+  const cfg = { ...base, publicBaseUrl: 'http://localhost:3000', metrics: { ...base.metrics, enabled: false } };
+  const db = await resolveDatabase();
+  try {
+    await migrate(db.url);
+    const app = await createApp(cfg, db.url, { logger: false });
+    const doc = buildOpenApi(app, cfg.publicBaseUrl);
+    // v1's document (src/v1/), committed beside v2's as openapi-v1.json.
+    const v1 = apiDocument('v1');
+    await app.close();
+    if (write) writeFileSync('openapi.json', JSON.stringify(doc, null, 2) + '\n');
+    if (write && v1) writeFileSync('openapi-v1.json', JSON.stringify(v1, null, 2) + '\n');
+    return write ? { written: 'openapi.json', paths: Object.keys(doc.paths).length } : doc;
+  } finally {
+    await db.stop();
+  }
+}
+
+/** Runs an admin command (every command but migrate and openapi) in the CLI's application context. */
+async function command(ctx: INestApplicationContext, key: string, flags: Record<string, string>): Promise<unknown> {
+  const admin = ctx.get(AdminService);
+  switch (key) {
+    case 'workspace create':
+      return await admin.createWorkspace(need(flags, 'slug'), need(flags, 'name'));
+    case 'user create':
+      return await admin.createUser(need(flags, 'email'), need(flags, 'display-name'));
+    case 'member add':
+      return await admin.addMember(need(flags, 'workspace'), need(flags, 'email'), need(flags, 'role'));
+    case 'member remove':
+      return await admin.removeMember(need(flags, 'workspace'), need(flags, 'email'));
+    case 'api-key create':
+      return await admin.createApiKey(need(flags, 'email'), flags.label ?? '');
+    case 'api-key revoke':
+      return await admin.revokeApiKey(need(flags, 'id'));
+    case 'api-key list':
+      return await admin.listApiKeys(need(flags, 'email'));
+    case 'user list':
+      return await admin.listUsers();
+    case 'member list': {
+      const { workspace, ...rest } = flags;
+      return await admin.listMembers(need({ workspace }, 'workspace'), listQuery(key, rest));
+    }
+    case 'token create': {
+      const scopes = need(flags, 'scopes')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+      const ttl = flags.ttl === undefined ? undefined : Number(flags.ttl);
+      if (ttl !== undefined && (!/^\d+$/.test(flags.ttl) || ttl <= 0 || ttl > INT32_MAX))
+        throw new UsageError(`--ttl must be a whole number of seconds, 1 to ${INT32_MAX}`);
+      return await admin.createToken(need(flags, 'email'), scopes, ttl);
+    }
+    case 'user set-password':
+      return await ctx.get(PasswordsService).setPassword(need(flags, 'email'), await readPassword());
+    case 'app create':
+      return await ctx.get(AppsService).create({
+        workspace: need(flags, 'workspace'),
+        name: need(flags, 'name'),
+        redirectUris: list(need(flags, 'redirect-uri')),
+        scopes: flags.scopes === undefined ? undefined : list(flags.scopes),
+        isPublic: flags.public === 'true',
+        botRole: flags['bot-role'],
+      });
+    case 'app list':
+      return { data: await ctx.get(AppsService).list(need(flags, 'workspace')) };
+    case 'audit list': {
+      const { workspace, instance, ...rest } = flags;
+      if ((workspace === undefined) === (instance === undefined))
+        throw new UsageError('give exactly one of --workspace S and --instance');
+      return await admin.auditList(instance ? null : workspace, listQuery(key, rest));
+    }
+  }
+  return null;
+}
+
 async function run(argv: string[]): Promise<unknown> {
   const [cmd, sub, ...rest] = argv;
   if (cmd === 'help' || cmd === '--help') {
@@ -120,26 +198,7 @@ async function run(argv: string[]): Promise<unknown> {
   if (!cmd) throw new UsageError('no command given');
   const key = ['migrate', 'openapi'].includes(cmd) ? cmd : `${cmd} ${sub ?? ''}`.trim();
   const flagArgs = ['migrate', 'openapi'].includes(cmd) ? argv.slice(1) : rest;
-  if (key === 'openapi') {
-    const write = flagArgs.includes('--write');
-    const base = loadConfig();
-    // Built to be read, never served: no metrics (a METRICS_PORT of a running service would be taken).
-    const cfg = { ...base, publicBaseUrl: 'http://localhost:3000', metrics: { ...base.metrics, enabled: false } };
-    const db = await resolveDatabase();
-    try {
-      await migrate(db.url);
-      const app = await createApp(cfg, db.url, { logger: false });
-      const doc = buildOpenApi(app, cfg.publicBaseUrl);
-      // v1's document (src/v1/), committed beside v2's as openapi-v1.json.
-      const v1 = apiDocument('v1');
-      await app.close();
-      if (write) writeFileSync('openapi.json', JSON.stringify(doc, null, 2) + '\n');
-      if (write && v1) writeFileSync('openapi-v1.json', JSON.stringify(v1, null, 2) + '\n');
-      return write ? { written: 'openapi.json', paths: Object.keys(doc.paths).length } : doc;
-    } finally {
-      await db.stop();
-    }
-  }
+  if (key === 'openapi') return openapi(flagArgs.includes('--write'));
   const allowed = COMMAND_FLAGS[key];
   if (!allowed) throw new UsageError(`unknown command "${key}"`);
   const flags = parseFlags(flagArgs);
@@ -156,65 +215,13 @@ async function run(argv: string[]): Promise<unknown> {
     if (key === 'migrate') return { applied };
     const ctx = await NestFactory.createApplicationContext(CliModule.forRoot(db.url), { logger: false });
     try {
-      const admin = ctx.get(AdminService);
-      switch (key) {
-        case 'workspace create':
-          return await admin.createWorkspace(need(flags, 'slug'), need(flags, 'name'));
-        case 'user create':
-          return await admin.createUser(need(flags, 'email'), need(flags, 'display-name'));
-        case 'member add':
-          return await admin.addMember(need(flags, 'workspace'), need(flags, 'email'), need(flags, 'role'));
-        case 'member remove':
-          return await admin.removeMember(need(flags, 'workspace'), need(flags, 'email'));
-        case 'api-key create':
-          return await admin.createApiKey(need(flags, 'email'), flags.label ?? '');
-        case 'api-key revoke':
-          return await admin.revokeApiKey(need(flags, 'id'));
-        case 'api-key list':
-          return await admin.listApiKeys(need(flags, 'email'));
-        case 'user list':
-          return await admin.listUsers();
-        case 'member list': {
-          const { workspace, ...rest } = flags;
-          return await admin.listMembers(need({ workspace }, 'workspace'), listQuery(key, rest));
-        }
-        case 'token create': {
-          const scopes = need(flags, 'scopes')
-            .split(',')
-            .map((s) => s.trim())
-            .filter(Boolean);
-          const ttl = flags.ttl === undefined ? undefined : Number(flags.ttl);
-          if (ttl !== undefined && (!/^\d+$/.test(flags.ttl) || ttl <= 0 || ttl > INT32_MAX))
-            throw new UsageError(`--ttl must be a whole number of seconds, 1 to ${INT32_MAX}`);
-          return await admin.createToken(need(flags, 'email'), scopes, ttl);
-        }
-        case 'user set-password':
-          return await ctx.get(PasswordsService).setPassword(need(flags, 'email'), await readPassword());
-        case 'app create':
-          return await ctx.get(AppsService).create({
-            workspace: need(flags, 'workspace'),
-            name: need(flags, 'name'),
-            redirectUris: list(need(flags, 'redirect-uri')),
-            scopes: flags.scopes === undefined ? undefined : list(flags.scopes),
-            isPublic: flags.public === 'true',
-            botRole: flags['bot-role'],
-          });
-        case 'app list':
-          return { data: await ctx.get(AppsService).list(need(flags, 'workspace')) };
-        case 'audit list': {
-          const { workspace, instance, ...rest } = flags;
-          if ((workspace === undefined) === (instance === undefined))
-            throw new UsageError('give exactly one of --workspace S and --instance');
-          return await admin.auditList(instance ? null : workspace, listQuery(key, rest));
-        }
-      }
+      return await command(ctx, key, flags);
     } finally {
       await ctx.close();
     }
   } finally {
     await db.stop();
   }
-  return null;
 }
 
 /** `a,b, c` -> ['a', 'b', 'c']. */

@@ -7,13 +7,33 @@ import { loadConfig } from './common/config/config';
 import { resolveDatabase } from './common/database/database';
 import { dataSourceOptions } from './common/database/data-source';
 import { runMigrations } from './common/database/migrate';
-import { createApp } from './common/http/create-app';
+import { createApp } from './app.factory';
 import { inFlightIdle } from './common/http/in-flight';
 import { startDraining } from './common/health/draining';
+
+type FirstStart = NonNullable<Awaited<ReturnType<AdminService['bootstrapIfEmpty']>>>;
 
 /** Lines of the start and stop sequence: printed whatever LOG_LEVEL says (an operator always sees them). */
 function log(msg: string, extra: Record<string, unknown> = {}) {
   process.stdout.write(JSON.stringify({ level: 30, time: Date.now(), context: 'main', msg, ...extra }) + '\n');
+}
+
+/** The first start's owner, workspace and API key: shown once, on the terminal. */
+function printFirstStart(seeded: FirstStart, base: string): void {
+  process.stdout.write(
+    [
+      '',
+      '  First start: created an owner, a workspace and an API key (shown once, keep it):',
+      `    user       ${seeded.email}`,
+      `    workspace  ${seeded.workspace}`,
+      `    API key    ${seeded.api_key}`,
+      `    key id     ${seeded.api_key_id}   (npm run --silent cli -- api-key revoke --id ${seeded.api_key_id})`,
+      '',
+      `  Swagger UI  ${base}/api/v2/docs/   (Authorize -> ApiKey)`,
+      `  Try it      curl -H "X-Api-Key: ${seeded.api_key}" ${base}/api/v2/workspaces/${seeded.workspace}/projects/`,
+      '',
+    ].join('\n') + '\n',
+  );
 }
 
 async function main() {
@@ -35,23 +55,7 @@ async function main() {
   const app = await createApp(cfg, db.url);
   if (cfg.seedOnEmpty) {
     const seeded = await app.get(AdminService).bootstrapIfEmpty();
-    if (seeded) {
-      const base = cfg.publicBaseUrl;
-      process.stdout.write(
-        [
-          '',
-          '  First start: created an owner, a workspace and an API key (shown once, keep it):',
-          `    user       ${seeded.email}`,
-          `    workspace  ${seeded.workspace}`,
-          `    API key    ${seeded.api_key}`,
-          `    key id     ${seeded.api_key_id}   (npm run --silent cli -- api-key revoke --id ${seeded.api_key_id})`,
-          '',
-          `  Swagger UI  ${base}/api/v2/docs/   (Authorize -> ApiKey)`,
-          `  Try it      curl -H "X-Api-Key: ${seeded.api_key}" ${base}/api/v2/workspaces/${seeded.workspace}/projects/`,
-          '',
-        ].join('\n') + '\n',
-      );
-    }
+    if (seeded) printFirstStart(seeded, cfg.publicBaseUrl);
   }
   await app.listen({ port: cfg.port, host: cfg.host });
   log('listening', {

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AuditCoreModule } from '../audit/audit-core.module';
 import { ApiKeysModule } from '../api-keys/api-keys.module';
 import { AuditModule } from '../audit/audit.module';
 import { MembersModule } from '../members/members.module';
@@ -8,7 +9,7 @@ import { WorkspacesModule } from '../workspaces/workspaces.module';
 import { AdminService } from './admin.service';
 
 @Module({
-  imports: [AuditModule, UsersModule, WorkspacesModule, MembersModule, ApiKeysModule, OAuthModule],
+  imports: [AuditCoreModule, AuditModule, UsersModule, WorkspacesModule, MembersModule, ApiKeysModule, OAuthModule],
   providers: [AdminService],
   exports: [AdminService],
 })

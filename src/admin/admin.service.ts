@@ -2,18 +2,15 @@ import { Injectable, Optional } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ApiKeysService } from '../api-keys/api-keys.service';
 import { ADMIN_ACTOR, AuditService } from '../audit/audit.service';
-import { AUDIT_LOG_LIST } from '../audit/audit-logs.repository';
 import { AuditLogsService } from '../audit/audit-logs.service';
 import { AuthCache } from '../common/auth/auth-cache';
 import { WORKSPACE_ROLES, WorkspaceRole } from '../common/auth/roles';
 import { exceedsVarchar, VARCHAR_MAX } from '../common/database/columns';
 import { ProblemException } from '../common/errors/problem.exception';
-import { parseListQuery, RawQuery } from '../common/pagination/list-query';
-import { mapMember } from '../members/members.mapper';
-import { MEMBER_LIST, MembersRepository } from '../members/members.repository';
+import { RawQuery } from '../common/pagination/list-query';
 import { MembersService } from '../members/members.service';
 import { OAuthTokensService } from '../oauth/oauth-tokens.service';
-import { UsersRepository } from '../users/users.repository';
+import { UsersService } from '../users/users.service';
 import { SLUG_RE, WorkspacesService } from '../workspaces/workspaces.service';
 
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -23,9 +20,8 @@ const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export class AdminService {
   constructor(
     private readonly ds: DataSource,
-    private readonly users: UsersRepository,
+    private readonly users: UsersService,
     private readonly workspaces: WorkspacesService,
-    private readonly members: MembersRepository,
     private readonly membersService: MembersService,
     private readonly apiKeys: ApiKeysService,
     private readonly tokens: OAuthTokensService,
@@ -98,13 +94,13 @@ export class AdminService {
     const user = await this.requireUser(email);
     return this.changesAuth(
       this.ds.transaction(async (m) => {
-        const existing = await this.members.workspaceMemberByUser(ws.id, user.id, m);
+        const existing = await this.membersService.workspaceMemberByUser(ws.id, user.id, m);
         if (existing) {
           if (existing.role !== role)
             await this.membersService.applyWorkspaceRole(m, ADMIN_ACTOR, ws.id, existing, role);
           return { id: existing.id, member_id: user.id, role };
         }
-        const id = await this.members.insertWorkspaceMember(ws.id, user.id, role, m);
+        const id = await this.membersService.insertWorkspaceMember(ws.id, user.id, role, m);
         if (role === WorkspaceRole.Owner && !ws.owner_id)
           await m.query(`UPDATE workspaces SET owner_id = $2 WHERE id = $1`, [ws.id, user.id]);
         await this.audit.record(
@@ -132,7 +128,7 @@ export class AdminService {
     const user = await this.requireUser(email);
     return this.changesAuth(
       this.ds.transaction(async (m) => {
-        const target = await this.members.workspaceMemberByUser(ws.id, user.id, m);
+        const target = await this.membersService.workspaceMemberByUser(ws.id, user.id, m);
         const removed = target ? await this.membersService.removeFromWorkspace(m, ADMIN_ACTOR, ws.id, target) : null;
         if (!target || !removed)
           throw ProblemException.notFound(`Membership of ${user.email} in workspace "${ws.slug}"`);
@@ -170,9 +166,7 @@ export class AdminService {
   /** A workspace's members as `GET .../members/?expand=member` lists them (same filters and pagination). */
   async listMembers(slug: string, query: RawQuery) {
     const ws = await this.workspaceBySlug(slug);
-    const { rows, envelope } = await this.members.listWorkspace(ws.id, parseListQuery(query, MEMBER_LIST));
-    const expand = new Set(['member']);
-    return envelope(rows.map((r) => mapMember(r, expand)));
+    return this.membersService.listWorkspaceQuery(ws.id, query, new Set(['member']));
   }
 
   revokeApiKey(id: string) {
@@ -194,7 +188,7 @@ export class AdminService {
     if (slug !== null) {
       workspaceId = (await this.workspaceBySlug(slug)).id;
     }
-    return this.auditLogs.listTrail(workspaceId, parseListQuery(query, AUDIT_LOG_LIST));
+    return this.auditLogs.listTrailQuery(workspaceId, query);
   }
 
   /** A workspace named on the command line: the slug as workspace create stores it (trimmed, lower-case). */

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
+import { AuditCoreModule } from '../audit/audit-core.module';
 import { ApiKeysService } from './api-keys.service';
 
-@Module({ providers: [ApiKeysService], exports: [ApiKeysService] })
+@Module({ imports: [AuditCoreModule], providers: [ApiKeysService], exports: [ApiKeysService] })
 export class ApiKeysModule {}

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AuditCoreModule } from '../audit/audit-core.module';
 import { MembersModule } from '../members/members.module';
 import { UsersModule } from '../users/users.module';
 import { WorkspacesModule } from '../workspaces/workspaces.module';
@@ -7,7 +8,7 @@ import { AppsService } from './apps.service';
 
 /** Apps (OAuth clients) and their installations; registered through the admin CLI. */
 @Module({
-  imports: [UsersModule, MembersModule, WorkspacesModule],
+  imports: [AuditCoreModule, UsersModule, MembersModule, WorkspacesModule],
   providers: [AppsRepository, AppsService],
   exports: [AppsService],
 })

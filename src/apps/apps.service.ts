@@ -7,10 +7,12 @@ import { WORKSPACE_ROLES, WorkspaceRole } from '../common/auth/roles';
 import { isKnownScope } from '../common/auth/scopes';
 import { exceedsVarchar, VARCHAR_MAX } from '../common/database/columns';
 import { ProblemException } from '../common/errors/problem.exception';
-import { MembersRepository } from '../members/members.repository';
-import { UsersRepository } from '../users/users.repository';
+import { MembersService } from '../members/members.service';
+import { UsersService } from '../users/users.service';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 import { AppRow, AppsRepository, InstallationRow } from './apps.repository';
+
+export type { AppRow, InstallationRow };
 
 export interface NewApp {
   workspace: string;
@@ -48,25 +50,14 @@ export class AppsService {
   constructor(
     private readonly ds: DataSource,
     private readonly repo: AppsRepository,
-    private readonly users: UsersRepository,
-    private readonly members: MembersRepository,
+    private readonly users: UsersService,
+    private readonly members: MembersService,
     private readonly workspaces: WorkspacesService,
     private readonly audit: AuditService,
   ) {}
 
   async create(input: NewApp) {
-    const name = input.name.trim();
-    if (!name || exceedsVarchar(name))
-      throw ProblemException.validation('name', `Name is required (at most ${VARCHAR_MAX} characters).`);
-    if (!input.redirectUris.length || input.redirectUris.length > MAX_REDIRECT_URIS)
-      throw ProblemException.validation('redirect_uri', `Give 1 to ${MAX_REDIRECT_URIS} redirect URIs.`);
-    input.redirectUris.forEach(checkRedirectUri);
-    const scopes = [...new Set(input.scopes?.length ? input.scopes : ['read'])];
-    const unknown = scopes.filter((s) => !isKnownScope(s));
-    if (unknown.length) throw ProblemException.validation('scopes', `Unknown scope(s): ${unknown.join(', ')}.`);
-    const botRole = input.botRole ?? WorkspaceRole.Member;
-    if (botRole === WorkspaceRole.Owner || !WORKSPACE_ROLES.includes(botRole as WorkspaceRole))
-      throw ProblemException.validation('bot_role', 'Must be admin, member or guest.');
+    const { name, scopes, botRole } = checkNewApp(input);
     const ws = await this.workspaces.findBySlug(input.workspace.trim());
     if (!ws) throw ProblemException.notFound(`Workspace "${input.workspace.trim()}"`);
 
@@ -163,4 +154,21 @@ function fitBotName(appName: string): string {
         .slice(0, VARCHAR_MAX - suffix.length)
         .join('') + suffix
     : appName + suffix;
+}
+
+/** The checked name, scopes (default `read`) and bot role (default member) of a new app. */
+function checkNewApp(input: NewApp): { name: string; scopes: string[]; botRole: string } {
+  const name = input.name.trim();
+  if (!name || exceedsVarchar(name))
+    throw ProblemException.validation('name', `Name is required (at most ${VARCHAR_MAX} characters).`);
+  if (!input.redirectUris.length || input.redirectUris.length > MAX_REDIRECT_URIS)
+    throw ProblemException.validation('redirect_uri', `Give 1 to ${MAX_REDIRECT_URIS} redirect URIs.`);
+  input.redirectUris.forEach(checkRedirectUri);
+  const scopes = [...new Set(input.scopes?.length ? input.scopes : ['read'])];
+  const unknown = scopes.filter((s) => !isKnownScope(s));
+  if (unknown.length) throw ProblemException.validation('scopes', `Unknown scope(s): ${unknown.join(', ')}.`);
+  const botRole = input.botRole ?? WorkspaceRole.Member;
+  if (botRole === WorkspaceRole.Owner || !WORKSPACE_ROLES.includes(botRole as WorkspaceRole))
+    throw ProblemException.validation('bot_role', 'Must be admin, member or guest.');
+  return { name, scopes, botRole };
 }

@@ -1,7 +1,6 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { AuditService } from './audit.service';
 
-/** The audit recording service, available to every module. */
-@Global()
+/** The audit recording service (AuditService): imported by every module that records audit entries. */
 @Module({ providers: [AuditService], exports: [AuditService] })
 export class AuditCoreModule {}

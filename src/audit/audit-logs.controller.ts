@@ -1,18 +1,18 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, WorkspaceContext } from '../common/auth/request-context';
 import { WorkspaceRole } from '../common/auth/roles';
-import { UuidParam } from '../common/http/params';
+import { UuidParam, ApiSlugParam } from '../common/http/params';
 import { ApiProblemResponses } from '../common/openapi/problem-responses';
 import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
 import { ListParams, ListQuery } from '../common/pagination/list-query';
 import { AuditLogDto } from './audit-logs.dto';
-import { AUDIT_LOG_LIST } from './audit-logs.repository';
+import { AUDIT_LOG_LIST } from './audit-logs.queries';
 import { AuditLogsService } from './audit-logs.service';
 
 @ApiTags('audit-logs')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
+@ApiSlugParam()
 @Controller('api/v2/workspaces/:slug/audit-logs')
 export class AuditLogsController {
   constructor(private readonly logs: AuditLogsService) {}

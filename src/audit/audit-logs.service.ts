@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { WorkspaceContext } from '../common/auth/request-context';
 import { ProblemException } from '../common/errors/problem.exception';
-import { ListQuery } from '../common/pagination/list-query';
+import { ListQuery, parseListQuery, RawQuery } from '../common/pagination/list-query';
 import { AuditService, normalizeIp } from './audit.service';
 import { AuditLogDto } from './audit-logs.dto';
 import { mapAuditLog } from './audit-logs.mapper';
 import { AuditLogsRepository } from './audit-logs.repository';
+import { AUDIT_LOG_LIST } from './audit-logs.queries';
 
 /** Reading the workspace's trail. Counts of aggregated failures held by this process are flushed first. */
 @Injectable()
@@ -17,6 +18,11 @@ export class AuditLogsService {
 
   list(ctx: WorkspaceContext, q: ListQuery) {
     return this.listTrail(ctx.workspace.id, q);
+  }
+
+  /** listTrail with the query string parsed as the API's list parses it (admin CLI `audit list`). */
+  listTrailQuery(workspaceId: string | null, query: RawQuery) {
+    return this.listTrail(workspaceId, parseListQuery(query, AUDIT_LOG_LIST));
   }
 
   /** A workspace's trail, or with `null` the instance trail (admin CLI `audit list --instance`). */

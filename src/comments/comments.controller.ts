@@ -1,30 +1,23 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
-import {
-  ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Expandable, ExpandParam } from '../common/expand/expand';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext } from '../common/auth/request-context';
 import { ProjectRole, WORK_ITEM_READER } from '../common/auth/roles';
-import { UuidParam, WorkItemIdParam } from '../common/http/params';
+import { UuidParam, WorkItemIdParam, ApiSlugParam, ApiUuidParam } from '../common/http/params';
 import { ApiProblemResponses } from '../common/openapi/problem-responses';
 import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
 import { ListParams, ListQuery } from '../common/pagination/list-query';
 import { CommentDto, CreateCommentDto, UpdateCommentDto } from './comments.dto';
 import { COMMENT_EXPANDS } from './comments.mapper';
-import { COMMENT_LIST } from './comments.repository';
+import { COMMENT_LIST } from './comments.queries';
 import { CommentsService } from './comments.service';
 import { Versioned } from '../common/http/conditional';
 
 @ApiTags('work-item-comments')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
-@ApiParam({ name: 'project_id', format: 'uuid' })
-@ApiParam({ name: 'work_item_id', format: 'uuid' })
+@ApiSlugParam()
+@ApiUuidParam('project_id')
+@ApiUuidParam('work_item_id')
 @Controller('api/v2/workspaces/:slug/projects/:project_id/work-items/:work_item_id/comments')
 export class CommentsController {
   constructor(private readonly comments: CommentsService) {}
@@ -69,7 +62,7 @@ export class CommentsController {
     summary: 'Get a comment',
     description: 'A comment of another work item is 404.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @Expandable(COMMENT_EXPANDS)
   @ApiOkResponse({ type: CommentDto })
   @ApiProblemResponses(400, 404)
@@ -91,7 +84,7 @@ export class CommentsController {
     description:
       'Project contributors and admins may edit any comment; a commenter only their own (else 403). edited_at is stamped.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: CommentDto })
   @ApiProblemResponses(400, 404)
   update(
@@ -112,7 +105,7 @@ export class CommentsController {
     summary: 'Delete a comment (soft)',
     description: 'The author or a project admin; repeating is 404.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(400, 404)
   async remove(

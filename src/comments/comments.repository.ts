@@ -1,33 +1,11 @@
+import { COMMENT_LIST } from './comments.queries';
 import { Injectable } from '@nestjs/common';
+import { PartialUpdate, runPartialUpdate } from '../common/database/partial-update';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
-import { ListSpec } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
 import { ActorColumns } from '../users/user-ref';
-import { COMMENT_ACCESS } from './comment.entity';
-
-export const COMMENT_LIST: ListSpec = {
-  filters: [
-    {
-      name: 'access',
-      type: 'enum',
-      values: COMMENT_ACCESS,
-      ops: ['eq'],
-      column: 'c.access',
-      description: 'INTERNAL or EXTERNAL.',
-    },
-    { name: 'external_id', type: 'string', ops: ['eq'], column: 'c.external_id' },
-    { name: 'external_source', type: 'string', ops: ['eq'], column: 'c.external_source' },
-  ],
-  search: ['c.comment_stripped'],
-  orderings: {
-    created_at: { expr: 'c.created_at', cursor: true, cast: 'timestamptz' },
-    id: { expr: 'c.id', cursor: true, cast: 'uuid' },
-  },
-  defaultOrder: 'created_at',
-  idExpr: 'c.id',
-};
 
 const COLS = `c.id, c.work_item_id, c.comment_html, c.comment_stripped, c.access, c.actor_id, c.edited_at,
   c.external_id, c.external_source, c.created_at, c.created_by_id`;
@@ -57,6 +35,15 @@ export interface CommentWrite {
   external_id?: string | null;
   external_source?: string | null;
 }
+
+/** The columns a comment PATCH writes; every update stamps edited_at, even one that changes nothing. */
+const COMMENT_UPDATE: PartialUpdate<CommentWrite> = {
+  table: 'work_item_comments',
+  where: 'id = $1',
+  columns: { comment_html: {}, comment_stripped: {}, access: {}, external_id: {}, external_source: {} },
+  stamps: ['edited_at = now()', 'updated_at = now()'],
+  always: true,
+};
 
 /** Every statement is scoped by workspace, project and work item. */
 @Injectable()
@@ -144,15 +131,7 @@ export class CommentsRepository {
 
   /** Applies the fields sent and stamps edited_at. */
   async update(id: string, v: CommentWrite, db: Queryable): Promise<void> {
-    const p = new SqlParams([id]);
-    const sets: string[] = [];
-    for (const k of ['comment_html', 'comment_stripped', 'access', 'external_id', 'external_source'] as const) {
-      if (v[k] !== undefined) sets.push(`${k} = ${p.add(v[k])}`);
-    }
-    await db.query(
-      `UPDATE work_item_comments SET ${[...sets, 'edited_at = now()', 'updated_at = now()'].join(', ')} WHERE id = $1`,
-      p.values,
-    );
+    await runPartialUpdate(db, COMMENT_UPDATE, v, new SqlParams([id]));
   }
 
   async softDelete(id: string, db: Queryable): Promise<void> {

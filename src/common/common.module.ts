@@ -1,17 +1,18 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
-import { AuditSecurityEvents } from '../audit/audit-security-events';
 import { AuthCache, AuthCacheInvalidator } from './auth/auth-cache';
 import { AuthRepository } from './auth/auth.repository';
 import { CredentialUsage } from './auth/credential-usage';
 import { BulkWrites } from './bulk/bulk-writes';
-import { SecurityEvents } from './auth/security-events';
 import { APP_CONFIG, AppConfig } from './config/config';
 import { ErrorCatalogueController } from './errors/error-catalogue.controller';
 import { HealthController } from './health/health.controller';
 import { MetricsModule } from './metrics/metrics.module';
 import { SchemaController } from './openapi/schema.controller';
 
-/** Shared mechanisms available to every module, and the settings (APP_CONFIG). */
+/**
+ * Shared mechanisms available to every module, and the settings (APP_CONFIG). The only global module: it
+ * imports no feature. Ports it declares (SecurityEvents) are bound by the feature that implements them.
+ */
 @Global()
 @Module({})
 export class CommonModule {
@@ -27,7 +28,6 @@ export class CommonModule {
         AuthCache,
         AuthCacheInvalidator,
         CredentialUsage,
-        { provide: SecurityEvents, useClass: AuditSecurityEvents },
       ],
       exports: [
         APP_CONFIG,
@@ -36,7 +36,7 @@ export class CommonModule {
         AuthCache,
         AuthCacheInvalidator,
         CredentialUsage,
-        SecurityEvents,
+        MetricsModule,
       ],
     };
   }

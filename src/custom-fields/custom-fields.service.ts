@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { FieldError, ProblemException } from '../common/errors/problem.exception';
 import { isUuid } from '../common/http/validation';
 import { Queryable } from '../common/pagination/sql-params';
-import { FeaturesRepository } from '../features/features.repository';
+import { FeatureFlags } from '../features/feature-flags.queries';
 import {
   coerceValue,
   defaultAsInput,
@@ -76,7 +76,7 @@ export class CustomFieldsService {
     private readonly ds: DataSource,
     private readonly effective: EffectivePropertiesRepository,
     private readonly values: CustomValuesRepository,
-    private readonly features: FeaturesRepository,
+    private readonly features: FeatureFlags,
   ) {}
 
   /**

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Queryable } from '../common/pagination/sql-params';
 import { Viewer } from '../common/auth/roles';
-import { LIVE_PROJECT_OF, READABLE_PROJECT } from '../work-items/work-items.repository';
+import { LIVE_PROJECT_OF, READABLE_PROJECT } from '../work-items/work-items.queries';
 import { writtenRows } from '../work-item-types/sql-result';
 import { ValueRefs } from '../work-item-properties/property-rules';
 import { CONTEXT_TIER_SQL, contextMatchesSql } from '../work-item-property-contexts/context-resolution';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Queryable } from '../common/pagination/sql-params';
-import { LIVE_PROJECT_OF } from '../work-items/work-items.repository';
+import { LIVE_PROJECT_OF } from '../work-items/work-items.queries';
 import { CONTEXT_TIER_SQL, contextMatchesSql } from '../work-item-property-contexts/context-resolution';
 
 export interface EffectiveOption {

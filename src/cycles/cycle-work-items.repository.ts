@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Queryable } from '../common/pagination/sql-params';
+import { GroupMembers } from '../common/membership/membership';
 import { CycleProgressDto } from './cycles.dto';
 
 /**
@@ -8,7 +9,7 @@ import { CycleProgressDto } from './cycles.dto';
  * transfer, progress and the cleanup when a cycle is deleted.
  */
 @Injectable()
-export class CycleWorkItemsRepository {
+export class CycleWorkItemsRepository implements GroupMembers {
   constructor(private readonly ds: DataSource) {}
 
   /** Of `ids`, those that are work items of the project (not deleted). */

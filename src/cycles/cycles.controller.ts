@@ -1,29 +1,15 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
-import {
-  ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext } from '../common/auth/request-context';
 import { ProjectRole } from '../common/auth/roles';
-import { UuidParam } from '../common/http/params';
+import { UuidParam, ApiSlugParam, ApiUuidParam } from '../common/http/params';
 import { ApiProblemResponses } from '../common/openapi/problem-responses';
 import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
 import { ListParams, ListQuery } from '../common/pagination/list-query';
-import {
-  CreateCycleDto,
-  CycleDto,
-  TransferCycleDto,
-  TransferResultDto,
-  UpdateCycleDto,
-  WorkItemsChangeDto,
-  WorkItemsMembershipDto,
-} from './cycles.dto';
-import { CYCLE_LIST } from './cycles.repository';
+import { CreateCycleDto, CycleDto, TransferCycleDto, TransferResultDto, UpdateCycleDto } from './cycles.dto';
+import { WorkItemsChangeDto, WorkItemsMembershipDto } from '../common/membership/membership.dto';
+import { CYCLE_LIST } from './cycles.queries';
 import { CyclesService } from './cycles.service';
 import { Versioned } from '../common/http/conditional';
 
@@ -31,8 +17,8 @@ const DISABLED_400 =
   '`validation_error`: invalid field, or cycles are disabled for the project (`is_cycles_enabled` false)';
 
 @ApiTags('cycles')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
-@ApiParam({ name: 'project_id', format: 'uuid' })
+@ApiSlugParam()
+@ApiUuidParam('project_id')
 @Controller('api/v2/workspaces/:slug/projects/:project_id/cycles')
 export class CyclesController {
   constructor(private readonly cycles: CyclesService) {}
@@ -71,7 +57,7 @@ export class CyclesController {
     summary: 'Get a cycle',
     description: 'Carries `progress`: the count of its work items per state group.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: CycleDto })
   @ApiProblemResponses(400, 404)
   get(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string) {
@@ -86,7 +72,7 @@ export class CyclesController {
     summary: 'Update a cycle',
     description: 'Partial; null clears dates; owned_by_id and audit fields are ignored.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: CycleDto })
   @ApiProblemResponses([400, DISABLED_400], 404, [409, '`conflict`: name in use in this project'])
   update(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string, @Body() body: UpdateCycleDto) {
@@ -102,7 +88,7 @@ export class CyclesController {
     summary: 'Delete a cycle (soft)',
     description: 'The name is freed; its work items stay in the project and lose their cycle. A repeat is 404.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses([400, DISABLED_400], 404)
   async remove(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string): Promise<void> {
@@ -120,7 +106,7 @@ export class CyclesController {
       'make the whole request 400 naming them. `added` lists the ids newly placed in this cycle, `removed` those taken out ' +
       '(already-there or not-there ids are not repeated).',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: WorkItemsChangeDto })
   @ApiProblemResponses([400, DISABLED_400], 404)
   changeWorkItems(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string, @Body() body: WorkItemsMembershipDto) {
@@ -137,7 +123,7 @@ export class CyclesController {
       'Moves the work items of this cycle whose state group is neither completed nor cancelled (archived ones stay) to new_cycle_id, ' +
       'another cycle of the project that has not ended.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: TransferResultDto })
   @ApiProblemResponses([400, DISABLED_400], 404)
   transfer(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string, @Body() body: TransferCycleDto) {

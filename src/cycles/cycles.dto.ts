@@ -1,14 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import {
-  ArrayMaxSize,
-  IsArray,
-  IsNotEmpty,
-  IsNumber,
-  IsString,
-  IsUUID,
-  ValidateBy,
-  ValidationOptions,
-} from 'class-validator';
+import { IsNotEmpty, IsNumber, IsString, IsUUID, ValidateBy, ValidationOptions } from 'class-validator';
 import { ExternalField, LogoPropsField } from '../common/http/dto-fields';
 import { MaxChars, Nullable, OptionalNotNull } from '../common/http/validation';
 import { DATETIME_RE, isValidDate, isValidDateTime } from '../common/pagination/list-query';
@@ -189,37 +180,6 @@ export class CycleDto {
     description: 'Read-only, on single-cycle responses (get, create, update); not in list items.',
   })
   progress?: CycleProgressDto;
-}
-
-const MAX_IDS = 500;
-
-/** Membership change: ids of work items of this project. */
-export class WorkItemsMembershipDto {
-  @ApiPropertyOptional({
-    type: [String],
-    format: 'uuid',
-    description:
-      'Work items to add. A work item is in at most one cycle: adding it to a cycle moves it out of its previous one. Modules have no such limit.',
-  })
-  @OptionalNotNull()
-  @IsArray()
-  @ArrayMaxSize(MAX_IDS)
-  @IsUUID('all', { each: true })
-  add?: string[];
-
-  @ApiPropertyOptional({ type: [String], format: 'uuid', description: 'Work items to take out.' })
-  @OptionalNotNull()
-  @IsArray()
-  @ArrayMaxSize(MAX_IDS)
-  @IsUUID('all', { each: true })
-  remove?: string[];
-}
-
-export class WorkItemsChangeDto {
-  @ApiProperty({ type: [String], format: 'uuid', description: 'Ids newly placed in the grouping by this request.' })
-  added!: string[];
-  @ApiProperty({ type: [String], format: 'uuid', description: 'Ids taken out of the grouping by this request.' })
-  removed!: string[];
 }
 
 export class TransferCycleDto {

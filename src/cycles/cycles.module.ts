@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { FeaturesCoreModule } from '../features/features-core.module';
 import { CyclesBulk } from './cycles-bulk';
 import { WebhookOutboxModule } from '../webhooks/webhook-outbox.module';
 import { WorkItemsModule } from '../work-items/work-items.module';
@@ -8,9 +9,9 @@ import { CyclesRepository } from './cycles.repository';
 import { CyclesService } from './cycles.service';
 
 @Module({
-  imports: [WebhookOutboxModule, WorkItemsModule],
+  imports: [FeaturesCoreModule, WebhookOutboxModule, WorkItemsModule],
   controllers: [CyclesController, CyclesBulk.controller],
   providers: [CyclesRepository, CyclesService, CycleWorkItemsRepository, CyclesBulk.targets],
-  exports: [CyclesRepository, CyclesService],
+  exports: [CyclesService],
 })
 export class CyclesModule {}

@@ -1,7 +1,8 @@
+import { CYCLE_LIST } from './cycles.queries';
 import { Injectable } from '@nestjs/common';
+import { PartialUpdate, runPartialUpdate } from '../common/database/partial-update';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
-import { ListSpec, nameFilter } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
 
@@ -21,24 +22,6 @@ export interface CycleRow extends Record<string, unknown> {
   created_by_id: string | null;
 }
 
-export const CYCLE_LIST: ListSpec = {
-  filters: [
-    nameFilter('c.name'),
-    { name: 'owned_by_id', type: 'uuid', ops: ['eq', 'in'], column: 'c.owned_by_id' },
-    { name: 'external_id', type: 'string', ops: ['eq'], column: 'c.external_id' },
-    { name: 'external_source', type: 'string', ops: ['eq'], column: 'c.external_source' },
-  ],
-  search: ['c.name'],
-  orderings: {
-    created_at: { expr: 'c.created_at', cursor: true, cast: 'timestamptz' },
-    id: { expr: 'c.id', cursor: true, cast: 'uuid' },
-    // Not unique and rewritable: cannot anchor a keyset.
-    sort_order: { expr: 'c.sort_order', cursor: false },
-  },
-  defaultOrder: 'created_at',
-  idExpr: 'c.id',
-};
-
 const COLS = `c.id, c.name, c.description, c.start_date, c.end_date, c.timezone, c.owned_by_id, c.sort_order, c.logo_props,
   c.external_id, c.external_source, c.created_at, c.created_by_id`;
 
@@ -54,17 +37,22 @@ export interface CycleWrite {
   external_source?: string | null;
 }
 
-const WRITABLE: ReadonlyArray<keyof CycleWrite> = [
-  'name',
-  'description',
-  'start_date',
-  'end_date',
-  'timezone',
-  'sort_order',
-  'logo_props',
-  'external_id',
-  'external_source',
-];
+/** The columns a cycle PATCH writes (the allow-list of its partial update). */
+const CYCLE_UPDATE: PartialUpdate<CycleWrite> = {
+  table: 'cycles',
+  where: 'workspace_id = $1 AND id = $2',
+  columns: {
+    name: {},
+    description: { nullAs: '' },
+    start_date: {},
+    end_date: {},
+    timezone: {},
+    sort_order: {},
+    logo_props: { nullAs: {} },
+    external_id: {},
+    external_source: {},
+  },
+};
 
 @Injectable()
 export class CyclesRepository {
@@ -148,19 +136,7 @@ export class CyclesRepository {
   }
 
   async update(workspaceId: string, id: string, v: CycleWrite, db: Queryable): Promise<void> {
-    const p = new SqlParams([workspaceId, id]);
-    const sets: string[] = [];
-    for (const k of WRITABLE) {
-      const val = v[k];
-      if (val === undefined) continue;
-      const stored = k === 'description' && val === null ? '' : k === 'logo_props' && val === null ? {} : val;
-      sets.push(`${k} = ${p.add(stored)}`);
-    }
-    if (!sets.length) return;
-    await db.query(
-      `UPDATE cycles SET ${sets.join(', ')}, updated_at = now() WHERE workspace_id = $1 AND id = $2`,
-      p.values,
-    );
+    await runPartialUpdate(db, CYCLE_UPDATE, v, new SqlParams([workspaceId, id]));
   }
 
   async softDelete(workspaceId: string, id: string, db: Queryable): Promise<void> {

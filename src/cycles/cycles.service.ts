@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
+import { assertNameFree, cleanName } from '../common/names/names';
 import { DataSource, EntityManager } from 'typeorm';
 import { setActivityActor } from '../common/database/activity-actor';
 import { ProjectContext } from '../common/auth/request-context';
-import { FieldError, ProblemException } from '../common/errors/problem.exception';
+import { ProblemException } from '../common/errors/problem.exception';
 import { ListQuery } from '../common/pagination/list-query';
 import { assertProjectFeatureEnabled } from '../features/feature-gate';
-import { FeaturesRepository } from '../features/features.repository';
+import { FeatureFlags } from '../features/feature-flags.queries';
 import { CycleWorkItemsRepository } from './cycle-work-items.repository';
 import {
   CreateCycleDto,
@@ -14,9 +15,9 @@ import {
   TransferCycleDto,
   TransferResultDto,
   UpdateCycleDto,
-  WorkItemsChangeDto,
-  WorkItemsMembershipDto,
 } from './cycles.dto';
+import { WorkItemsChangeDto, WorkItemsMembershipDto } from '../common/membership/membership.dto';
+import { changeMembership, releaseMembers } from '../common/membership/membership';
 import { emptyProgress, mapCycle } from './cycles.mapper';
 import { CyclesRepository, CycleWrite } from './cycles.repository';
 import { assertExternalPairFree } from '../common/database/external-pair';
@@ -24,38 +25,13 @@ import { changeEvent } from '../webhooks/webhook-events';
 import { WebhookOutbox } from '../webhooks/webhook-outbox';
 import { WorkItemsService } from '../work-items/work-items.service';
 
-/** The add/remove lists of a membership request: lower-cased, de-duplicated, disjoint, all of the project. */
-export async function checkMembershipIds(
-  dto: WorkItemsMembershipDto,
-  existing: (ids: string[]) => Promise<Set<string>>,
-): Promise<{ add: string[]; remove: string[] }> {
-  if (dto.add === undefined && dto.remove === undefined) {
-    throw ProblemException.validation('add', 'Send add and/or remove, each an array of work item ids.');
-  }
-  const add = [...new Set((dto.add ?? []).map((id) => id.toLowerCase()))];
-  const remove = [...new Set((dto.remove ?? []).map((id) => id.toLowerCase()))];
-  const both = add.filter((id) => remove.includes(id));
-  if (both.length) throw ProblemException.validation('remove', `Ids in both add and remove: ${both.join(', ')}.`);
-  const found = await existing([...add, ...remove]);
-  const errors: FieldError[] = [];
-  for (const [field, ids] of [
-    ['add', add],
-    ['remove', remove],
-  ] as const) {
-    const foreign = ids.filter((id) => !found.has(id));
-    if (foreign.length) errors.push({ field, message: `Not work items of this project: ${foreign.join(', ')}.` });
-  }
-  if (errors.length) throw ProblemException.validationMany(errors);
-  return { add, remove };
-}
-
 /** Cycles of a project (spec "Cycle", gap-reference 3.5). Writes need the project's cycles feature on. */
 @Injectable()
 export class CyclesService {
   constructor(
     private readonly ds: DataSource,
     private readonly repo: CyclesRepository,
-    private readonly features: FeaturesRepository,
+    private readonly features: FeatureFlags,
     private readonly items: CycleWorkItemsRepository,
     private readonly outbox: WebhookOutbox,
     private readonly workItems: WorkItemsService,
@@ -76,8 +52,8 @@ export class CyclesService {
     return this.ds.transaction(async (tx) => {
       await this.assertEnabled(ctx, tx);
       const v = this.writable(dto);
-      const name = this.cleanName(dto.name);
-      if (await this.repo.nameTaken(ctx.workspace.id, ctx.project.id, name, null, tx)) throw this.nameConflict(name);
+      const name = cleanName(dto.name);
+      await assertNameFree(this.repo.nameTaken(ctx.workspace.id, ctx.project.id, name, null, tx), 'cycle', name);
       await assertExternalPairFree(
         tx,
         'cycles',
@@ -113,9 +89,8 @@ export class CyclesService {
       );
       const v = this.writable(dto);
       if (dto.name !== undefined) {
-        v.name = this.cleanName(dto.name);
-        if (await this.repo.nameTaken(ctx.workspace.id, ctx.project.id, v.name, id, tx))
-          throw this.nameConflict(v.name);
+        v.name = cleanName(dto.name);
+        await assertNameFree(this.repo.nameTaken(ctx.workspace.id, ctx.project.id, v.name, id, tx), 'cycle', v.name);
       }
       const start =
         v.start_date !== undefined ? v.start_date : row.start_date && new Date(row.start_date).toISOString();
@@ -134,8 +109,7 @@ export class CyclesService {
       const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx, true);
       if (!row) throw ProblemException.notFound('Cycle');
       await this.repo.softDelete(ctx.workspace.id, id, tx);
-      await setActivityActor(tx, ctx.principal.userId);
-      await this.items.detachAll(ctx.workspace.id, id, tx);
+      await releaseMembers(tx, ctx, id, this.items);
       await this.outbox.record(tx, changeEvent(ctx, 'cycle.deleted', mapCycle(row)));
     });
   }
@@ -149,16 +123,8 @@ export class CyclesService {
       await this.assertEnabled(ctx, tx);
       const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx, true);
       if (!row) throw ProblemException.notFound('Cycle');
-      const { add, remove } = await checkMembershipIds(dto, (ids) =>
-        this.items.existing(ctx.workspace.id, ctx.project.id, ids, tx),
-      );
-      await setActivityActor(tx, ctx.principal.userId);
-      const before = await this.workItems.webhookSnapshot(ctx, [...add, ...remove], tx);
-      const added = new Set(await this.items.add(ctx.workspace.id, ctx.project.id, id, add, tx));
-      const removed = new Set(await this.items.remove(ctx.workspace.id, ctx.project.id, id, remove, tx));
       // A work item's cycle_id is part of its read shape: each item moved is a workitem.updated (as Plane sends).
-      await this.workItems.reportUpdated(ctx, before, tx);
-      return { added: add.filter((x) => added.has(x)), removed: remove.filter((x) => removed.has(x)) };
+      return changeMembership(tx, ctx, id, dto, this.items, this.workItems.membershipObserver(ctx, tx));
     });
   }
 
@@ -194,16 +160,6 @@ export class CyclesService {
 
   private assertEnabled(ctx: ProjectContext, tx: EntityManager): Promise<void> {
     return assertProjectFeatureEnabled(this.features, ctx.workspace.id, ctx.project.id, 'is_cycles_enabled', tx);
-  }
-
-  private cleanName(raw: string): string {
-    const name = raw.trim();
-    if (!name) throw ProblemException.validation('name', 'name should not be empty');
-    return name;
-  }
-
-  private nameConflict(name: string): ProblemException {
-    return ProblemException.conflict(`A cycle named "${name}" already exists in this project.`);
   }
 
   private assertDateOrder(start: string | null, end: string | null): void {

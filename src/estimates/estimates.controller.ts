@@ -1,17 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
-import {
-  ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext } from '../common/auth/request-context';
 import { ProjectRole } from '../common/auth/roles';
 import { Expandable, ExpandParam } from '../common/expand/expand';
-import { UuidParam } from '../common/http/params';
+import { UuidParam, ApiSlugParam, ApiUuidParam } from '../common/http/params';
 import { ApiProblemResponses } from '../common/openapi/problem-responses';
 import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
 import { ListParams, ListQuery } from '../common/pagination/list-query';
@@ -24,7 +17,7 @@ import {
   UpdateEstimatePointDto,
 } from './estimates.dto';
 import { ESTIMATE_EXPANDS } from './estimates.mapper';
-import { ESTIMATE_LIST, POINT_LIST } from './estimates.repository';
+import { ESTIMATE_LIST, POINT_LIST } from './estimates.queries';
 import { EstimatesService } from './estimates.service';
 import { Versioned } from '../common/http/conditional';
 
@@ -34,8 +27,8 @@ const GATED: [number, string] = [
 ];
 
 @ApiTags('estimates')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
-@ApiParam({ name: 'project_id', format: 'uuid' })
+@ApiSlugParam()
+@ApiUuidParam('project_id')
 @Controller('api/v2/workspaces/:slug/projects/:project_id/estimates')
 export class EstimatesController {
   constructor(private readonly estimates: EstimatesService) {}
@@ -69,7 +62,7 @@ export class EstimatesController {
   @Get(':pk')
   @Authenticated({ scope: 'projects.estimates:read', project: ProjectRole.Guest })
   @ApiOperation({ operationId: 'estimates_get', summary: 'Get an estimate' })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @Expandable(ESTIMATE_EXPANDS)
   @ApiOkResponse({ type: EstimateDto })
   @ApiProblemResponses(400, 404)
@@ -81,7 +74,7 @@ export class EstimatesController {
   @Patch(':pk')
   @Authenticated({ scope: 'projects.estimates:write', project: ProjectRole.Admin })
   @ApiOperation({ operationId: 'estimates_update', summary: 'Update an estimate (partial)' })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @Expandable(ESTIMATE_EXPANDS)
   @ApiOkResponse({ type: EstimateDto })
   @ApiProblemResponses(GATED, 404, [409, '`conflict`: the name is already used in the project'])
@@ -103,7 +96,7 @@ export class EstimatesController {
     summary: 'Delete an estimate and its points (soft)',
     description: 'Work items lose their point of this estimate.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(GATED, 404)
   async remove(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string): Promise<void> {
@@ -112,9 +105,9 @@ export class EstimatesController {
 }
 
 @ApiTags('estimates')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
-@ApiParam({ name: 'project_id', format: 'uuid' })
-@ApiParam({ name: 'estimate_id', format: 'uuid' })
+@ApiSlugParam()
+@ApiUuidParam('project_id')
+@ApiUuidParam('estimate_id')
 @Controller('api/v2/workspaces/:slug/projects/:project_id/estimates/:estimate_id/points')
 export class EstimatePointsController {
   constructor(private readonly estimates: EstimatesService) {}
@@ -145,7 +138,7 @@ export class EstimatePointsController {
   @Get(':pk')
   @Authenticated({ scope: 'projects.estimates:read', project: ProjectRole.Guest })
   @ApiOperation({ operationId: 'estimate_points_get', summary: 'Get an estimate point' })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: EstimatePointDto })
   @ApiProblemResponses(400, 404)
   get(@Ctx() ctx: ProjectContext, @UuidParam('estimate_id') estimateId: string, @UuidParam('pk') pk: string) {
@@ -156,7 +149,7 @@ export class EstimatePointsController {
   @Patch(':pk')
   @Authenticated({ scope: 'projects.estimates:write', project: ProjectRole.Admin })
   @ApiOperation({ operationId: 'estimate_points_update', summary: 'Update an estimate point (partial)' })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: EstimatePointDto })
   @ApiProblemResponses(GATED, 404, [409, '`conflict`: the value is already used in the estimate'])
   update(
@@ -177,7 +170,7 @@ export class EstimatePointsController {
     summary: 'Delete an estimate point (soft)',
     description: 'Work items carrying the point lose it.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(GATED, 404)
   async remove(

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { FeaturesCoreModule } from '../features/features-core.module';
 import {
   EstimatePointsBulkController,
   EstimatePointsBulkTargets,
@@ -11,8 +12,9 @@ import { EstimatesService } from './estimates.service';
 
 /** Exports EstimatesService: work item writes call `resolvePoint`. */
 @Module({
+  imports: [FeaturesCoreModule],
   controllers: [EstimatesController, EstimatesBulkController, EstimatePointsController, EstimatePointsBulkController],
   providers: [EstimatesRepository, EstimatesService, EstimatesBulkTargets, EstimatePointsBulkTargets],
-  exports: [EstimatesService, EstimatesRepository],
+  exports: [EstimatesService],
 })
 export class EstimatesModule {}

@@ -1,44 +1,11 @@
+import { ESTIMATE_LIST, POINT_LIST } from './estimates.queries';
 import { Injectable } from '@nestjs/common';
+import { PartialUpdate, runPartialUpdate } from '../common/database/partial-update';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
-import { ListSpec, nameFilter } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
-import { ESTIMATE_TYPES } from './estimate.entity';
 import { EstimatePointRow, EstimateRow } from './estimates.mapper';
-
-export const ESTIMATE_LIST: ListSpec = {
-  filters: [
-    nameFilter('e.name'),
-    { name: 'is_active', type: 'bool', ops: ['eq'], column: 'e.is_active' },
-    { name: 'type', type: 'enum', ops: ['eq', 'in'], values: ESTIMATE_TYPES, column: 'e.type' },
-    { name: 'external_id', type: 'string', ops: ['eq'], column: 'e.external_id' },
-    { name: 'external_source', type: 'string', ops: ['eq'], column: 'e.external_source' },
-  ],
-  search: ['e.name'],
-  orderings: {
-    created_at: { expr: 'e.created_at', cursor: true, cast: 'timestamptz' },
-    id: { expr: 'e.id', cursor: true, cast: 'uuid' },
-    name: { expr: 'e.name', cursor: false },
-  },
-  defaultOrder: 'created_at',
-  idExpr: 'e.id',
-};
-
-export const POINT_LIST: ListSpec = {
-  filters: [
-    { name: 'external_id', type: 'string', ops: ['eq'], column: 'p.external_id' },
-    { name: 'external_source', type: 'string', ops: ['eq'], column: 'p.external_source' },
-  ],
-  search: ['p.value'],
-  orderings: {
-    key: { expr: 'p.key', cursor: true, cast: 'int' },
-    created_at: { expr: 'p.created_at', cursor: true, cast: 'timestamptz' },
-    id: { expr: 'p.id', cursor: true, cast: 'uuid' },
-  },
-  defaultOrder: 'key',
-  idExpr: 'p.id',
-};
 
 const E_COLS = `e.id, e.name, e.description, e.type, e.is_active, e.last_used, e.external_id, e.external_source, e.created_at, e.created_by_id`;
 const P_COLS = `p.id, p.estimate_id, p.key, p.value, p.description, p.external_id, p.external_source, p.created_at, p.created_by_id`;
@@ -59,14 +26,19 @@ export interface PointWrite {
   external_source?: string | null;
 }
 
-function setClause(v: Record<string, unknown>, p: SqlParams): string[] {
-  const sets: string[] = [];
-  for (const [k, val] of Object.entries(v)) {
-    if (val === undefined) continue;
-    sets.push(`"${k}" = ${p.add(k === 'description' && val === null ? '' : val)}`);
-  }
-  return sets;
-}
+/** The columns an estimate PATCH writes (the allow-list of its partial update). */
+const ESTIMATE_UPDATE: PartialUpdate<EstimateWrite> = {
+  table: 'estimates',
+  where: 'id = $1',
+  columns: { name: {}, description: { nullAs: '' }, type: {}, external_id: {}, external_source: {} },
+};
+
+/** The columns an estimate point PATCH writes. */
+const POINT_UPDATE: PartialUpdate<PointWrite> = {
+  table: 'estimate_points',
+  where: 'id = $1',
+  columns: { key: {}, value: {}, description: { nullAs: '' }, external_id: {}, external_source: {} },
+};
 
 /** Estimates and their points; every query is scoped by workspace and project. */
 @Injectable()
@@ -155,10 +127,7 @@ export class EstimatesRepository {
   }
 
   async update(id: string, v: EstimateWrite, db: Queryable): Promise<void> {
-    const p = new SqlParams([id]);
-    const sets = setClause({ ...v }, p);
-    if (sets.length)
-      await db.query(`UPDATE estimates SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`, p.values);
+    await runPartialUpdate(db, ESTIMATE_UPDATE, v, new SqlParams([id]));
   }
 
   async softDelete(id: string, db: Queryable): Promise<void> {
@@ -251,10 +220,7 @@ export class EstimatesRepository {
   }
 
   async updatePoint(id: string, v: PointWrite, db: Queryable): Promise<void> {
-    const p = new SqlParams([id]);
-    const sets = setClause({ ...v }, p);
-    if (sets.length)
-      await db.query(`UPDATE estimate_points SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`, p.values);
+    await runPartialUpdate(db, POINT_UPDATE, v, new SqlParams([id]));
   }
 
   async softDeletePoint(id: string, db: Queryable): Promise<void> {

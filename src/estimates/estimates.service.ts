@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { assertNameFree, cleanName } from '../common/names/names';
 import { DataSource, EntityManager } from 'typeorm';
 import { ProjectContext } from '../common/auth/request-context';
 import { ProblemException } from '../common/errors/problem.exception';
@@ -7,7 +8,7 @@ import { ListQuery } from '../common/pagination/list-query';
 import { Queryable } from '../common/pagination/sql-params';
 import { idInNameField, NameOrIdPair } from '../common/resolve/name-or-id';
 import { assertProjectFeatureEnabled } from '../features/feature-gate';
-import { FeaturesRepository } from '../features/features.repository';
+import { FeatureFlags } from '../features/feature-flags.queries';
 import {
   CreateEstimateDto,
   CreateEstimatePointDto,
@@ -40,7 +41,7 @@ export class EstimatesService {
   constructor(
     private readonly ds: DataSource,
     private readonly repo: EstimatesRepository,
-    private readonly features: FeaturesRepository,
+    private readonly features: FeatureFlags,
   ) {}
 
   // ---- estimates ----
@@ -61,8 +62,8 @@ export class EstimatesService {
       const projectId = ctx.project.id;
       await this.assertEnabled(ctx, tx);
       await this.repo.lockProject(projectId, tx);
-      const name = this.cleanName(dto.name);
-      if (await this.repo.nameTaken(projectId, name, null, tx)) throw this.nameConflict(name);
+      const name = cleanName(dto.name);
+      await assertNameFree(this.repo.nameTaken(projectId, name, null, tx), 'estimate', name);
       const row = await this.repo.insert(
         ctx.workspace.id,
         projectId,
@@ -91,8 +92,8 @@ export class EstimatesService {
       if (!current) throw ProblemException.notFound('Estimate');
       let name: string | undefined;
       if (dto.name !== undefined) {
-        name = this.cleanName(dto.name);
-        if (await this.repo.nameTaken(projectId, name, id, tx)) throw this.nameConflict(name);
+        name = cleanName(dto.name);
+        await assertNameFree(this.repo.nameTaken(projectId, name, id, tx), 'estimate', name);
       }
       if (dto.type !== undefined && NUMERIC_TYPES.has(dto.type) && dto.type !== current.type) {
         const bad = (await this.repo.pointValues(id, tx)).filter((v) => !NUMERIC_RE.test(v));
@@ -303,12 +304,6 @@ export class EstimatesService {
     return row;
   }
 
-  private cleanName(raw: string): string {
-    const name = raw.trim();
-    if (!name) throw ProblemException.validation('name', 'name should not be empty');
-    return name;
-  }
-
   private cleanValue(estimate: EstimateRow, raw: string): string {
     const value = raw.trim();
     if (!value) throw ProblemException.validation('value', 'value should not be empty');
@@ -319,10 +314,6 @@ export class EstimatesService {
       );
     }
     return value;
-  }
-
-  private nameConflict(name: string): ProblemException {
-    return ProblemException.conflict(`An estimate named "${name}" already exists in this project.`);
   }
 
   private valueConflict(value: string): ProblemException {

@@ -1,6 +1,6 @@
 import { ProblemException } from '../common/errors/problem.exception';
 import { Queryable } from '../common/pagination/sql-params';
-import { FeaturesRepository } from './features.repository';
+import { FeatureFlags } from './feature-flags.queries';
 
 export type GatedProjectFeature =
   'is_cycles_enabled' | 'is_modules_enabled' | 'is_estimates_enabled' | 'is_workflow_enabled';
@@ -17,7 +17,7 @@ const LABELS: Record<GatedProjectFeature, string> = {
  * The error names the flag, so a client knows which switch to turn on.
  */
 export async function assertProjectFeatureEnabled(
-  features: FeaturesRepository,
+  features: FeatureFlags,
   workspaceId: string,
   projectId: string,
   flag: GatedProjectFeature,

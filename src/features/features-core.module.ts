@@ -1,7 +1,6 @@
-import { Global, Module } from '@nestjs/common';
-import { FeaturesRepository } from './features.repository';
+import { Module } from '@nestjs/common';
+import { FeatureFlags } from './feature-flags.queries';
 
-/** Feature flags readable by every module (work item type mode, custom properties, project switches). */
-@Global()
-@Module({ providers: [FeaturesRepository], exports: [FeaturesRepository] })
+/** Feature flags read by other modules (work item type mode, custom properties, project switches). */
+@Module({ providers: [FeatureFlags], exports: [FeatureFlags] })
 export class FeaturesCoreModule {}

@@ -1,6 +1,7 @@
 import { Versioned } from '../common/http/conditional';
 import { Body, Controller, Get, Patch } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiSlugParam, ApiUuidParam } from '../common/http/params';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext, WorkspaceContext } from '../common/auth/request-context';
 import { ProjectRole, WorkspaceRole } from '../common/auth/roles';
@@ -14,7 +15,7 @@ import {
 import { FeaturesService } from './features.service';
 
 @ApiTags('features')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
+@ApiSlugParam()
 @Controller('api/v2/workspaces/:slug/features')
 export class WorkspaceFeaturesController {
   constructor(private readonly features: FeaturesService) {}
@@ -52,8 +53,8 @@ export class WorkspaceFeaturesController {
 }
 
 @ApiTags('features')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
-@ApiParam({ name: 'project_id', format: 'uuid' })
+@ApiSlugParam()
+@ApiUuidParam('project_id')
 @Controller('api/v2/workspaces/:slug/projects/:project_id/features')
 export class ProjectFeaturesController {
   constructor(private readonly features: FeaturesService) {}

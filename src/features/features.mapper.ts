@@ -1,4 +1,4 @@
-import { ProjectFeaturesRow, WorkspaceFeaturesRow } from './features.repository';
+import { ProjectFeaturesRow, WorkspaceFeaturesRow } from './feature-flags.queries';
 import { PROJECT_FLAGS, ProjectFeaturesDto, WORKSPACE_FLAGS, WorkspaceFeaturesDto } from './features.dto';
 
 export function mapWorkspaceFeatures(r: WorkspaceFeaturesRow): WorkspaceFeaturesDto {

@@ -11,12 +11,8 @@ import {
   WorkspaceFeaturesDto,
 } from './features.dto';
 import { mapProjectFeatures, mapWorkspaceFeatures, typeMode } from './features.mapper';
-import {
-  FeaturesRepository,
-  FeaturesWriteRepository,
-  ProjectFeaturesRow,
-  WorkspaceFeaturesRow,
-} from './features.repository';
+import { FeatureFlags, ProjectFeaturesRow, WorkspaceFeaturesRow } from './feature-flags.queries';
+import { FeaturesWriteRepository } from './features.repository';
 
 /** The fields of `dto` whose value differs from `row`: [changes, old values, new values]. */
 function diff(row: Record<string, unknown>, dto: object, fields: readonly string[]) {
@@ -39,7 +35,7 @@ function diff(row: Record<string, unknown>, dto: object, fields: readonly string
 export class FeaturesService {
   constructor(
     private readonly ds: DataSource,
-    private readonly features: FeaturesRepository,
+    private readonly features: FeatureFlags,
     private readonly writes: FeaturesWriteRepository,
     private readonly audit: AuditService,
   ) {}

@@ -1,21 +1,15 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
-import {
-  ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext, WorkspaceContext } from '../common/auth/request-context';
 import { ProjectRole, WorkspaceRole } from '../common/auth/roles';
-import { UuidParam } from '../common/http/params';
+import { UuidParam, ApiSlugParam, ApiUuidParam } from '../common/http/params';
 import { ApiProblemResponses } from '../common/openapi/problem-responses';
 import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
 import { ListParams, ListQuery } from '../common/pagination/list-query';
 import { CreateLabelDto, LabelDto, UpdateLabelDto } from './labels.dto';
-import { LABEL_LIST, LabelScope } from './labels.repository';
+import { LabelScope } from './labels.repository';
+import { LABEL_LIST } from './labels.queries';
 import { LabelsService } from './labels.service';
 import { Versioned } from '../common/http/conditional';
 
@@ -27,8 +21,8 @@ const workspaceScope = (ctx: WorkspaceContext): LabelScope => ({ workspaceId: ct
 const CONFLICT: [number, string] = [409, '`conflict`: the name is already used'];
 
 @ApiTags('labels')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
-@ApiParam({ name: 'project_id', format: 'uuid' })
+@ApiSlugParam()
+@ApiUuidParam('project_id')
 @Controller('api/v2/workspaces/:slug/projects/:project_id/labels')
 export class ProjectLabelsController {
   constructor(private readonly labels: LabelsService) {}
@@ -60,7 +54,7 @@ export class ProjectLabelsController {
   @Get(':pk')
   @Authenticated({ scope: 'projects.labels:read', project: ProjectRole.Guest })
   @ApiOperation({ operationId: 'labels_get', summary: 'Get a project label' })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: LabelDto })
   @ApiProblemResponses(400, 404)
   get(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string) {
@@ -71,7 +65,7 @@ export class ProjectLabelsController {
   @Patch(':pk')
   @Authenticated({ scope: 'projects.labels:write', project: ProjectRole.Admin })
   @ApiOperation({ operationId: 'labels_update', summary: 'Update a project label (partial)' })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: LabelDto })
   @ApiProblemResponses(400, 404, CONFLICT)
   update(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string, @Body() body: UpdateLabelDto) {
@@ -87,7 +81,7 @@ export class ProjectLabelsController {
     summary: 'Delete a project label (soft)',
     description: 'The label is removed from every work item carrying it; child labels move to the top level.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(400, 404)
   async remove(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string): Promise<void> {
@@ -96,7 +90,7 @@ export class ProjectLabelsController {
 }
 
 @ApiTags('labels')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
+@ApiSlugParam()
 @Controller('api/v2/workspaces/:slug/labels')
 export class WorkspaceLabelsController {
   constructor(private readonly labels: LabelsService) {}
@@ -128,7 +122,7 @@ export class WorkspaceLabelsController {
   @Get(':pk')
   @Authenticated({ scope: 'workspaces.labels:read', workspace: WorkspaceRole.Guest })
   @ApiOperation({ operationId: 'workspace_labels_get', summary: 'Get a workspace-level label' })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: LabelDto })
   @ApiProblemResponses(400, 404)
   get(@Ctx() ctx: WorkspaceContext, @UuidParam('pk') pk: string) {
@@ -139,7 +133,7 @@ export class WorkspaceLabelsController {
   @Patch(':pk')
   @Authenticated({ scope: 'workspaces.labels:write', workspace: WorkspaceRole.Admin })
   @ApiOperation({ operationId: 'workspace_labels_update', summary: 'Update a workspace-level label (partial)' })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: LabelDto })
   @ApiProblemResponses(400, 404, CONFLICT)
   update(@Ctx() ctx: WorkspaceContext, @UuidParam('pk') pk: string, @Body() body: UpdateLabelDto) {
@@ -155,7 +149,7 @@ export class WorkspaceLabelsController {
     summary: 'Delete a workspace-level label (soft)',
     description: 'The label is removed from every work item of every project carrying it.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(400, 404)
   async remove(@Ctx() ctx: WorkspaceContext, @UuidParam('pk') pk: string): Promise<void> {

@@ -7,6 +7,6 @@ import { LabelsService } from './labels.service';
 @Module({
   controllers: [ProjectLabelsController, LabelsBulkController, WorkspaceLabelsController],
   providers: [LabelsRepository, LabelsService, LabelsBulkTargets],
-  exports: [LabelsRepository, LabelsService],
+  exports: [LabelsService],
 })
 export class LabelsModule {}

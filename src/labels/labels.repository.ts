@@ -1,7 +1,8 @@
+import { LABEL_LIST } from './labels.queries';
 import { Injectable } from '@nestjs/common';
+import { PartialUpdate, runPartialUpdate } from '../common/database/partial-update';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
-import { ListSpec, nameFilter } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
 import { LabelRow } from './labels.mapper';
@@ -14,29 +15,6 @@ export interface LabelScope {
   workspaceId: string;
   projectId: string | null;
 }
-
-export const LABEL_LIST: ListSpec = {
-  filters: [
-    nameFilter('l.name'),
-    {
-      name: 'parent_id',
-      type: 'uuid',
-      ops: ['eq', 'isnull'],
-      column: 'l.parent_id',
-      description: 'parent_id__isnull=true lists top-level labels only.',
-    },
-    { name: 'external_id', type: 'string', ops: ['eq'], column: 'l.external_id' },
-    { name: 'external_source', type: 'string', ops: ['eq'], column: 'l.external_source' },
-  ],
-  search: ['l.name'],
-  orderings: {
-    sort_order: { expr: 'l.sort_order', cursor: false },
-    created_at: { expr: 'l.created_at', cursor: true, cast: 'timestamptz' },
-    id: { expr: 'l.id', cursor: true, cast: 'uuid' },
-  },
-  defaultOrder: 'sort_order',
-  idExpr: 'l.id',
-};
 
 const COLS = `l.id, l.project_id, l.name, l.description, l.color, l.sort_order, l.parent_id, l.external_id, l.external_source,
   l.created_at, l.created_by_id`;
@@ -63,6 +41,21 @@ function scopeWhere(s: LabelScope, alias = 'l'): { where: string[]; params: SqlP
   );
   return { where, params };
 }
+
+/** The columns a label PATCH writes (the allow-list of its partial update). */
+const LABEL_UPDATE: PartialUpdate<LabelWrite> = {
+  table: 'labels',
+  where: 'id = $1',
+  columns: {
+    name: {},
+    color: {},
+    description: { nullAs: '' },
+    parent_id: {},
+    sort_order: {},
+    external_id: {},
+    external_source: {},
+  },
+};
 
 @Injectable()
 export class LabelsRepository {
@@ -143,14 +136,7 @@ export class LabelsRepository {
   }
 
   async update(id: string, v: LabelWrite, db: Queryable): Promise<void> {
-    const sets: string[] = [];
-    const p = new SqlParams([id]);
-    for (const [k, val] of Object.entries(v)) {
-      if (val === undefined) continue;
-      sets.push(`"${k}" = ${p.add(k === 'description' && val === null ? '' : val)}`);
-    }
-    if (!sets.length) return;
-    await db.query(`UPDATE labels SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`, p.values);
+    await runPartialUpdate(db, LABEL_UPDATE, v, new SqlParams([id]));
   }
 
   /** Removes the label from every work item carrying it (gap-reference 3.4: items otherwise untouched), in the delete's transaction. */

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { assertNameFree, cleanName } from '../common/names/names';
 import { DataSource, EntityManager } from 'typeorm';
 import { ProblemException } from '../common/errors/problem.exception';
 import { ListQuery } from '../common/pagination/list-query';
@@ -32,8 +33,8 @@ export class LabelsService {
 
   async create(s: LabelScope, userId: string, dto: CreateLabelDto): Promise<LabelDto> {
     return this.ds.transaction(async (tx) => {
-      const name = this.cleanName(dto.name);
-      if (await this.repo.nameTaken(s, name, null, tx)) throw this.nameConflict(s, name);
+      const name = cleanName(dto.name);
+      await this.assertNameFree(s, name, null, tx);
       await assertExternalPairFree(tx, 'labels', s, dto, null);
       const parentId = dto.parent_id ? await this.checkParent(s, dto.parent_id.toLowerCase(), null, tx) : null;
       const row = await this.repo.insert(
@@ -58,8 +59,8 @@ export class LabelsService {
       await assertExternalPairFree(tx, 'labels', s, dto, current);
       const v: LabelWrite = { ...this.writable(dto), sort_order: dto.sort_order };
       if (dto.name !== undefined) {
-        v.name = this.cleanName(dto.name);
-        if (await this.repo.nameTaken(s, v.name, id, tx)) throw this.nameConflict(s, v.name);
+        v.name = cleanName(dto.name);
+        await this.assertNameFree(s, v.name, id, tx);
       }
       if (dto.parent_id !== undefined)
         v.parent_id = dto.parent_id === null ? null : await this.checkParent(s, dto.parent_id.toLowerCase(), id, tx);
@@ -96,18 +97,11 @@ export class LabelsService {
     return parentId;
   }
 
-  private cleanName(raw: string): string {
-    const name = raw.trim();
-    if (!name) throw ProblemException.validation('name', 'name should not be empty');
-    return name;
-  }
-
-  private nameConflict(s: LabelScope, name: string): ProblemException {
-    return ProblemException.conflict(
-      s.projectId === null
-        ? `A workspace label named "${name}" already exists.`
-        : `A label named "${name}" already exists in this project.`,
-    );
+  /** Label names are unique per project, and among the workspace's own labels. */
+  private assertNameFree(s: LabelScope, name: string, selfId: string | null, tx: EntityManager): Promise<void> {
+    const workspaceLabel = s.projectId === null;
+    const taken = this.repo.nameTaken(s, name, selfId, tx);
+    return assertNameFree(taken, workspaceLabel ? 'workspace label' : 'label', name, workspaceLabel ? '' : undefined);
   }
 
   private writable(dto: CreateLabelDto | UpdateLabelDto): LabelWrite {

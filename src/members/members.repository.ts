@@ -1,24 +1,10 @@
+import { MEMBER_LIST } from './members.queries';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
-import { ListSpec } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
 import { MemberRow } from './members.mapper';
-
-export const MEMBER_LIST: ListSpec = {
-  filters: [
-    { name: 'member_id', type: 'uuid', ops: ['eq', 'in'], column: 'm.member_id' },
-    { name: 'role', type: 'string', ops: ['eq', 'in'], column: 'm.role' },
-  ],
-  search: ['u.display_name', 'u.email', 'u.first_name', 'u.last_name'],
-  orderings: {
-    created_at: { expr: 'm.created_at', cursor: true, cast: 'timestamptz' },
-    id: { expr: 'm.id', cursor: true, cast: 'uuid' },
-  },
-  defaultOrder: 'created_at',
-  idExpr: 'm.id',
-};
 
 /** A project membership a workspace-level change lowered or removed, with its role before. */
 export interface ChangedProjectMembership {

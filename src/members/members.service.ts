@@ -11,10 +11,11 @@ import {
   workspaceLevel,
 } from '../common/auth/roles';
 import { ProblemException } from '../common/errors/problem.exception';
-import { ListQuery } from '../common/pagination/list-query';
+import { ListQuery, parseListQuery, RawQuery } from '../common/pagination/list-query';
 import { MemberDto } from './members.dto';
 import { mapMember, MemberRow } from './members.mapper';
 import { ChangedProjectMembership, MembersRepository } from './members.repository';
+import { MEMBER_LIST } from './members.queries';
 
 /** Who a membership change is attributed to: the request, or the admin CLI. */
 type Actor = AuditActor | RequestContext;
@@ -34,6 +35,35 @@ export class MembersService {
   async listWorkspace(ctx: WorkspaceContext, q: ListQuery, expand: Set<string>) {
     const { rows, envelope } = await this.repo.listWorkspace(ctx.workspace.id, q);
     return envelope(rows.map((r) => mapMember(r, expand)));
+  }
+
+  /** A workspace's members as `GET .../members/` lists them, for the admin CLI (no request context). */
+  async listWorkspaceQuery(workspaceId: string, query: RawQuery, expand: Set<string>) {
+    const { rows, envelope } = await this.repo.listWorkspace(workspaceId, parseListQuery(query, MEMBER_LIST));
+    return envelope(rows.map((r) => mapMember(r, expand)));
+  }
+
+  // Membership rows for other features' own transactions (projects, apps, the admin CLI, OAuth): no audit
+  // here, the caller records what it did. The repository stays private to this folder.
+
+  workspaceMemberByUser(...args: Parameters<MembersRepository['workspaceMemberByUser']>) {
+    return this.repo.workspaceMemberByUser(...args);
+  }
+
+  insertWorkspaceMember(...args: Parameters<MembersRepository['insertWorkspaceMember']>) {
+    return this.repo.insertWorkspaceMember(...args);
+  }
+
+  projectMemberRow(...args: Parameters<MembersRepository['getProjectMember']>) {
+    return this.repo.getProjectMember(...args);
+  }
+
+  projectMemberByUser(...args: Parameters<MembersRepository['projectMemberByUser']>) {
+    return this.repo.projectMemberByUser(...args);
+  }
+
+  insertProjectMember(...args: Parameters<MembersRepository['insertProjectMember']>) {
+    return this.repo.insertProjectMember(...args);
   }
 
   async listProject(ctx: ProjectContext, q: ListQuery, expand: Set<string>) {

@@ -1,24 +1,17 @@
 import { Versioned } from '../common/http/conditional';
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
-import {
-  ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext } from '../common/auth/request-context';
 import { ProjectRole } from '../common/auth/roles';
 import { Expandable, ExpandParam } from '../common/expand/expand';
-import { UuidParam } from '../common/http/params';
+import { UuidParam, ApiSlugParam, ApiUuidParam } from '../common/http/params';
 import { ApiProblemResponses } from '../common/openapi/problem-responses';
 import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
 import { ListParams, ListQuery } from '../common/pagination/list-query';
 import { CreateProjectMemberDto, MemberDto, UpdateProjectMemberDto } from './members.dto';
 import { MEMBER_EXPANDS } from './members.mapper';
-import { MEMBER_LIST } from './members.repository';
+import { MEMBER_LIST } from './members.queries';
 import { MembersService } from './members.service';
 import { InvalidatesAuthCache } from '../common/auth/auth-cache';
 
@@ -28,8 +21,8 @@ const HIERARCHY =
   'commenters, workspace owners and admins only admins (400 naming role).';
 
 @ApiTags('members')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
-@ApiParam({ name: 'project_id', format: 'uuid' })
+@ApiSlugParam()
+@ApiUuidParam('project_id')
 @InvalidatesAuthCache()
 @Controller('api/v2/workspaces/:slug/projects/:project_id/members')
 export class ProjectMembersController {

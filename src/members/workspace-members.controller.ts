@@ -1,22 +1,22 @@
 import { Versioned } from '../common/http/conditional';
 import { Body, Controller, Get, HttpCode, Patch, Post } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, WorkspaceContext } from '../common/auth/request-context';
 import { WorkspaceRole } from '../common/auth/roles';
 import { Expandable, ExpandParam } from '../common/expand/expand';
-import { UuidParam } from '../common/http/params';
+import { UuidParam, ApiSlugParam } from '../common/http/params';
 import { ApiProblemResponses } from '../common/openapi/problem-responses';
 import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
 import { ListParams, ListQuery } from '../common/pagination/list-query';
 import { MemberDto, RemoveWorkspaceMemberDto, UpdateWorkspaceMemberDto } from './members.dto';
 import { MEMBER_EXPANDS } from './members.mapper';
-import { MEMBER_LIST } from './members.repository';
+import { MEMBER_LIST } from './members.queries';
 import { MembersService } from './members.service';
 import { InvalidatesAuthCache } from '../common/auth/auth-cache';
 
 @ApiTags('members')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
+@ApiSlugParam()
 @InvalidatesAuthCache()
 @Controller('api/v2/workspaces/:slug/members')
 export class WorkspaceMembersController {

@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Queryable } from '../common/pagination/sql-params';
+import { GroupMembers } from '../common/membership/membership';
 
 /**
  * Module side of the `module_work_items` link table (owned by the work items area): membership,
  * the derived member_ids, and the cleanup when a module is deleted.
  */
 @Injectable()
-export class ModuleWorkItemsRepository {
+export class ModuleWorkItemsRepository implements GroupMembers {
   constructor(private readonly ds: DataSource) {}
 
   /** Of `ids`, those that are work items of the project (not deleted). */
@@ -34,7 +35,13 @@ export class ModuleWorkItemsRepository {
   }
 
   /** Unlinks the work items; returns those that were linked. */
-  async remove(workspaceId: string, moduleId: string, ids: string[], db: Queryable): Promise<string[]> {
+  async remove(
+    workspaceId: string,
+    _projectId: string,
+    moduleId: string,
+    ids: string[],
+    db: Queryable,
+  ): Promise<string[]> {
     if (!ids.length) return [];
     const [rows] = await db.query(
       `DELETE FROM module_work_items WHERE workspace_id = $1 AND module_id = $2 AND work_item_id = ANY($3::uuid[]) RETURNING work_item_id`,

@@ -1,22 +1,15 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
-import {
-  ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext } from '../common/auth/request-context';
 import { ProjectRole } from '../common/auth/roles';
-import { UuidParam } from '../common/http/params';
+import { UuidParam, ApiSlugParam, ApiUuidParam } from '../common/http/params';
 import { ApiProblemResponses } from '../common/openapi/problem-responses';
 import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
 import { ListParams, ListQuery } from '../common/pagination/list-query';
-import { WorkItemsChangeDto, WorkItemsMembershipDto } from '../cycles/cycles.dto';
+import { WorkItemsChangeDto, WorkItemsMembershipDto } from '../common/membership/membership.dto';
 import { CreateModuleDto, ModuleDto, UpdateModuleDto } from './modules.dto';
-import { MODULE_LIST } from './modules.repository';
+import { MODULE_LIST } from './modules.queries';
 import { ModulesService } from './modules.service';
 import { Versioned } from '../common/http/conditional';
 
@@ -24,8 +17,8 @@ const DISABLED_400 =
   '`validation_error`: invalid field, or modules are disabled for the project (`is_modules_enabled` false)';
 
 @ApiTags('modules')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
-@ApiParam({ name: 'project_id', format: 'uuid' })
+@ApiSlugParam()
+@ApiUuidParam('project_id')
 @Controller('api/v2/workspaces/:slug/projects/:project_id/modules')
 export class ModulesController {
   constructor(private readonly modules: ModulesService) {}
@@ -62,7 +55,7 @@ export class ModulesController {
   @Get(':pk')
   @Authenticated({ scope: 'projects.modules:read', project: ProjectRole.Guest })
   @ApiOperation({ operationId: 'modules_get', summary: 'Get a module' })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: ModuleDto })
   @ApiProblemResponses(400, 404)
   get(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string) {
@@ -78,7 +71,7 @@ export class ModulesController {
     description:
       'Partial; any status may follow any other; target_date is checked against the stored start_date too; member_ids, archived_at and audit fields are ignored.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: ModuleDto })
   @ApiProblemResponses([400, DISABLED_400], 404, [409, '`conflict`: name in use in this project'])
   update(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string, @Body() body: UpdateModuleDto) {
@@ -94,7 +87,7 @@ export class ModulesController {
     summary: 'Delete a module (soft)',
     description: 'The name is freed; its work items stay in the project, only the grouping goes. A repeat is 404.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses([400, DISABLED_400], 404)
   async remove(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string): Promise<void> {
@@ -111,7 +104,7 @@ export class ModulesController {
       'A work item may be in any number of modules. Ids that are not work items of this project make the whole request 400 naming them. ' +
       '`added` lists the ids newly linked, `removed` those unlinked.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: WorkItemsChangeDto })
   @ApiProblemResponses([400, DISABLED_400], 404)
   changeWorkItems(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string, @Body() body: WorkItemsMembershipDto) {

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { FeaturesCoreModule } from '../features/features-core.module';
 import { ModulesBulk } from './modules-bulk';
 import { WebhookOutboxModule } from '../webhooks/webhook-outbox.module';
 import { WorkItemsModule } from '../work-items/work-items.module';
@@ -8,9 +9,9 @@ import { ModulesRepository } from './modules.repository';
 import { ModulesService } from './modules.service';
 
 @Module({
-  imports: [WebhookOutboxModule, WorkItemsModule],
+  imports: [FeaturesCoreModule, WebhookOutboxModule, WorkItemsModule],
   controllers: [ModulesController, ModulesBulk.controller],
   providers: [ModulesRepository, ModulesService, ModuleWorkItemsRepository, ModulesBulk.targets],
-  exports: [ModulesRepository, ModulesService],
+  exports: [ModulesService],
 })
 export class ModulesModule {}

@@ -1,10 +1,10 @@
+import { MODULE_LIST } from './modules.queries';
 import { Injectable } from '@nestjs/common';
+import { PartialUpdate, runPartialUpdate } from '../common/database/partial-update';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
-import { ListSpec, nameFilter } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
-import { MODULE_STATUSES } from './module.entity';
 
 export interface ModuleRow extends Record<string, unknown> {
   id: string;
@@ -22,25 +22,6 @@ export interface ModuleRow extends Record<string, unknown> {
   created_at: Date;
   created_by_id: string | null;
 }
-
-export const MODULE_LIST: ListSpec = {
-  filters: [
-    nameFilter('m.name'),
-    { name: 'status', type: 'enum', values: MODULE_STATUSES, ops: ['eq', 'in'], column: 'm.status' },
-    { name: 'lead_id', type: 'uuid', ops: ['eq', 'in', 'isnull'], column: 'm.lead_id' },
-    { name: 'external_id', type: 'string', ops: ['eq'], column: 'm.external_id' },
-    { name: 'external_source', type: 'string', ops: ['eq'], column: 'm.external_source' },
-  ],
-  search: ['m.name'],
-  orderings: {
-    // The default; not unique and rewritable, so a bare paginate=cursor is 400.
-    sort_order: { expr: 'm.sort_order', cursor: false },
-    created_at: { expr: 'm.created_at', cursor: true, cast: 'timestamptz' },
-    id: { expr: 'm.id', cursor: true, cast: 'uuid' },
-  },
-  defaultOrder: 'sort_order',
-  idExpr: 'm.id',
-};
 
 // Dates as text: node-pg would turn a DATE into a local-midnight Date object.
 const COLS = `m.id, m.name, m.description, m.status, to_char(m.start_date, 'YYYY-MM-DD') AS start_date,
@@ -60,18 +41,23 @@ export interface ModuleWrite {
   external_source?: string | null;
 }
 
-const WRITABLE: ReadonlyArray<keyof ModuleWrite> = [
-  'name',
-  'description',
-  'status',
-  'start_date',
-  'target_date',
-  'lead_id',
-  'sort_order',
-  'logo_props',
-  'external_id',
-  'external_source',
-];
+/** The columns a module PATCH writes (the allow-list of its partial update). */
+const MODULE_UPDATE: PartialUpdate<ModuleWrite> = {
+  table: 'modules',
+  where: 'workspace_id = $1 AND id = $2',
+  columns: {
+    name: {},
+    description: { nullAs: '' },
+    status: {},
+    start_date: {},
+    target_date: {},
+    lead_id: {},
+    sort_order: {},
+    logo_props: { nullAs: {} },
+    external_id: {},
+    external_source: {},
+  },
+};
 
 @Injectable()
 export class ModulesRepository {
@@ -167,19 +153,7 @@ export class ModulesRepository {
   }
 
   async update(workspaceId: string, id: string, v: ModuleWrite, db: Queryable): Promise<void> {
-    const p = new SqlParams([workspaceId, id]);
-    const sets: string[] = [];
-    for (const k of WRITABLE) {
-      const val = v[k];
-      if (val === undefined) continue;
-      const stored = k === 'description' && val === null ? '' : k === 'logo_props' && val === null ? {} : val;
-      sets.push(`${k} = ${p.add(stored)}`);
-    }
-    if (!sets.length) return;
-    await db.query(
-      `UPDATE modules SET ${sets.join(', ')}, updated_at = now() WHERE workspace_id = $1 AND id = $2`,
-      p.values,
-    );
+    await runPartialUpdate(db, MODULE_UPDATE, v, new SqlParams([workspaceId, id]));
   }
 
   async softDelete(workspaceId: string, id: string, db: Queryable): Promise<void> {

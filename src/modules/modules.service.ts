@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
+import { assertNameFree, cleanName } from '../common/names/names';
 import { DataSource, EntityManager } from 'typeorm';
-import { setActivityActor } from '../common/database/activity-actor';
 import { ProjectContext } from '../common/auth/request-context';
 import { ProblemException } from '../common/errors/problem.exception';
 import { ListQuery } from '../common/pagination/list-query';
 import { Queryable } from '../common/pagination/sql-params';
 import { assertProjectFeatureEnabled } from '../features/feature-gate';
-import { FeaturesRepository } from '../features/features.repository';
-import { checkMembershipIds } from '../cycles/cycles.service';
-import { WorkItemsChangeDto, WorkItemsMembershipDto } from '../cycles/cycles.dto';
+import { FeatureFlags } from '../features/feature-flags.queries';
+import { changeMembership, releaseMembers } from '../common/membership/membership';
+import { WorkItemsChangeDto, WorkItemsMembershipDto } from '../common/membership/membership.dto';
 import { ModuleWorkItemsRepository } from './module-work-items.repository';
 import { CreateModuleDto, ModuleDto, UpdateModuleDto } from './modules.dto';
 import { mapModule } from './modules.mapper';
@@ -28,7 +28,7 @@ export class ModulesService {
   constructor(
     private readonly ds: DataSource,
     private readonly repo: ModulesRepository,
-    private readonly features: FeaturesRepository,
+    private readonly features: FeatureFlags,
     private readonly items: ModuleWorkItemsRepository,
     private readonly outbox: WebhookOutbox,
     private readonly workItems: WorkItemsService,
@@ -49,8 +49,8 @@ export class ModulesService {
     return this.ds.transaction(async (tx) => {
       await this.assertEnabled(ctx, tx);
       const v = this.writable(dto);
-      const name = this.cleanName(dto.name);
-      if (await this.repo.nameTaken(ctx.workspace.id, ctx.project.id, name, null, tx)) throw this.nameConflict(name);
+      const name = cleanName(dto.name);
+      await assertNameFree(this.repo.nameTaken(ctx.workspace.id, ctx.project.id, name, null, tx), 'module', name);
       await assertExternalPairFree(
         tx,
         'modules',
@@ -97,9 +97,8 @@ export class ModulesService {
       );
       const v = this.writable(dto);
       if (dto.name !== undefined) {
-        v.name = this.cleanName(dto.name);
-        if (await this.repo.nameTaken(ctx.workspace.id, ctx.project.id, v.name, id, tx))
-          throw this.nameConflict(v.name);
+        v.name = cleanName(dto.name);
+        await assertNameFree(this.repo.nameTaken(ctx.workspace.id, ctx.project.id, v.name, id, tx), 'module', v.name);
       }
       const start = v.start_date !== undefined ? v.start_date : row.start_date;
       const target = v.target_date !== undefined ? v.target_date : row.target_date;
@@ -120,8 +119,7 @@ export class ModulesService {
       const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx, true);
       if (!row) throw ProblemException.notFound('Module');
       await this.repo.softDelete(ctx.workspace.id, id, tx);
-      await setActivityActor(tx, ctx.principal.userId);
-      await this.items.detachAll(ctx.workspace.id, id, tx);
+      await releaseMembers(tx, ctx, id, this.items);
       await this.outbox.record(tx, changeEvent(ctx, 'module.deleted', { id, name: row.name }));
     });
   }
@@ -132,16 +130,8 @@ export class ModulesService {
       await this.assertEnabled(ctx, tx);
       const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx, true);
       if (!row) throw ProblemException.notFound('Module');
-      const { add, remove } = await checkMembershipIds(dto, (ids) =>
-        this.items.existing(ctx.workspace.id, ctx.project.id, ids, tx),
-      );
-      await setActivityActor(tx, ctx.principal.userId);
-      const before = await this.workItems.webhookSnapshot(ctx, [...add, ...remove], tx);
-      const added = new Set(await this.items.add(ctx.workspace.id, ctx.project.id, id, add, tx));
-      const removed = new Set(await this.items.remove(ctx.workspace.id, id, remove, tx));
       // A work item's module_ids are part of its read shape: each item added or removed is a workitem.updated.
-      await this.workItems.reportUpdated(ctx, before, tx);
-      return { added: add.filter((x) => added.has(x)), removed: remove.filter((x) => removed.has(x)) };
+      return changeMembership(tx, ctx, id, dto, this.items, this.workItems.membershipObserver(ctx, tx));
     });
   }
 
@@ -164,16 +154,6 @@ export class ModulesService {
     if (!(await this.repo.isProjectMember(ctx.workspace.id, ctx.project.id, leadId, tx))) {
       throw ProblemException.validation('lead_id', 'Must be the user id of a member of this project.');
     }
-  }
-
-  private cleanName(raw: string): string {
-    const name = raw.trim();
-    if (!name) throw ProblemException.validation('name', 'name should not be empty');
-    return name;
-  }
-
-  private nameConflict(name: string): ProblemException {
-    return ProblemException.conflict(`A module named "${name}" already exists in this project.`);
   }
 
   private assertDateOrder(start: string | null, target: string | null): void {

@@ -1,12 +1,12 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from 'oidc-provider';
-import { AppRow } from '../apps/apps.repository';
+import { AppRow } from '../apps/apps.service';
 import { AppsService } from '../apps/apps.service';
 import { isKnownScope } from '../common/auth/scopes';
 import { APP_CONFIG, AppConfig } from '../common/config/config';
-import { MembersRepository } from '../members/members.repository';
-import { UsersRepository } from '../users/users.repository';
+import { MembersService } from '../members/members.service';
+import { UsersService } from '../users/users.service';
 import { Csrf } from './csrf';
 import { OAuthAudit } from './oauth-audit';
 import { requestInfo } from './oauth-request';
@@ -32,8 +32,8 @@ export class OAuthInteractions implements OnModuleInit {
     private readonly server: OAuthServer,
     private readonly apps: AppsService,
     private readonly signIn: SignInService,
-    private readonly members: MembersRepository,
-    private readonly users: UsersRepository,
+    private readonly members: MembersService,
+    private readonly users: UsersService,
     private readonly audit: OAuthAudit,
     private readonly secrets: ServerSecrets,
   ) {}

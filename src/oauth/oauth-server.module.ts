@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AuditCoreModule } from '../audit/audit-core.module';
 import { AppsModule } from '../apps/apps.module';
 import { MembersModule } from '../members/members.module';
 import { UsersModule } from '../users/users.module';
@@ -13,7 +14,7 @@ import { SignInService } from './sign-in.service';
 
 /** The OAuth 2.0 authorization server for apps, its sign-in and consent pages (docs/oauth.md). HTTP only. */
 @Module({
-  imports: [AppsModule, UsersModule, MembersModule],
+  imports: [AuditCoreModule, AppsModule, UsersModule, MembersModule],
   controllers: [OAuthProtocolController, OAuthPagesController],
   providers: [OAuthAudit, OAuthStore, OAuthServer, OAuthInteractions, SignInService, ServerSecrets, FormBodyParser],
 })

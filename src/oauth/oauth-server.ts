@@ -144,29 +144,8 @@ export class OAuthServer implements OnModuleInit, OnModuleDestroy {
         revocation: OAUTH_ROUTES.revocation,
         introspection: OAUTH_ROUTES.introspection,
       },
-      cookies: {
-        keys: [cookieKey],
-        names: { session: 'wt_oauth_session', interaction: 'wt_oauth_interaction', resume: 'wt_oauth_resume' },
-        long: { httpOnly: true, sameSite: 'lax' },
-        short: { httpOnly: true, sameSite: 'lax' },
-      },
-      features: {
-        devInteractions: { enabled: false },
-        userinfo: { enabled: false },
-        dPoP: { enabled: false },
-        rpInitiatedLogout: { enabled: false },
-        clientCredentials: { enabled: true },
-        revocation: {
-          enabled: true,
-          // RFC 7009: a token of another app is treated as unknown (200, nothing revoked).
-          allowedPolicy: (_ctx, client, token) => token.clientId === client.clientId,
-        },
-        introspection: {
-          enabled: true,
-          // RFC 7662 for the app's own tokens: another app's token is `{"active": false}`.
-          allowedPolicy: (_ctx, client, token) => token.clientId === client.clientId,
-        },
-      },
+      cookies: cookieOptions(cookieKey),
+      features: PROVIDER_FEATURES,
       pkce: { required: (_ctx, client) => client.clientAuthMethod === 'none' },
       interactions: { url: (_ctx, interaction) => `/auth/o/interaction/${interaction.uid}/` },
       findAccount: async (_ctx, sub) => {
@@ -238,4 +217,32 @@ export class OAuthServer implements OnModuleInit, OnModuleDestroy {
       metadata: { client_id: app.client_id, app_id: app.id, grant_id: source?.grantId ?? null },
     });
   }
+}
+
+/** The provider's features: no OpenID Connect extras; revocation and introspection of an app's own tokens. */
+const PROVIDER_FEATURES: Configuration['features'] = {
+  devInteractions: { enabled: false },
+  userinfo: { enabled: false },
+  dPoP: { enabled: false },
+  rpInitiatedLogout: { enabled: false },
+  clientCredentials: { enabled: true },
+  revocation: {
+    enabled: true,
+    // RFC 7009: a token of another app is treated as unknown (200, nothing revoked).
+    allowedPolicy: (_ctx, client, token) => token.clientId === client.clientId,
+  },
+  introspection: {
+    enabled: true,
+    // RFC 7662 for the app's own tokens: another app's token is `{"active": false}`.
+    allowedPolicy: (_ctx, client, token) => token.clientId === client.clientId,
+  },
+};
+
+function cookieOptions(cookieKey: string): Configuration['cookies'] {
+  return {
+    keys: [cookieKey],
+    names: { session: 'wt_oauth_session', interaction: 'wt_oauth_interaction', resume: 'wt_oauth_resume' },
+    long: { httpOnly: true, sameSite: 'lax' },
+    short: { httpOnly: true, sameSite: 'lax' },
+  };
 }

@@ -30,6 +30,13 @@ const TOKEN_RETURNING = 'id, user_id, workspace_id, client_id, client_name, prin
  * oauth_artifacts. Every key is stored as its SHA-256: the ids of tokens, codes and sessions are the secrets.
  * Issuing and revoking tokens are audited in the same transaction.
  */
+/** Stores a token the provider issued (a replayed save only refreshes its payload); `inserted` tells which. */
+const UPSERT_TOKEN = `INSERT INTO oauth_tokens (user_id, token_hash, scopes, client_name, expires_at, client_id, grant_id, workspace_id,
+                             app_installation_id, principal_kind, payload)
+   VALUES ($1, $2, $3, $4, to_timestamp($5), $6, $7, $8, $9, $10, $11)
+   ON CONFLICT (token_hash) DO UPDATE SET payload = EXCLUDED.payload
+   RETURNING ${TOKEN_RETURNING}, expires_at, (xmax = 0) AS inserted`;
+
 @Injectable()
 export class OAuthStore {
   constructor(
@@ -106,26 +113,19 @@ export class OAuthStore {
       .filter(Boolean);
     const grantType = bot ? 'client_credentials' : String(payload.gty ?? '');
     await this.ds.transaction(async (m) => {
-      const rows: Array<TokenRow & { expires_at: Date; inserted: boolean }> = await m.query(
-        `INSERT INTO oauth_tokens (user_id, token_hash, scopes, client_name, expires_at, client_id, grant_id, workspace_id,
-                                   app_installation_id, principal_kind, payload)
-         VALUES ($1, $2, $3, $4, to_timestamp($5), $6, $7, $8, $9, $10, $11)
-         ON CONFLICT (token_hash) DO UPDATE SET payload = EXCLUDED.payload
-         RETURNING ${TOKEN_RETURNING}, expires_at, (xmax = 0) AS inserted`,
-        [
-          userId,
-          hashSecret(id),
-          scopes,
-          app.name,
-          payload.exp,
-          app.client_id,
-          payload.grantId ?? null,
-          workspaceId,
-          installation?.id ?? null,
-          bot ? 'bot' : 'oauth',
-          payload,
-        ],
-      );
+      const rows: Array<TokenRow & { expires_at: Date; inserted: boolean }> = await m.query(UPSERT_TOKEN, [
+        userId,
+        hashSecret(id),
+        scopes,
+        app.name,
+        payload.exp,
+        app.client_id,
+        payload.grantId ?? null,
+        workspaceId,
+        installation?.id ?? null,
+        bot ? 'bot' : 'oauth',
+        payload,
+      ]);
       const t = rows[0];
       if (!t.inserted) return;
       await this.audit.record(m, { userId, kind: bot ? 'bot' : 'oauth' }, workspaceId, {

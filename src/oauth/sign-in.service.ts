@@ -6,7 +6,7 @@ import { AuditActor, AuditService } from '../audit/audit.service';
 import { APP_CONFIG, AppConfig } from '../common/config/config';
 import { fitVarchar } from '../common/database/columns';
 import { PasswordsService } from '../users/passwords.service';
-import { UsersRepository } from '../users/users.repository';
+import { UsersService } from '../users/users.service';
 import { OAuthRequestInfo } from './oauth-request';
 
 export type SignInOutcome =
@@ -26,7 +26,7 @@ export class SignInService {
     @Inject(APP_CONFIG) private readonly cfg: AppConfig,
     @InjectThrottlerStorage() private readonly storage: ThrottlerStorage,
     private readonly ds: DataSource,
-    private readonly users: UsersRepository,
+    private readonly users: UsersService,
     private readonly passwords: PasswordsService,
     private readonly audit: AuditService,
   ) {}

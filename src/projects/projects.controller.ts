@@ -1,11 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
 import { Bodyless } from '../common/http/bodyless';
+import { ApiSlugParam, ApiUuidParam } from '../common/http/params';
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
-  ApiParam,
   ApiQuery,
   ApiTags,
 } from '@nestjs/swagger';
@@ -17,13 +17,13 @@ import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.dec
 import { ListParams, ListQuery } from '../common/pagination/list-query';
 import { CreateProjectDto, ProjectDto, ProjectSummaryDto, UpdateProjectDto } from './projects.dto';
 import { SUMMARY_COUNTS } from './project-summary.repository';
-import { PROJECT_LIST } from './projects.repository';
+import { PROJECT_LIST } from './projects.queries';
 import { ProjectsService } from './projects.service';
 import { InvalidatesAuthCache } from '../common/auth/auth-cache';
 import { Versioned } from '../common/http/conditional';
 
 @ApiTags('projects')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
+@ApiSlugParam()
 @InvalidatesAuthCache()
 @Controller('api/v2/workspaces/:slug/projects')
 export class ProjectsController {
@@ -59,7 +59,7 @@ export class ProjectsController {
   @Get(':project_id')
   @Authenticated({ scope: 'projects:read', project: ProjectRole.Guest })
   @ApiOperation({ operationId: 'projects_get', summary: 'Get a project' })
-  @ApiParam({ name: 'project_id', format: 'uuid' })
+  @ApiUuidParam('project_id')
   @ApiOkResponse({ type: ProjectDto })
   @ApiProblemResponses(400, 404)
   get(@Ctx() ctx: ProjectContext) {
@@ -70,7 +70,7 @@ export class ProjectsController {
   @Patch(':project_id')
   @Authenticated({ scope: 'projects:write', project: ProjectRole.Admin })
   @ApiOperation({ operationId: 'projects_update', summary: 'Update a project' })
-  @ApiParam({ name: 'project_id', format: 'uuid' })
+  @ApiUuidParam('project_id')
   @ApiOkResponse({ type: ProjectDto })
   @ApiProblemResponses(400, 404, 409)
   update(@Ctx() ctx: ProjectContext, @Body() body: UpdateProjectDto) {
@@ -82,7 +82,7 @@ export class ProjectsController {
   @HttpCode(204)
   @Authenticated({ scope: 'projects:write', project: ProjectRole.Admin, archivedProject: 'allowed' })
   @ApiOperation({ operationId: 'projects_delete', summary: 'Delete a project (soft)' })
-  @ApiParam({ name: 'project_id', format: 'uuid' })
+  @ApiUuidParam('project_id')
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(400, 404)
   async remove(@Ctx() ctx: ProjectContext): Promise<void> {
@@ -99,7 +99,7 @@ export class ProjectsController {
     description:
       'Project admins. Bodyless. The project leaves the project list (see is_archived / include_archived) and the workspace-wide work item list; its data is kept and readable, and every write under it is 409 `project_archived` until it is unarchived (archiving it again included).',
   })
-  @ApiParam({ name: 'project_id', format: 'uuid' })
+  @ApiUuidParam('project_id')
   @ApiNoContentResponse({ description: 'Archived' })
   @ApiProblemResponses(400, 404, [409, '`project_archived`: the project is already archived'])
   async archive(@Ctx() ctx: ProjectContext): Promise<void> {
@@ -115,7 +115,7 @@ export class ProjectsController {
     summary: 'Unarchive a project',
     description: 'Project admins. Bodyless; idempotent (an active project is left as it is).',
   })
-  @ApiParam({ name: 'project_id', format: 'uuid' })
+  @ApiUuidParam('project_id')
   @ApiNoContentResponse({ description: 'Unarchived' })
   @ApiProblemResponses(400, 404)
   async unarchive(@Ctx() ctx: ProjectContext): Promise<void> {
@@ -130,7 +130,7 @@ export class ProjectsController {
     description:
       "The project's identity, resource counts (`?counts=` narrows them) and its live, unarchived work items broken down by state group, priority, assignee, cycle and module, from counters and indexes (never a scan of the project's items).",
   })
-  @ApiParam({ name: 'project_id', format: 'uuid' })
+  @ApiUuidParam('project_id')
   @ApiQuery({
     name: 'counts',
     required: false,

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
+import { AuditCoreModule } from '../audit/audit-core.module';
 import { MembersModule } from '../members/members.module';
-import { StatesSeedRepository } from '../states/states.repository';
+import { StatesModule } from '../states/states.module';
 import { ProjectsBulkController, ProjectsBulkTargets } from './projects-bulk';
 import { WebhookOutboxModule } from '../webhooks/webhook-outbox.module';
 import { ProjectsController } from './projects.controller';
@@ -9,9 +10,9 @@ import { ProjectSummaryRepository } from './project-summary.repository';
 import { ProjectsService } from './projects.service';
 
 @Module({
-  imports: [MembersModule, WebhookOutboxModule],
+  imports: [AuditCoreModule, MembersModule, StatesModule, WebhookOutboxModule],
   controllers: [ProjectsController, ProjectsBulkController],
-  providers: [ProjectsRepository, ProjectsService, ProjectsBulkTargets, StatesSeedRepository, ProjectSummaryRepository],
-  exports: [ProjectsRepository, ProjectsService],
+  providers: [ProjectsRepository, ProjectsService, ProjectsBulkTargets, ProjectSummaryRepository],
+  exports: [ProjectsService],
 })
 export class ProjectsModule {}

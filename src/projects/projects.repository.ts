@@ -1,7 +1,8 @@
+import { PROJECT_LIST } from './projects.queries';
 import { Injectable } from '@nestjs/common';
+import { PartialUpdate, runPartialUpdate } from '../common/database/partial-update';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
-import { ListSpec, nameFilter } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
 
@@ -21,37 +22,6 @@ export interface ProjectRow extends Record<string, unknown> {
   created_by_id: string | null;
 }
 
-export const PROJECT_LIST: ListSpec = {
-  filters: [
-    nameFilter('p.name'),
-    { name: 'external_id', type: 'string', ops: ['eq'], column: 'p.external_id' },
-    { name: 'external_source', type: 'string', ops: ['eq'], column: 'p.external_source' },
-    { name: 'identifier', type: 'string', ops: ['eq'], column: 'p.identifier' },
-    {
-      name: 'is_archived',
-      type: 'bool',
-      ops: ['eq'],
-      sql: (_op, ref) => `(${ref} = (p.archived_at IS NOT NULL))`,
-      description: 'true: archived projects only; false: active ones only (the default leaves archived projects out).',
-    },
-    {
-      name: 'include_archived',
-      type: 'bool',
-      ops: ['eq'],
-      sql: (_op, ref) => `(${ref} OR p.archived_at IS NULL)`,
-      description: 'true: archived projects too.',
-    },
-  ],
-  search: ['p.name', 'p.identifier'],
-  orderings: {
-    created_at: { expr: 'p.created_at', cursor: true, cast: 'timestamptz' },
-    id: { expr: 'p.id', cursor: true, cast: 'uuid' },
-    name: { expr: 'p.name', cursor: false },
-  },
-  defaultOrder: 'created_at',
-  idExpr: 'p.id',
-};
-
 const COLS = `p.id, p.workspace_id, p.name, p.identifier, p.description, p.default_assignee_id, p.project_lead_id,
   p.logo_props, p.external_id, p.external_source, p.archived_at, p.created_at, p.created_by_id`;
 
@@ -65,6 +35,22 @@ export interface ProjectWrite {
   external_id?: string | null;
   external_source?: string | null;
 }
+
+/** The columns a project PATCH writes (the allow-list of its partial update). */
+const PROJECT_UPDATE: PartialUpdate<ProjectWrite> = {
+  table: 'projects',
+  where: 'workspace_id = $1 AND id = $2',
+  columns: {
+    name: {},
+    identifier: {},
+    description: { nullAs: '' },
+    default_assignee_id: {},
+    project_lead_id: {},
+    logo_props: { nullAs: {} },
+    external_id: {},
+    external_source: {},
+  },
+};
 
 @Injectable()
 export class ProjectsRepository {
@@ -157,19 +143,7 @@ export class ProjectsRepository {
   }
 
   async update(workspaceId: string, id: string, v: ProjectWrite, db: Queryable): Promise<void> {
-    const sets: string[] = [];
-    const p = new SqlParams([workspaceId, id]);
-    for (const [k, val] of Object.entries(v)) {
-      if (val === undefined) continue;
-      sets.push(
-        `${k} = ${p.add(k === 'description' && val === null ? '' : k === 'logo_props' && val === null ? {} : val)}`,
-      );
-    }
-    if (!sets.length) return;
-    await db.query(
-      `UPDATE projects SET ${sets.join(', ')}, updated_at = now() WHERE workspace_id = $1 AND id = $2`,
-      p.values,
-    );
+    await runPartialUpdate(db, PROJECT_UPDATE, v, new SqlParams([workspaceId, id]));
   }
 
   /**

@@ -1,5 +1,6 @@
 import { ProjectSummaryRepository, SUMMARY_COUNTS, SummaryCount } from './project-summary.repository';
 import { Injectable } from '@nestjs/common';
+import { assertNameFree, cleanName } from '../common/names/names';
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 import { AuditService } from '../audit/audit.service';
 import { ProjectContext, WorkspaceContext } from '../common/auth/request-context';
@@ -15,9 +16,8 @@ import {
 import { ProblemException } from '../common/errors/problem.exception';
 import { ErrorCode } from '../common/errors/error-codes';
 import { ListQuery } from '../common/pagination/list-query';
-import { MembersRepository } from '../members/members.repository';
 import { MembersService } from '../members/members.service';
-import { StatesSeedRepository } from '../states/states.repository';
+import { StatesService } from '../states/states.service';
 import { changeEvent } from '../webhooks/webhook-events';
 import { WebhookOutbox } from '../webhooks/webhook-outbox';
 import { CreateProjectDto, ProjectDto, ProjectSummaryDto, UpdateProjectDto } from './projects.dto';
@@ -41,9 +41,8 @@ export class ProjectsService {
   constructor(
     private readonly ds: DataSource,
     private readonly repo: ProjectsRepository,
-    private readonly members: MembersRepository,
     private readonly membersService: MembersService,
-    private readonly states: StatesSeedRepository,
+    private readonly states: StatesService,
     private readonly audit: AuditService,
     private readonly summaries: ProjectSummaryRepository,
     private readonly outbox: WebhookOutbox,
@@ -83,20 +82,9 @@ export class ProjectsService {
   async create(ctx: WorkspaceContext, dto: CreateProjectDto, m?: EntityManager): Promise<ProjectDto> {
     const run = async (tx: EntityManager) => {
       const ws = ctx.workspace.id;
-      const name = this.nonBlankName(dto.name);
-      let identifier = (dto.identifier ?? deriveIdentifier(name)).toUpperCase();
-      if (await this.repo.nameTaken(ws, name, null, tx))
-        throw ProblemException.conflict(`A project named "${name}" already exists in this workspace.`);
-      if (dto.identifier === undefined) {
-        await this.repo.lockIdentifierDerivation(ws, tx);
-        const base = identifier;
-        for (let n = 2; await this.repo.identifierTaken(ws, identifier, null, tx); n++)
-          identifier = `${base.slice(0, 10)}${n}`;
-      } else if (await this.repo.identifierTaken(ws, identifier, null, tx)) {
-        throw ProblemException.conflict(
-          `The identifier "${identifier}" is already used by another project in this workspace.`,
-        );
-      }
+      const name = cleanName(dto.name, 'name', 'name should not be empty or blank');
+      await assertNameFree(this.repo.nameTaken(ws, name, null, tx), 'project', name, 'in this workspace');
+      const identifier = await this.freeIdentifier(ws, name, dto.identifier, tx);
       const wsRoles = await this.assertWorkspaceMembers(ws, dto, tx);
       const row = await this.repo.insert(ws, { ...this.writable(dto), name, identifier }, ctx.principal.userId, tx);
       const roles = new Map<string, string>([[ctx.principal.userId, ProjectRole.Admin]]);
@@ -113,30 +101,16 @@ export class ProjectsService {
       }
       const memberships: string[] = [];
       for (const [userId, role] of roles)
-        memberships.push(await this.members.insertProjectMember(ws, row.id, userId, role, ctx.principal.userId, tx));
+        memberships.push(
+          await this.membersService.insertProjectMember(ws, row.id, userId, role, ctx.principal.userId, tx),
+        );
       await this.states.seedDefaults(tx, ws, row.id, ctx.principal.userId);
       await this.audit.record(tx, ctx, {
         ...this.target(ws, row),
         event_name: 'project.created',
         new_value: { name: row.name, identifier: row.identifier },
       });
-      // The implicit memberships (creator, lead, default assignee) are audited like any other addition.
-      const added = [];
-      for (const id of memberships) {
-        const member = (await this.members.getProjectMember(ws, row.id, id, tx))!;
-        added.push(
-          this.membersService.projectMemberEvent(
-            ws,
-            row.id,
-            'project_member.added',
-            member,
-            undefined,
-            { role: member.role },
-            'project_created',
-          ),
-        );
-      }
-      await this.audit.recordMany(tx, ctx, added);
+      await this.recordImplicitMemberships(tx, ctx, row.id, memberships);
       const out = mapProject(row);
       await this.outbox.record(tx, changeEvent(ctx, 'project.created', out));
       return out;
@@ -152,6 +126,51 @@ export class ProjectsService {
         this.uniqueConflict(e);
       }
     }
+  }
+
+  /**
+   * The identifier a new project gets: the one sent (409 if taken), or one derived from the name, numbered
+   * until free (under a lock of the workspace's derivations).
+   */
+  private async freeIdentifier(ws: string, name: string, sent: string | undefined, tx: EntityManager): Promise<string> {
+    let identifier = (sent ?? deriveIdentifier(name)).toUpperCase();
+    if (sent === undefined) {
+      await this.repo.lockIdentifierDerivation(ws, tx);
+      const base = identifier;
+      for (let n = 2; await this.repo.identifierTaken(ws, identifier, null, tx); n++)
+        identifier = `${base.slice(0, 10)}${n}`;
+    } else if (await this.repo.identifierTaken(ws, identifier, null, tx)) {
+      throw ProblemException.conflict(
+        `The identifier "${identifier}" is already used by another project in this workspace.`,
+      );
+    }
+    return identifier;
+  }
+
+  /** The implicit memberships of a create (creator, lead, default assignee) are audited like any other addition. */
+  private async recordImplicitMemberships(
+    tx: EntityManager,
+    ctx: WorkspaceContext,
+    projectId: string,
+    memberships: string[],
+  ): Promise<void> {
+    const ws = ctx.workspace.id;
+    const added = [];
+    for (const id of memberships) {
+      const member = (await this.membersService.projectMemberRow(ws, projectId, id, tx))!;
+      added.push(
+        this.membersService.projectMemberEvent(
+          ws,
+          projectId,
+          'project_member.added',
+          member,
+          undefined,
+          { role: member.role },
+          'project_created',
+        ),
+      );
+    }
+    await this.audit.recordMany(tx, ctx, added);
   }
 
   /**
@@ -188,9 +207,13 @@ export class ProjectsService {
           throw ProblemException.notFound('Project');
         const v = this.writable(dto);
         if (dto.name !== undefined) {
-          v.name = this.nonBlankName(dto.name);
-          if (await this.repo.nameTaken(ws, v.name, ctx.project.id, tx))
-            throw ProblemException.conflict(`A project named "${v.name}" already exists in this workspace.`);
+          v.name = cleanName(dto.name, 'name', 'name should not be empty or blank');
+          await assertNameFree(
+            this.repo.nameTaken(ws, v.name, ctx.project.id, tx),
+            'project',
+            v.name,
+            'in this workspace',
+          );
         }
         if (dto.identifier !== undefined) {
           v.identifier = dto.identifier.toUpperCase();
@@ -291,13 +314,6 @@ export class ProjectsService {
     };
   }
 
-  /** Names are trimmed; a blank one is refused like a missing one (400 naming `name`). */
-  private nonBlankName(raw: string): string {
-    const name = raw.trim();
-    if (!name) throw ProblemException.validation('name', 'name should not be empty or blank');
-    return name;
-  }
-
   /**
    * A unique violation that slipped past the checks above (two concurrent creates or renames) is the
    * same 409 the checks give, with the same wording; other errors pass through unchanged.
@@ -355,7 +371,7 @@ export class ProjectsService {
       const userId = dto[f]!.toLowerCase();
       const wsRole = wsRoles.get(userId);
       const membership = wsRole
-        ? await this.members.projectMemberByUser(ctx.workspace.id, ctx.project.id, userId, tx)
+        ? await this.membersService.projectMemberByUser(ctx.workspace.id, ctx.project.id, userId, tx)
         : null;
       if (f === 'project_lead_id') {
         if (!membership) throw ProblemException.validation(f, 'Must be the user id of a member of this project.');

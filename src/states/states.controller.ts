@@ -1,27 +1,20 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
-import {
-  ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext } from '../common/auth/request-context';
 import { ProjectRole } from '../common/auth/roles';
-import { UuidParam } from '../common/http/params';
+import { UuidParam, ApiSlugParam, ApiUuidParam } from '../common/http/params';
 import { ApiProblemResponses } from '../common/openapi/problem-responses';
 import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
 import { ListParams, ListQuery } from '../common/pagination/list-query';
 import { CreateStateDto, StateDto, UpdateStateDto } from './states.dto';
-import { STATE_LIST } from './states.repository';
+import { STATE_LIST } from './states.queries';
 import { StatesService } from './states.service';
 import { Versioned } from '../common/http/conditional';
 
 @ApiTags('states')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
-@ApiParam({ name: 'project_id', format: 'uuid' })
+@ApiSlugParam()
+@ApiUuidParam('project_id')
 @Controller('api/v2/workspaces/:slug/projects/:project_id/states')
 export class StatesController {
   constructor(private readonly states: StatesService) {}
@@ -56,7 +49,7 @@ export class StatesController {
   @Get(':pk')
   @Authenticated({ scope: 'projects.states:read', project: ProjectRole.Guest })
   @ApiOperation({ operationId: 'states_get', summary: 'Get a state' })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: StateDto })
   @ApiProblemResponses(400, 404)
   get(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string) {
@@ -71,7 +64,7 @@ export class StatesController {
     summary: 'Update a state (partial)',
     description: '`is_triage` is read-only. `is_default: true` demotes the previous default.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: StateDto })
   @ApiProblemResponses(400, 404, [409, '`conflict`: the name is already used in the project'])
   update(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string, @Body() body: UpdateStateDto) {
@@ -88,7 +81,7 @@ export class StatesController {
     description:
       'Refused for the default state and for a state that still holds work items; work items are never moved.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(400, 404, [
     409,

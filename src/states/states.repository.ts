@@ -1,10 +1,10 @@
+import { STATE_LIST } from './states.queries';
 import { Injectable } from '@nestjs/common';
+import { PartialUpdate, runPartialUpdate } from '../common/database/partial-update';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
-import { ListSpec, nameFilter } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
-import { STATE_GROUPS } from './state.entity';
 import { StateRow } from './states.mapper';
 
 /** The states every new project starts with: one per group, Backlog the default. */
@@ -35,24 +35,6 @@ export class StatesSeedRepository {
   }
 }
 
-export const STATE_LIST: ListSpec = {
-  filters: [
-    nameFilter('s.name'),
-    { name: 'group', type: 'enum', ops: ['eq', 'in'], values: STATE_GROUPS, column: 's."group"' },
-    { name: 'is_default', type: 'bool', ops: ['eq'], column: 's.is_default' },
-    { name: 'external_id', type: 'string', ops: ['eq'], column: 's.external_id' },
-    { name: 'external_source', type: 'string', ops: ['eq'], column: 's.external_source' },
-  ],
-  search: ['s.name'],
-  orderings: {
-    sequence: { expr: 's.sequence', cursor: false },
-    created_at: { expr: 's.created_at', cursor: true, cast: 'timestamptz' },
-    id: { expr: 's.id', cursor: true, cast: 'uuid' },
-  },
-  defaultOrder: 'sequence',
-  idExpr: 's.id',
-};
-
 const COLS = `s.id, s.name, s.description, s.color, s."group", s.sequence, s.is_default, s.is_triage,
   s.external_id, s.external_source, s.created_at, s.created_by_id`;
 
@@ -71,6 +53,22 @@ export interface StateWrite {
 }
 
 /** States of a project: reads, writes and the checks behind the two delete refusals. */
+/** The columns a state PATCH writes (the allow-list of its partial update). */
+const STATE_UPDATE: PartialUpdate<StateWrite> = {
+  table: 'states',
+  where: 'id = $1',
+  columns: {
+    name: {},
+    color: {},
+    group: {},
+    description: { nullAs: '' },
+    sequence: {},
+    is_default: {},
+    external_id: {},
+    external_source: {},
+  },
+};
+
 @Injectable()
 export class StatesRepository {
   constructor(private readonly ds: DataSource) {}
@@ -159,14 +157,7 @@ export class StatesRepository {
   }
 
   async update(id: string, v: StateWrite, db: Queryable): Promise<void> {
-    const sets: string[] = [];
-    const p = new SqlParams([id]);
-    for (const [k, val] of Object.entries(v)) {
-      if (val === undefined) continue;
-      sets.push(`"${k}" = ${p.add(k === 'description' && val === null ? '' : val)}`);
-    }
-    if (!sets.length) return;
-    await db.query(`UPDATE states SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`, p.values);
+    await runPartialUpdate(db, STATE_UPDATE, v, new SqlParams([id]));
   }
 
   /**

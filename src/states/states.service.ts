@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
+import { assertNameFree, cleanName } from '../common/names/names';
 import { DataSource } from 'typeorm';
 import { ProjectContext } from '../common/auth/request-context';
 import { ProblemException } from '../common/errors/problem.exception';
 import { ListQuery } from '../common/pagination/list-query';
 import { CreateStateDto, StateDto, UpdateStateDto } from './states.dto';
 import { mapState } from './states.mapper';
-import { StatesRepository, StateWrite } from './states.repository';
+import { StatesRepository, StatesSeedRepository, StateWrite } from './states.repository';
 import { assertExternalPairFree } from '../common/database/external-pair';
 
 /** States of a project (gap-reference 3.3): exactly one default, protected deletes. */
@@ -14,7 +15,13 @@ export class StatesService {
   constructor(
     private readonly ds: DataSource,
     private readonly repo: StatesRepository,
+    private readonly seeds: StatesSeedRepository,
   ) {}
+
+  /** Seeds the default states of a new project inside the project create's transaction. */
+  seedDefaults(...args: Parameters<StatesSeedRepository['seedDefaults']>) {
+    return this.seeds.seedDefaults(...args);
+  }
 
   async list(ctx: ProjectContext, q: ListQuery) {
     const { rows, envelope } = await this.repo.list(ctx.workspace.id, ctx.project.id, q);
@@ -30,9 +37,9 @@ export class StatesService {
   async create(ctx: ProjectContext, dto: CreateStateDto): Promise<StateDto> {
     return this.ds.transaction(async (tx) => {
       const projectId = ctx.project.id;
-      const name = this.cleanName(dto.name);
+      const name = cleanName(dto.name);
       await this.repo.lockProjectStates(projectId, tx);
-      if (await this.repo.nameTaken(projectId, name, null, tx)) throw this.nameConflict(name);
+      await assertNameFree(this.repo.nameTaken(projectId, name, null, tx), 'state', name);
       await assertExternalPairFree(tx, 'states', { workspaceId: ctx.workspace.id, projectId }, dto, null);
       const isDefault = dto.is_default === true;
       if (isDefault) await this.repo.clearDefault(projectId, tx);
@@ -63,8 +70,8 @@ export class StatesService {
       await assertExternalPairFree(tx, 'states', { workspaceId: ctx.workspace.id, projectId }, dto, current);
       const v: StateWrite = { ...this.writable(dto), color: dto.color, group: dto.group, sequence: dto.sequence };
       if (dto.name !== undefined) {
-        v.name = this.cleanName(dto.name);
-        if (await this.repo.nameTaken(projectId, v.name, id, tx)) throw this.nameConflict(v.name);
+        v.name = cleanName(dto.name);
+        await assertNameFree(this.repo.nameTaken(projectId, v.name, id, tx), 'state', v.name);
       }
       if (dto.is_default === false && current.is_default) {
         throw ProblemException.validation(
@@ -94,16 +101,6 @@ export class StatesService {
       }
       await this.repo.softDelete(id, tx);
     });
-  }
-
-  private cleanName(raw: string): string {
-    const name = raw.trim();
-    if (!name) throw ProblemException.validation('name', 'name should not be empty');
-    return name;
-  }
-
-  private nameConflict(name: string): ProblemException {
-    return ProblemException.conflict(`A state named "${name}" already exists in this project.`);
   }
 
   private writable(dto: CreateStateDto | UpdateStateDto): StateWrite {

@@ -5,7 +5,7 @@ import { Ctx, ProjectContext } from '../common/auth/request-context';
 import { ProjectRole, WORK_ITEM_READER } from '../common/auth/roles';
 import { UuidParam, WorkItemIdParam } from '../common/http/params';
 import { CreateCommentDto, UpdateCommentDto } from '../comments/comments.dto';
-import { COMMENT_LIST } from '../comments/comments.repository';
+import { COMMENT_LIST } from '../comments/comments.queries';
 import { CommentsService } from '../comments/comments.service';
 import { V1ListParams, v1List, V1Page } from './v1-list';
 import { asV2Body } from './v1-shape';

@@ -12,7 +12,7 @@ import {
   UpdateEstimateDto,
   UpdateEstimatePointDto,
 } from '../estimates/estimates.dto';
-import { ESTIMATE_LIST, POINT_LIST } from '../estimates/estimates.repository';
+import { ESTIMATE_LIST, POINT_LIST } from '../estimates/estimates.queries';
 import { EstimatesService } from '../estimates/estimates.service';
 import { everyRow } from './v1-list';
 import { asV2Body, fromV1 } from './v1-shape';

@@ -5,7 +5,7 @@ import { Ctx, ProjectContext, RequestContext, WorkspaceContext } from '../common
 import { ProjectRole, WorkspaceRole } from '../common/auth/roles';
 import { ProblemException } from '../common/errors/problem.exception';
 import { MemberDto } from '../members/members.dto';
-import { MEMBER_LIST } from '../members/members.repository';
+import { MEMBER_LIST } from '../members/members.queries';
 import { MembersService } from '../members/members.service';
 import { everyRow, V1ListParams, v1List, V1Page } from './v1-list';
 import { V1RecordsRepository, V1UserNames } from './v1-records.repository';

@@ -8,7 +8,7 @@ import { UpdateProjectFeaturesDto, UpdateWorkspaceFeaturesDto } from '../feature
 import { EstimatesService } from '../estimates/estimates.service';
 import { FeaturesService } from '../features/features.service';
 import { CreateProjectDto, UpdateProjectDto } from '../projects/projects.dto';
-import { PROJECT_LIST } from '../projects/projects.repository';
+import { PROJECT_LIST } from '../projects/projects.queries';
 import { ProjectsService } from '../projects/projects.service';
 import { V1ListParams, v1List, V1Page } from './v1-list';
 import { asV2Body, fromV1 } from './v1-shape';

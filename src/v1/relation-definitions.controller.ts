@@ -8,7 +8,7 @@ import {
   CreateRelationDefinitionDto,
   UpdateRelationDefinitionDto,
 } from '../work-item-relations/relation-definitions.dto';
-import { DEFINITION_LIST } from '../work-item-relations/relation-definitions.repository';
+import { DEFINITION_LIST } from '../work-item-relations/relation-definitions.queries';
 import { RelationDefinitionsService } from '../work-item-relations/relation-definitions.service';
 import { everyRow, V1ListParams, V1Page } from './v1-list';
 import { asV2Body } from './v1-shape';

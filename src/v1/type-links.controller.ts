@@ -5,7 +5,7 @@ import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext, WorkspaceContext } from '../common/auth/request-context';
 import { ProjectRole, WorkspaceRole } from '../common/auth/roles';
 import { UuidParam } from '../common/http/params';
-import { TYPE_PROPERTY_LIST } from '../work-item-properties/work-item-properties.repository';
+import { TYPE_PROPERTY_LIST } from '../work-item-properties/work-item-properties.queries';
 import { TypePropertiesService } from '../work-item-types/type-properties.service';
 import { TypeModeGuard, TypeSurface } from '../work-item-types/type-surface';
 import { AttachPropertiesDto, ImportWorkItemTypesDto } from '../work-item-types/work-item-types.dto';

@@ -2,19 +2,19 @@ import { Injectable, UseGuards } from '@nestjs/common';
 import { ProjectContext, WorkspaceContext } from '../common/auth/request-context';
 import { ProjectRole, WorkspaceRole } from '../common/auth/roles';
 import { CreatePropertyOptionDto, UpdatePropertyOptionDto } from '../work-item-properties/property-options.dto';
-import { OPTION_LIST } from '../work-item-properties/property-options.repository';
+import { OPTION_LIST } from '../work-item-properties/property-options.queries';
 import { PropertyOptionsService } from '../work-item-properties/property-options.service';
 import {
   CreateWorkItemPropertyDto,
   UpdateWorkItemPropertyDto,
   WorkItemPropertyDto,
 } from '../work-item-properties/work-item-properties.dto';
-import { PROPERTY_LIST, TYPE_PROPERTY_LIST } from '../work-item-properties/work-item-properties.repository';
+import { PROPERTY_LIST, TYPE_PROPERTY_LIST } from '../work-item-properties/work-item-properties.queries';
 import { WorkItemPropertiesService } from '../work-item-properties/work-item-properties.service';
 import { TypePropertiesService } from '../work-item-types/type-properties.service';
 import { TypeModeGuard, TypeSurface, TypeSurfaceKind } from '../work-item-types/type-surface';
 import { CreateWorkItemTypeDto, UpdateWorkItemTypeDto } from '../work-item-types/work-item-types.dto';
-import { TYPE_LIST } from '../work-item-types/work-item-types.repository';
+import { TYPE_LIST } from '../work-item-types/work-item-types.queries';
 import { projectOwner, workspaceOwner, WorkItemTypesService } from '../work-item-types/work-item-types.service';
 import { v1CrudController } from './v1-crud';
 import { V1_RECORDS } from './v1-responses';

@@ -70,6 +70,46 @@ export interface V1CrudSpec<S, C, U, X = ProjectContext> {
   writeGate?: () => MethodDecorator;
 }
 
+type Params = Record<string, string>;
+
+/** The operation id of a v1 CRUD route: `v1_[workspace_]<path without parent ids>_<id>`. */
+function operationId(spec: { path: string; level?: 'project' | 'workspace' }, id: string): string {
+  const slug = spec.path.replace(/\/:[a-z_]+/g, '').replace(/[-/]/g, '_');
+  return `v1_${spec.level === 'workspace' ? 'workspace_' : ''}${slug}_${id}`;
+}
+
+/**
+ * The decorators of one v1 CRUD route, applied as the stacked form `@Authenticated @gate @ApiOperation @V1Returns`
+ * was (bottom first): the v2 route's rule (a write adds the resource's gate), the operation id, v1's response.
+ */
+function route<S, C, U, X>(
+  spec: V1CrudSpec<S, C, U, X>,
+  id: string,
+  access: 'read' | 'write',
+  returns: Parameters<typeof V1Returns>[0],
+): MethodDecorator {
+  const gate = access === 'write' && spec.writeGate ? [spec.writeGate()] : [];
+  const rule = Authenticated(access === 'read' ? spec.read : spec.write);
+  return applyDecorators(V1Returns(returns), ApiOperation({ operationId: operationId(spec, id) }), ...gate, rule);
+}
+
+/** A v1 list page (or, `wholeList`, every row at once as an array) of the v2 service's list, in v1's shapes. */
+async function listPage<C, U, X extends WorkspaceContext>(
+  spec: V1CrudSpec<unknown, C, U, X>,
+  ops: V1CrudOps<C, U, X>,
+  shape: V1Shaper,
+  ctx: X,
+  page: V1Page,
+) {
+  if (spec.wholeList) {
+    const rows = await everyRow(spec.list, (q) => ops.list(ctx, { ...q, filters: page.query.filters }));
+    return shape.many(spec.table, ctx, rows, spec.shapeOut);
+  }
+  const env = await ops.list(ctx, page.query);
+  const rows = await shape.many(spec.table, ctx, env.data, spec.shapeOut);
+  return v1List({ ...env, data: rows }, page, (r) => r);
+}
+
 /**
  * The v1 CRUD routes of a project resource (list, create, retrieve, PATCH and PUT, delete), each a call of the v2
  * service under the v2 route's own rule: only the request and response shapes are v1's.
@@ -77,12 +117,9 @@ export interface V1CrudSpec<S, C, U, X = ProjectContext> {
 export function v1CrudController<S, C, U, X extends WorkspaceContext = ProjectContext>(
   spec: V1CrudSpec<S, C, U, X>,
 ): Type<unknown> {
-  const slug = spec.path.replace(/\/:[a-z_]+/g, '').replace(/[-/]/g, '_');
-  const op = (id: string) =>
-    ApiOperation({ operationId: `v1_${spec.level === 'workspace' ? 'workspace_' : ''}${slug}_${id}` });
   const parentNames = [...spec.path.matchAll(/:([a-z_]+)/g)].map((m) => m[1]);
   const base = spec.level === 'workspace' ? 'api/v1/workspaces/:slug' : 'api/v1/workspaces/:slug/projects/:project_id';
-  const gate: MethodDecorator = spec.writeGate ? spec.writeGate() : () => undefined;
+  const one = { record: spec.record };
   @applyDecorators(...(spec.classGuards ?? []))
   @ApiTags(`v1 ${spec.path}`)
   @Controller(`${base}/${spec.path}`)
@@ -93,82 +130,47 @@ export function v1CrudController<S, C, U, X extends WorkspaceContext = ProjectCo
     ) {}
 
     /** The v2 calls for this request's parent ids (each a UUID, else 400 naming it). */
-    ops(params: Record<string, string>): V1CrudOps<C, U, X> {
+    ops(params: Params): V1CrudOps<C, U, X> {
       const parents = Object.fromEntries(parentNames.map((n) => [n, assertUuid(params[n], n)]));
       return spec.ops(this.service, parents);
     }
 
     @Get()
-    @Authenticated(spec.read)
-    @op('list')
-    @V1Returns({ record: spec.record, list: spec.wholeList ? 'array' : 'page' })
-    async list(@Ctx() ctx: X, @Param() params: Record<string, string>, @V1ListParams(spec.list) page: V1Page) {
-      const ops = this.ops(params);
-      if (spec.wholeList) {
-        const rows = await everyRow(spec.list, (q) => ops.list(ctx, { ...q, filters: page.query.filters }));
-        return this.shape.many(spec.table, ctx, rows, spec.shapeOut);
-      }
-      const env = await ops.list(ctx, page.query);
-      const rows = await this.shape.many(spec.table, ctx, env.data, spec.shapeOut);
-      return v1List({ ...env, data: rows }, page, (r) => r);
+    @route(spec, 'list', 'read', { record: spec.record, list: spec.wholeList ? 'array' : 'page' })
+    list(@Ctx() ctx: X, @Param() params: Params, @V1ListParams(spec.list) page: V1Page) {
+      return listPage(spec as V1CrudSpec<unknown, C, U, X>, this.ops(params), this.shape, ctx, page);
     }
 
     @Post()
-    @Authenticated(spec.write)
-    @gate
-    @op('create')
-    @V1Returns({ record: spec.record })
-    async create(@Ctx() ctx: X, @Param() params: Record<string, string>, @Body() body: unknown) {
-      const ops = this.ops(params);
+    @route(spec, 'create', 'write', one)
+    async create(@Ctx() ctx: X, @Param() params: Params, @Body() body: unknown) {
       const dto = await asV2Body(spec.createDto, fromV1(body, spec.bodyIn));
-      return this.shape.one(spec.table, ctx, await ops.create(ctx, dto), spec.shapeOut);
+      return this.shape.one(spec.table, ctx, await this.ops(params).create(ctx, dto), spec.shapeOut);
     }
 
     @Get(':pk')
-    @Authenticated(spec.read)
-    @op('get')
-    @V1Returns({ record: spec.record })
-    async get(@Ctx() ctx: X, @Param() params: Record<string, string>, @UuidParam('pk') pk: string) {
+    @route(spec, 'get', 'read', one)
+    async get(@Ctx() ctx: X, @Param() params: Params, @UuidParam('pk') pk: string) {
       return this.shape.one(spec.table, ctx, await this.ops(params).get(ctx, pk), spec.shapeOut);
     }
 
     @Patch(':pk')
-    @Authenticated(spec.write)
-    @gate
-    @op('update')
-    @V1Returns({ record: spec.record })
-    async update(
-      @Ctx() ctx: X,
-      @Param() params: Record<string, string>,
-      @UuidParam('pk') pk: string,
-      @Body() body: unknown,
-    ) {
-      const ops = this.ops(params);
+    @route(spec, 'update', 'write', one)
+    async update(@Ctx() ctx: X, @Param() params: Params, @UuidParam('pk') pk: string, @Body() body: unknown) {
       const dto = await asV2Body(spec.updateDto, fromV1(body, spec.bodyIn));
-      return this.shape.one(spec.table, ctx, await ops.update(ctx, pk, dto), spec.shapeOut);
+      return this.shape.one(spec.table, ctx, await this.ops(params).update(ctx, pk, dto), spec.shapeOut);
     }
 
     @Put(':pk')
-    @Authenticated(spec.write)
-    @gate
-    @op('replace')
-    @V1Returns({ record: spec.record })
-    replace(
-      @Ctx() ctx: X,
-      @Param() params: Record<string, string>,
-      @UuidParam('pk') pk: string,
-      @Body() body: unknown,
-    ) {
+    @route(spec, 'replace', 'write', one)
+    replace(@Ctx() ctx: X, @Param() params: Params, @UuidParam('pk') pk: string, @Body() body: unknown) {
       return this.update(ctx, params, pk, body);
     }
 
     @Delete(':pk')
     @HttpCode(204)
-    @Authenticated(spec.write)
-    @gate
-    @op('delete')
-    @V1Returns({})
-    async remove(@Ctx() ctx: X, @Param() params: Record<string, string>, @UuidParam('pk') pk: string): Promise<void> {
+    @route(spec, 'delete', 'write', {})
+    async remove(@Ctx() ctx: X, @Param() params: Params, @UuidParam('pk') pk: string): Promise<void> {
       await this.ops(params).remove(ctx, pk);
     }
   }

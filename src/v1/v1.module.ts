@@ -6,6 +6,7 @@ import type { AppConfig } from '../common/config/config';
 import { CommentsModule } from '../comments/comments.module';
 import { CyclesModule } from '../cycles/cycles.module';
 import { EstimatesModule } from '../estimates/estimates.module';
+import { FeaturesCoreModule } from '../features/features-core.module';
 import { FeaturesModule } from '../features/features.module';
 import { WorkflowsModule } from '../workflows/workflows.module';
 import { WorkItemTypesModule } from '../work-item-types/work-item-types.module';
@@ -81,6 +82,7 @@ import { V1WorkItemShaper } from './work-items.mapper';
     WorkItemsModule,
     CommentsModule,
     FeaturesModule,
+    FeaturesCoreModule,
     EstimatesModule,
     WorkflowsModule,
     WorkItemTypesModule,

@@ -4,7 +4,7 @@ import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext } from '../common/auth/request-context';
 import { WORK_ITEM_READER } from '../common/auth/roles';
 import { UuidParam, WorkItemIdParam } from '../common/http/params';
-import { ACTIVITY_LIST } from '../work-item-activities/work-item-activities.repository';
+import { ACTIVITY_LIST } from '../work-item-activities/work-item-activities.queries';
 import { WorkItemActivitiesService } from '../work-item-activities/work-item-activities.service';
 import { V1ListParams, v1List, V1Page } from './v1-list';
 import { V1Shaper } from './v1-shaper';

@@ -5,7 +5,7 @@ import { Ctx, ProjectContext } from '../common/auth/request-context';
 import { ProjectRole, WORK_ITEM_READER } from '../common/auth/roles';
 import { UuidParam, WorkItemIdParam } from '../common/http/params';
 import { CreateWorkItemLinkDto, UpdateWorkItemLinkDto } from '../work-item-links/work-item-links.dto';
-import { LINK_LIST } from '../work-item-links/work-item-links.repository';
+import { LINK_LIST } from '../work-item-links/work-item-links.queries';
 import { WorkItemLinksService } from '../work-item-links/work-item-links.service';
 import { V1ListParams, v1List, V1Page } from './v1-list';
 import { asV2Body } from './v1-shape';

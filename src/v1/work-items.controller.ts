@@ -9,7 +9,7 @@ import { WorkItemIdParam } from '../common/http/params';
 import { RawQuery } from '../common/pagination/list-query';
 import { ModulesService } from '../modules/modules.service';
 import { CreateWorkItemDto, UpdateWorkItemDto } from '../work-items/work-items.dto';
-import { WORK_ITEM_LIST, WORKSPACE_WORK_ITEM_LIST } from '../work-items/work-items.repository';
+import { WORK_ITEM_LIST, WORKSPACE_WORK_ITEM_LIST } from '../work-items/work-items.queries';
 import { WorkItemsService } from '../work-items/work-items.service';
 import { v1List, v1ListQuery } from './v1-list';
 import { asV2Body, fromV1 } from './v1-shape';

@@ -14,7 +14,7 @@ import {
   UpdateWorkflowTransitionDto,
   WorkflowTransitionDto,
 } from '../workflows/workflows.dto';
-import { TRANSITION_LIST, WORKFLOW_LIST, WORKFLOW_STATE_LIST } from '../workflows/workflows.repository';
+import { TRANSITION_LIST, WORKFLOW_LIST, WORKFLOW_STATE_LIST } from '../workflows/workflows.queries';
 import { WorkflowsService } from '../workflows/workflows.service';
 import { everyRow } from './v1-list';
 import { asV2Body } from './v1-shape';

@@ -40,6 +40,27 @@ function guardedLookup(allow: AllowList): LookupFunction {
   };
 }
 
+/** Reads at most RESPONSE_BODY_LIMIT bytes of an answer, then reports it (status, headers, body) to `done`. */
+function readAnswer(res: http.IncomingMessage, done: (r: Omit<PostResult, 'durationMs'>) => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const finish = () => {
+    done({
+      status: res.statusCode,
+      responseHeaders: JSON.stringify(res.headers),
+      responseBody: Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT).toString('utf8'),
+    });
+    res.destroy();
+  };
+  res.on('data', (c: Buffer) => {
+    if (size < RESPONSE_BODY_LIMIT) chunks.push(c);
+    size += c.length;
+    if (size >= RESPONSE_BODY_LIMIT) finish();
+  });
+  res.on('end', finish);
+  res.on('error', finish);
+}
+
 /**
  * POSTs `body` once: no redirects followed (a 3xx is an answer like any other), the whole exchange bounded by
  * `timeoutMs`, at most RESPONSE_BODY_LIMIT bytes of the answer read. The destination's address is checked when
@@ -77,25 +98,7 @@ export function postOnce(
         lookup: guardedLookup(allow),
         agent: false,
       },
-      (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        const finish = () => {
-          done({
-            status: res.statusCode,
-            responseHeaders: JSON.stringify(res.headers),
-            responseBody: Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT).toString('utf8'),
-          });
-          res.destroy();
-        };
-        res.on('data', (c: Buffer) => {
-          if (size < RESPONSE_BODY_LIMIT) chunks.push(c);
-          size += c.length;
-          if (size >= RESPONSE_BODY_LIMIT) finish();
-        });
-        res.on('end', finish);
-        res.on('error', finish);
-      },
+      (res) => readAnswer(res, done),
     );
     const timer = setTimeout(() => {
       done({ error: `timed out after ${timeoutMs} ms` });

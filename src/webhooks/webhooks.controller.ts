@@ -1,28 +1,21 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
-import {
-  ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, WorkspaceContext } from '../common/auth/request-context';
 import { WorkspaceRole } from '../common/auth/roles';
-import { UuidParam } from '../common/http/params';
+import { ApiSlugParam, ApiUuidParam, UuidParam } from '../common/http/params';
 import { ApiProblemResponses } from '../common/openapi/problem-responses';
 import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
 import { ListParams, ListQuery } from '../common/pagination/list-query';
 import { CreateWebhookDto, UpdateWebhookDto, WebhookDto, WebhookLogDto, WebhookWithSecretDto } from './webhooks.dto';
-import { WEBHOOK_LIST, WEBHOOK_LOG_LIST } from './webhooks.repository';
+import { WEBHOOK_LIST, WEBHOOK_LOG_LIST } from './webhooks.queries';
 import { WebhooksService } from './webhooks.service';
 
 const READ = { scope: 'webhooks:read', workspace: WorkspaceRole.Admin } as const;
 const WRITE = { scope: 'webhooks:write', workspace: WorkspaceRole.Admin } as const;
 
 @ApiTags('webhooks')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
+@ApiSlugParam()
 @Controller('api/v2/workspaces/:slug/webhooks')
 export class WebhooksController {
   constructor(private readonly webhooks: WebhooksService) {}
@@ -53,7 +46,7 @@ export class WebhooksController {
   @Get(':pk')
   @Authenticated(READ)
   @ApiOperation({ operationId: 'webhooks_retrieve', summary: 'Get a webhook (without its secret)' })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: WebhookDto })
   @ApiProblemResponses(400, 404)
   get(@Ctx() ctx: WorkspaceContext, @UuidParam('pk') pk: string) {
@@ -67,7 +60,7 @@ export class WebhooksController {
     summary: 'Update a webhook (partial)',
     description: 'Setting is_active true turns a webhook the service disabled on again and forgets its failures.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: WebhookDto })
   @ApiProblemResponses(400, 404)
   update(@Ctx() ctx: WorkspaceContext, @UuidParam('pk') pk: string, @Body() body: UpdateWebhookDto) {
@@ -82,7 +75,7 @@ export class WebhooksController {
     summary: 'Delete a webhook',
     description: 'Its pending deliveries and its logs go with it.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(400, 404)
   async remove(@Ctx() ctx: WorkspaceContext, @UuidParam('pk') pk: string): Promise<void> {
@@ -97,7 +90,7 @@ export class WebhooksController {
     summary: 'Replace the signing secret',
     description: 'Returns the new `secret_key` once; the old one stops signing at once.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: WebhookWithSecretDto })
   @ApiProblemResponses(400, 404)
   regenerate(@Ctx() ctx: WorkspaceContext, @UuidParam('pk') pk: string) {
@@ -106,8 +99,8 @@ export class WebhooksController {
 }
 
 @ApiTags('webhook-logs')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
-@ApiParam({ name: 'webhook_id', format: 'uuid' })
+@ApiSlugParam()
+@ApiUuidParam('webhook_id')
 @Controller('api/v2/workspaces/:slug/webhook-logs/:webhook_id')
 export class WebhookLogsController {
   constructor(private readonly webhooks: WebhooksService) {}
@@ -132,7 +125,7 @@ export class WebhookLogsController {
   @Get(':pk')
   @Authenticated(READ)
   @ApiOperation({ operationId: 'webhook_logs_retrieve', summary: 'Get one delivery attempt' })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: WebhookLogDto })
   @ApiProblemResponses(400, 404)
   get(@Ctx() ctx: WorkspaceContext, @UuidParam('webhook_id') webhookId: string, @UuidParam('pk') pk: string) {

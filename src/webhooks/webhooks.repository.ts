@@ -1,40 +1,10 @@
+import { WEBHOOK_LIST, WEBHOOK_LOG_LIST } from './webhooks.queries';
+import { PartialUpdate, partialUpdateSql } from '../common/database/partial-update';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
-import { ListSpec } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
-
-export const WEBHOOK_LIST: ListSpec = {
-  filters: [
-    { name: 'is_active', type: 'bool', ops: ['eq'], column: 'w.is_active' },
-    { name: 'name', type: 'string', ops: ['eq'], column: 'w.name' },
-    { name: 'url', type: 'string', ops: ['eq'], column: 'w.url' },
-  ],
-  search: ['w.name', 'w.url'],
-  orderings: {
-    created_at: { expr: 'w.created_at', cursor: true, cast: 'timestamptz', immutable: true },
-    name: { expr: 'w.name', cursor: false },
-    id: { expr: 'w.id', cursor: true, cast: 'uuid', immutable: true },
-  },
-  defaultOrder: '-created_at',
-  idExpr: 'w.id',
-};
-
-export const WEBHOOK_LOG_LIST: ListSpec = {
-  filters: [
-    { name: 'event_type', type: 'string', ops: ['eq'], column: 'l.event_type' },
-    { name: 'event_id', type: 'uuid', ops: ['eq'], column: 'l.event_id' },
-    { name: 'status_text', type: 'string', ops: ['eq'], column: 'l.status_text' },
-    { name: 'created_after', type: 'datetime', ops: ['gte'], column: 'l.created_at' },
-  ],
-  orderings: {
-    created_at: { expr: 'l.created_at', cursor: true, cast: 'timestamptz', immutable: true },
-    id: { expr: 'l.id', cursor: true, cast: 'uuid', immutable: true },
-  },
-  defaultOrder: '-created_at',
-  idExpr: 'l.id',
-};
 
 const COLS = `w.id, w.workspace_id, w.name, w.url, w.is_active, w.content_type, w.scopes, w.version, w.created_at,
   w.updated_at, w.created_by_id`;
@@ -61,6 +31,15 @@ export interface WebhookWrite {
   scopes?: string[];
   version?: string;
 }
+
+/** A webhook PATCH: the fields sent (always a statement: it returns the row). */
+const WEBHOOK_UPDATE: PartialUpdate<WebhookWrite> = {
+  table: 'webhooks w',
+  columns: { name: {}, url: {}, is_active: {}, content_type: {}, scopes: {}, version: {} },
+  where: 'w.workspace_id = $1 AND w.id = $2',
+  returning: COLS,
+  always: true,
+};
 
 const LOG_COLS = `l.id, l.webhook_id, l.delivery_id, l.event_id, l.event_type, l.attempt, l.request_method, l.request_headers,
   l.request_body, l.response_status, l.response_headers, l.response_body, l.status_text, l.error_message, l.duration_ms,
@@ -135,16 +114,12 @@ export class WebhooksRepository {
 
   /** Applies the fields sent. Turning a webhook on again forgets its failing streak. */
   async update(workspaceId: string, id: string, v: WebhookWrite, db: Queryable): Promise<WebhookRow> {
+    const stamps = [
+      'updated_at = now()',
+      ...(v.is_active === true ? ['failing_since = NULL', 'disabled_at = NULL'] : []),
+    ];
     const p = new SqlParams([workspaceId, id]);
-    const sets = ['updated_at = now()'];
-    for (const k of ['name', 'url', 'is_active', 'content_type', 'scopes', 'version'] as const) {
-      if (v[k] !== undefined) sets.push(`${k} = ${p.add(v[k])}`);
-    }
-    if (v.is_active === true) sets.push('failing_since = NULL', 'disabled_at = NULL');
-    const [rows] = await db.query(
-      `UPDATE webhooks w SET ${sets.join(', ')} WHERE w.workspace_id = $1 AND w.id = $2 RETURNING ${COLS}`,
-      p.values,
-    );
+    const [rows] = await db.query(partialUpdateSql({ ...WEBHOOK_UPDATE, stamps }, v, p)!, p.values);
     return rows[0];
   }
 

@@ -1,22 +1,22 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Expandable, ExpandParam } from '../common/expand/expand';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext } from '../common/auth/request-context';
 import { WORK_ITEM_READER } from '../common/auth/roles';
-import { UuidParam, WorkItemIdParam } from '../common/http/params';
+import { ApiSlugParam, ApiUuidParam, UuidParam, WorkItemIdParam } from '../common/http/params';
 import { ApiProblemResponses } from '../common/openapi/problem-responses';
 import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
 import { ListParams, ListQuery } from '../common/pagination/list-query';
 import { WorkItemActivityDto } from './work-item-activities.dto';
 import { ACTIVITY_EXPANDS } from './work-item-activities.mapper';
-import { ACTIVITY_LIST } from './work-item-activities.repository';
+import { ACTIVITY_LIST } from './work-item-activities.queries';
 import { WorkItemActivitiesService } from './work-item-activities.service';
 
 @ApiTags('work-item-activities')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
-@ApiParam({ name: 'project_id', format: 'uuid' })
-@ApiParam({ name: 'work_item_id', format: 'uuid' })
+@ApiSlugParam()
+@ApiUuidParam('project_id')
+@ApiUuidParam('work_item_id')
 @Controller('api/v2/workspaces/:slug/projects/:project_id/work-items/:work_item_id/activities')
 export class WorkItemActivitiesController {
   constructor(private readonly activities: WorkItemActivitiesService) {}
@@ -45,7 +45,7 @@ export class WorkItemActivitiesController {
   @Get(':pk')
   @Authenticated({ scope: 'projects.work_items.activities:read', project: WORK_ITEM_READER })
   @ApiOperation({ operationId: 'activities_retrieve', summary: 'Get one history entry' })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @Expandable(ACTIVITY_EXPANDS)
   @ApiOkResponse({ type: WorkItemActivityDto })
   @ApiProblemResponses(400, 404)

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { UserRefDto } from '../users/user-ref';
-import { ACTIVITY_VERBS } from './work-item-activities.repository';
+import { ACTIVITY_VERBS } from './work-item-activities.queries';
 
 const NULLABLE_TEXT = { type: String, nullable: true } as const;
 const NULLABLE_UUID = { type: String, format: 'uuid', nullable: true } as const;

@@ -1,38 +1,10 @@
+import { ACTIVITY_LIST } from './work-item-activities.queries';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
-import { ListSpec } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { SqlParams } from '../common/pagination/sql-params';
 import { ActorColumns } from '../users/user-ref';
-
-export const ACTIVITY_VERBS = ['created', 'updated', 'deleted', 'archived', 'unarchived'] as const;
-
-/**
- * Every filter narrows one work item's history, which the list index (work_item_id, created_at, id) reads as one
- * range: the filters apply to that range's rows (docs/work-item-links-relations-history.md, plans).
- */
-export const ACTIVITY_LIST: ListSpec = {
-  filters: [
-    { name: 'actor_id', type: 'uuid', ops: ['eq', 'in'], column: 'a.actor_id' },
-    {
-      name: 'field',
-      type: 'string',
-      ops: ['eq', 'in', 'isnull'],
-      column: 'a.field',
-      description: 'The changed field (name, state, assignees, comment, link, relation, dependency, ...).',
-    },
-    { name: 'verb', type: 'enum', values: ACTIVITY_VERBS, ops: ['eq', 'in'], column: 'a.verb' },
-    { name: 'created_at', type: 'datetime', ops: ['gte', 'lte'], column: 'a.created_at' },
-  ],
-  search: ['a.field', 'a.old_value', 'a.new_value'],
-  orderings: {
-    created_at: { expr: 'a.created_at', cursor: true, cast: 'timestamptz', immutable: true },
-    id: { expr: 'a.id', cursor: true, cast: 'uuid', immutable: true },
-  },
-  defaultOrder: 'created_at',
-  idExpr: 'a.id',
-};
 
 const COLS = `a.id, a.work_item_id, a.verb, a.field, a.old_value, a.new_value, a.old_identifier_id, a.new_identifier_id,
   a.issue_comment_id, a.actor_id, a.epoch, a.created_at`;

@@ -1,31 +1,24 @@
 import { Versioned } from '../common/http/conditional';
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
-import {
-  ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext } from '../common/auth/request-context';
 import { ProjectRole, WORK_ITEM_READER } from '../common/auth/roles';
-import { UuidParam, WorkItemIdParam } from '../common/http/params';
+import { ApiSlugParam, ApiUuidParam, UuidParam, WorkItemIdParam } from '../common/http/params';
 import { ApiProblemResponses } from '../common/openapi/problem-responses';
 import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
 import { ListParams, ListQuery } from '../common/pagination/list-query';
 import { CreateWorkItemLinkDto, UpdateWorkItemLinkDto, WorkItemLinkDto } from './work-item-links.dto';
-import { LINK_LIST } from './work-item-links.repository';
+import { LINK_LIST } from './work-item-links.queries';
 import { WorkItemLinksService } from './work-item-links.service';
 
 const READ = { scope: 'projects.work_items.links:read', project: WORK_ITEM_READER } as const;
 const WRITE = { scope: 'projects.work_items.links:write', project: ProjectRole.Contributor } as const;
 
 @ApiTags('work-item-links')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
-@ApiParam({ name: 'project_id', format: 'uuid' })
-@ApiParam({ name: 'work_item_id', format: 'uuid' })
+@ApiSlugParam()
+@ApiUuidParam('project_id')
+@ApiUuidParam('work_item_id')
 @Controller('api/v2/workspaces/:slug/projects/:project_id/work-items/:work_item_id/links')
 export class WorkItemLinksController {
   constructor(private readonly links: WorkItemLinksService) {}
@@ -68,7 +61,7 @@ export class WorkItemLinksController {
     summary: 'Get a link',
     description: 'A link of another work item is 404.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: WorkItemLinkDto })
   @ApiProblemResponses(400, 404)
   get(@Ctx() ctx: ProjectContext, @WorkItemIdParam('work_item_id') workItemId: string, @UuidParam('pk') pk: string) {
@@ -79,7 +72,7 @@ export class WorkItemLinksController {
   @Patch(':pk')
   @Authenticated(WRITE)
   @ApiOperation({ operationId: 'links_partial_update', summary: 'Update a link (partial)' })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: WorkItemLinkDto })
   @ApiProblemResponses(400, 404, 409)
   update(
@@ -96,7 +89,7 @@ export class WorkItemLinksController {
   @HttpCode(204)
   @Authenticated(WRITE)
   @ApiOperation({ operationId: 'links_destroy', summary: 'Delete a link (soft)', description: 'Repeating is 404.' })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(400, 404)
   async remove(

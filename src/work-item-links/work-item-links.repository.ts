@@ -1,24 +1,10 @@
+import { PartialUpdate, runPartialUpdate } from '../common/database/partial-update';
+import { LINK_LIST } from './work-item-links.queries';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
-import { ListSpec } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
-
-/** Filters narrow one work item's links, one range of ix_work_item_links_list. */
-export const LINK_LIST: ListSpec = {
-  filters: [
-    { name: 'title', type: 'string', ops: ['eq'], column: 'l.title' },
-    { name: 'url', type: 'string', ops: ['eq'], column: 'l.url' },
-  ],
-  search: ['l.title', 'l.url'],
-  orderings: {
-    created_at: { expr: 'l.created_at', cursor: true, cast: 'timestamptz' },
-    id: { expr: 'l.id', cursor: true, cast: 'uuid' },
-  },
-  defaultOrder: 'created_at',
-  idExpr: 'l.id',
-};
 
 const COLS = `l.id, l.work_item_id, l.url, l.title, l.metadata, l.created_at, l.created_by_id`;
 const RETURNING = COLS.replace(/l\./g, '');
@@ -38,6 +24,15 @@ export interface LinkWrite {
   title?: string | null;
   metadata?: unknown;
 }
+
+/** A link PATCH: the fields sent; the caller is always recorded as the last editor. */
+const LINK_UPDATE: PartialUpdate<LinkWrite> = {
+  table: 'work_item_links',
+  columns: { url: {}, title: {}, metadata: { json: true } },
+  where: 'workspace_id = $1 AND id = $2',
+  stamps: ['updated_by_id = $3', 'updated_at = now()'],
+  always: true,
+};
 
 /** Every statement is scoped by workspace, project and work item. */
 @Injectable()
@@ -108,16 +103,7 @@ export class WorkItemLinksRepository {
 
   /** Applies the fields sent; the caller is recorded as the last editor (the history's actor). */
   async update(workspaceId: string, id: string, v: LinkWrite, userId: string, db: Queryable): Promise<void> {
-    const p = new SqlParams([workspaceId, id, userId]);
-    const sets: string[] = [];
-    for (const k of ['url', 'title', 'metadata'] as const) {
-      if (v[k] !== undefined) sets.push(`${k} = ${p.add(v[k])}`);
-    }
-    await db.query(
-      `UPDATE work_item_links SET ${[...sets, 'updated_by_id = $3', 'updated_at = now()'].join(', ')}
-        WHERE workspace_id = $1 AND id = $2`,
-      p.values,
-    );
+    await runPartialUpdate(db, LINK_UPDATE, v, new SqlParams([workspaceId, id, userId]));
   }
 
   async softDelete(workspaceId: string, id: string, userId: string, db: Queryable): Promise<void> {

@@ -1,27 +1,20 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, UseGuards } from '@nestjs/common';
-import {
-  ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext } from '../common/auth/request-context';
 import { ProjectRole } from '../common/auth/roles';
 import { IgnoresExpand } from '../common/expand/expand';
-import { UuidParam } from '../common/http/params';
+import { UuidParam, ApiSlugParam, ApiUuidParam } from '../common/http/params';
 import { ApiProblemResponses } from '../common/openapi/problem-responses';
 import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
 import { ListParams, ListQuery } from '../common/pagination/list-query';
 import { TypeModeGuard, TypeSurface } from '../work-item-types/type-surface';
 import { projectOwner } from '../work-item-types/work-item-types.service';
 import { CreatePropertyOptionDto, PropertyOptionDto, UpdatePropertyOptionDto } from './property-options.dto';
-import { OPTION_LIST } from './property-options.repository';
+import { OPTION_LIST } from './property-options.queries';
 import { PropertyOptionsService } from './property-options.service';
 import { CreateWorkItemPropertyDto, UpdateWorkItemPropertyDto, WorkItemPropertyDto } from './work-item-properties.dto';
-import { PROPERTY_LIST } from './work-item-properties.repository';
+import { PROPERTY_LIST } from './work-item-properties.queries';
 import { WorkItemPropertiesService } from './work-item-properties.service';
 import { Versioned } from '../common/http/conditional';
 
@@ -29,8 +22,8 @@ const READ = { scope: 'projects.work_item_properties:read', project: ProjectRole
 const WRITE = { scope: 'projects.work_item_properties:write', project: ProjectRole.Admin } as const;
 
 @ApiTags('work-item-properties')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
-@ApiParam({ name: 'project_id', format: 'uuid' })
+@ApiSlugParam()
+@ApiUuidParam('project_id')
 @UseGuards(TypeModeGuard)
 @Controller('api/v2/workspaces/:slug/projects/:project_id/work-item-properties')
 export class ProjectWorkItemPropertiesController {
@@ -74,7 +67,7 @@ export class ProjectWorkItemPropertiesController {
     summary: 'Get a property with its options',
     description: 'A property of another project is 404. Works in either mode.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: WorkItemPropertyDto })
   @ApiProblemResponses(400, 404)
   get(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string) {
@@ -91,7 +84,7 @@ export class ProjectWorkItemPropertiesController {
     summary: 'Update a property (project mode)',
     description: 'Partial; settings and validation_rules are replaced whole; name is not writable.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: WorkItemPropertyDto })
   @ApiProblemResponses(400, 404)
   update(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string, @Body() body: UpdateWorkItemPropertyDto) {
@@ -110,7 +103,7 @@ export class ProjectWorkItemPropertiesController {
     description:
       'Removes the definition, its options, its type attachments and its values on work items. is_active false is the reversible alternative.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(400, 404)
   async remove(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string): Promise<void> {
@@ -119,9 +112,9 @@ export class ProjectWorkItemPropertiesController {
 }
 
 @ApiTags('work-item-property-options')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
-@ApiParam({ name: 'project_id', format: 'uuid' })
-@ApiParam({ name: 'property_id', format: 'uuid' })
+@ApiSlugParam()
+@ApiUuidParam('project_id')
+@ApiUuidParam('property_id')
 @UseGuards(TypeModeGuard)
 @Controller('api/v2/workspaces/:slug/projects/:project_id/work-item-properties/:property_id/options')
 export class ProjectPropertyOptionsController {
@@ -173,7 +166,7 @@ export class ProjectPropertyOptionsController {
     summary: 'Get an option',
     description: 'An option of another property is 404.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: PropertyOptionDto })
   @ApiProblemResponses(400, 404)
   get(@Ctx() ctx: ProjectContext, @UuidParam('property_id') propertyId: string, @UuidParam('pk') pk: string) {
@@ -191,7 +184,7 @@ export class ProjectPropertyOptionsController {
     description:
       'name, description, is_default (moves the default; affects work items created afterwards), external_id, external_source. sort_order is not writable.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: PropertyOptionDto })
   @ApiProblemResponses(400, 404)
   update(
@@ -214,7 +207,7 @@ export class ProjectPropertyOptionsController {
     summary: 'Delete an option (project mode)',
     description: 'Work items holding it lose that value. A repeat is 404.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(400, 404)
   async remove(

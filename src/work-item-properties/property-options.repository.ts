@@ -1,22 +1,12 @@
+import { OPTION_LIST } from './property-options.queries';
 import { Injectable } from '@nestjs/common';
+import { PartialUpdate, partialUpdateSql } from '../common/database/partial-update';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
-import { ListSpec, nameFilter } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
 import { writtenRows } from '../work-item-types/sql-result';
 import { OptionRow } from './work-item-properties.mapper';
-
-export const OPTION_LIST: ListSpec = {
-  filters: [nameFilter('o.name')],
-  orderings: {
-    sort_order: { expr: 'o.sort_order', cursor: false },
-    created_at: { expr: 'o.created_at', cursor: true, cast: 'timestamptz' },
-    id: { expr: 'o.id', cursor: true, cast: 'uuid' },
-  },
-  defaultOrder: 'sort_order',
-  idExpr: 'o.id',
-};
 
 export const OPTION_COLS = `o.id, o.property_id, o.name, o.description, o.is_default, o.sort_order, o.external_id, o.external_source, o.created_at`;
 
@@ -27,6 +17,15 @@ export interface OptionWrite {
   external_id?: string | null;
   external_source?: string | null;
 }
+
+/** The columns an option PATCH writes (the allow-list of its partial update); it always stamps and returns the row. */
+const OPTION_UPDATE: PartialUpdate<OptionWrite> = {
+  table: 'work_item_property_options o',
+  where: 'o.id = $1 AND o.workspace_id = $2',
+  columns: { name: {}, description: { nullAs: '' }, is_default: {}, external_id: {}, external_source: {} },
+  always: true,
+  returning: OPTION_COLS,
+};
 
 @Injectable()
 export class PropertyOptionsRepository {
@@ -118,17 +117,7 @@ export class PropertyOptionsRepository {
 
   async update(workspaceId: string, id: string, v: OptionWrite, db: Queryable): Promise<OptionRow> {
     const p = new SqlParams([id, workspaceId]);
-    const sets: string[] = [];
-    for (const [k, val] of Object.entries(v)) {
-      if (val === undefined) continue;
-      sets.push(`${k} = ${p.add(k === 'description' && val === null ? '' : val)}`);
-    }
-    const rows = writtenRows<OptionRow>(
-      await db.query(
-        `UPDATE work_item_property_options o SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE o.id = $1 AND o.workspace_id = $2 RETURNING ${OPTION_COLS}`,
-        p.values,
-      ),
-    );
+    const rows = writtenRows<OptionRow>(await db.query(partialUpdateSql(OPTION_UPDATE, v, p)!, p.values));
     return rows[0];
   }
 

@@ -6,7 +6,7 @@ import { ListQuery } from '../common/pagination/list-query';
 import { CustomValuesRepository } from '../custom-fields/custom-values.repository';
 import { ContextsRepository } from '../work-item-property-contexts/contexts.repository';
 import { CatalogAudit } from '../work-item-types/catalog-audit';
-import { cleanName } from '../work-item-types/clean-name';
+import { cleanName } from '../common/names/names';
 import { Owner } from '../work-item-types/work-item-types.repository';
 import { PropertyOptionsRepository } from './property-options.repository';
 import { CreatePropertyOptionDto, PropertyOptionDto, UpdatePropertyOptionDto } from './property-options.dto';

@@ -205,118 +205,136 @@ export function coerceValue(cfg: ValueConfig, raw: unknown, refs: ValueRefs): St
   return coerceScalar(cfg, v, refs);
 }
 
+type Rules = Record<string, unknown>;
+
 function coerceScalar(cfg: ValueConfig, v: unknown, refs: ValueRefs): StoredScalar | null {
   // "" is "no value" for every property type (a cleared form field), not only for the string types.
   if (v === '') return null;
-  const rules = cfg.validation_rules ?? {};
+  const rules: Rules = cfg.validation_rules ?? {};
   switch (cfg.property_type) {
-    case 'TEXT': {
-      if (typeof v !== 'string') throw new ValueError('Must be a string.');
-      if (v === '') return null;
-      checkLength(v, rules, TEXT_MAX);
-      if (typeof rules.pattern === 'string') {
-        const match = matchesPattern(rules.pattern, v);
-        if (match === 'timeout')
-          throw new ValueError(
-            `Could not be checked against the pattern ${rules.pattern} within ${PATTERN_BUDGET_MS} ms; the property's pattern needs rewriting.`,
-          );
-        if (!match) throw new ValueError(`Does not match the pattern ${rules.pattern}.`);
-      }
-      return v;
-    }
-    case 'DECIMAL': {
-      let n: number;
-      if (typeof v === 'number') n = v;
-      else if (typeof v === 'string' && /^\s*-?\d+(\.\d+)?([eE][-+]?\d+)?\s*$/.test(v)) n = Number(v);
-      else throw new ValueError('Must be a number.');
-      if (!Number.isFinite(n)) throw new ValueError('Must be a finite number.');
-      if (rules.integer === true && !Number.isInteger(n)) throw new ValueError('Must be a whole number.');
-      if (typeof rules.decimal_places === 'number' && decimals(n) > rules.decimal_places) {
-        throw new ValueError(`Use at most ${rules.decimal_places} decimal places.`);
-      }
-      if (typeof rules.min === 'number' && n < rules.min) throw new ValueError(`Must be at least ${rules.min}.`);
-      if (typeof rules.max === 'number' && n > rules.max) throw new ValueError(`Must be at most ${rules.max}.`);
-      return n;
-    }
+    case 'TEXT':
+      return coerceText(v, rules);
+    case 'DECIMAL':
+      return coerceDecimal(v, rules);
     case 'BOOLEAN':
       if (typeof v === 'boolean') return v;
       if (v === 'true' || v === 'false') return v === 'true';
       throw new ValueError('Must be a boolean.');
-    case 'DATETIME': {
-      if (typeof v !== 'string') throw new ValueError('Must be an ISO 8601 date-time string.');
-      const dateOnly = isValidDate(v);
-      if (!dateOnly && !isValidDateTime(v)) throw new ValueError('Must be an ISO 8601 date-time (or YYYY-MM-DD).');
-      if (rules.date_only === true && !dateOnly) throw new ValueError('Must be a date (YYYY-MM-DD).');
-      const t = Date.parse(dateOnly ? `${v}T00:00:00Z` : v);
-      const bound = (b: unknown) => Date.parse(isValidDate(String(b)) ? `${String(b)}T00:00:00Z` : String(b));
-      if (typeof rules.min === 'string' && t < bound(rules.min))
-        throw new ValueError(`Must not be before ${rules.min}.`);
-      if (typeof rules.max === 'string' && t > bound(rules.max))
-        throw new ValueError(`Must not be after ${rules.max}.`);
-      return dateOnly ? v : new Date(t).toISOString();
-    }
+    case 'DATETIME':
+      return coerceDateTime(v, rules);
     case 'URL':
-    case 'FILE': {
-      if (typeof v !== 'string')
-        throw new ValueError(cfg.property_type === 'FILE' ? 'Must be a file URL (string).' : 'Must be a URL (string).');
-      const s = v.trim();
-      if (s === '') return null;
-      if (s.length > URL_MAX) throw new ValueError(`Must be at most ${URL_MAX} characters.`);
-      let u: URL;
-      try {
-        u = new URL(s);
-      } catch {
-        throw new ValueError('Is not a valid absolute URL.');
-      }
-      const schemes = Array.isArray(rules.allowed_schemes)
-        ? (rules.allowed_schemes as string[]).map((x) => x.toLowerCase().replace(/:$/, ''))
-        : ['http', 'https'];
-      if (!schemes.includes(u.protocol.replace(/:$/, '')))
-        throw new ValueError(`The URL scheme must be one of: ${schemes.join(', ')}.`);
-      checkDomain(u.hostname, rules);
-      if (cfg.property_type === 'FILE' && Array.isArray(rules.allowed_extensions)) {
-        const ext = (u.pathname.split('/').pop() ?? '').split('.').pop()?.toLowerCase() ?? '';
-        const allowed = (rules.allowed_extensions as string[]).map((e) => e.toLowerCase().replace(/^\./, ''));
-        if (!allowed.includes(ext))
-          throw new ValueError(`The file must have one of the extensions: ${allowed.join(', ')}.`);
-      }
-      return s;
-    }
-    case 'EMAIL': {
-      if (typeof v !== 'string') throw new ValueError('Must be an email address (string).');
-      const s = v.trim();
-      if (s === '') return null;
-      if (s.length > EMAIL_MAX || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s))
-        throw new ValueError('Is not a valid email address.');
-      checkDomain(s.split('@')[1], rules);
-      return s;
-    }
+    case 'FILE':
+      return coerceUrl(cfg.property_type, v, rules);
+    case 'EMAIL':
+      return coerceEmail(v, rules);
     case 'OPTION': {
       if (!isUuid(v)) throw new ValueError('Must be the id (UUID) of an option of this property.');
       const id = v.toLowerCase();
       if (!cfg.optionIds.has(id)) throw new ValueError(`${id} is not an option offered for this work item.`);
       return id;
     }
-    case 'RELATION': {
-      if (cfg.relation_type === 'RICH_TEXT') {
-        if (typeof v !== 'string') throw new ValueError('Must be an HTML string.');
-        const clean = sanitizeHtml(v).trim();
-        if (clean === '') return null;
-        checkLength(clean, rules, TEXT_MAX);
-        return clean;
-      }
-      if (!isUuid(v))
-        throw new ValueError(
-          `Must be the id (UUID) of a ${cfg.relation_type === 'USER' ? 'workspace member' : cfg.relation_type === 'ISSUE' ? 'work item' : 'record'}.`,
-        );
-      const id = v.toLowerCase();
-      if (cfg.relation_type === 'ISSUE') refs.issues.push(id);
-      else if (cfg.relation_type === 'USER') refs.users.push(id);
-      return id;
-    }
+    case 'RELATION':
+      return coerceRelation(cfg, v, rules, refs);
     default:
       throw new ValueError(`Values of ${cfg.property_type} properties cannot be written.`);
   }
+}
+
+function coerceText(v: unknown, rules: Rules): string | null {
+  if (typeof v !== 'string') throw new ValueError('Must be a string.');
+  if (v === '') return null;
+  checkLength(v, rules, TEXT_MAX);
+  if (typeof rules.pattern === 'string') {
+    const match = matchesPattern(rules.pattern, v);
+    if (match === 'timeout')
+      throw new ValueError(
+        `Could not be checked against the pattern ${rules.pattern} within ${PATTERN_BUDGET_MS} ms; the property's pattern needs rewriting.`,
+      );
+    if (!match) throw new ValueError(`Does not match the pattern ${rules.pattern}.`);
+  }
+  return v;
+}
+
+function coerceDecimal(v: unknown, rules: Rules): number {
+  let n: number;
+  if (typeof v === 'number') n = v;
+  else if (typeof v === 'string' && /^\s*-?\d+(\.\d+)?([eE][-+]?\d+)?\s*$/.test(v)) n = Number(v);
+  else throw new ValueError('Must be a number.');
+  if (!Number.isFinite(n)) throw new ValueError('Must be a finite number.');
+  if (rules.integer === true && !Number.isInteger(n)) throw new ValueError('Must be a whole number.');
+  if (typeof rules.decimal_places === 'number' && decimals(n) > rules.decimal_places) {
+    throw new ValueError(`Use at most ${rules.decimal_places} decimal places.`);
+  }
+  if (typeof rules.min === 'number' && n < rules.min) throw new ValueError(`Must be at least ${rules.min}.`);
+  if (typeof rules.max === 'number' && n > rules.max) throw new ValueError(`Must be at most ${rules.max}.`);
+  return n;
+}
+
+function coerceDateTime(v: unknown, rules: Rules): string {
+  if (typeof v !== 'string') throw new ValueError('Must be an ISO 8601 date-time string.');
+  const dateOnly = isValidDate(v);
+  if (!dateOnly && !isValidDateTime(v)) throw new ValueError('Must be an ISO 8601 date-time (or YYYY-MM-DD).');
+  if (rules.date_only === true && !dateOnly) throw new ValueError('Must be a date (YYYY-MM-DD).');
+  const t = Date.parse(dateOnly ? `${v}T00:00:00Z` : v);
+  const bound = (b: unknown) => Date.parse(isValidDate(String(b)) ? `${String(b)}T00:00:00Z` : String(b));
+  if (typeof rules.min === 'string' && t < bound(rules.min)) throw new ValueError(`Must not be before ${rules.min}.`);
+  if (typeof rules.max === 'string' && t > bound(rules.max)) throw new ValueError(`Must not be after ${rules.max}.`);
+  return dateOnly ? v : new Date(t).toISOString();
+}
+
+function coerceUrl(type: 'URL' | 'FILE', v: unknown, rules: Rules): string | null {
+  if (typeof v !== 'string')
+    throw new ValueError(type === 'FILE' ? 'Must be a file URL (string).' : 'Must be a URL (string).');
+  const s = v.trim();
+  if (s === '') return null;
+  if (s.length > URL_MAX) throw new ValueError(`Must be at most ${URL_MAX} characters.`);
+  let u: URL;
+  try {
+    u = new URL(s);
+  } catch {
+    throw new ValueError('Is not a valid absolute URL.');
+  }
+  const schemes = Array.isArray(rules.allowed_schemes)
+    ? (rules.allowed_schemes as string[]).map((x) => x.toLowerCase().replace(/:$/, ''))
+    : ['http', 'https'];
+  if (!schemes.includes(u.protocol.replace(/:$/, '')))
+    throw new ValueError(`The URL scheme must be one of: ${schemes.join(', ')}.`);
+  checkDomain(u.hostname, rules);
+  if (type === 'FILE' && Array.isArray(rules.allowed_extensions)) {
+    const ext = (u.pathname.split('/').pop() ?? '').split('.').pop()?.toLowerCase() ?? '';
+    const allowed = (rules.allowed_extensions as string[]).map((e) => e.toLowerCase().replace(/^\./, ''));
+    if (!allowed.includes(ext))
+      throw new ValueError(`The file must have one of the extensions: ${allowed.join(', ')}.`);
+  }
+  return s;
+}
+
+function coerceEmail(v: unknown, rules: Rules): string | null {
+  if (typeof v !== 'string') throw new ValueError('Must be an email address (string).');
+  const s = v.trim();
+  if (s === '') return null;
+  if (s.length > EMAIL_MAX || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s))
+    throw new ValueError('Is not a valid email address.');
+  checkDomain(s.split('@')[1], rules);
+  return s;
+}
+
+function coerceRelation(cfg: ValueConfig, v: unknown, rules: Rules, refs: ValueRefs): string | null {
+  if (cfg.relation_type === 'RICH_TEXT') {
+    if (typeof v !== 'string') throw new ValueError('Must be an HTML string.');
+    const clean = sanitizeHtml(v).trim();
+    if (clean === '') return null;
+    checkLength(clean, rules, TEXT_MAX);
+    return clean;
+  }
+  if (!isUuid(v))
+    throw new ValueError(
+      `Must be the id (UUID) of a ${cfg.relation_type === 'USER' ? 'workspace member' : cfg.relation_type === 'ISSUE' ? 'work item' : 'record'}.`,
+    );
+  const id = v.toLowerCase();
+  if (cfg.relation_type === 'ISSUE') refs.issues.push(id);
+  else if (cfg.relation_type === 'USER') refs.users.push(id);
+  return id;
 }
 
 function checkLength(s: string, rules: Record<string, unknown>, cap: number): void {

@@ -1,35 +1,13 @@
+import { PROPERTY_LIST, TYPE_PROPERTY_LIST } from './work-item-properties.queries';
 import { Injectable } from '@nestjs/common';
+import { PartialUpdate, partialUpdateSql } from '../common/database/partial-update';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
-import { ListSpec, nameFilter } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
 import { Owner } from '../work-item-types/work-item-types.repository';
 import { writtenRows } from '../work-item-types/sql-result';
 import { PropertyRow } from './work-item-properties.mapper';
-
-export const PROPERTY_LIST: ListSpec = {
-  filters: [nameFilter('p.name')],
-  orderings: {
-    sort_order: { expr: 'p.sort_order', cursor: false },
-    created_at: { expr: 'p.created_at', cursor: true, cast: 'timestamptz' },
-    id: { expr: 'p.id', cursor: true, cast: 'uuid' },
-  },
-  defaultOrder: 'sort_order',
-  idExpr: 'p.id',
-};
-
-/** Properties attached to a type: ordered by the attachment's sort_order by default. */
-export const TYPE_PROPERTY_LIST: ListSpec = {
-  filters: [],
-  orderings: {
-    sort_order: { expr: 'tp.sort_order', cursor: false },
-    created_at: { expr: 'p.created_at', cursor: true, cast: 'timestamptz' },
-    id: { expr: 'p.id', cursor: true, cast: 'uuid' },
-  },
-  defaultOrder: 'sort_order',
-  idExpr: 'p.id',
-};
 
 export const PROPERTY_COLS = `p.id, p.workspace_id, p.project_id, p.name, p.display_name, p.description, p.property_type, p.relation_type,
   p.is_multi, p.is_required, p.is_active, p.default_value, p.settings, p.validation_rules, p.logo_props, p.external_id,
@@ -50,7 +28,27 @@ export interface PropertyWrite {
   external_source?: string | null;
 }
 
-const JSON_COLS = new Set(['default_value', 'settings', 'validation_rules']);
+/** The columns a property PATCH writes (the allow-list of its partial update); it always stamps and returns the row. */
+const PROPERTY_UPDATE: PartialUpdate<PropertyWrite> = {
+  table: 'work_item_properties p',
+  where: 'p.id = $1 AND p.workspace_id = $2',
+  columns: {
+    display_name: {},
+    description: { nullAs: '' },
+    property_type: {},
+    relation_type: {},
+    is_multi: {},
+    is_required: {},
+    is_active: {},
+    default_value: { json: true },
+    settings: { json: true },
+    validation_rules: { json: true },
+    external_id: {},
+    external_source: {},
+  },
+  always: true,
+  returning: PROPERTY_COLS,
+};
 
 function ownedBy(owner: Owner, p: SqlParams): string {
   return owner.projectId ? `p.project_id = ${p.add(owner.projectId)}::uuid` : 'p.project_id IS NULL';
@@ -160,18 +158,7 @@ export class WorkItemPropertiesRepository {
 
   async update(workspaceId: string, id: string, v: PropertyWrite, db: Queryable): Promise<PropertyRow> {
     const p = new SqlParams([id, workspaceId]);
-    const sets: string[] = [];
-    for (const [k, val] of Object.entries(v)) {
-      if (val === undefined) continue;
-      if (JSON_COLS.has(k)) sets.push(`${k} = ${p.add(JSON.stringify(val))}::jsonb`);
-      else sets.push(`${k} = ${p.add(k === 'description' && val === null ? '' : val)}`);
-    }
-    const rows = writtenRows<PropertyRow>(
-      await db.query(
-        `UPDATE work_item_properties p SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE p.id = $1 AND p.workspace_id = $2 RETURNING ${PROPERTY_COLS}`,
-        p.values,
-      ),
-    );
+    const rows = writtenRows<PropertyRow>(await db.query(partialUpdateSql(PROPERTY_UPDATE, v, p)!, p.values));
     return rows[0];
   }
 

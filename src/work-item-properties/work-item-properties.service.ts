@@ -8,7 +8,7 @@ import { CustomValuesRepository } from '../custom-fields/custom-values.repositor
 import { contextValueConfig } from '../work-item-property-contexts/context-default';
 import { ContextsRepository } from '../work-item-property-contexts/contexts.repository';
 import { CatalogAudit } from '../work-item-types/catalog-audit';
-import { cleanName, isBlank } from '../work-item-types/clean-name';
+import { cleanName, isBlank } from '../common/names/names';
 import { Owner } from '../work-item-types/work-item-types.repository';
 import { PropertyOptionsRepository } from './property-options.repository';
 import { OptionInputDto } from './property-options.dto';
@@ -63,10 +63,8 @@ export class WorkItemPropertiesService {
         is_required: dto.is_required ?? false,
         validation_rules: dto.validation_rules ?? {},
       };
-      const errors = checkDefinition(def);
       const optionInputs = dto.options ?? [];
-      errors.push(...this.checkOptionPayload(type, optionInputs));
-      if (errors.length) throw ProblemException.validationMany(errors);
+      this.checkDefinitionAndOptions(def, optionInputs);
 
       await this.repo.lockOwner(owner, tx);
       const name = await this.repo.freeSlug(owner, slugify(displayName), tx);
@@ -94,31 +92,7 @@ export class WorkItemPropertiesService {
       if (type === 'OPTION' && defaults.length)
         row = await this.repo.update(owner.workspaceId, row.id, { default_value: defaults }, tx);
 
-      if (!owner.projectId) {
-        const contextId = await this.contexts.insert(
-          owner.workspaceId,
-          row.id,
-          {
-            name: 'Default',
-            is_default: true,
-            is_required: row.is_required,
-            is_multi: row.is_multi,
-            default_value: row.default_value,
-            settings: row.settings,
-            applies_to_all_projects: true,
-            applies_to_all_work_item_types: true,
-            sort_order: 1000,
-          },
-          ctx.principal.userId,
-          tx,
-        );
-        await this.contexts.setOptions(
-          owner.workspaceId,
-          contextId,
-          opts.map((o) => ({ option_id: o.id, is_default: o.is_default })),
-          tx,
-        );
-      }
+      if (!owner.projectId) await this.insertDefaultContext(owner, row, opts, ctx.principal.userId, tx);
       await this.audit.record(
         tx,
         ctx,
@@ -152,10 +126,8 @@ export class WorkItemPropertiesService {
         is_required: dto.is_required ?? old.is_required,
         validation_rules: dto.validation_rules === undefined ? old.validation_rules : (dto.validation_rules ?? {}),
       };
-      const errors = checkDefinition(def);
       const optionInputs = dto.options ?? [];
-      errors.push(...this.checkOptionPayload(type, optionInputs));
-      if (errors.length) throw ProblemException.validationMany(errors);
+      this.checkDefinitionAndOptions(def, optionInputs);
 
       const optionChanges = await this.upsertOptions(ctx, owner, old.id, optionInputs, tx);
       const opts = (await this.options.forProperties(owner.workspaceId, [old.id], tx)).get(old.id) ?? [];
@@ -190,31 +162,84 @@ export class WorkItemPropertiesService {
       if (!owner.projectId)
         await this.mirrorIntoSeeded(owner, row, write, optionChanges.added, optionChanges.updated.length > 0, tx);
 
-      const before = auditProperty(old);
-      const after = auditProperty(row);
-      const changed = Object.keys(after).filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]));
-      if (changed.length || optionChanges.added.length || optionChanges.updated.length) {
-        await this.audit.record(
-          tx,
-          ctx,
-          owner,
-          'work_item_property',
-          'updated',
-          { id: row.id, name: row.display_name },
-          {
-            old: Object.fromEntries(changed.map((k) => [k, before[k]])),
-            new: Object.fromEntries(changed.map((k) => [k, after[k]])),
-            metadata: {
-              changed_fields:
-                optionChanges.added.length || optionChanges.updated.length ? [...changed, 'options'] : changed,
-              options_added: optionChanges.added.map((o) => o.id),
-              options_updated: optionChanges.updated,
-            },
-          },
-        );
-      }
+      await this.recordUpdate(tx, ctx, owner, old, row, optionChanges);
       return mapProperty(row, opts);
     });
+  }
+
+  private checkDefinitionAndOptions(
+    def: Parameters<typeof checkDefinition>[0],
+    optionInputs: NonNullable<CreateWorkItemPropertyDto['options']>,
+  ): void {
+    const errors = checkDefinition(def);
+    errors.push(...this.checkOptionPayload(def.property_type, optionInputs));
+    if (errors.length) throw ProblemException.validationMany(errors);
+  }
+
+  /** A workspace property's Default context: every project, every type, the property's own settings and options. */
+  private async insertDefaultContext(
+    owner: Owner,
+    row: PropertyRow,
+    opts: Array<{ id: string; is_default: boolean }>,
+    userId: string,
+    tx: EntityManager,
+  ): Promise<void> {
+    const contextId = await this.contexts.insert(
+      owner.workspaceId,
+      row.id,
+      {
+        name: 'Default',
+        is_default: true,
+        is_required: row.is_required,
+        is_multi: row.is_multi,
+        default_value: row.default_value,
+        settings: row.settings,
+        applies_to_all_projects: true,
+        applies_to_all_work_item_types: true,
+        sort_order: 1000,
+      },
+      userId,
+      tx,
+    );
+    await this.contexts.setOptions(
+      owner.workspaceId,
+      contextId,
+      opts.map((o) => ({ option_id: o.id, is_default: o.is_default })),
+      tx,
+    );
+  }
+
+  /** Records an update when a field or the options changed: old and new values of the changed fields. */
+  private async recordUpdate(
+    tx: EntityManager,
+    ctx: RequestContext,
+    owner: Owner,
+    old: PropertyRow,
+    row: PropertyRow,
+    optionChanges: { added: Array<{ id: string }>; updated: string[] },
+  ): Promise<void> {
+    const before = auditProperty(old);
+    const after = auditProperty(row);
+    const changed = Object.keys(after).filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]));
+    const optionsChanged = optionChanges.added.length > 0 || optionChanges.updated.length > 0;
+    if (!changed.length && !optionsChanged) return;
+    await this.audit.record(
+      tx,
+      ctx,
+      owner,
+      'work_item_property',
+      'updated',
+      { id: row.id, name: row.display_name },
+      {
+        old: Object.fromEntries(changed.map((k) => [k, before[k]])),
+        new: Object.fromEntries(changed.map((k) => [k, after[k]])),
+        metadata: {
+          changed_fields: optionsChanged ? [...changed, 'options'] : changed,
+          options_added: optionChanges.added.map((o) => o.id),
+          options_updated: optionChanges.updated,
+        },
+      },
+    );
   }
 
   /** Permanent: the definition, its options, contexts and attachments go, and every stored value of it. */

@@ -1,27 +1,20 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, UseGuards } from '@nestjs/common';
-import {
-  ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, WorkspaceContext } from '../common/auth/request-context';
 import { WorkspaceRole } from '../common/auth/roles';
 import { IgnoresExpand } from '../common/expand/expand';
-import { UuidParam } from '../common/http/params';
+import { UuidParam, ApiSlugParam, ApiUuidParam } from '../common/http/params';
 import { ApiProblemResponses } from '../common/openapi/problem-responses';
 import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
 import { ListParams, ListQuery } from '../common/pagination/list-query';
 import { TypeModeGuard, TypeSurface } from '../work-item-types/type-surface';
 import { workspaceOwner } from '../work-item-types/work-item-types.service';
 import { CreatePropertyOptionDto, PropertyOptionDto, UpdatePropertyOptionDto } from './property-options.dto';
-import { OPTION_LIST } from './property-options.repository';
+import { OPTION_LIST } from './property-options.queries';
 import { PropertyOptionsService } from './property-options.service';
 import { CreateWorkItemPropertyDto, UpdateWorkItemPropertyDto, WorkItemPropertyDto } from './work-item-properties.dto';
-import { PROPERTY_LIST } from './work-item-properties.repository';
+import { PROPERTY_LIST } from './work-item-properties.queries';
 import { WorkItemPropertiesService } from './work-item-properties.service';
 import { Versioned } from '../common/http/conditional';
 
@@ -29,7 +22,7 @@ const READ = { scope: 'workspaces.work_item_properties:read', workspace: Workspa
 const WRITE = { scope: 'workspaces.work_item_properties:write', workspace: WorkspaceRole.Admin } as const;
 
 @ApiTags('workspace-work-item-properties')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
+@ApiSlugParam()
 @UseGuards(TypeModeGuard)
 @Controller('api/v2/workspaces/:slug/work-item-properties')
 export class WorkspaceWorkItemPropertiesController {
@@ -74,7 +67,7 @@ export class WorkspaceWorkItemPropertiesController {
     summary: 'Get a workspace-level property with its options',
     description: 'A project-level property id is 404. Works in either mode.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: WorkItemPropertyDto })
   @ApiProblemResponses(400, 404)
   get(@Ctx() ctx: WorkspaceContext, @UuidParam('pk') pk: string) {
@@ -92,7 +85,7 @@ export class WorkspaceWorkItemPropertiesController {
     description:
       'Partial; settings and validation_rules are replaced whole; name is not writable. is_required, is_multi, default_value, settings and new options also apply to the seeded Default context.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: WorkItemPropertyDto })
   @ApiProblemResponses(400, 404)
   update(@Ctx() ctx: WorkspaceContext, @UuidParam('pk') pk: string, @Body() body: UpdateWorkItemPropertyDto) {
@@ -111,7 +104,7 @@ export class WorkspaceWorkItemPropertiesController {
     description:
       'Removes the definition, its options, contexts and type attachments (all then 404) and its values on work items. is_active false is the reversible alternative.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(400, 404)
   async remove(@Ctx() ctx: WorkspaceContext, @UuidParam('pk') pk: string): Promise<void> {
@@ -120,8 +113,8 @@ export class WorkspaceWorkItemPropertiesController {
 }
 
 @ApiTags('workspace-work-item-property-options')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
-@ApiParam({ name: 'property_id', format: 'uuid' })
+@ApiSlugParam()
+@ApiUuidParam('property_id')
 @UseGuards(TypeModeGuard)
 @Controller('api/v2/workspaces/:slug/work-item-properties/:property_id/options')
 export class WorkspacePropertyOptionsController {
@@ -175,7 +168,7 @@ export class WorkspacePropertyOptionsController {
     summary: 'Get an option of a workspace-level property',
     description: 'An option of another property, or a project-level property, is 404.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: PropertyOptionDto })
   @ApiProblemResponses(400, 404)
   get(@Ctx() ctx: WorkspaceContext, @UuidParam('property_id') propertyId: string, @UuidParam('pk') pk: string) {
@@ -193,7 +186,7 @@ export class WorkspacePropertyOptionsController {
     description:
       'name, description, is_default (a second default is 400; clear the old one first), external_id, external_source. sort_order is not writable.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: PropertyOptionDto })
   @ApiProblemResponses(400, 404)
   update(
@@ -216,7 +209,7 @@ export class WorkspacePropertyOptionsController {
     summary: 'Delete an option (workspace mode)',
     description: 'Work items holding it lose that value. A repeat is 404.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(400, 404)
   async remove(

@@ -1,22 +1,15 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, UseGuards } from '@nestjs/common';
-import {
-  ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, WorkspaceContext } from '../common/auth/request-context';
 import { WorkspaceRole } from '../common/auth/roles';
-import { UuidParam } from '../common/http/params';
+import { UuidParam, ApiSlugParam, ApiUuidParam } from '../common/http/params';
 import { ApiProblemResponses } from '../common/openapi/problem-responses';
 import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
 import { ListParams, ListQuery } from '../common/pagination/list-query';
 import { TypeModeGuard, TypeSurface } from '../work-item-types/type-surface';
 import { CreatePropertyContextDto, PropertyContextDto, UpdatePropertyContextDto } from './contexts.dto';
-import { CONTEXT_LIST } from './contexts.repository';
+import { CONTEXT_LIST } from './contexts.queries';
 import { ContextsService } from './contexts.service';
 import { Versioned } from '../common/http/conditional';
 
@@ -28,8 +21,8 @@ const VALIDATION = [
 ] as [number, string];
 
 @ApiTags('work-item-property-contexts')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
-@ApiParam({ name: 'property_id', format: 'uuid' })
+@ApiSlugParam()
+@ApiUuidParam('property_id')
 @UseGuards(TypeModeGuard)
 @Controller('api/v2/workspaces/:slug/work-item-properties/:property_id/contexts')
 export class PropertyContextsController {
@@ -76,7 +69,7 @@ export class PropertyContextsController {
   @Get(':pk')
   @Authenticated(READ)
   @ApiOperation({ operationId: 'property_contexts_get', summary: 'Get a context' })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: PropertyContextDto })
   @ApiProblemResponses(400, 404)
   get(@Ctx() ctx: WorkspaceContext, @UuidParam('property_id') propertyId: string, @UuidParam('pk') pk: string) {
@@ -93,7 +86,7 @@ export class PropertyContextsController {
     description:
       'Partial, but project_ids, issue_type_ids and options are set-replacements. Turning a wildcard off needs the ids in the same request. Values that lose coverage, or whose option is no longer offered, are deleted.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: PropertyContextDto })
   @ApiProblemResponses(VALIDATION, 404)
   update(
@@ -115,7 +108,7 @@ export class PropertyContextsController {
     summary: 'Delete a context (workspace mode)',
     description: 'Deletes the options only this context offered and the values left uncovered. No restore.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(400, 404)
   async remove(

@@ -1,20 +1,10 @@
+import { CONTEXT_LIST } from './contexts.queries';
 import { Injectable } from '@nestjs/common';
+import { PartialUpdate, runPartialUpdate } from '../common/database/partial-update';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
-import { ListSpec, nameFilter } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
-
-export const CONTEXT_LIST: ListSpec = {
-  filters: [nameFilter('c.name')],
-  orderings: {
-    sort_order: { expr: 'c.sort_order', cursor: false },
-    created_at: { expr: 'c.created_at', cursor: true, cast: 'timestamptz' },
-    id: { expr: 'c.id', cursor: true, cast: 'uuid' },
-  },
-  defaultOrder: 'sort_order',
-  idExpr: 'c.id',
-};
 
 export interface ContextOptionRef {
   id: string;
@@ -72,7 +62,25 @@ export interface ContextWrite {
   external_source?: string | null;
 }
 
-const JSON_COLS = new Set(['default_value', 'settings']);
+/** The columns a context PATCH writes (the allow-list of its partial update); it always stamps updated_at. */
+const CONTEXT_UPDATE: PartialUpdate<ContextWrite> = {
+  table: 'work_item_property_contexts',
+  where: 'id = $1 AND workspace_id = $2',
+  columns: {
+    name: {},
+    is_required: {},
+    is_multi: {},
+    is_default: {},
+    default_value: { json: true },
+    settings: { json: true },
+    sort_order: {},
+    applies_to_all_projects: {},
+    applies_to_all_work_item_types: {},
+    external_id: {},
+    external_source: {},
+  },
+  always: true,
+};
 
 @Injectable()
 export class ContextsRepository {
@@ -174,17 +182,7 @@ export class ContextsRepository {
   }
 
   async update(workspaceId: string, id: string, v: ContextWrite, db: Queryable): Promise<void> {
-    const p = new SqlParams([id, workspaceId]);
-    const sets: string[] = [];
-    for (const [k, val] of Object.entries(v)) {
-      if (val === undefined) continue;
-      if (JSON_COLS.has(k)) sets.push(`${k} = ${p.add(JSON.stringify(val))}::jsonb`);
-      else sets.push(`${k} = ${p.add(val)}`);
-    }
-    await db.query(
-      `UPDATE work_item_property_contexts SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE id = $1 AND workspace_id = $2`,
-      p.values,
-    );
+    await runPartialUpdate(db, CONTEXT_UPDATE, v, new SqlParams([id, workspaceId]));
   }
 
   async setProjects(workspaceId: string, contextId: string, ids: string[], db: Queryable): Promise<void> {

@@ -9,7 +9,7 @@ import { checkDefaultValue, checkDefinition } from '../work-item-properties/prop
 import { PropertyRow } from '../work-item-properties/work-item-properties.mapper';
 import { WorkItemPropertiesService } from '../work-item-properties/work-item-properties.service';
 import { CatalogAudit } from '../work-item-types/catalog-audit';
-import { isBlank } from '../work-item-types/clean-name';
+import { isBlank } from '../common/names/names';
 import { WorkItemTypesRepository } from '../work-item-types/work-item-types.repository';
 import { workspaceOwner } from '../work-item-types/work-item-types.service';
 import { contextValueConfig } from './context-default';
@@ -109,12 +109,7 @@ export class ContextsService {
       const defaults = dto.default_value === undefined ? property.default_value : (dto.default_value ?? []);
       await this.applyDefault(ctx, property, id, isMulti, defaults, dto.default_value === undefined, tx);
       // A new, more specific context wins for its combinations: values holding options it does not offer go.
-      const valuesChanged = await this.values.reconcileWorkspaceProperty(
-        ctx.workspace.id,
-        property.id,
-        property.property_type === 'OPTION',
-        tx,
-      );
+      const valuesChanged = await this.reconcileValues(ctx, property, tx);
 
       const row = (await this.repo.get(ctx.workspace.id, property.id, id, tx))!;
       await this.audit.record(
@@ -168,15 +163,7 @@ export class ContextsService {
         external_source: external.external_source,
       };
       await this.repo.update(ctx.workspace.id, old.id, write, tx);
-      const scopeChanged =
-        scope!.allProjects !== old.applies_to_all_projects ||
-        scope!.allTypes !== old.applies_to_all_work_item_types ||
-        !sameSet(scope!.projectIds, old.applies_to_all_projects ? [] : old.project_ids) ||
-        !sameSet(scope!.typeIds, old.applies_to_all_work_item_types ? [] : old.issue_type_ids);
-      if (scopeChanged) {
-        await this.repo.setProjects(ctx.workspace.id, old.id, scope!.projectIds, tx);
-        await this.repo.setTypes(ctx.workspace.id, old.id, scope!.typeIds, tx);
-      }
+      const scopeChanged = await this.applyScope(ctx, old, scope!, tx);
       let removedOptions: string[] = [];
       if (plan) {
         const kept = await this.applyOptions(ctx, property, old.id, plan, tx);
@@ -191,42 +178,72 @@ export class ContextsService {
         deletedOptions = await this.repo.unofferedOptions(ctx.workspace.id, property.id, removedOptions, tx);
         await this.options.softDelete(ctx.workspace.id, deletedOptions, tx);
       }
-      let valuesChanged = 0;
-      if (scopeChanged || plan) {
-        valuesChanged = await this.values.reconcileWorkspaceProperty(
-          ctx.workspace.id,
-          property.id,
-          property.property_type === 'OPTION',
-          tx,
-        );
-      }
+      const valuesChanged = scopeChanged || plan ? await this.reconcileValues(ctx, property, tx) : 0;
 
       const row = (await this.repo.get(ctx.workspace.id, property.id, old.id, tx))!;
-      const before = auditContext(old);
-      const after = auditContext(row);
-      const changed = Object.keys(after).filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]));
-      if (changed.length) {
-        await this.audit.record(
-          tx,
-          ctx,
-          owner,
-          'work_item_property_context',
-          'updated',
-          { id: row.id, name: row.name },
-          {
-            old: Object.fromEntries(changed.map((k) => [k, before[k]])),
-            new: Object.fromEntries(changed.map((k) => [k, after[k]])),
-            metadata: {
-              property_id: property.id,
-              changed_fields: changed,
-              options_deleted: deletedOptions,
-              values_changed: valuesChanged,
-            },
-          },
-        );
-      }
+      await this.recordUpdate(tx, ctx, old, row, {
+        property_id: property.id,
+        options_deleted: deletedOptions,
+        values_changed: valuesChanged,
+      });
       return mapContext(row);
     });
+  }
+
+  /** Values of the property re-checked against the contexts now in force; the number changed. */
+  private reconcileValues(ctx: WorkspaceContext, property: PropertyRow, tx: EntityManager): Promise<number> {
+    return this.values.reconcileWorkspaceProperty(
+      ctx.workspace.id,
+      property.id,
+      property.property_type === 'OPTION',
+      tx,
+    );
+  }
+
+  /** Stores the context's projects and types when its scope changed; whether it did. */
+  private async applyScope(ctx: WorkspaceContext, old: ContextRow, scope: Scope, tx: EntityManager): Promise<boolean> {
+    const changed =
+      scope.allProjects !== old.applies_to_all_projects ||
+      scope.allTypes !== old.applies_to_all_work_item_types ||
+      !sameSet(scope.projectIds, old.applies_to_all_projects ? [] : old.project_ids) ||
+      !sameSet(scope.typeIds, old.applies_to_all_work_item_types ? [] : old.issue_type_ids);
+    if (changed) {
+      await this.repo.setProjects(ctx.workspace.id, old.id, scope.projectIds, tx);
+      await this.repo.setTypes(ctx.workspace.id, old.id, scope.typeIds, tx);
+    }
+    return changed;
+  }
+
+  /** Records an update that changed a field: old and new values of the changed fields. */
+  private async recordUpdate(
+    tx: EntityManager,
+    ctx: WorkspaceContext,
+    old: ContextRow,
+    row: ContextRow,
+    metadata: { property_id: string; options_deleted: string[]; values_changed: number },
+  ): Promise<void> {
+    const before = auditContext(old);
+    const after = auditContext(row);
+    const changed = Object.keys(after).filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]));
+    if (!changed.length) return;
+    await this.audit.record(
+      tx,
+      ctx,
+      workspaceOwner(ctx),
+      'work_item_property_context',
+      'updated',
+      { id: row.id, name: row.name },
+      {
+        old: Object.fromEntries(changed.map((k) => [k, before[k]])),
+        new: Object.fromEntries(changed.map((k) => [k, after[k]])),
+        metadata: {
+          property_id: metadata.property_id,
+          changed_fields: changed,
+          options_deleted: metadata.options_deleted,
+          values_changed: metadata.values_changed,
+        },
+      },
+    );
   }
 
   /**
@@ -247,12 +264,7 @@ export class ContextsService {
         tx,
       );
       await this.options.softDelete(ctx.workspace.id, deletedOptions, tx);
-      const valuesChanged = await this.values.reconcileWorkspaceProperty(
-        ctx.workspace.id,
-        property.id,
-        property.property_type === 'OPTION',
-        tx,
-      );
+      const valuesChanged = await this.reconcileValues(ctx, property, tx);
       await this.audit.record(
         tx,
         ctx,

@@ -1,17 +1,10 @@
 import { Versioned } from '../common/http/conditional';
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
-import {
-  ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, WorkspaceContext } from '../common/auth/request-context';
 import { WorkspaceRole } from '../common/auth/roles';
-import { UuidParam } from '../common/http/params';
+import { ApiSlugParam, ApiUuidParam, UuidParam } from '../common/http/params';
 import { ApiProblemResponses } from '../common/openapi/problem-responses';
 import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
 import { ListParams, ListQuery } from '../common/pagination/list-query';
@@ -20,14 +13,14 @@ import {
   RelationDefinitionDto,
   UpdateRelationDefinitionDto,
 } from './relation-definitions.dto';
-import { DEFINITION_LIST } from './relation-definitions.repository';
+import { DEFINITION_LIST } from './relation-definitions.queries';
 import { RelationDefinitionsService } from './relation-definitions.service';
 
 const READ = { scope: 'workspaces.work_item_relation_definitions:read', workspace: WorkspaceRole.Guest } as const;
 const WRITE = { scope: 'workspaces.work_item_relation_definitions:write', workspace: WorkspaceRole.Admin } as const;
 
 @ApiTags('work-item-relation-definitions')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
+@ApiSlugParam()
 @Controller('api/v2/workspaces/:slug/work-item-relation-definitions')
 export class RelationDefinitionsController {
   constructor(private readonly definitions: RelationDefinitionsService) {}
@@ -62,7 +55,7 @@ export class RelationDefinitionsController {
   @Get(':pk')
   @Authenticated(READ)
   @ApiOperation({ operationId: 'work_item_relation_definitions_retrieve', summary: 'Get a relation definition' })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: RelationDefinitionDto })
   @ApiProblemResponses(400, 404)
   get(@Ctx() ctx: WorkspaceContext, @UuidParam('pk') pk: string) {
@@ -77,7 +70,7 @@ export class RelationDefinitionsController {
     summary: 'Update a relation definition (partial)',
     description: 'Built-in definitions cannot be changed (409). Renaming a label renames it on every relation.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: RelationDefinitionDto })
   @ApiProblemResponses(400, 404, 409)
   update(@Ctx() ctx: WorkspaceContext, @UuidParam('pk') pk: string, @Body() body: UpdateRelationDefinitionDto) {
@@ -93,7 +86,7 @@ export class RelationDefinitionsController {
     summary: 'Delete a relation definition (soft)',
     description: "Its relations are removed with it (each removal in both items' history). Built-in ones: 409.",
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(400, 404, 409)
   async remove(@Ctx() ctx: WorkspaceContext, @UuidParam('pk') pk: string): Promise<void> {

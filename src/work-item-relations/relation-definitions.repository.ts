@@ -1,25 +1,10 @@
+import { PartialUpdate, runPartialUpdate, UpdatableColumns } from '../common/database/partial-update';
+import { DEFINITION_LIST } from './relation-definitions.queries';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
-import { ListSpec } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
-
-/** A workspace has a handful of definitions: the list index (workspace_id, sort_order, id) serves every page. */
-export const DEFINITION_LIST: ListSpec = {
-  filters: [
-    { name: 'is_active', type: 'bool', ops: ['eq'], column: 'd.is_active' },
-    { name: 'is_default', type: 'bool', ops: ['eq'], column: 'd.is_default' },
-  ],
-  search: ['d.name'],
-  orderings: {
-    sort_order: { expr: 'd.sort_order', cursor: false },
-    created_at: { expr: 'd.created_at', cursor: true, cast: 'timestamptz' },
-    id: { expr: 'd.id', cursor: true, cast: 'uuid' },
-  },
-  defaultOrder: 'sort_order',
-  idExpr: 'd.id',
-};
 
 const COLS = `d.id, d.name, d.description, d.outward, d.inward, d.color, d.is_active, d.is_default, d.logo_props,
   d.sort_order, d.external_id, d.external_source, d.created_at, d.created_by_id`;
@@ -68,6 +53,16 @@ const WRITABLE = [
   'external_id',
   'external_source',
 ] as const;
+
+/** A definition PATCH: the columns sent (logo_props is jsonb; the service stores an explicit null as {}). */
+const DEFINITION_UPDATE: PartialUpdate<DefinitionWrite> = {
+  table: 'work_item_relation_definitions',
+  columns: Object.fromEntries(
+    WRITABLE.map((c) => [c, c === 'logo_props' ? { json: true } : {}]),
+  ) as UpdatableColumns<DefinitionWrite>,
+  where: 'workspace_id = $1 AND id = $2',
+  always: true,
+};
 
 /** Workspace relation definitions; every statement is scoped by workspace. */
 @Injectable()
@@ -141,13 +136,7 @@ export class RelationDefinitionsRepository {
   }
 
   async update(workspaceId: string, id: string, v: DefinitionWrite, db: Queryable): Promise<void> {
-    const p = new SqlParams([workspaceId, id]);
-    const sets = WRITABLE.filter((k) => v[k] !== undefined).map((k) => `${k} = ${p.add(v[k])}`);
-    await db.query(
-      `UPDATE work_item_relation_definitions SET ${[...sets, 'updated_at = now()'].join(', ')}
-        WHERE workspace_id = $1 AND id = $2`,
-      p.values,
-    );
+    await runPartialUpdate(db, DEFINITION_UPDATE, v, new SqlParams([workspaceId, id]));
   }
 
   /** Soft-deletes the definition and removes its relations (the history triggers record each removal). */

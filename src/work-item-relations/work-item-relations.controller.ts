@@ -1,16 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Post } from '@nestjs/common';
-import {
-  ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext } from '../common/auth/request-context';
 import { ProjectRole, WORK_ITEM_READER } from '../common/auth/roles';
-import { UuidParam, WorkItemIdParam } from '../common/http/params';
+import { ApiSlugParam, ApiUuidParam, UuidParam, WorkItemIdParam } from '../common/http/params';
 import { ApiProblemResponses } from '../common/openapi/problem-responses';
 import {
   CreateWorkItemDependencyDto,
@@ -25,9 +18,9 @@ const WRITE = { scope: 'projects.work_items.relations:write', project: ProjectRo
 const PATH = 'api/v2/workspaces/:slug/projects/:project_id/work-items/:work_item_id';
 
 @ApiTags('work-item-relations')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
-@ApiParam({ name: 'project_id', format: 'uuid' })
-@ApiParam({ name: 'work_item_id', format: 'uuid' })
+@ApiSlugParam()
+@ApiUuidParam('project_id')
+@ApiUuidParam('work_item_id')
 @Controller(`${PATH}/relations`)
 export class WorkItemRelationsController {
   constructor(private readonly relations: WorkItemRelationsService) {}
@@ -72,7 +65,7 @@ export class WorkItemRelationsController {
     summary: 'Remove the relations between this work item and another',
     description: '`pk` is the related work item: every relation between the two goes (both ends). None: 404.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid', description: 'The related work item' })
+  @ApiUuidParam('pk', 'The related work item')
   @ApiNoContentResponse({ description: 'Removed' })
   @ApiProblemResponses(400, 404)
   async remove(
@@ -85,9 +78,9 @@ export class WorkItemRelationsController {
 }
 
 @ApiTags('work-item-dependencies')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
-@ApiParam({ name: 'project_id', format: 'uuid' })
-@ApiParam({ name: 'work_item_id', format: 'uuid' })
+@ApiSlugParam()
+@ApiUuidParam('project_id')
+@ApiUuidParam('work_item_id')
 @Controller(`${PATH}/dependencies`)
 export class WorkItemDependenciesController {
   constructor(private readonly relations: WorkItemRelationsService) {}
@@ -131,7 +124,7 @@ export class WorkItemDependenciesController {
     summary: 'Remove the dependencies between this work item and another',
     description: '`pk` is the related work item. None: 404.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid', description: 'The related work item' })
+  @ApiUuidParam('pk', 'The related work item')
   @ApiNoContentResponse({ description: 'Removed' })
   @ApiProblemResponses(400, 404)
   async remove(

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AuditCoreModule } from '../audit/audit-core.module';
 import { WebhookOutboxModule } from '../webhooks/webhook-outbox.module';
 import { RelationDefinitionsController } from './relation-definitions.controller';
 import { RelationDefinitionsRepository } from './relation-definitions.repository';
@@ -9,7 +10,7 @@ import { WorkItemRelationsService } from './work-item-relations.service';
 
 /** Relation definitions (workspace), and the relations and dependencies between work items. */
 @Module({
-  imports: [WebhookOutboxModule],
+  imports: [AuditCoreModule, WebhookOutboxModule],
   controllers: [RelationDefinitionsController, WorkItemRelationsController, WorkItemDependenciesController],
   providers: [
     RelationDefinitionsRepository,

@@ -6,14 +6,13 @@ import {
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
-  ApiParam,
   ApiQuery,
   ApiTags,
 } from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext } from '../common/auth/request-context';
 import { ProjectRole } from '../common/auth/roles';
-import { UuidParam } from '../common/http/params';
+import { UuidParam, ApiSlugParam, ApiUuidParam } from '../common/http/params';
 import { ApiProblemResponses } from '../common/openapi/problem-responses';
 import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
 import { ListParams, ListQuery } from '../common/pagination/list-query';
@@ -26,13 +25,13 @@ import {
   UpdateWorkItemTypeDto,
   WorkItemTypeDto,
 } from './work-item-types.dto';
-import { TYPE_LIST } from './work-item-types.repository';
+import { TYPE_LIST } from './work-item-types.queries';
 import { projectOwner, WorkItemTypesService } from './work-item-types.service';
 import { Versioned } from '../common/http/conditional';
 
 @ApiTags('work-item-types')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
-@ApiParam({ name: 'project_id', format: 'uuid' })
+@ApiSlugParam()
+@ApiUuidParam('project_id')
 @UseGuards(TypeModeGuard)
 @Controller('api/v2/workspaces/:slug/projects/:project_id/work-item-types')
 export class ProjectWorkItemTypesController {
@@ -110,7 +109,7 @@ export class ProjectWorkItemTypesController {
     operationId: 'project_work_item_types_get',
     summary: 'Get a work item type of the project (own or imported)',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: WorkItemTypeDto })
   @ApiProblemResponses(400, 404)
   get(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string) {
@@ -127,7 +126,7 @@ export class ProjectWorkItemTypesController {
     description:
       "Same writable set as create. is_active false on the default type is 400. An imported workspace type is not the project's own: 404.",
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: WorkItemTypeDto })
   @ApiProblemResponses(400, 404)
   update(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string, @Body() body: UpdateWorkItemTypeDto) {
@@ -143,7 +142,7 @@ export class ProjectWorkItemTypesController {
     operationId: 'project_work_item_types_delete',
     summary: 'Delete a work item type (project mode, soft)',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(400, 404)
   async remove(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string): Promise<void> {
@@ -161,7 +160,7 @@ export class ProjectWorkItemTypesController {
     description:
       'No body. Returns the promoted type; the previous default is demoted in the same operation. Epic and inactive types cannot be the default (400).',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: WorkItemTypeDto })
   @ApiProblemResponses(400, 404)
   markDefault(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string) {
@@ -176,7 +175,7 @@ export class ProjectWorkItemTypesController {
     description:
       "Standard fields with their options, the type's custom fields as they resolve in this project (contexts applied), and a JSON Schema of `custom_fields` for client-side validation. Works for own and imported types, in either mode.",
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiQuery({
     name: 'include',
     required: false,

@@ -1,32 +1,25 @@
 import { Versioned } from '../common/http/conditional';
 import { Body, Controller, Delete, Get, HttpCode, Post, UseGuards } from '@nestjs/common';
-import {
-  ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext, WorkspaceContext } from '../common/auth/request-context';
 import { ProjectRole, WorkspaceRole } from '../common/auth/roles';
 import { IgnoresExpand } from '../common/expand/expand';
-import { UuidParam } from '../common/http/params';
+import { UuidParam, ApiSlugParam, ApiUuidParam } from '../common/http/params';
 import { ApiProblemResponses } from '../common/openapi/problem-responses';
 import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
 import { ListParams, ListQuery } from '../common/pagination/list-query';
 import { WorkItemPropertyDto } from '../work-item-properties/work-item-properties.dto';
-import { TYPE_PROPERTY_LIST } from '../work-item-properties/work-item-properties.repository';
+import { TYPE_PROPERTY_LIST } from '../work-item-properties/work-item-properties.queries';
 import { TypePropertiesService } from './type-properties.service';
 import { TypeModeGuard, TypeSurface } from './type-surface';
 import { AttachedPropertiesDto, AttachPropertiesDto } from './work-item-types.dto';
 import { projectOwner, workspaceOwner } from './work-item-types.service';
 
 @ApiTags('work-item-type-properties')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
-@ApiParam({ name: 'project_id', format: 'uuid' })
-@ApiParam({ name: 'type_id', format: 'uuid' })
+@ApiSlugParam()
+@ApiUuidParam('project_id')
+@ApiUuidParam('type_id')
 @UseGuards(TypeModeGuard)
 @Controller('api/v2/workspaces/:slug/projects/:project_id/work-item-types/:type_id/properties')
 export class ProjectTypePropertiesController {
@@ -70,7 +63,7 @@ export class ProjectTypePropertiesController {
     summary: 'Get a property attached to a type',
     description: '`pk` is the property id; 404 when the property is not attached to this type.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: WorkItemPropertyDto })
   @ApiProblemResponses(400, 404)
   get(@Ctx() ctx: ProjectContext, @UuidParam('type_id') typeId: string, @UuidParam('pk') pk: string) {
@@ -88,7 +81,7 @@ export class ProjectTypePropertiesController {
     description:
       "Removes the link and the property's values on work items of this type (other types keep theirs); the definition survives. Not attached: 404.",
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiNoContentResponse({ description: 'Detached' })
   @ApiProblemResponses(400, 404)
   async detach(
@@ -101,8 +94,8 @@ export class ProjectTypePropertiesController {
 }
 
 @ApiTags('workspace-work-item-type-properties')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
-@ApiParam({ name: 'type_id', format: 'uuid' })
+@ApiSlugParam()
+@ApiUuidParam('type_id')
 @UseGuards(TypeModeGuard)
 @Controller('api/v2/workspaces/:slug/work-item-types/:type_id/properties')
 export class WorkspaceTypePropertiesController {
@@ -150,7 +143,7 @@ export class WorkspaceTypePropertiesController {
     summary: 'Get a property attached to a workspace type',
     description: '404 when not attached.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: WorkItemPropertyDto })
   @ApiProblemResponses(400, 404)
   get(@Ctx() ctx: WorkspaceContext, @UuidParam('type_id') typeId: string, @UuidParam('pk') pk: string) {
@@ -167,7 +160,7 @@ export class WorkspaceTypePropertiesController {
     summary: 'Detach a property from a workspace type (workspace mode)',
     description: 'The definition survives; values on work items of this type are removed. Not attached: 404.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiNoContentResponse({ description: 'Detached' })
   @ApiProblemResponses(400, 404)
   async detach(

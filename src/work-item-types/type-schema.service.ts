@@ -4,7 +4,7 @@ import { ProjectContext } from '../common/auth/request-context';
 import { ProblemException } from '../common/errors/problem.exception';
 import { defaultInput } from '../custom-fields/custom-fields.service';
 import { EffectivePropertiesRepository, EffectiveProperty } from '../custom-fields/effective-properties.repository';
-import { FeaturesRepository } from '../features/features.repository';
+import { FeatureFlags } from '../features/feature-flags.queries';
 import { EMAIL_MAX, TEXT_MAX, URL_MAX } from '../work-item-properties/property-rules';
 import { SchemaCustomFieldDto, SchemaFieldDto, TypeSchemaDto } from './type-schema.dto';
 import { WorkItemTypesRepository } from './work-item-types.repository';
@@ -25,16 +25,28 @@ export class TypeSchemaService {
     private readonly ds: DataSource,
     private readonly types: WorkItemTypesRepository,
     private readonly effective: EffectivePropertiesRepository,
-    private readonly features: FeaturesRepository,
+    private readonly features: FeatureFlags,
   ) {}
 
   async schema(ctx: ProjectContext, typeId: string, rawInclude: unknown): Promise<TypeSchemaDto> {
     const include = parseInclude(rawInclude);
-    const ws = ctx.workspace.id;
-    const projectId = ctx.project.id;
-    const type = await this.types.getInProject(ws, projectId, typeId);
+    const type = await this.types.getInProject(ctx.workspace.id, ctx.project.id, typeId);
     if (!type) throw ProblemException.notFound('Work item type');
+    const parts = await this.readParts(ctx.workspace.id, ctx.project.id, type.id, include);
+    const active = parts.props.filter((p) => p.is_active);
+    return {
+      type_id: type.id,
+      type_name: type.name,
+      type_description: type.description,
+      type_logo_props: type.logo_props ?? {},
+      fields: builtinFields(parts),
+      custom_fields: customFields(active),
+      custom_fields_json_schema: customFieldsJsonSchema(type.name, active),
+    };
+  }
 
+  /** What the schema lists, read in parallel: states, the active estimate, properties, members and labels. */
+  private async readParts(ws: string, projectId: string, typeId: string, include: Set<string>) {
     const [states, estimate, props, members, labels] = await Promise.all([
       this.ds.query<Array<{ id: string; name: string; color: string; group: string; is_default: boolean }>>(
         `SELECT id, name, color, "group", is_default FROM states WHERE workspace_id = $1 AND project_id = $2 AND deleted_at IS NULL ORDER BY sequence, id`,
@@ -50,7 +62,7 @@ export class TypeSchemaService {
       // With custom properties off a create accepts no custom_fields (400), so the schema lists none.
       this.features
         .isCustomPropertiesEnabled(ws)
-        .then((on) => (on ? this.effective.forType(ws, projectId, type.id) : [])),
+        .then((on) => (on ? this.effective.forType(ws, projectId, typeId) : [])),
       include.has('members')
         ? this.ds.query<Array<{ id: string; display_name: string; email: string }>>(
             `SELECT u.id, u.display_name, u.email FROM project_members pm JOIN users u ON u.id = pm.member_id
@@ -66,60 +78,62 @@ export class TypeSchemaService {
           )
         : Promise.resolve(null),
     ]);
+    return { states, estimate, props, members, labels };
+  }
+}
 
-    const defaultState = states.find((s) => s.is_default);
-    const fields: Record<string, SchemaFieldDto> = {
-      name: { type: 'string', required: true, max_length: 255 },
-      description_html: { type: 'string', required: false },
-      priority: { type: 'option', required: false, default: 'none', options: PRIORITIES },
-      state_id: {
-        type: 'option',
-        required: false,
-        ...(defaultState ? { default: defaultState.id } : {}),
-        options: states.map((s) => ({ id: s.id, name: s.name, color: s.color, group: s.group })),
-      },
-      assignee_ids: { type: 'uuid', required: false, is_multi: true, ...(members ? { options: members } : {}) },
-      label_ids: { type: 'uuid', required: false, is_multi: true, ...(labels ? { options: labels } : {}) },
-      start_date: { type: 'date', required: false, format: 'YYYY-MM-DD' },
-      target_date: { type: 'date', required: false, format: 'YYYY-MM-DD' },
-      parent_id: { type: 'uuid', required: false },
-    };
-    if (estimate[0]) {
-      fields.estimate_point_id = {
-        type: 'option',
-        required: false,
-        options: estimate[0].points.map((p) => ({ id: p.id, value: p.value })),
-      };
-    }
+type SchemaParts = Awaited<ReturnType<TypeSchemaService['readParts']>>;
 
-    const active = props.filter((p) => p.is_active);
-    const custom: Record<string, SchemaCustomFieldDto> = {};
-    for (const p of active) {
-      const f: SchemaCustomFieldDto = {
-        id: p.id,
-        type: p.property_type,
-        name: p.name,
-        display_name: p.display_name,
-        description: p.description,
-        required: p.is_required,
-        is_multi: p.is_multi,
-        default_value: p.default_value ?? [],
-        validation_rules: p.validation_rules ?? {},
-      };
-      if (p.property_type === 'OPTION') f.options = p.options.map((o) => ({ id: o.id, name: o.name, logo_props: {} }));
-      if (p.property_type === 'RELATION') f.relation_type = p.relation_type ?? undefined;
-      custom[p.name] = f;
-    }
-    return {
-      type_id: type.id,
-      type_name: type.name,
-      type_description: type.description,
-      type_logo_props: type.logo_props ?? {},
-      fields,
-      custom_fields: custom,
-      custom_fields_json_schema: customFieldsJsonSchema(type.name, active),
+/** The built-in fields of a create, with the project's states, estimate points and (on request) options. */
+function builtinFields({ states, estimate, members, labels }: SchemaParts): Record<string, SchemaFieldDto> {
+  const defaultState = states.find((s) => s.is_default);
+  const fields: Record<string, SchemaFieldDto> = {
+    name: { type: 'string', required: true, max_length: 255 },
+    description_html: { type: 'string', required: false },
+    priority: { type: 'option', required: false, default: 'none', options: PRIORITIES },
+    state_id: {
+      type: 'option',
+      required: false,
+      ...(defaultState ? { default: defaultState.id } : {}),
+      options: states.map((s) => ({ id: s.id, name: s.name, color: s.color, group: s.group })),
+    },
+    assignee_ids: { type: 'uuid', required: false, is_multi: true, ...(members ? { options: members } : {}) },
+    label_ids: { type: 'uuid', required: false, is_multi: true, ...(labels ? { options: labels } : {}) },
+    start_date: { type: 'date', required: false, format: 'YYYY-MM-DD' },
+    target_date: { type: 'date', required: false, format: 'YYYY-MM-DD' },
+    parent_id: { type: 'uuid', required: false },
+  };
+  if (estimate[0]) {
+    fields.estimate_point_id = {
+      type: 'option',
+      required: false,
+      options: estimate[0].points.map((p) => ({ id: p.id, value: p.value })),
     };
   }
+
+  return fields;
+}
+
+/** The active custom properties of the type, by name. */
+function customFields(active: SchemaParts['props']): Record<string, SchemaCustomFieldDto> {
+  const custom: Record<string, SchemaCustomFieldDto> = {};
+  for (const p of active) {
+    const f: SchemaCustomFieldDto = {
+      id: p.id,
+      type: p.property_type,
+      name: p.name,
+      display_name: p.display_name,
+      description: p.description,
+      required: p.is_required,
+      is_multi: p.is_multi,
+      default_value: p.default_value ?? [],
+      validation_rules: p.validation_rules ?? {},
+    };
+    if (p.property_type === 'OPTION') f.options = p.options.map((o) => ({ id: o.id, name: o.name, logo_props: {} }));
+    if (p.property_type === 'RELATION') f.relation_type = p.relation_type ?? undefined;
+    custom[p.name] = f;
+  }
+  return custom;
 }
 
 function parseInclude(raw: unknown): Set<string> {

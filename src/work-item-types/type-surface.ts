@@ -9,7 +9,7 @@ import { RequestContext } from '../common/auth/request-context';
 import { ErrorCode } from '../common/errors/error-codes';
 import { ProblemException } from '../common/errors/problem.exception';
 import { ApiProblemResponses } from '../common/openapi/problem-responses';
-import { FeaturesRepository } from '../features/features.repository';
+import { FeatureFlags } from '../features/feature-flags.queries';
 
 /** Which work item type mode a write needs: `project` (is_work_item_types_enabled false) or `workspace` (true). */
 export type TypeSurfaceKind = 'project' | 'workspace';
@@ -48,7 +48,7 @@ export class TypeModeGate {
 
   constructor(
     private readonly ds: DataSource,
-    private readonly features: FeaturesRepository,
+    private readonly features: FeatureFlags,
     private readonly audit: AuditService,
   ) {}
 
@@ -114,7 +114,7 @@ function refusalDetail(workspaceMode: boolean): string {
 export class TypeModeGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
-    private readonly features: FeaturesRepository,
+    private readonly features: FeatureFlags,
     private readonly gate: TypeModeGate,
   ) {}
 

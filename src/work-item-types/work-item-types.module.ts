@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { AuditCoreModule } from '../audit/audit-core.module';
+import { FeaturesCoreModule } from '../features/features-core.module';
 import { CustomFieldsService } from '../custom-fields/custom-fields.service';
 import { CustomValuesRepository } from '../custom-fields/custom-values.repository';
 import { EffectivePropertiesRepository } from '../custom-fields/effective-properties.repository';
@@ -32,6 +34,7 @@ import { WorkspaceWorkItemTypesController } from './workspace-work-item-types.co
  * gate, and custom_fields of work items (CustomFieldsService, exported for the work items module).
  */
 @Module({
+  imports: [AuditCoreModule, FeaturesCoreModule],
   controllers: [
     ProjectWorkItemTypesController,
     WorkspaceWorkItemTypesController,

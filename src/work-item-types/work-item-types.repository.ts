@@ -1,10 +1,12 @@
+import { TYPE_LIST } from './work-item-types.queries';
 import { Injectable } from '@nestjs/common';
+import { PartialUpdate, partialUpdateSql } from '../common/database/partial-update';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
-import { ListSpec, nameFilter } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
 import { writtenRows } from './sql-result';
+import { visibleInProject } from './work-item-types.queries';
 import { TypeRow } from './work-item-types.mapper';
 
 /** Who owns a type or property: a project (project level) or the workspace (`projectId` null). */
@@ -12,18 +14,6 @@ export interface Owner {
   workspaceId: string;
   projectId: string | null;
 }
-
-export const TYPE_LIST: ListSpec = {
-  filters: [nameFilter('t.name')],
-  orderings: {
-    created_at: { expr: 't.created_at', cursor: true, cast: 'timestamptz' },
-    id: { expr: 't.id', cursor: true, cast: 'uuid' },
-    level: { expr: 't.level', cursor: false },
-    name: { expr: 't.name', cursor: false },
-  },
-  defaultOrder: 'created_at',
-  idExpr: 't.id',
-};
 
 const COLS = `t.id, t.workspace_id, t.project_id, t.name, t.description, t.is_active, t.is_default, t.is_epic, t.level,
   t.logo_props, t.external_id, t.external_source, t.created_at`;
@@ -36,16 +26,18 @@ export interface TypeWrite {
   external_source?: string | null;
 }
 
+/** The columns a type PATCH writes (the allow-list of its partial update); it always stamps and returns the row. */
+const TYPE_UPDATE: PartialUpdate<TypeWrite> = {
+  table: 'work_item_types t',
+  where: 't.id = $1 AND t.workspace_id = $2',
+  columns: { name: {}, description: { nullAs: '' }, is_active: {}, external_id: {}, external_source: {} },
+  always: true,
+  returning: COLS,
+};
+
 /** `t` is owned by `owner` (not merely visible in a project). */
 function ownedBy(owner: Owner, p: SqlParams): string {
   return owner.projectId ? `t.project_id = ${p.add(owner.projectId)}::uuid` : 't.project_id IS NULL';
-}
-
-/** `t` is on the roster of the project: owned by it or a workspace-level type imported into it. */
-export function visibleInProject(projectRef: string, alias = 't'): string {
-  return `(${alias}.project_id = ${projectRef} OR (${alias}.project_id IS NULL AND EXISTS (
-    SELECT 1 FROM project_work_item_types pwt
-     WHERE pwt.workspace_id = ${alias}.workspace_id AND pwt.project_id = ${projectRef} AND pwt.type_id = ${alias}.id)))`;
 }
 
 /**
@@ -195,17 +187,7 @@ export class WorkItemTypesRepository {
 
   async update(workspaceId: string, id: string, v: TypeWrite, db: Queryable): Promise<TypeRow> {
     const p = new SqlParams([id, workspaceId]);
-    const sets: string[] = [];
-    for (const [k, val] of Object.entries(v)) {
-      if (val === undefined) continue;
-      sets.push(`${k} = ${p.add(k === 'description' && val === null ? '' : val)}`);
-    }
-    const rows = writtenRows<TypeRow>(
-      await db.query(
-        `UPDATE work_item_types t SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE t.id = $1 AND t.workspace_id = $2 RETURNING ${COLS}`,
-        p.values,
-      ),
-    );
+    const rows = writtenRows<TypeRow>(await db.query(partialUpdateSql(TYPE_UPDATE, v, p)!, p.values));
     return rows[0];
   }
 

@@ -6,7 +6,7 @@ import { ProblemException } from '../common/errors/problem.exception';
 import { ListQuery } from '../common/pagination/list-query';
 import { CustomValuesRepository } from '../custom-fields/custom-values.repository';
 import { CatalogAudit } from './catalog-audit';
-import { cleanName } from './clean-name';
+import { assertNameFree, cleanName } from '../common/names/names';
 import {
   CreateWorkItemTypeDto,
   ImportWorkItemTypesDto,
@@ -259,10 +259,9 @@ export class WorkItemTypesService {
     old: TypeRow | null,
     tx: EntityManager,
   ): Promise<void> {
-    if (v.name !== undefined && (await this.repo.nameTaken(owner, v.name, old?.id ?? null, tx))) {
-      throw ProblemException.conflict(
-        `A work item type named "${v.name}" already exists ${owner.projectId ? 'in this project' : 'in this workspace'}.`,
-      );
+    if (v.name !== undefined) {
+      const scope = owner.projectId ? 'in this project' : 'in this workspace';
+      await assertNameFree(this.repo.nameTaken(owner, v.name, old?.id ?? null, tx), 'work item type', v.name, scope);
     }
     const externalId = v.external_id === undefined ? (old?.external_id ?? null) : v.external_id;
     const externalSource = v.external_source === undefined ? (old?.external_source ?? null) : v.external_source;

@@ -1,28 +1,21 @@
 import { Bodyless } from '../common/http/bodyless';
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, UseGuards } from '@nestjs/common';
-import {
-  ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, WorkspaceContext } from '../common/auth/request-context';
 import { WorkspaceRole } from '../common/auth/roles';
-import { UuidParam } from '../common/http/params';
+import { UuidParam, ApiSlugParam, ApiUuidParam } from '../common/http/params';
 import { ApiProblemResponses } from '../common/openapi/problem-responses';
 import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
 import { ListParams, ListQuery } from '../common/pagination/list-query';
 import { TypeModeGuard, TypeSurface } from './type-surface';
 import { CreateWorkItemTypeDto, UpdateWorkItemTypeDto, WorkItemTypeDto } from './work-item-types.dto';
-import { TYPE_LIST } from './work-item-types.repository';
+import { TYPE_LIST } from './work-item-types.queries';
 import { WorkItemTypesService, workspaceOwner } from './work-item-types.service';
 import { Versioned } from '../common/http/conditional';
 
 @ApiTags('workspace-work-item-types')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
+@ApiSlugParam()
 @UseGuards(TypeModeGuard)
 @Controller('api/v2/workspaces/:slug/work-item-types')
 export class WorkspaceWorkItemTypesController {
@@ -63,7 +56,7 @@ export class WorkspaceWorkItemTypesController {
     summary: 'Get a workspace-level work item type',
     description: 'A project-level type id is 404.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: WorkItemTypeDto })
   @ApiProblemResponses(400, 404)
   get(@Ctx() ctx: WorkspaceContext, @UuidParam('pk') pk: string) {
@@ -80,7 +73,7 @@ export class WorkspaceWorkItemTypesController {
     description:
       'name, description, is_active, external_id, external_source. is_default, is_epic, level and logo_props are read-only and ignored. Deactivating the default is 400; inactive types stay on work items but leave pickers.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: WorkItemTypeDto })
   @ApiProblemResponses(400, 404)
   update(@Ctx() ctx: WorkspaceContext, @UuidParam('pk') pk: string, @Body() body: UpdateWorkItemTypeDto) {
@@ -99,7 +92,7 @@ export class WorkspaceWorkItemTypesController {
     operationId: 'workspace_work_item_types_delete',
     summary: 'Delete a workspace-level work item type (workspace mode, soft)',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(400, 404)
   async remove(@Ctx() ctx: WorkspaceContext, @UuidParam('pk') pk: string): Promise<void> {
@@ -116,7 +109,7 @@ export class WorkspaceWorkItemTypesController {
     summary: 'Make a type the workspace default (workspace mode)',
     description: 'No body; returns the promoted type and clears the previous holder.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: WorkItemTypeDto })
   @ApiProblemResponses(400, 404)
   markDefault(@Ctx() ctx: WorkspaceContext, @UuidParam('pk') pk: string) {

@@ -4,7 +4,7 @@ import { setActivityActor } from '../common/database/activity-actor';
 import { LinkedProjectTable, lockLiveInProject } from '../common/database/live-rows';
 import { ProblemException } from '../common/errors/problem.exception';
 import { Queryable } from '../common/pagination/sql-params';
-import { FeaturesRepository } from '../features/features.repository';
+import { FeatureFlags } from '../features/feature-flags.queries';
 import { UpdateWorkItemDto } from './work-items.dto';
 import { WorkItemsRepository } from './work-items.repository';
 
@@ -30,7 +30,7 @@ const RULES: Record<LinkedProjectTable, { field: string; flag: 'is_cycles_enable
 export class WorkItemMembership {
   constructor(
     private readonly repo: WorkItemsRepository,
-    private readonly features: FeaturesRepository,
+    private readonly features: FeatureFlags,
   ) {}
 
   /** The rules for what the body names, without writing (null and [] always pass). */

@@ -1,5 +1,6 @@
+import { ApiSlugParam, ApiUuidParam } from '../common/http/params';
 import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext } from '../common/auth/request-context';
@@ -19,8 +20,8 @@ const PER_ROW =
 
 /** The later edition's bulk and upsert siblings of the work item collection (gap-reference 9.6). */
 @ApiTags('work-items')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
-@ApiParam({ name: 'project_id', format: 'uuid' })
+@ApiSlugParam()
+@ApiUuidParam('project_id')
 @Controller('api/v2/workspaces/:slug/projects/:project_id/work-items')
 export class WorkItemsBulkController {
   constructor(private readonly bulk: WorkItemsBulkService) {}

@@ -14,14 +14,14 @@ import { Ctx, ProjectContext, WorkspaceContext } from '../common/auth/request-co
 import { ProjectRole, WORK_ITEM_READER, WorkspaceRole } from '../common/auth/roles';
 import { Expandable, ExpandParam } from '../common/expand/expand';
 import { RequestedFields } from '../common/fields/fields';
-import { WorkItemIdParam } from '../common/http/params';
+import { WorkItemIdParam, ApiSlugParam, ApiUuidParam } from '../common/http/params';
 
 /** `{pk}` is the UUID only; an identifier there is 404 like any unknown item (spec, unarchive). */
 import { ApiProblemResponses } from '../common/openapi/problem-responses';
 import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
 import { ListParams, ListQuery } from '../common/pagination/list-query';
 import { CreateWorkItemDto, UpdateWorkItemDto, WORK_ITEM_EXPAND, WorkItemDto } from './work-items.dto';
-import { WORK_ITEM_LIST, WORKSPACE_WORK_ITEM_LIST } from './work-items.repository';
+import { WORK_ITEM_LIST, WORKSPACE_WORK_ITEM_LIST } from './work-items.queries';
 import { WorkItemsService } from './work-items.service';
 import { Versioned } from '../common/http/conditional';
 
@@ -35,8 +35,8 @@ const NAME_OR_ID_400: [number, string] = [
 ];
 
 @ApiTags('work-items')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
-@ApiParam({ name: 'project_id', format: 'uuid' })
+@ApiSlugParam()
+@ApiUuidParam('project_id')
 @Controller('api/v2/workspaces/:slug/projects/:project_id/work-items')
 export class WorkItemsController {
   constructor(private readonly items: WorkItemsService) {}
@@ -86,7 +86,7 @@ export class WorkItemsController {
     summary: 'Get a work item',
     description: '`pk` is the UUID only. Archived work items are 404.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @Expandable(WORK_ITEM_EXPAND)
   @ApiOkResponse({ type: WorkItemDto })
   @ApiProblemResponses(400, 404)
@@ -102,7 +102,7 @@ export class WorkItemsController {
     summary: 'Update a work item (partial)',
     description: 'assignee and label sets are replaced as a whole. Workflow rules run only when the state changes.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @Expandable(WORK_ITEM_EXPAND)
   @ApiOkResponse({ type: WorkItemDto })
   @ApiProblemResponses(NAME_OR_ID_400, WORKFLOW_403, 404, [
@@ -127,7 +127,7 @@ export class WorkItemsController {
     summary: 'Delete a work item (soft)',
     description: "Project admins and the work item's creator only; repeating is 404.",
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(400, 404, [
     409,
@@ -147,7 +147,7 @@ export class WorkItemsController {
     description:
       'Bodyless (a body is ignored). Archiving an archived work item is 404. Response custom_fields is null.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: WorkItemDto })
   @ApiProblemResponses(400, 404)
   archive(@Ctx() ctx: ProjectContext, @WorkItemIdParam('pk') pk: string) {
@@ -163,7 +163,7 @@ export class WorkItemsController {
     summary: 'Unarchive a work item',
     description: 'Bodyless; idempotent (an active work item is returned unchanged). Response custom_fields is null.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: WorkItemDto })
   @ApiProblemResponses(400, 404, [
     409,
@@ -175,7 +175,7 @@ export class WorkItemsController {
 }
 
 @ApiTags('work-items')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
+@ApiSlugParam()
 @Controller('api/v2/workspaces/:slug/work-items')
 export class WorkItemsByIdentifierController {
   constructor(private readonly items: WorkItemsService) {}

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { WebhookOutboxModule } from '../webhooks/webhook-outbox.module';
 import { EstimatesModule } from '../estimates/estimates.module';
+import { FeaturesCoreModule } from '../features/features-core.module';
 import { WorkItemTypesModule } from '../work-item-types/work-item-types.module';
 import { WorkflowsModule } from '../workflows/workflows.module';
 import { WorkItemsByIdentifierController, WorkItemsController } from './work-items.controller';
@@ -11,9 +12,9 @@ import { WorkItemsBulkController } from './work-items-bulk.controller';
 import { WorkItemsBulkService } from './work-items-bulk.service';
 
 @Module({
-  imports: [WebhookOutboxModule, EstimatesModule, WorkflowsModule, WorkItemTypesModule],
+  imports: [WebhookOutboxModule, EstimatesModule, FeaturesCoreModule, WorkflowsModule, WorkItemTypesModule],
   controllers: [WorkItemsBulkController, WorkItemsController, WorkItemsByIdentifierController],
   providers: [WorkItemsRepository, WorkItemsService, WorkItemsBulkService, WorkItemMembership],
-  exports: [WorkItemsRepository, WorkItemsService],
+  exports: [WorkItemsService],
 })
 export class WorkItemsModule {}

@@ -1,142 +1,19 @@
+import { WORKSPACE_WORK_ITEM_LIST, WORK_ITEM_LIST } from './work-items.queries';
 import type { CustomValues } from '../custom-fields/custom-fields.service';
+import { batchSetClause, sentColumns, UpdatableColumns } from '../common/database/partial-update';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { Viewer, WORK_ITEM_READER_ROLES } from '../common/auth/roles';
+import { Viewer } from '../common/auth/roles';
 import { ListQuery } from '../common/pagination/list-query';
-import { FilterOp, ListSpec } from '../common/pagination/list-spec';
+import { ListSpec } from '../common/pagination/list-spec';
 import { OffsetAnchors } from '../common/pagination/offset-anchors';
 import { applyFilters, ListSource, runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
 import { poolReader } from '../common/database/prepared';
 import { STATE_GROUPS, StateGroup } from '../states/state.entity';
-import { visibleInProject } from '../work-item-types/work-item-types.repository';
-import { creationRuleSql } from '../workflows/workflows.repository';
-import { PRIORITIES } from './work-item.entity';
-
-/** Priority by meaning, urgent first. The expression index `ix_work_items_priority` is built on exactly this. */
-export const PRIORITY_RANK = `(CASE w.priority WHEN 'urgent' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 WHEN 'low' THEN 3 ELSE 4 END)`;
-/** The priorities in rank order, as SQL: a priority's rank is its position here, less one. */
-const PRIORITY_ARRAY = `ARRAY[${PRIORITIES.map((p) => `'${p}'`).join(', ')}]::text[]`;
-/** The state groups in rank order, as SQL: the rank `state_group_rank` stores is the position here, less one. */
-const STATE_GROUP_ARRAY = `ARRAY[${STATE_GROUPS.map((g) => `'${g}'`).join(', ')}]::text[]`;
-/** State group by meaning, backlog first: the trigger-kept column behind the index `ix_work_items_state_group`. */
-const STATE_GROUP_RANK = 'w.state_group_rank';
-
-/** Relation filters on link tables: eq / in / isnull as EXISTS semi-joins driven by the link's primary key. */
-/**
- * A filter on an enum by its rank expression (`rank`, over the enum's values in rank order `values`, an SQL
- * array): the value is turned into its rank, so the index on the rank answers the filter.
- */
-function rankFilter(rank: string, values: string) {
-  return (op: FilterOp, ref: string | null): string =>
-    op === 'in'
-      ? `${rank} = ANY(ARRAY(SELECT array_position(${values}, v) - 1 FROM unnest(${ref}) v))`
-      : `${rank} = array_position(${values}, ${ref}) - 1`;
-}
-
-function linkFilter(table: string, col: string) {
-  return (op: FilterOp, ref: string | null, value: unknown): string => {
-    const base = `SELECT 1 FROM ${table} x WHERE x.work_item_id = w.id`;
-    if (op === 'isnull') return `${value ? 'NOT ' : ''}EXISTS (${base})`;
-    return `EXISTS (${base} AND x.${col} ${op === 'in' ? `= ANY(${ref})` : `= ${ref}`})`;
-  };
-}
-
-/** The work item list (gap-reference 3.1). Every query of WorkItemsRepository.list binds the workspace as $1 and the project as $2. */
-export const WORK_ITEM_LIST: ListSpec = {
-  filters: [
-    { name: 'state_id', type: 'uuid', ops: ['eq', 'in'], column: 'w.state_id' },
-    {
-      // The item's trigger-kept rank (exact copy of its state's group): one range of ix_work_items_state_group_created.
-      name: 'state_group',
-      type: 'enum',
-      values: STATE_GROUPS,
-      ops: ['eq', 'in'],
-      sql: rankFilter(STATE_GROUP_RANK, STATE_GROUP_ARRAY),
-      description: 'State group: backlog, unstarted, started, completed, cancelled, triage.',
-    },
-    {
-      // On the rank expression, not the column: `ix_work_items_priority` then answers the filter too, so
-      // `order_by=priority&priority=low` is one index range instead of a walk past every more urgent item.
-      name: 'priority',
-      type: 'enum',
-      values: PRIORITIES,
-      ops: ['eq', 'in'],
-      sql: rankFilter(PRIORITY_RANK, PRIORITY_ARRAY),
-    },
-    {
-      name: 'assignee_id',
-      type: 'uuid',
-      ops: ['eq', 'in', 'isnull'],
-      sql: linkFilter('work_item_assignees', 'assignee_id'),
-      description: 'assignee_id__isnull=true: items without assignees.',
-    },
-    {
-      name: 'label_id',
-      type: 'uuid',
-      ops: ['eq', 'in', 'isnull'],
-      sql: linkFilter('work_item_labels', 'label_id'),
-      description: 'label_id__isnull=true: items without labels.',
-    },
-    { name: 'type_id', type: 'uuid', ops: ['eq', 'in'], column: 'w.type_id' },
-    { name: 'parent_id', type: 'uuid', ops: ['eq', 'in', 'isnull'], column: 'w.parent_id' },
-    {
-      name: 'cycle_id',
-      type: 'uuid',
-      ops: ['eq', 'in', 'isnull'],
-      column: 'w.cycle_id',
-      description: 'cycle_id__isnull=true: items in no cycle.',
-    },
-    {
-      name: 'module_id',
-      type: 'uuid',
-      ops: ['eq', 'in', 'isnull'],
-      sql: linkFilter('module_work_items', 'module_id'),
-      description: 'module_id__isnull=true: items in no module.',
-    },
-    { name: 'sequence_id', type: 'int', ops: ['eq'], column: 'w.sequence_id' },
-    { name: 'is_draft', type: 'bool', ops: ['eq'], column: 'w.is_draft' },
-    { name: 'external_id', type: 'string', ops: ['eq'], column: 'w.external_id' },
-    { name: 'external_source', type: 'string', ops: ['eq'], column: 'w.external_source' },
-    { name: 'created_at', type: 'datetime', ops: ['gte', 'lte'], column: 'w.created_at' },
-    { name: 'updated_at', type: 'datetime', ops: ['gte', 'lte'], column: 'w.updated_at' },
-    { name: 'start_date', type: 'date', ops: ['gte', 'lte'], column: 'w.start_date' },
-    { name: 'target_date', type: 'date', ops: ['gte', 'lte'], column: 'w.target_date' },
-  ],
-  search: ['w.name'],
-  orderings: {
-    created_at: { expr: 'w.created_at', cursor: true, cast: 'timestamptz', immutable: true },
-    updated_at: { expr: 'w.updated_at', cursor: true, cast: 'timestamptz' },
-    sequence_id: { expr: 'w.sequence_id', cursor: true, cast: 'int', immutable: true },
-    id: { expr: 'w.id', cursor: true, cast: 'uuid', immutable: true },
-    sort_order: { expr: 'w.sort_order', cursor: false },
-    // `priority__in` / `state_group__in` read one range of ix_work_items_priority / ix_work_items_state_group per value.
-    priority: { expr: PRIORITY_RANK, cursor: false, pinnedBy: 'priority' },
-    state_group: { expr: STATE_GROUP_RANK, cursor: false, pinnedBy: 'state_group' },
-  },
-  defaultOrder: '-created_at',
-  idExpr: 'w.id',
-};
-
-/**
- * The workspace-wide work item list (later edition): the project list's filters plus `project_id`, in created_at or
- * updated_at order (ix_work_items_ws_created / ix_work_items_ws_updated); another `order_by` falls back to the
- * default like any unknown one. Every query binds the workspace as $1 and the readable projects (uuid[]) as $2.
- */
-export const WORKSPACE_WORK_ITEM_LIST: ListSpec = {
-  ...WORK_ITEM_LIST,
-  filters: [
-    {
-      name: 'project_id',
-      type: 'uuid',
-      ops: ['eq', 'in'],
-      column: 'w.project_id',
-      description: 'Projects to list (UUIDs); one the caller cannot read adds nothing.',
-    },
-    ...WORK_ITEM_LIST.filters,
-  ],
-  orderings: { created_at: WORK_ITEM_LIST.orderings.created_at, updated_at: WORK_ITEM_LIST.orderings.updated_at },
-};
+import { visibleInProject } from '../work-item-types/work-item-types.queries';
+import { creationRuleSql } from '../workflows/workflows.queries';
+import { LIVE_PROJECT_OF, READABLE_PROJECT } from './work-items.queries';
 
 /** The list's scope: $1 workspace, $2 project, live items. */
 const liveItems = () => ['w.workspace_id = $1', 'w.project_id = $2', 'w.deleted_at IS NULL', 'w.archived_at IS NULL'];
@@ -181,6 +58,39 @@ const STATE_PRIORITY_COUNTED: Record<string, { cast: string; cond: (ref: string,
   },
   priority: { cast: 'text', cond: (ref) => `k.priority = ${ref}` },
 };
+
+type ListFilter = ListQuery['filters'][number];
+
+/**
+ * The driving key and, if asked, the state group(s), on columns of `alias` (the link row or its counter row);
+ * binds the key, then the rank(s).
+ */
+function linkConds(
+  link: (typeof LINK_DRIVERS)[string],
+  key: unknown,
+  stateGroup: ListFilter | undefined,
+  p: SqlParams,
+  alias: string,
+  rank: string,
+): string[] {
+  const conds = [
+    `${alias}.workspace_id = $1`,
+    `${alias}.project_id = $2`,
+    `${alias}.${link.key} = ${p.add(key)}::uuid`,
+  ];
+  if (stateGroup) {
+    const ranks = ([] as string[])
+      .concat(stateGroup.value as string | string[])
+      .map((g) => STATE_GROUPS.indexOf(g as StateGroup));
+    // One group is an equality the planner can see in a generic plan too: the group index's range.
+    conds.push(
+      ranks.length === 1
+        ? `${alias}.${rank} = ${p.add(ranks[0])}::smallint`
+        : `${alias}.${rank} = ANY(${p.add(ranks)}::smallint[])`,
+    );
+  }
+  return conds;
+}
 
 /**
  * The total of a list filtered by state, state group and priority only, as a sum of counter rows; undefined for any
@@ -334,21 +244,22 @@ export interface WorkItemWrite {
   custom_values?: Record<string, unknown>;
 }
 
-const WRITABLE = new Set([
-  'name',
-  'description_html',
-  'description_stripped',
-  'priority',
-  'state_id',
-  'type_id',
-  'parent_id',
-  'estimate_point_id',
-  'start_date',
-  'target_date',
-  'external_id',
-  'external_source',
-  'custom_values',
-]);
+/** The columns a work item PATCH writes (the allow-list of its partial updates, single or batch: updateMany). */
+const WORK_ITEM_COLUMNS: UpdatableColumns<WorkItemWrite> = {
+  name: {},
+  description_html: {},
+  description_stripped: {},
+  priority: {},
+  state_id: {},
+  type_id: {},
+  parent_id: {},
+  estimate_point_id: {},
+  start_date: {},
+  target_date: {},
+  external_id: {},
+  external_source: {},
+  custom_values: {},
+};
 
 /**
  * Two CTEs of updateMany replacing a link set: the links of each row's item not in the row's `field` array deleted,
@@ -387,21 +298,6 @@ const LOCK_ESTIMATE_POINT = (ws: string, project: string, id: string) =>
 /** A type deletion takes the type FOR UPDATE and then checks it is unused: a write holding it FOR KEY SHARE is waited for. */
 const LOCK_TYPE = (ws: string, id: string) =>
   `SELECT t.id FROM work_item_types t WHERE t.workspace_id = ${ws} AND t.id = ${id} AND t.deleted_at IS NULL AND t.is_active FOR KEY SHARE`;
-/**
- * SQL: the project `projectCol` is one whose work items the viewer can read (Viewer: `userRef` binds the user id,
- * `allRef` the all-projects flag): a member of it with WORK_ITEM_READER or above, or a workspace owner/admin.
- */
-export const READABLE_PROJECT = (projectCol: string, userRef: string, allRef: string) =>
-  `(${allRef}::boolean OR EXISTS (SELECT 1 FROM project_members rp WHERE rp.project_id = ${projectCol} AND rp.member_id = ${userRef}::uuid AND rp.deleted_at IS NULL
-      AND rp.role IN (${WORK_ITEM_READER_ROLES.map((r) => `'${r}'`).join(', ')})))`;
-
-/**
- * A work item is live while neither it nor its project is deleted (deleting a project leaves its rows alone).
- * The project row is locked too: a project delete takes it FOR UPDATE first, so a write that links a parent
- * of that project either commits before the delete detaches children or sees the project gone.
- */
-export const LIVE_PROJECT_OF = (w: string) =>
-  `EXISTS (SELECT 1 FROM projects lp WHERE lp.id = ${w}.project_id AND lp.deleted_at IS NULL)`;
 const LOCK_WORK_ITEM = (ws: string, id: string) =>
   `SELECT w.id FROM work_items w JOIN projects wp ON wp.id = w.project_id AND wp.deleted_at IS NULL
     WHERE w.workspace_id = ${ws} AND w.id = ${id} AND w.deleted_at IS NULL FOR KEY SHARE`;
@@ -456,6 +352,106 @@ export interface CheckedInsert {
 
 export type Archived = 'live' | 'any' | 'archived';
 
+/**
+ * The checked insert of a work item (insertChecked): locks what it references, checks each is live (and the
+ * workflow's creation rule), inserts the item and its links only if all are, and returns the checks with the row.
+ */
+const CHECKED_INSERT = `WITH st AS (${LOCK_STATE('$2', '$7::uuid')}),
+        lb AS (${LOCK_LABELS('$1', '$2', '$18::uuid[]')}),
+        ep AS (${LOCK_ESTIMATE_POINT('$1', '$2', '$10::uuid')}),
+        par AS (${LOCK_WORK_ITEM('$1', '$9::uuid')}),
+        ty AS (${LOCK_TYPE('$1', '$8::uuid')}),
+        chk AS (
+          SELECT EXISTS (SELECT 1 FROM st) AS state_live,
+                 ($8::uuid IS NULL OR EXISTS (SELECT 1 FROM ty)) AS type_live,
+                 ARRAY(SELECT id FROM lb) AS live_label_ids,
+                 ($10::uuid IS NULL OR EXISTS (SELECT 1 FROM ep)) AS estimate_point_live,
+                 ($9::uuid IS NULL OR EXISTS (SELECT 1 FROM par)) AS parent_live,
+                 ${creationRuleSql('$2', '$7::uuid')} AS creation_allowed
+        ),
+        item AS (
+          INSERT INTO work_items (workspace_id, project_id, sequence_id, name, description_html, description_stripped, priority,
+                                  state_id, type_id, parent_id, estimate_point_id, start_date, target_date, external_id, external_source,
+                                  custom_values, sort_order, created_by_id, updated_by_id)
+          SELECT $1, $2, $19::int, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $19::int * 65535.0, $16, $16
+            FROM chk
+           WHERE chk.state_live AND cardinality(chk.live_label_ids) = cardinality($18::uuid[])
+             AND chk.estimate_point_live AND chk.parent_live AND chk.type_live AND chk.creation_allowed IS NOT FALSE
+          RETURNING *
+        ),
+        a AS (
+          INSERT INTO work_item_assignees (work_item_id, assignee_id, workspace_id, project_id, item_created_at, item_state_group_rank, item_live)
+          SELECT item.id, x, $1, $2, item.created_at, item.state_group_rank, true FROM item, unnest($17::uuid[]) AS x
+        ),
+        l AS (
+          INSERT INTO work_item_labels (work_item_id, label_id, workspace_id, project_id, item_created_at, item_state_group_rank, item_live)
+          SELECT item.id, x, $1, $2, item.created_at, item.state_group_rank, true FROM item, unnest($18::uuid[]) AS x
+        )
+   SELECT chk.*, r.*
+     FROM chk LEFT JOIN (
+          SELECT ${COLS}, w.workspace_id, w.custom_values, w.external_id, w.external_source, w.estimate_point_id,
+                 ARRAY(SELECT x FROM unnest($17::uuid[]) x ORDER BY x) AS assignee_ids,
+                 ARRAY(SELECT x FROM unnest($18::uuid[]) x ORDER BY x) AS label_ids,
+                 '{}'::uuid[] AS module_ids,
+                 $20::text AS project_identifier
+            FROM item w) r ON true`;
+
+/** The rows of insertCheckedMany's batch, among the ones that reference a row of `col` (for the FOR KEY SHARE re-reads). */
+const BATCH_IDS = (col: string) => `ANY(ARRAY(SELECT r.${col} FROM r WHERE r.${col} IS NOT NULL))`;
+
+/** insertChecked for a batch (insertCheckedMany): $3 the rows as JSON, $5 all-or-none. */
+const CHECKED_INSERT_MANY = `WITH r AS (
+        SELECT * FROM jsonb_to_recordset($3::jsonb) AS r(ord int, seq int, name text, description_html text,
+          description_stripped text, priority text, state_id uuid, type_id uuid, parent_id uuid, estimate_point_id uuid,
+          start_date date, target_date date, external_id text, external_source text, custom_values jsonb,
+          assignee_ids uuid[], label_ids uuid[])
+      ),
+      st AS (${LOCK_STATE('$2', BATCH_IDS('state_id'))}),
+      lb AS (${LOCK_LABELS('$1', '$2', 'ARRAY(SELECT DISTINCT unnest(r.label_ids) FROM r)')}),
+      ep AS (${LOCK_ESTIMATE_POINT('$1', '$2', BATCH_IDS('estimate_point_id'))}),
+      par AS (${LOCK_WORK_ITEM('$1', BATCH_IDS('parent_id'))}),
+      ty AS (${LOCK_TYPE('$1', BATCH_IDS('type_id'))}),
+      chk AS (
+        SELECT r.ord,
+               EXISTS (SELECT 1 FROM st WHERE st.id = r.state_id) AS state_live,
+               (r.type_id IS NULL OR EXISTS (SELECT 1 FROM ty WHERE ty.id = r.type_id)) AS type_live,
+               ARRAY(SELECT lb.id FROM lb WHERE lb.id = ANY(r.label_ids)) AS live_label_ids,
+               (r.estimate_point_id IS NULL OR EXISTS (SELECT 1 FROM ep WHERE ep.id = r.estimate_point_id)) AS estimate_point_live,
+               (r.parent_id IS NULL OR EXISTS (SELECT 1 FROM par WHERE par.id = r.parent_id)) AS parent_live,
+               ${creationRuleSql('$2', 'r.state_id')} AS creation_allowed
+          FROM r
+      ),
+      pass AS (
+        SELECT chk.ord, chk.state_live AND chk.type_live AND chk.estimate_point_live AND chk.parent_live
+               AND cardinality(chk.live_label_ids) = cardinality(r.label_ids) AND chk.creation_allowed IS NOT FALSE AS ok
+          FROM chk JOIN r ON r.ord = chk.ord
+      ),
+      ok AS (
+        SELECT r.* FROM r JOIN pass ON pass.ord = r.ord
+         WHERE pass.ok AND NOT ($5::boolean AND EXISTS (SELECT 1 FROM pass WHERE NOT pass.ok))
+      ),
+      item AS (
+        INSERT INTO work_items (workspace_id, project_id, sequence_id, name, description_html, description_stripped, priority,
+                                state_id, type_id, parent_id, estimate_point_id, start_date, target_date, external_id, external_source,
+                                custom_values, sort_order, created_by_id, updated_by_id)
+        SELECT $1, $2, ok.seq, ok.name, ok.description_html, ok.description_stripped, ok.priority, ok.state_id, ok.type_id,
+               ok.parent_id, ok.estimate_point_id, ok.start_date, ok.target_date, ok.external_id, ok.external_source,
+               ok.custom_values, ok.seq * 65535.0, $4, $4
+          FROM ok ORDER BY ok.ord
+        RETURNING id, sequence_id, created_at, state_group_rank
+      ),
+      a AS (
+        INSERT INTO work_item_assignees (work_item_id, assignee_id, workspace_id, project_id, item_created_at, item_state_group_rank, item_live)
+        SELECT item.id, x, $1, $2, item.created_at, item.state_group_rank, true
+          FROM item JOIN ok ON ok.seq = item.sequence_id, unnest(ok.assignee_ids) AS x
+      ),
+      l AS (
+        INSERT INTO work_item_labels (work_item_id, label_id, workspace_id, project_id, item_created_at, item_state_group_rank, item_live)
+        SELECT item.id, x, $1, $2, item.created_at, item.state_group_rank, true
+          FROM item JOIN ok ON ok.seq = item.sequence_id, unnest(ok.label_ids) AS x
+      )
+ SELECT chk.*, item.id FROM chk JOIN r ON r.ord = chk.ord LEFT JOIN item ON item.sequence_id = r.seq ORDER BY chk.ord`;
+
 @Injectable()
 export class WorkItemsRepository {
   /** Hot reads outside transactions (list pages, detail reads) go straight to the pool. */
@@ -472,9 +468,21 @@ export class WorkItemsRepository {
    * `assignee_id=` or `label_id=` filter drives both from that link table's list index (see LINK_DRIVERS).
    */
   list(workspaceId: string, projectId: string, q: ListQuery, arrays: ListArrays = ALL_ARRAYS) {
+    const src = this.listSource(workspaceId, projectId, q, arrays);
+    // `assignee_id__in=X` with one id asks what `assignee_id=X` asks, and is answered the same way.
+    const single = (f: ListFilter) => f.op === 'eq' || (f.op === 'in' && new Set(f.value as string[]).size === 1);
+    const driver = q.search ? undefined : q.filters.find((f) => LINK_DRIVERS[f.def.name] && single(f));
+    if (driver) return this.linkDrivenList(workspaceId, projectId, q, src, driver);
+    // Filtered by state, state group and priority only: the total is a sum of counter rows.
+    src.filteredCount = statePriorityCount(q, [workspaceId, projectId], '= $2::uuid');
+    return runList<WorkItemRow>(this.reader, WORK_ITEM_LIST, q, src);
+  }
+
+  /** The list's source when no link filter drives it: counters and remembered offsets where they apply. */
+  private listSource(workspaceId: string, projectId: string, q: ListQuery, arrays: ListArrays): ListSource {
     const perRow = pageArrays(arrays);
     const unfiltered = !q.filters.length && !q.search;
-    const src: ListSource = {
+    return {
       select: COLS,
       from: 'work_items w',
       where: unfiltered ? liveItemsAnyProject() : liveItems(),
@@ -497,47 +505,21 @@ export class WorkItemsRepository {
         generation: `SELECT coalesce(sum(changes), 0) AS g FROM project_work_item_counts WHERE project_id = $2 AND workspace_id = $1`,
       },
     };
-    // `assignee_id__in=X` with one id asks what `assignee_id=X` asks, and is answered the same way.
-    const single = (f: (typeof q.filters)[number]) =>
-      f.op === 'eq' || (f.op === 'in' && new Set(f.value as string[]).size === 1);
-    const driver = q.search ? undefined : q.filters.find((f) => LINK_DRIVERS[f.def.name] && single(f));
-    if (!driver) {
-      // Filtered by state, state group and priority only: the total is a sum of counter rows.
-      src.filteredCount = statePriorityCount(q, [workspaceId, projectId], '= $2::uuid');
-      return runList<WorkItemRow>(this.reader, WORK_ITEM_LIST, q, src);
-    }
+  }
 
+  /** The list filtered by one assignee or label (`driver`), read from that link table. */
+  private linkDrivenList(workspaceId: string, projectId: string, q: ListQuery, src: ListSource, driver: ListFilter) {
     const link = LINK_DRIVERS[driver.def.name];
     const key = driver.op === 'in' ? (driver.value as string[])[0] : driver.value;
     const rest = q.filters.filter((f) => f !== driver);
     const stateGroup = rest.find((f) => f.def.name === 'state_group');
-    /** The driving key and, if asked, the state group(s), on columns of `alias`; binds the key, then the rank(s). */
-    const linkConds = (p: SqlParams, alias: string, rank: string) => {
-      const conds = [
-        `${alias}.workspace_id = $1`,
-        `${alias}.project_id = $2`,
-        `${alias}.${link.key} = ${p.add(key)}::uuid`,
-      ];
-      if (stateGroup) {
-        const ranks = ([] as string[])
-          .concat(stateGroup.value as string | string[])
-          .map((g) => STATE_GROUPS.indexOf(g as StateGroup));
-        // One group is an equality the planner can see in a generic plan too: the group index's range.
-        conds.push(
-          ranks.length === 1
-            ? `${alias}.${rank} = ${p.add(ranks[0])}::smallint`
-            : `${alias}.${rank} = ANY(${p.add(ranks)}::smallint[])`,
-        );
-      }
-      return conds;
-    };
-    const linkWhere = (p: SqlParams) => [...linkConds(p, 'x', 'item_state_group_rank'), 'x.item_live'];
-    if (rest.every((f) => f === stateGroup)) {
+    const linkOnly = rest.every((f) => f === stateGroup);
+    if (linkOnly) {
       // Everything asked is on the link row: the sum of its trigger-kept counters (migration WorkItemLinkCounts).
       // Its parameters are bound in linkWhere's order, so the link-driven page statement can embed it.
       const cp = new SqlParams([workspaceId, projectId]);
       src.filteredCount = {
-        sql: `SELECT coalesce(sum(k.n), 0)::int AS c FROM ${link.counts} k WHERE ${linkConds(cp, 'k', 'state_group_rank').join(' AND ')}`,
+        sql: `SELECT coalesce(sum(k.n), 0)::int AS c FROM ${link.counts} k WHERE ${linkConds(link, key, stateGroup, cp, 'k', 'state_group_rank').join(' AND ')}`,
         params: cp.values,
       };
     }
@@ -555,11 +537,10 @@ export class WorkItemsRepository {
       };
     }
     const p = new SqlParams([workspaceId, projectId]);
-    const drivingConds = linkWhere(p);
-    const where = [...liveItems(), ...drivingConds];
+    const drivingConds = [...linkConds(link, key, stateGroup, p, 'x', 'item_state_group_rank'), 'x.item_live'];
     // The driving filter leaves q.filters; the count stays filteredCount (never the unfiltered counter). A
     // counter sum binds what linkWhere bound first, in the same order: it runs inside the page statement.
-    if (rest.every((f) => f === stateGroup)) src.filteredCount = { ...src.filteredCount, inPage: true };
+    if (linkOnly) src.filteredCount = { ...src.filteredCount, inPage: true };
     // The state group is the link row's rank condition (linkWhere), an exact copy of the item's: asked again on
     // the item it only joins states, which made PostgreSQL re-plan the statement on every execution (a
     // generic plan would hash-join every item of the group): 0.8 ms of planning per request.
@@ -578,7 +559,7 @@ export class WorkItemsRepository {
         // PostgreSQL caches for the statement as cheap as a planned one.
         keyWalk: itemFilters.length ? undefined : { from: `${link.table} x`, where: drivingConds, always: true },
         from: `${link.table} x JOIN work_items w ON w.id = x.work_item_id`,
-        where,
+        where: [...liveItems(), ...drivingConds],
         params: p,
       },
     );
@@ -697,69 +678,28 @@ export class WorkItemsRepository {
     userId: string,
     db: Queryable = this.reader,
   ): Promise<CheckedInsert> {
-    const rows = await db.query(
-      `WITH st AS (${LOCK_STATE('$2', '$7::uuid')}),
-            lb AS (${LOCK_LABELS('$1', '$2', '$18::uuid[]')}),
-            ep AS (${LOCK_ESTIMATE_POINT('$1', '$2', '$10::uuid')}),
-            par AS (${LOCK_WORK_ITEM('$1', '$9::uuid')}),
-            ty AS (${LOCK_TYPE('$1', '$8::uuid')}),
-            chk AS (
-              SELECT EXISTS (SELECT 1 FROM st) AS state_live,
-                     ($8::uuid IS NULL OR EXISTS (SELECT 1 FROM ty)) AS type_live,
-                     ARRAY(SELECT id FROM lb) AS live_label_ids,
-                     ($10::uuid IS NULL OR EXISTS (SELECT 1 FROM ep)) AS estimate_point_live,
-                     ($9::uuid IS NULL OR EXISTS (SELECT 1 FROM par)) AS parent_live,
-                     ${creationRuleSql('$2', '$7::uuid')} AS creation_allowed
-            ),
-            item AS (
-              INSERT INTO work_items (workspace_id, project_id, sequence_id, name, description_html, description_stripped, priority,
-                                      state_id, type_id, parent_id, estimate_point_id, start_date, target_date, external_id, external_source,
-                                      custom_values, sort_order, created_by_id, updated_by_id)
-              SELECT $1, $2, $19::int, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $19::int * 65535.0, $16, $16
-                FROM chk
-               WHERE chk.state_live AND cardinality(chk.live_label_ids) = cardinality($18::uuid[])
-                 AND chk.estimate_point_live AND chk.parent_live AND chk.type_live AND chk.creation_allowed IS NOT FALSE
-              RETURNING *
-            ),
-            a AS (
-              INSERT INTO work_item_assignees (work_item_id, assignee_id, workspace_id, project_id, item_created_at, item_state_group_rank, item_live)
-              SELECT item.id, x, $1, $2, item.created_at, item.state_group_rank, true FROM item, unnest($17::uuid[]) AS x
-            ),
-            l AS (
-              INSERT INTO work_item_labels (work_item_id, label_id, workspace_id, project_id, item_created_at, item_state_group_rank, item_live)
-              SELECT item.id, x, $1, $2, item.created_at, item.state_group_rank, true FROM item, unnest($18::uuid[]) AS x
-            )
-       SELECT chk.*, r.*
-         FROM chk LEFT JOIN (
-              SELECT ${COLS}, w.workspace_id, w.custom_values, w.external_id, w.external_source, w.estimate_point_id,
-                     ARRAY(SELECT x FROM unnest($17::uuid[]) x ORDER BY x) AS assignee_ids,
-                     ARRAY(SELECT x FROM unnest($18::uuid[]) x ORDER BY x) AS label_ids,
-                     '{}'::uuid[] AS module_ids,
-                     $20::text AS project_identifier
-                FROM item w) r ON true`,
-      [
-        workspaceId,
-        projectId,
-        v.name,
-        v.description_html ?? '',
-        v.description_stripped ?? '',
-        v.priority ?? 'none',
-        v.state_id,
-        v.type_id ?? null,
-        v.parent_id ?? null,
-        v.estimate_point_id ?? null,
-        v.start_date ?? null,
-        v.target_date ?? null,
-        v.external_id ?? null,
-        v.external_source ?? null,
-        v.custom_values ?? {},
-        userId,
-        assigneeIds,
-        labelIds,
-        sequenceId,
-        projectIdentifier,
-      ],
-    );
+    const rows = await db.query(CHECKED_INSERT, [
+      workspaceId,
+      projectId,
+      v.name,
+      v.description_html ?? '',
+      v.description_stripped ?? '',
+      v.priority ?? 'none',
+      v.state_id,
+      v.type_id ?? null,
+      v.parent_id ?? null,
+      v.estimate_point_id ?? null,
+      v.start_date ?? null,
+      v.target_date ?? null,
+      v.external_id ?? null,
+      v.external_source ?? null,
+      v.custom_values ?? {},
+      userId,
+      assigneeIds,
+      labelIds,
+      sequenceId,
+      projectIdentifier,
+    ]);
     const { state_live, type_live, live_label_ids, estimate_point_live, parent_live, creation_allowed, ...row } =
       rows[0];
     return {
@@ -788,19 +728,16 @@ export class WorkItemsRepository {
   ): Promise<void> {
     if (!rows.length) return;
     const payload = rows.map(({ id, write, assigneeIds, labelIds }) => {
-      const sent = Object.entries(write)
-        .filter(([, v]) => v !== undefined)
-        .map(([k]) => k);
-      for (const k of sent) if (!WRITABLE.has(k)) throw new Error(`not a writable work item column: ${k}`);
+      const sent = sentColumns(WORK_ITEM_COLUMNS, write);
       return { ...write, id, sent, assignee_ids: assigneeIds ?? null, label_ids: labelIds ?? null };
     });
-    const set = [...WRITABLE].map((c) => `${c} = CASE WHEN '${c}' = ANY(u.sent) THEN u.${c} ELSE w.${c} END`);
+    const set = batchSetClause(WORK_ITEM_COLUMNS, 'w', 'u', ['updated_at = now()', 'updated_by_id = $4']);
     await db.query(
       `WITH u AS (
          SELECT * FROM jsonb_to_recordset($3::jsonb) AS u(${UPDATE_RECORD})
        ), ${replaceSet('work_item_assignees', 'assignee_id', 'assignee_ids', 'a')},
        ${replaceSet('work_item_labels', 'label_id', 'label_ids', 'l')}
-       UPDATE work_items w SET ${set.join(', ')}, updated_at = now(), updated_by_id = $4
+       UPDATE work_items w ${set}
          FROM u WHERE w.workspace_id = $1 AND w.project_id = $2 AND w.id = u.id`,
       [workspaceId, projectId, JSON.stringify(payload), userId],
     );
@@ -998,61 +935,7 @@ export class WorkItemsRepository {
     allOrNone: boolean,
     db: Queryable,
   ): Promise<Array<Omit<CheckedInsert, 'row'> & { ord: number; id: string | null }>> {
-    const ids = (col: string) => `ANY(ARRAY(SELECT r.${col} FROM r WHERE r.${col} IS NOT NULL))`;
-    const out = await db.query(
-      `WITH r AS (
-              SELECT * FROM jsonb_to_recordset($3::jsonb) AS r(ord int, seq int, name text, description_html text,
-                description_stripped text, priority text, state_id uuid, type_id uuid, parent_id uuid, estimate_point_id uuid,
-                start_date date, target_date date, external_id text, external_source text, custom_values jsonb,
-                assignee_ids uuid[], label_ids uuid[])
-            ),
-            st AS (${LOCK_STATE('$2', ids('state_id'))}),
-            lb AS (${LOCK_LABELS('$1', '$2', 'ARRAY(SELECT DISTINCT unnest(r.label_ids) FROM r)')}),
-            ep AS (${LOCK_ESTIMATE_POINT('$1', '$2', ids('estimate_point_id'))}),
-            par AS (${LOCK_WORK_ITEM('$1', ids('parent_id'))}),
-            ty AS (${LOCK_TYPE('$1', ids('type_id'))}),
-            chk AS (
-              SELECT r.ord,
-                     EXISTS (SELECT 1 FROM st WHERE st.id = r.state_id) AS state_live,
-                     (r.type_id IS NULL OR EXISTS (SELECT 1 FROM ty WHERE ty.id = r.type_id)) AS type_live,
-                     ARRAY(SELECT lb.id FROM lb WHERE lb.id = ANY(r.label_ids)) AS live_label_ids,
-                     (r.estimate_point_id IS NULL OR EXISTS (SELECT 1 FROM ep WHERE ep.id = r.estimate_point_id)) AS estimate_point_live,
-                     (r.parent_id IS NULL OR EXISTS (SELECT 1 FROM par WHERE par.id = r.parent_id)) AS parent_live,
-                     ${creationRuleSql('$2', 'r.state_id')} AS creation_allowed
-                FROM r
-            ),
-            pass AS (
-              SELECT chk.ord, chk.state_live AND chk.type_live AND chk.estimate_point_live AND chk.parent_live
-                     AND cardinality(chk.live_label_ids) = cardinality(r.label_ids) AND chk.creation_allowed IS NOT FALSE AS ok
-                FROM chk JOIN r ON r.ord = chk.ord
-            ),
-            ok AS (
-              SELECT r.* FROM r JOIN pass ON pass.ord = r.ord
-               WHERE pass.ok AND NOT ($5::boolean AND EXISTS (SELECT 1 FROM pass WHERE NOT pass.ok))
-            ),
-            item AS (
-              INSERT INTO work_items (workspace_id, project_id, sequence_id, name, description_html, description_stripped, priority,
-                                      state_id, type_id, parent_id, estimate_point_id, start_date, target_date, external_id, external_source,
-                                      custom_values, sort_order, created_by_id, updated_by_id)
-              SELECT $1, $2, ok.seq, ok.name, ok.description_html, ok.description_stripped, ok.priority, ok.state_id, ok.type_id,
-                     ok.parent_id, ok.estimate_point_id, ok.start_date, ok.target_date, ok.external_id, ok.external_source,
-                     ok.custom_values, ok.seq * 65535.0, $4, $4
-                FROM ok ORDER BY ok.ord
-              RETURNING id, sequence_id, created_at, state_group_rank
-            ),
-            a AS (
-              INSERT INTO work_item_assignees (work_item_id, assignee_id, workspace_id, project_id, item_created_at, item_state_group_rank, item_live)
-              SELECT item.id, x, $1, $2, item.created_at, item.state_group_rank, true
-                FROM item JOIN ok ON ok.seq = item.sequence_id, unnest(ok.assignee_ids) AS x
-            ),
-            l AS (
-              INSERT INTO work_item_labels (work_item_id, label_id, workspace_id, project_id, item_created_at, item_state_group_rank, item_live)
-              SELECT item.id, x, $1, $2, item.created_at, item.state_group_rank, true
-                FROM item JOIN ok ON ok.seq = item.sequence_id, unnest(ok.label_ids) AS x
-            )
-       SELECT chk.*, item.id FROM chk JOIN r ON r.ord = chk.ord LEFT JOIN item ON item.sequence_id = r.seq ORDER BY chk.ord`,
-      [workspaceId, projectId, JSON.stringify(rows), userId, allOrNone],
-    );
+    const out = await db.query(CHECKED_INSERT_MANY, [workspaceId, projectId, JSON.stringify(rows), userId, allOrNone]);
     return out;
   }
 

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { MembershipObserver } from '../common/membership/membership';
 import { wants } from '../common/fields/fields';
 import { DataSource } from 'typeorm';
 import { ProjectContext, WorkspaceContext } from '../common/auth/request-context';
@@ -189,34 +190,7 @@ export class WorkItemsService {
     if (expand.has('labels')) ids.labels = uniq(rows.flatMap((r) => r.label_ids ?? []));
     const jobs: Array<Promise<void>> = [];
     if (Object.keys(ids).length) {
-      jobs.push(
-        this.repo.expandedObjects(workspaceId, ids).then((found) => {
-          // Rows of EXPANDED_SQL carry exactly the shapes of the read DTO (gap-reference 4).
-          const byId = <T>(rel: ExpandedRelation) => new Map((found[rel] ?? []).map((x) => [x.id, x as unknown as T]));
-          const many = <T>(m: Map<string, T>, list: string[]) =>
-            list.map((id) => m.get(id)).filter((x): x is T => x !== undefined);
-          if (ids.state) {
-            const m = byId<WorkItemStateRefDto>('state');
-            out.forEach((d) => (d.state = m.get(d.state_id)));
-          }
-          if (ids.type) {
-            const m = byId<WorkItemTypeRefDto>('type');
-            out.forEach((d) => (d.type = d.type_id ? (m.get(d.type_id) ?? null) : null));
-          }
-          if (ids.parent) {
-            const m = byId<WorkItemParentRefDto>('parent');
-            out.forEach((d) => (d.parent = d.parent_id ? (m.get(d.parent_id) ?? null) : null));
-          }
-          if (ids.assignees) {
-            const m = byId<WorkItemUserRefDto>('assignees');
-            out.forEach((d) => (d.assignees = many(m, d.assignee_ids)));
-          }
-          if (ids.labels) {
-            const m = byId<WorkItemLabelRefDto>('labels');
-            out.forEach((d) => (d.labels = many(m, d.label_ids)));
-          }
-        }),
-      );
+      jobs.push(this.repo.expandedObjects(workspaceId, ids).then((found) => attachExpanded(out, ids, found)));
     }
     if (expand.has('cycle')) {
       jobs.push(
@@ -444,57 +418,8 @@ export class WorkItemsService {
       const assigneeIds = await this.assigneesOrDefault(ctx, refs.assigneeIds, this.ds);
       const labelIds = refs.labelIds ?? [];
 
-      // Custom values are validated on the connection of the write, inside its transaction.
-      const write = async (db: Queryable) => {
-        const customValues = await this.customFields.forCreate(
-          db,
-          t.workspaceId,
-          t.projectId,
-          typeId,
-          dto.custom_fields,
-          t.viewer,
-        );
-        return this.repo.insertChecked(
-          t.workspaceId,
-          t.projectId,
-          ctx.project.identifier,
-          defaults.sequence_id,
-          {
-            name,
-            ...desc,
-            priority: dto.priority,
-            state_id: stateId,
-            type_id: typeId,
-            parent_id: refs.parentId ?? null,
-            estimate_point_id: refs.estimatePointId ?? null,
-            start_date: dto.start_date,
-            target_date: dto.target_date,
-            external_id: dto.external_id,
-            external_source: dto.external_source,
-            custom_values: customValues,
-          },
-          assigneeIds,
-          labelIds,
-          ctx.principal.userId,
-          db,
-        );
-      };
-      // With labels, a point, a parent or a type, the state is locked first in a statement of its own, so a delete
-      // of what we link that commits while we wait for that lock is seen by the insert's later snapshot (see
-      // insertChecked); with a type, the custom values are validated in the same transaction, under the values
-      // lock a catalogue change waits for. Cycle and module membership (cycle_id, module_ids) are written after the
-      // row, then the webhook event, in the insert's transaction (inside a request's transaction scope, e.g. an
-      // idempotent POST's, a savepoint of it), so they commit with the item.
-      const links = labelIds.length > 0 || !!refs.estimatePointId || !!refs.parentId || !!typeId;
-      const result = await this.externalRace(t.projectId, dto.external_source, dto.external_id, () =>
-        this.ds.transaction(async (tx) => {
-          if (links) await this.repo.stateIds(t.projectId, [stateId], tx);
-          const written = await write(tx);
-          if (written.row && placesItem(dto)) written.row = await this.placeIn(ctx, written.row, dto, tx);
-          if (written.row) await this.outbox.record(tx, changeEvent(ctx, 'workitem.created', webhookView(written.row)));
-          return written;
-        }),
-      );
+      const plan = { name, desc, stateId, typeId, assigneeIds, labelIds, sequenceId: defaults.sequence_id };
+      const result = await this.insertCreate(ctx, dto, refs, plan);
       if (!result.row) {
         const defaultGone =
           (!result.state_live && refs.stateId === undefined) || (!result.type_live && refs.typeId === undefined);
@@ -503,6 +428,71 @@ export class WorkItemsService {
       }
       return this.present(t.workspaceId, result.row, expand, true);
     }
+  }
+
+  /**
+   * The checked insert of a create, in a transaction with its webhook event (inside a request's transaction scope,
+   * e.g. an idempotent POST's, a savepoint of it), so the event commits with the item. With labels, a point, a
+   * parent or a type, the state is locked first in a statement of its own, so a delete of what we link that
+   * commits while we wait for that lock is seen by the insert's later snapshot (see insertChecked); with a type,
+   * the custom values are validated in the same transaction, under the values lock a catalogue change waits for.
+   * Cycle and module membership (cycle_id, module_ids) are written after the row, before the event.
+   */
+  private insertCreate(
+    ctx: ProjectContext,
+    dto: CreateWorkItemDto,
+    refs: { parentId?: string | null; estimatePointId?: string | null },
+    plan: CreatePlan,
+  ): Promise<CheckedInsert> {
+    const t = tenantOf(ctx);
+    const { stateId, typeId } = plan;
+    // Custom values are validated on the connection of the write, inside its transaction.
+    const write = async (db: Queryable) => {
+      const customValues = await this.customFields.forCreate(
+        db,
+        t.workspaceId,
+        t.projectId,
+        typeId,
+        dto.custom_fields,
+        t.viewer,
+      );
+      const values = {
+        name: plan.name,
+        ...plan.desc,
+        priority: dto.priority,
+        state_id: stateId,
+        type_id: typeId,
+        parent_id: refs.parentId ?? null,
+        estimate_point_id: refs.estimatePointId ?? null,
+        start_date: dto.start_date,
+        target_date: dto.target_date,
+        external_id: dto.external_id,
+        external_source: dto.external_source,
+        custom_values: customValues,
+      };
+      const { identifier } = ctx.project;
+      return this.repo.insertChecked(
+        t.workspaceId,
+        t.projectId,
+        identifier,
+        plan.sequenceId,
+        values,
+        plan.assigneeIds,
+        plan.labelIds,
+        ctx.principal.userId,
+        db,
+      );
+    };
+    const links = plan.labelIds.length > 0 || !!refs.estimatePointId || !!refs.parentId || !!typeId;
+    return this.externalRace(t.projectId, dto.external_source, dto.external_id, () =>
+      this.ds.transaction(async (tx) => {
+        if (links) await this.repo.stateIds(t.projectId, [stateId], tx);
+        const written = await write(tx);
+        if (written.row && placesItem(dto)) written.row = await this.placeIn(ctx, written.row, dto, tx);
+        if (written.row) await this.outbox.record(tx, changeEvent(ctx, 'workitem.created', webhookView(written.row)));
+        return written;
+      }),
+    );
   }
 
   /** A checked insert that wrote nothing: the problem, in the order of the checks (state, type, links, workflow). */
@@ -599,17 +589,7 @@ export class WorkItemsService {
     const desc = this.description(dto.description_html);
     const refs = await this.resolveRefs(t, keptRefsUnsent(dto, cur), tx);
     await this.lockRefs(t, dto, refs, tx);
-    const start = dto.start_date !== undefined ? dto.start_date : cur.start_date;
-    const target = dto.target_date !== undefined ? dto.target_date : cur.target_date;
-    this.checkDates(start, target);
-    if (refs.parentId && (await this.repo.wouldCycle(id, refs.parentId, tx))) throw parentLoop(dto);
-    if (refs.stateId !== undefined && refs.stateId !== cur.state_id) {
-      await this.workflows.assertTransitionAllowed(tx, ctx, cur.state_id, refs.stateId);
-    }
-    const source = dto.external_source !== undefined ? dto.external_source : cur.external_source;
-    const extId = dto.external_id !== undefined ? dto.external_id : cur.external_id;
-    if (dto.external_source !== undefined || dto.external_id !== undefined)
-      await this.checkExternal(t.projectId, source, extId, id, tx);
+    const external = await this.checkUpdate(ctx, id, dto, cur, refs, tx);
     let customValues: Record<string, unknown> | undefined;
     if (dto.custom_fields !== undefined || (refs.typeId !== undefined && refs.typeId !== cur.type_id)) {
       customValues = await this.customFields.forUpdate(
@@ -626,7 +606,7 @@ export class WorkItemsService {
     return {
       id,
       dto,
-      external: source && extId ? [source, extId] : null,
+      external,
       assigneeIds: refs.assigneeIds,
       labelIds: refs.labelIds,
       write: {
@@ -710,12 +690,46 @@ export class WorkItemsService {
   }
 
   /**
+   * The rules of an update on the item as it is: dates, no parent cycle, the workflow's transition, external ids;
+   * answers the external pair the item will hold (null when incomplete).
+   */
+  private async checkUpdate(
+    ctx: ProjectContext,
+    id: string,
+    dto: UpdateWorkItemDto,
+    cur: WorkItemDetailRow,
+    refs: { parentId?: string | null; stateId?: string },
+    tx: Queryable,
+  ): Promise<[string, string] | null> {
+    const start = dto.start_date !== undefined ? dto.start_date : cur.start_date;
+    const target = dto.target_date !== undefined ? dto.target_date : cur.target_date;
+    this.checkDates(start, target);
+    if (refs.parentId && (await this.repo.wouldCycle(id, refs.parentId, tx))) throw parentLoop(dto);
+    if (refs.stateId !== undefined && refs.stateId !== cur.state_id) {
+      await this.workflows.assertTransitionAllowed(tx, ctx, cur.state_id, refs.stateId);
+    }
+    const source = dto.external_source !== undefined ? dto.external_source : cur.external_source;
+    const extId = dto.external_id !== undefined ? dto.external_id : cur.external_id;
+    if (dto.external_source !== undefined || dto.external_id !== undefined)
+      await this.checkExternal(ctx.project.id, source, extId, id, tx);
+    return source && extId ? [source, extId] : null;
+  }
+
+  /**
    * For a change another feature makes to work items' read shape (cycle or module membership): the webhook view
    * of the live items among `ids`, read in the caller's transaction before the change, for `reportUpdated`.
    */
   async webhookSnapshot(ctx: ProjectContext, ids: string[], tx: Queryable): Promise<Map<string, WorkItemDto>> {
     const rows = await this.repo.getMany(ctx.workspace.id, ctx.project.id, ids, tx);
     return new Map(rows.map((r) => [r.id, webhookView(r)]));
+  }
+
+  /** A cycle's or module's membership change seen as the workitem.updated events of the items it moved. */
+  membershipObserver(ctx: ProjectContext, tx: Queryable): MembershipObserver {
+    return async (ids) => {
+      const before = await this.webhookSnapshot(ctx, ids, tx);
+      return () => this.reportUpdated(ctx, before, tx);
+    };
   }
 
   /** `workitem.updated` for each item of `before` whose webhook view differs now (one event per changed item). */
@@ -819,5 +833,48 @@ const parentLoop = (dto: UpdateWorkItemDto) =>
 export function assertMayDelete(ctx: ProjectContext, createdById: string | null): void {
   if (ctx.projectRole !== ProjectRole.Admin && createdById !== ctx.principal.userId) {
     throw ProblemException.forbidden("Only project admins and the work item's creator may delete it.");
+  }
+}
+
+/** What a create inserts, its references resolved and the project's defaults applied. */
+interface CreatePlan {
+  name: string;
+  desc: WorkItemWrite;
+  stateId: string;
+  typeId: string | null;
+  assigneeIds: string[];
+  labelIds: string[];
+  sequenceId: number;
+}
+
+/** Puts the expanded objects read for `ids` beside their ids in the DTOs. */
+function attachExpanded(
+  out: WorkItemDto[],
+  ids: Partial<Record<ExpandedRelation, string[]>>,
+  found: Awaited<ReturnType<WorkItemsRepository['expandedObjects']>>,
+): void {
+  // Rows of EXPANDED_SQL carry exactly the shapes of the read DTO (gap-reference 4).
+  const byId = <T>(rel: ExpandedRelation) => new Map((found[rel] ?? []).map((x) => [x.id, x as unknown as T]));
+  const many = <T>(m: Map<string, T>, list: string[]) =>
+    list.map((id) => m.get(id)).filter((x): x is T => x !== undefined);
+  if (ids.state) {
+    const m = byId<WorkItemStateRefDto>('state');
+    out.forEach((d) => (d.state = m.get(d.state_id)));
+  }
+  if (ids.type) {
+    const m = byId<WorkItemTypeRefDto>('type');
+    out.forEach((d) => (d.type = d.type_id ? (m.get(d.type_id) ?? null) : null));
+  }
+  if (ids.parent) {
+    const m = byId<WorkItemParentRefDto>('parent');
+    out.forEach((d) => (d.parent = d.parent_id ? (m.get(d.parent_id) ?? null) : null));
+  }
+  if (ids.assignees) {
+    const m = byId<WorkItemUserRefDto>('assignees');
+    out.forEach((d) => (d.assignees = many(m, d.assignee_ids)));
+  }
+  if (ids.labels) {
+    const m = byId<WorkItemLabelRefDto>('labels');
+    out.forEach((d) => (d.labels = many(m, d.label_ids)));
   }
 }

@@ -4,7 +4,6 @@ import {
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
-  ApiParam,
   ApiTags,
   ApiExtraModels,
   getSchemaPath,
@@ -12,7 +11,7 @@ import {
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext } from '../common/auth/request-context';
 import { ProjectRole } from '../common/auth/roles';
-import { UuidParam } from '../common/http/params';
+import { UuidParam, ApiSlugParam, ApiUuidParam } from '../common/http/params';
 import { ApiProblemResponses } from '../common/openapi/problem-responses';
 import { ApiListQuery, ApiListResponse } from '../common/pagination/api-list.decorator';
 import { ListParams, ListQuery } from '../common/pagination/list-query';
@@ -27,7 +26,7 @@ import {
   WorkflowStateDto,
   WorkflowTransitionDto,
 } from './workflows.dto';
-import { TRANSITION_LIST, WORKFLOW_LIST, WORKFLOW_STATE_LIST } from './workflows.repository';
+import { TRANSITION_LIST, WORKFLOW_LIST, WORKFLOW_STATE_LIST } from './workflows.queries';
 import { WorkflowsService } from './workflows.service';
 import { Versioned } from '../common/http/conditional';
 
@@ -39,8 +38,8 @@ const BAD_STATE: [number, string] = [
 ];
 
 @ApiTags('workflows')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
-@ApiParam({ name: 'project_id', format: 'uuid' })
+@ApiSlugParam()
+@ApiUuidParam('project_id')
 @Controller('api/v2/workspaces/:slug/projects/:project_id/workflows')
 export class WorkflowsController {
   constructor(private readonly workflows: WorkflowsService) {}
@@ -72,7 +71,7 @@ export class WorkflowsController {
   @Get(':pk')
   @Authenticated(READ)
   @ApiOperation({ operationId: 'workflows_get', summary: 'Get a workflow' })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: WorkflowDto })
   @ApiProblemResponses(400, 404)
   get(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string) {
@@ -87,7 +86,7 @@ export class WorkflowsController {
     summary: 'Update a workflow (partial)',
     description: 'Audit: workflow.updated (old and new values).',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: WorkflowDto })
   @ApiProblemResponses(BAD_STATE, 404, [409, '`conflict`: the name is already used in the project'])
   update(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string, @Body() body: UpdateWorkflowDto) {
@@ -103,7 +102,7 @@ export class WorkflowsController {
     summary: 'Delete a workflow (soft)',
     description: 'Removes its workflow states and transitions too. Audit: workflow.deleted.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(400, 404)
   async remove(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string): Promise<void> {
@@ -112,9 +111,9 @@ export class WorkflowsController {
 }
 
 @ApiTags('workflows')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
-@ApiParam({ name: 'project_id', format: 'uuid' })
-@ApiParam({ name: 'workflow_id', format: 'uuid' })
+@ApiSlugParam()
+@ApiUuidParam('project_id')
+@ApiUuidParam('workflow_id')
 @Controller('api/v2/workspaces/:slug/projects/:project_id/workflows/:workflow_id/states')
 export class WorkflowStatesController {
   constructor(private readonly workflows: WorkflowsService) {}
@@ -163,7 +162,7 @@ export class WorkflowStatesController {
   @Get(':pk')
   @Authenticated(READ)
   @ApiOperation({ operationId: 'workflow_states_get', summary: 'Get a workflow state' })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: WorkflowStateDto })
   @ApiProblemResponses(400, 404)
   get(@Ctx() ctx: ProjectContext, @UuidParam('workflow_id') workflowId: string, @UuidParam('pk') pk: string) {
@@ -174,7 +173,7 @@ export class WorkflowStatesController {
   @Patch(':pk')
   @Authenticated(WRITE)
   @ApiOperation({ operationId: 'workflow_states_update', summary: 'Update a workflow state (partial)' })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: WorkflowStateDto })
   @ApiProblemResponses(BAD_STATE, 404, [409, '`conflict`: the state already has a row in the workflow'])
   update(
@@ -195,7 +194,7 @@ export class WorkflowStatesController {
     summary: 'Delete a workflow state (soft)',
     description: 'Removes its outgoing transitions too. Audit: workflow.updated.',
   })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(400, 404)
   async remove(
@@ -208,9 +207,9 @@ export class WorkflowStatesController {
 }
 
 @ApiTags('workflows')
-@ApiParam({ name: 'slug', description: 'Workspace slug' })
-@ApiParam({ name: 'project_id', format: 'uuid' })
-@ApiParam({ name: 'workflow_id', format: 'uuid' })
+@ApiSlugParam()
+@ApiUuidParam('project_id')
+@ApiUuidParam('workflow_id')
 @Controller('api/v2/workspaces/:slug/projects/:project_id/workflows/:workflow_id/state-transitions')
 export class WorkflowTransitionsController {
   constructor(private readonly workflows: WorkflowsService) {}
@@ -250,7 +249,7 @@ export class WorkflowTransitionsController {
   @Get(':pk')
   @Authenticated(READ)
   @ApiOperation({ operationId: 'workflow_transitions_get', summary: 'Get a workflow state transition' })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: WorkflowTransitionDto })
   @ApiProblemResponses(400, 404)
   get(@Ctx() ctx: ProjectContext, @UuidParam('workflow_id') workflowId: string, @UuidParam('pk') pk: string) {
@@ -261,7 +260,7 @@ export class WorkflowTransitionsController {
   @Patch(':pk')
   @Authenticated(WRITE)
   @ApiOperation({ operationId: 'workflow_transitions_update', summary: 'Update a workflow state transition (partial)' })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiOkResponse({ type: WorkflowTransitionDto })
   @ApiProblemResponses(BAD_STATE, 404, [409, '`conflict`: the workflow state already has a transition to that state'])
   update(
@@ -278,7 +277,7 @@ export class WorkflowTransitionsController {
   @HttpCode(204)
   @Authenticated(WRITE)
   @ApiOperation({ operationId: 'workflow_transitions_delete', summary: 'Delete a workflow state transition (soft)' })
-  @ApiParam({ name: 'pk', format: 'uuid' })
+  @ApiUuidParam('pk')
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses(400, 404)
   async remove(

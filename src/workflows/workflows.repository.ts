@@ -1,52 +1,13 @@
+import { TRANSITION_LIST, WORKFLOW_LIST, WORKFLOW_STATE_LIST } from './workflows.queries';
 import { Injectable } from '@nestjs/common';
+import { PartialUpdate, runPartialUpdate } from '../common/database/partial-update';
+import { creationRuleSql } from './workflows.queries';
 import { DataSource } from 'typeorm';
 import { ListQuery } from '../common/pagination/list-query';
-import { ListSpec } from '../common/pagination/list-spec';
 import { runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
-import { visibleInProject } from '../work-item-types/work-item-types.repository';
+import { visibleInProject } from '../work-item-types/work-item-types.queries';
 import { WorkflowRow, WorkflowStateRow, WorkflowTransitionRow } from './workflows.mapper';
-
-export const WORKFLOW_LIST: ListSpec = {
-  filters: [
-    { name: 'is_active', type: 'bool', ops: ['eq'], column: 'w.is_active' },
-    { name: 'is_default', type: 'bool', ops: ['eq'], column: 'w.is_default' },
-  ],
-  search: ['w.name'],
-  orderings: {
-    created_at: { expr: 'w.created_at', cursor: true, cast: 'timestamptz' },
-    id: { expr: 'w.id', cursor: true, cast: 'uuid' },
-    name: { expr: 'w.name', cursor: false },
-  },
-  defaultOrder: 'created_at',
-  idExpr: 'w.id',
-};
-
-export const WORKFLOW_STATE_LIST: ListSpec = {
-  filters: [
-    { name: 'state_id', type: 'uuid', ops: ['eq', 'in'], column: 'ws.state_id' },
-    { name: 'allow_issue_creation', type: 'bool', ops: ['eq'], column: 'ws.allow_issue_creation' },
-  ],
-  orderings: {
-    created_at: { expr: 'ws.created_at', cursor: true, cast: 'timestamptz' },
-    id: { expr: 'ws.id', cursor: true, cast: 'uuid' },
-  },
-  defaultOrder: 'created_at',
-  idExpr: 'ws.id',
-};
-
-export const TRANSITION_LIST: ListSpec = {
-  filters: [
-    { name: 'workflow_state_id', type: 'uuid', ops: ['eq', 'in'], column: 't.workflow_state_id' },
-    { name: 'transition_state_id', type: 'uuid', ops: ['eq', 'in'], column: 't.transition_state_id' },
-  ],
-  orderings: {
-    created_at: { expr: 't.created_at', cursor: true, cast: 'timestamptz' },
-    id: { expr: 't.id', cursor: true, cast: 'uuid' },
-  },
-  defaultOrder: 'created_at',
-  idExpr: 't.id',
-};
 
 const W_COLS =
   'w.id, w.name, w.description, w.is_active, w.is_default, w.work_item_type_ids, w.created_at, w.created_by_id';
@@ -60,31 +21,38 @@ export interface WorkflowWrite {
   work_item_type_ids?: string[];
 }
 
-function setClause(v: Record<string, unknown>, p: SqlParams, arrays: string[] = []): string[] {
-  const sets: string[] = [];
-  for (const [k, val] of Object.entries(v)) {
-    if (val === undefined) continue;
-    sets.push(
-      `"${k}" = ${p.add(k === 'description' && val === null ? '' : val)}${arrays.includes(k) ? '::uuid[]' : ''}`,
-    );
-  }
-  return sets;
+/** The columns a workflow PATCH writes (the allow-list of its partial update). */
+const WORKFLOW_UPDATE: PartialUpdate<WorkflowWrite> = {
+  table: 'workflows',
+  where: 'id = $1',
+  columns: { name: {}, description: { nullAs: '' }, work_item_type_ids: { cast: 'uuid[]' } },
+};
+
+export interface WorkflowStateWrite {
+  state_id?: string;
+  allow_issue_creation?: boolean;
 }
 
-/** Workflows, their states and transitions, and the rule lookups behind enforcement. */
-/**
- * SQL (a scalar subquery; arguments are SQL references) for the `allow_issue_creation` of a state in the
- * project's active workflow, when the project's workflow feature is on, an active workflow exists and it
- * has a row for the state; else NULL. Work item creates evaluate it inside their insert statement.
- */
-export const creationRuleSql = (project: string, state: string) =>
-  `(SELECT ws.allow_issue_creation
-      FROM workflows w
-      JOIN project_features pf ON pf.project_id = w.project_id AND pf.is_workflow_enabled
-      JOIN workflow_states ws ON ws.workflow_id = w.id AND ws.state_id = ${state} AND ws.deleted_at IS NULL
-     WHERE w.project_id = ${project} AND w.is_active AND w.deleted_at IS NULL
-     LIMIT 1)`;
+const WORKFLOW_STATE_UPDATE: PartialUpdate<WorkflowStateWrite> = {
+  table: 'workflow_states',
+  where: 'id = $1',
+  columns: { state_id: {}, allow_issue_creation: {} },
+};
 
+export interface TransitionWrite {
+  transition_state_id?: string;
+  rejection_state_id?: string | null;
+  required_approvals?: number;
+  member_ids?: string[];
+}
+
+const TRANSITION_UPDATE: PartialUpdate<TransitionWrite> = {
+  table: 'workflow_state_transitions',
+  where: 'id = $1',
+  columns: { transition_state_id: {}, rejection_state_id: {}, required_approvals: {}, member_ids: { cast: 'uuid[]' } },
+};
+
+/** Workflows, their states and transitions, and the rule lookups behind enforcement. */
 @Injectable()
 export class WorkflowsRepository {
   constructor(private readonly ds: DataSource) {}
@@ -143,10 +111,7 @@ export class WorkflowsRepository {
   }
 
   async update(id: string, v: WorkflowWrite, db: Queryable): Promise<void> {
-    const p = new SqlParams([id]);
-    const sets = setClause({ ...v }, p, ['work_item_type_ids']);
-    if (sets.length)
-      await db.query(`UPDATE workflows SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`, p.values);
+    await runPartialUpdate(db, WORKFLOW_UPDATE, v, new SqlParams([id]));
   }
 
   /** Sets a flag (is_active / is_default) on `id`; setting it true clears it on the project's other workflows first. */
@@ -257,15 +222,8 @@ export class WorkflowsRepository {
     return { rows, created: new Set(inserted.map((r) => r.id)) };
   }
 
-  async updateState(
-    id: string,
-    v: { state_id?: string; allow_issue_creation?: boolean },
-    db: Queryable,
-  ): Promise<void> {
-    const p = new SqlParams([id]);
-    const sets = setClause({ ...v }, p);
-    if (sets.length)
-      await db.query(`UPDATE workflow_states SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`, p.values);
+  async updateState(id: string, v: WorkflowStateWrite, db: Queryable): Promise<void> {
+    await runPartialUpdate(db, WORKFLOW_STATE_UPDATE, v, new SqlParams([id]));
   }
 
   async setStateDefault(workflowId: string, id: string, value: boolean, db: Queryable): Promise<void> {
@@ -365,23 +323,8 @@ export class WorkflowsRepository {
     return rows[0];
   }
 
-  async updateTransition(
-    id: string,
-    v: {
-      transition_state_id?: string;
-      rejection_state_id?: string | null;
-      required_approvals?: number;
-      member_ids?: string[];
-    },
-    db: Queryable,
-  ): Promise<void> {
-    const p = new SqlParams([id]);
-    const sets = setClause({ ...v }, p, ['member_ids']);
-    if (sets.length)
-      await db.query(
-        `UPDATE workflow_state_transitions SET ${sets.join(', ')}, updated_at = now() WHERE id = $1`,
-        p.values,
-      );
+  async updateTransition(id: string, v: TransitionWrite, db: Queryable): Promise<void> {
+    await runPartialUpdate(db, TRANSITION_UPDATE, v, new SqlParams([id]));
   }
 
   async softDeleteTransition(id: string, db: Queryable): Promise<void> {

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { assertNameFree, cleanName } from '../common/names/names';
 import { DataSource, EntityManager } from 'typeorm';
 import { AuditService } from '../audit/audit.service';
 import { ProjectContext } from '../common/auth/request-context';
@@ -104,8 +105,8 @@ export class WorkflowsService {
     return this.ds.transaction(async (tx) => {
       const projectId = ctx.project.id;
       await this.repo.lockProject(projectId, tx);
-      const name = this.cleanName(dto.name);
-      if (await this.repo.nameTaken(projectId, name, null, tx)) throw this.nameConflict(name);
+      const name = cleanName(dto.name);
+      await assertNameFree(this.repo.nameTaken(projectId, name, null, tx), 'workflow', name);
       const row = await this.repo.insert(
         ctx.workspace.id,
         projectId,
@@ -132,8 +133,8 @@ export class WorkflowsService {
       const current = await this.workflowOr404(ctx, id, tx, true);
       let name: string | undefined;
       if (dto.name !== undefined) {
-        name = this.cleanName(dto.name);
-        if (await this.repo.nameTaken(projectId, name, id, tx)) throw this.nameConflict(name);
+        name = cleanName(dto.name);
+        await assertNameFree(this.repo.nameTaken(projectId, name, id, tx), 'workflow', name);
       }
       await this.repo.update(
         id,
@@ -476,16 +477,6 @@ export class WorkflowsService {
     const bad = await this.repo.nonMembers(ctx.workspace.id, ctx.project.id, unique, tx);
     if (bad.length) throw ProblemException.validation('member_ids', `Not members of this project: ${bad.join(', ')}.`);
     return unique;
-  }
-
-  private cleanName(raw: string): string {
-    const name = raw.trim();
-    if (!name) throw ProblemException.validation('name', 'name should not be empty');
-    return name;
-  }
-
-  private nameConflict(name: string): ProblemException {
-    return ProblemException.conflict(`A workflow named "${name}" already exists in this project.`);
   }
 
   /** One audit entry per workflow write, in the write's transaction (category settings, target the workflow). */

@@ -4,6 +4,6 @@ import { WorkspacesService } from './workspaces.service';
 
 @Module({
   providers: [WorkspacesRepository, WorkspacesService],
-  exports: [WorkspacesRepository, WorkspacesService],
+  exports: [WorkspacesService],
 })
 export class WorkspacesModule {}

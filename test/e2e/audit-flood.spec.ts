@@ -1,6 +1,6 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { loadConfig } from '../../src/common/config/config';
-import { createApp } from '../../src/common/http/create-app';
+import { createApp } from '../../src/app.factory';
 import { AuditEntry as Entry, auditEntries } from '../helpers/audit';
 import { BASE_URL, createTestApp, expectProblem, Tenant, TestApp } from '../helpers/test-app';
 

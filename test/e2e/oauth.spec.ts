@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
 import { AuthCache } from '../../src/common/auth/auth-cache';
-import { createApp } from '../../src/common/http/create-app';
+import { createApp } from '../../src/app.factory';
 import { auditEntries } from '../helpers/audit';
 import {
   authorizationUrl,

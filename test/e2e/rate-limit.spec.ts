@@ -4,7 +4,7 @@ import { ThrottlerStorage } from '@nestjs/throttler';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import { AppConfig, loadConfig } from '../../src/common/config/config';
-import { createApp } from '../../src/common/http/create-app';
+import { createApp } from '../../src/app.factory';
 import { RedisThrottlerStorage } from '../../src/common/throttle/redis-throttler.storage';
 import { BASE_URL, createTestApp, expectProblem, Tenant, TestApp } from '../helpers/test-app';
 

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppConfig, APP_CONFIG } from '../../src/common/config/config';
-import { createApp } from '../../src/common/http/create-app';
+import { createApp } from '../../src/app.factory';
 import { Metrics } from '../../src/common/metrics/metrics';
 import { changeEvent } from '../../src/webhooks/webhook-events';
 import { WebhookDeliverer } from '../../src/webhooks/webhook-deliverer';

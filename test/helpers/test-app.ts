@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { AdminService } from '../../src/admin/admin.service';
 import { AuthCache } from '../../src/common/auth/auth-cache';
 import { AppConfig, loadConfig } from '../../src/common/config/config';
-import { createApp } from '../../src/common/http/create-app';
+import { createApp } from '../../src/app.factory';
 import { createTestDatabase } from './database';
 import { loadApiDocuments, validatingAgent } from './openapi-validator';
 

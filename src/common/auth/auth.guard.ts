@@ -24,11 +24,6 @@ import { SecurityEvents } from './security-events';
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
- * Authenticates every request and enforces the route's @Authenticated rule, in this order:
- * credential (401), tenant wall (404 for a workspace or project the user cannot see), OAuth
- * scope ceiling (403), role (403). Services never check roles themselves.
- */
-/**
  * `{project_id}` holds the project's UUID or, as the later edition allows (gap-reference 9.5), its identifier in
  * any case (`ENG`, `eng`); anything else is null (400).
  */
@@ -37,6 +32,11 @@ export function projectRefOf(raw: string): ProjectKey | null {
   return PROJECT_IDENTIFIER_RE.test(raw) ? { identifier: raw.toUpperCase() } : null;
 }
 
+/**
+ * Authenticates every request and enforces the route's @Authenticated rule, in this order:
+ * credential (401), tenant wall (404 for a workspace or project the user cannot see), OAuth
+ * scope ceiling (403), role (403). Services never check roles themselves.
+ */
 @Injectable()
 export class AuthGuard implements CanActivate {
   constructor(
@@ -61,66 +61,44 @@ export class AuthGuard implements CanActivate {
     const projectRef = rawProjectId === null ? null : projectRefOf(rawProjectId);
     const projectIdValid = rawProjectId === null || projectRef !== null;
 
-    // Credentials first: a request without valid credentials learns nothing about the path (401).
-    // A failed authentication counts against the client address's budget (429 once it is spent), so
-    // sending a new bogus credential each time does not buy a fresh budget.
-    const cred = readCredential(req.headers);
-    if (!cred) {
-      await this.events.authenticationFailed(req, slug, 'missing_credentials');
-      await chargeFailedAuthentication(req);
-      throw ProblemException.unauthorized();
-    }
-    const row = await this.repo.resolve(cred.kind, hashSecret(cred.secret), slug, projectRef);
-    if (!row) {
-      await this.events.authenticationFailed(req, slug, 'invalid_credentials');
-      await chargeFailedAuthentication(req);
-      throw ProblemException.unauthorized();
-    }
-    this.usage.note(cred.kind, row.credential_id);
+    const { kind, row } = await this.authenticate(req, slug, projectRef);
     if (!projectIdValid)
       throw ProblemException.validation('project_id', "Must be a project's UUID or its identifier (e.g. ENG).");
-
-    // A workspace is visible only to its active members: for anyone else it does not exist.
-    const member = !!(row.workspace_id && row.workspace_role);
-    const ctx: RequestContext = {
-      principal: {
-        userId: row.user_id,
-        email: row.email,
-        displayName: row.display_name,
-        kind: row.principal_kind === 'bot' ? 'bot' : cred.kind,
-        scopes: row.scopes ?? [],
-        credentialId: row.credential_id,
-      },
-      workspace: member ? { id: row.workspace_id!, slug: row.workspace_slug!, name: row.workspace_name! } : null,
-      workspaceRole: member ? (row.workspace_role as WorkspaceRole) : null,
-      project:
-        member && row.project_id
-          ? {
-              id: row.project_id,
-              workspaceId: row.workspace_id!,
-              identifier: row.project_identifier!,
-              name: row.project_name!,
-              defaultAssigneeId: row.project_default_assignee_id,
-              archived: !!row.project_archived,
-            }
-          : null,
-      projectRole: member && row.project_id ? effectiveProjectRole(row.workspace_role, row.project_role) : null,
-      ip: req.ip ?? null,
-      userAgent: req.headers['user-agent'] ?? null,
-      requestId: String(req.id),
-    };
+    const ctx = requestContext(req, kind, row);
     req.ctx = ctx;
 
     // The tenant wall comes first: a foreign workspace or project is 404 whatever the token's scopes.
     if (slug !== null && !ctx.workspace) throw ProblemException.notFound('Workspace');
     if (projectRef !== null && !ctx.project) throw ProblemException.notFound('Project');
-    if (cred.kind === 'oauth' && !this.scopeAllows(rule, ctx.principal.scopes)) {
+    await this.authorize(req, ctx, kind, rule);
+    return true;
+  }
+
+  /**
+   * Credentials first: a request without valid credentials learns nothing about the path (401). A failed
+   * authentication counts against the client address's budget (429 once it is spent), so sending a new bogus
+   * credential each time does not buy a fresh budget.
+   */
+  private async authenticate(req: FastifyRequest, slug: string | null, project: ProjectKey | null) {
+    const cred = readCredential(req.headers);
+    const row = cred ? await this.repo.resolve(cred.kind, hashSecret(cred.secret), slug, project) : null;
+    if (!cred || !row) {
+      await this.events.authenticationFailed(req, slug, cred ? 'invalid_credentials' : 'missing_credentials');
+      await chargeFailedAuthentication(req);
+      throw ProblemException.unauthorized();
+    }
+    this.usage.note(cred.kind, row.credential_id);
+    return { kind: cred.kind, row };
+  }
+
+  /** The OAuth scope ceiling, then the route's project or workspace role (403, recorded). */
+  private async authorize(req: FastifyRequest, ctx: RequestContext, kind: string, rule: AuthRule): Promise<void> {
+    if (kind === 'oauth' && !this.scopeAllows(rule, ctx.principal.scopes)) {
       await this.events.permissionDenied(ctx, req, 'insufficient_scope', rule.scope);
       throw ProblemException.forbidden(
         `This token lacks the scope ${rule.scope === 'any-read' ? 'read (or any *:read scope)' : rule.scope}.`,
       );
     }
-
     if (rule.project) {
       if (projectLevel(ctx.projectRole) < PROJECT_ROLE_LEVEL[rule.project]) {
         await this.events.permissionDenied(ctx, req, 'insufficient_role', `project:${rule.project}`);
@@ -139,11 +117,44 @@ export class AuthGuard implements CanActivate {
         `The project ${ctx.project.identifier} is archived: its data can be read, not changed. Unarchive it first (POST .../projects/{project_id}/unarchive/).`,
       );
     }
-    return true;
   }
 
   private scopeAllows(rule: AuthRule, granted: string[]): boolean {
     if (rule.scope === 'any-read') return granted.some((s) => s === 'read' || s.endsWith(':read'));
     return grantSatisfies(granted, rule.scope);
   }
+}
+
+type CredentialRow = NonNullable<Awaited<ReturnType<AuthRepository['resolve']>>>;
+
+/** The request's context from the credential's row. A workspace is visible only to its active members. */
+function requestContext(req: FastifyRequest, kind: 'api_key' | 'oauth', row: CredentialRow): RequestContext {
+  const member = !!(row.workspace_id && row.workspace_role);
+  return {
+    principal: {
+      userId: row.user_id,
+      email: row.email,
+      displayName: row.display_name,
+      kind: row.principal_kind === 'bot' ? 'bot' : kind,
+      scopes: row.scopes ?? [],
+      credentialId: row.credential_id,
+    },
+    workspace: member ? { id: row.workspace_id!, slug: row.workspace_slug!, name: row.workspace_name! } : null,
+    workspaceRole: member ? (row.workspace_role as WorkspaceRole) : null,
+    project:
+      member && row.project_id
+        ? {
+            id: row.project_id,
+            workspaceId: row.workspace_id!,
+            identifier: row.project_identifier!,
+            name: row.project_name!,
+            defaultAssigneeId: row.project_default_assignee_id,
+            archived: !!row.project_archived,
+          }
+        : null,
+    projectRole: member && row.project_id ? effectiveProjectRole(row.workspace_role, row.project_role) : null,
+    ip: req.ip ?? null,
+    userAgent: req.headers['user-agent'] ?? null,
+    requestId: String(req.id),
+  };
 }

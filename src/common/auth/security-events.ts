@@ -13,7 +13,8 @@ export interface RateLimitInfo {
 
 /**
  * Hook points for security-relevant failures seen by the guards (authentication failed, permission
- * denied, rate limited). CommonModule binds it to the audit module's AuditSecurityEvents, which records them.
+ * denied, rate limited): a port of the foundation. The audit module binds it to AuditSecurityEvents, which
+ * records them; without a binding (no audit module) the guards record nothing.
  */
 @Injectable()
 export class SecurityEvents {

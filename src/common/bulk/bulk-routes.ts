@@ -1,4 +1,16 @@
-import { Body, Controller, HttpCode, Inject, Injectable, Param, Post, Res, Type } from '@nestjs/common';
+import {
+  applyDecorators,
+  Body,
+  Controller,
+  HttpCode,
+  Inject,
+  Injectable,
+  Param,
+  Post,
+  Res,
+  Type,
+} from '@nestjs/common';
+import { ApiUuidParam } from '../http/params';
 import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Authenticated, AuthRule } from '../auth/authenticated.decorator';
@@ -104,16 +116,61 @@ const BULK_400: [number, string] = [
 ];
 
 /**
+ * The decorators of a bulk write route (`bulk-create/`, `bulk-update/`, `bulk-delete/`), applied as their stacked
+ * form was (bottom first): POST, 200, the single operation's rule, the operation, the per-row responses.
+ */
+function bulkRoute(spec: BulkRoutesSpec, path: string, summary: string, description: string): MethodDecorator {
+  return applyDecorators(
+    ApiProblemResponses(BULK_400, 404),
+    ApiBulkResponses(),
+    ApiOperation({ operationId: `${spec.operation}_${path.replace('-', '_')}`, summary, description }),
+    Authenticated(spec.auth),
+    HttpCode(200),
+    Post(path),
+  );
+}
+
+/** The decorators of the `upsert/` route (200 updated, 201 created), in their stacked order. */
+function upsertRoute(spec: BulkRoutesSpec, noun: string): MethodDecorator {
+  return applyDecorators(
+    ApiProblemResponses(400, 404, [
+      409,
+      '`conflict`: a rule of the create or PATCH (a name taken), or a concurrent write',
+    ]),
+    ApiCreatedResponse({ type: spec.readDto, description: 'Created' }),
+    ApiOkResponse({ type: spec.readDto, description: 'Updated' }),
+    ApiBody({ type: spec.createDto }),
+    ApiOperation({
+      operationId: `${spec.operation}_upsert`,
+      summary: `Create or update one of the ${noun} by its external pair`,
+      description: `A create body. With both external_source and external_id, the live record of ${spec.pairScope} holding that pair is updated with it (PATCH rules; 200), else the record is created (create rules; 201). Without the pair it is a plain create. Sending it twice creates once.`,
+    }),
+    Authenticated(spec.auth),
+    Post('upsert'),
+  );
+}
+
+/** The path's parameters (`:slug`, `:project_id`...), documented on every route of the controller. */
+function documentPathParams(path: string, target: Type<unknown>): void {
+  for (const [, name] of path.matchAll(/:(\w+)/g))
+    (name.endsWith('_id') ? ApiUuidParam(name) : ApiParam({ name }))(target);
+}
+
+/** Names the controller class (route listings) and gives it the tag, path and path parameters. */
+function asController(spec: BulkRoutesSpec, target: Type<unknown>): Type<unknown> {
+  applyDecorators(ApiTags(spec.tag ?? spec.operation), Controller(spec.path))(target);
+  documentPathParams(spec.path, target);
+  Object.defineProperty(target, 'name', { value: `${spec.operation}BulkController` });
+  return target;
+}
+
+/**
  * Builds the controller of a resource's `bulk-create/`, `bulk-update/`, `bulk-delete/` and `upsert/` routes over
  * BulkWrites: each row is the single operation's service call (its rules, permissions and audit).
  */
 export function BulkRoutes(spec: BulkRoutesSpec, targets: Type<BulkTargets>): Type<unknown> {
-  const op = (name: string) => `${spec.operation}_${name}`;
   const noun = spec.noun ?? spec.operation;
-  // The path's parameters (`:slug`, `:project_id`...), documented on every route.
-  const docParams = [...spec.path.matchAll(/:(\w+)/g)].map(([, name]) =>
-    ApiParam({ name, ...(name.endsWith('_id') ? { format: 'uuid' } : {}) }),
-  );
+  type Params = Record<string, string>;
 
   class Routes {
     constructor(
@@ -121,51 +178,30 @@ export function BulkRoutes(spec: BulkRoutesSpec, targets: Type<BulkTargets>): Ty
       @Inject(targets) readonly targets: BulkTargets,
     ) {}
 
-    @Post('bulk-create')
-    @HttpCode(200)
-    @Authenticated(spec.auth)
-    @ApiOperation({
-      operationId: op('bulk_create'),
-      summary: `Create ${noun} in bulk`,
-      description: `Up to ${BULK_MAX_ITEMS} create bodies, each validated and written by the single create (its rules, permissions and audit; a reused external pair is 409, also between rows), in one transaction. ${PER_ROW}`,
-    })
-    @ApiBulkResponses()
-    @ApiProblemResponses(BULK_400, 404)
-    async create(@Ctx() ctx: RequestContext, @Param() params: Record<string, string>, @Body() body: BulkWriteBodyDto) {
+    @bulkRoute(
+      spec,
+      'bulk-create',
+      `Create ${noun} in bulk`,
+      `Up to ${BULK_MAX_ITEMS} create bodies, each validated and written by the single create (its rules, permissions and audit; a reused external pair is 409, also between rows), in one transaction. ${PER_ROW}`,
+    )
+    async create(@Ctx() ctx: RequestContext, @Param() params: Params, @Body() body: BulkWriteBodyDto) {
       return this.bulk.create(await this.targets.target(ctx, params), body.items, body.all_or_none ?? false);
     }
 
-    @Post('bulk-update')
-    @HttpCode(200)
-    @Authenticated(spec.auth)
-    @ApiOperation({
-      operationId: op('bulk_update'),
-      summary: `Update ${noun} in bulk`,
-      description: `Up to ${BULK_MAX_ITEMS} PATCH bodies, each with the \`id\` of the record (unknown or foreign: that row is 404), each validated and written by the single PATCH, in one transaction. ${PER_ROW}`,
-    })
-    @ApiBulkResponses()
-    @ApiProblemResponses(BULK_400, 404)
-    async update(@Ctx() ctx: RequestContext, @Param() params: Record<string, string>, @Body() body: BulkWriteBodyDto) {
+    @bulkRoute(
+      spec,
+      'bulk-update',
+      `Update ${noun} in bulk`,
+      `Up to ${BULK_MAX_ITEMS} PATCH bodies, each with the \`id\` of the record (unknown or foreign: that row is 404), each validated and written by the single PATCH, in one transaction. ${PER_ROW}`,
+    )
+    async update(@Ctx() ctx: RequestContext, @Param() params: Params, @Body() body: BulkWriteBodyDto) {
       return this.bulk.update(await this.targets.target(ctx, params), body.items, body.all_or_none ?? false);
     }
 
-    @Post('upsert')
-    @Authenticated(spec.auth)
-    @ApiOperation({
-      operationId: op('upsert'),
-      summary: `Create or update one of the ${noun} by its external pair`,
-      description: `A create body. With both external_source and external_id, the live record of ${spec.pairScope} holding that pair is updated with it (PATCH rules; 200), else the record is created (create rules; 201). Without the pair it is a plain create. Sending it twice creates once.`,
-    })
-    @ApiBody({ type: spec.createDto })
-    @ApiOkResponse({ type: spec.readDto, description: 'Updated' })
-    @ApiCreatedResponse({ type: spec.readDto, description: 'Created' })
-    @ApiProblemResponses(400, 404, [
-      409,
-      '`conflict`: a rule of the create or PATCH (a name taken), or a concurrent write',
-    ])
+    @upsertRoute(spec, noun)
     async upsert(
       @Ctx() ctx: RequestContext,
-      @Param() params: Record<string, string>,
+      @Param() params: Params,
       @Body() body: unknown,
       @Res({ passthrough: true }) reply: FastifyReply,
     ): Promise<unknown> {
@@ -177,34 +213,19 @@ export function BulkRoutes(spec: BulkRoutesSpec, targets: Type<BulkTargets>): Ty
     }
   }
 
-  docParams.forEach((d) => d(Routes));
-  if (spec.withoutDelete) {
-    @ApiTags(spec.tag ?? spec.operation)
-    @Controller(spec.path)
-    class BulkController extends Routes {}
-    docParams.forEach((d) => d(BulkController));
-    Object.defineProperty(BulkController, 'name', { value: `${spec.operation}BulkController` });
-    return BulkController;
-  }
+  documentPathParams(spec.path, Routes);
+  if (spec.withoutDelete) return asController(spec, class BulkController extends Routes {});
 
-  @ApiTags(spec.tag ?? spec.operation)
-  @Controller(spec.path)
   class BulkDeleteController extends Routes {
-    @Post('bulk-delete')
-    @HttpCode(200)
-    @Authenticated(spec.auth)
-    @ApiOperation({
-      operationId: op('bulk_delete'),
-      summary: `Delete ${noun} in bulk`,
-      description: `Up to ${BULK_MAX_ITEMS} ids, each deleted by the single DELETE (its rules and effects; unknown, foreign or repeated ids are 404 rows), in one transaction. ${PER_ROW}`,
-    })
-    @ApiBulkResponses()
-    @ApiProblemResponses(BULK_400, 404)
-    async remove(@Ctx() ctx: RequestContext, @Param() params: Record<string, string>, @Body() body: BulkDeleteBodyDto) {
+    @bulkRoute(
+      spec,
+      'bulk-delete',
+      `Delete ${noun} in bulk`,
+      `Up to ${BULK_MAX_ITEMS} ids, each deleted by the single DELETE (its rules and effects; unknown, foreign or repeated ids are 404 rows), in one transaction. ${PER_ROW}`,
+    )
+    async remove(@Ctx() ctx: RequestContext, @Param() params: Params, @Body() body: BulkDeleteBodyDto) {
       return this.bulk.remove(await this.targets.target(ctx, params), body.ids, body.all_or_none ?? false);
     }
   }
-  docParams.forEach((d) => d(BulkDeleteController));
-  Object.defineProperty(BulkDeleteController, 'name', { value: `${spec.operation}BulkController` });
-  return BulkDeleteController;
+  return asController(spec, BulkDeleteController);
 }

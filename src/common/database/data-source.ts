@@ -1,14 +1,21 @@
 import 'reflect-metadata';
+import { join } from 'node:path';
 import { DataSource, DataSourceOptions } from 'typeorm';
-import { ENTITIES } from './entities';
 import { PreparingClient } from './statement-cache';
 import { MIGRATIONS } from '../../../migrations';
+
+/**
+ * Entities are discovered, not listed: every `*.entity.ts` under src/ (`.js` once
+ * built), beside its feature. A new
+ * entity file is found without touching src/common; the schema-drift test then demands its migration.
+ */
+export const ENTITY_FILES = join(__dirname, '..', '..', '**', '*.entity.{ts,js}');
 
 export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions {
   return {
     type: 'postgres',
     url,
-    entities: ENTITIES,
+    entities: [ENTITY_FILES],
     migrations: MIGRATIONS,
     migrationsTableName: 'schema_migrations',
     synchronize: false,

@@ -103,20 +103,7 @@ export async function startEmbeddedPostgres(
   const base = `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}`;
   const url = `${base}/${database}`;
 
-  const running = await probe(`${base}/postgres`);
-  if (running instanceof Error) {
-    throw new Error(
-      `EMBEDDED_PG_PORT ${port} is taken by a server this data directory (${dir}) cannot log in to: ${running.message}. ` +
-        `Set another EMBEDDED_PG_PORT, or, if it is this data directory's own server, check ${resolve(root, PASSWORD_FILE)} (its superuser password).`,
-    );
-  }
-  if (running !== 'refused') {
-    if (!samePath(running.dataDirectory, dir)) {
-      throw new Error(
-        `EMBEDDED_PG_PORT ${port} is served by a PostgreSQL with its data in ${running.dataDirectory}, not ${dir} (another DATA_DIR). Set another EMBEDDED_PG_PORT.`,
-      );
-    }
-    await ensureDatabase(`${base}/postgres`, database);
+  if (await reuseRunning(base, dir, root, port, database)) {
     return { url, stop: async () => undefined, releaseSignals: () => undefined };
   }
 
@@ -167,6 +154,28 @@ export async function startEmbeddedPostgres(
       }
     },
   };
+}
+
+/**
+ * Whether the server of this data directory already listens on the port (then its database is made sure of);
+ * anything else listening there stops the start with a message saying so.
+ */
+async function reuseRunning(base: string, dir: string, root: string, port: number, database: string): Promise<boolean> {
+  const running = await probe(`${base}/postgres`);
+  if (running instanceof Error) {
+    throw new Error(
+      `EMBEDDED_PG_PORT ${port} is taken by a server this data directory (${dir}) cannot log in to: ${running.message}. ` +
+        `Set another EMBEDDED_PG_PORT, or, if it is this data directory's own server, check ${resolve(root, PASSWORD_FILE)} (its superuser password).`,
+    );
+  }
+  if (running === 'refused') return false;
+  if (!samePath(running.dataDirectory, dir)) {
+    throw new Error(
+      `EMBEDDED_PG_PORT ${port} is served by a PostgreSQL with its data in ${running.dataDirectory}, not ${dir} (another DATA_DIR). Set another EMBEDDED_PG_PORT.`,
+    );
+  }
+  await ensureDatabase(`${base}/postgres`, database);
+  return true;
 }
 
 async function ensureDatabase(adminUrl: string, database: string): Promise<void> {

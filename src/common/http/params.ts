@@ -1,4 +1,5 @@
 import { Injectable, Param, PipeTransform } from '@nestjs/common';
+import { ApiParam } from '@nestjs/swagger';
 import { ProblemException } from '../errors/problem.exception';
 import { assertUuid } from './validation';
 
@@ -34,4 +35,14 @@ export function UuidParam(name: string, opts: { identifierNotFound?: boolean } =
 /** A work item id path parameter: malformed is 400, an identifier (`PROJ-12`) in its place is 404 (spec). */
 export function WorkItemIdParam(name: string): ParameterDecorator {
   return UuidParam(name, { identifierNotFound: true });
+}
+
+/** OpenAPI of the workspace slug path parameter (every workspace route; read by the AuthGuard). */
+export function ApiSlugParam(): ClassDecorator & MethodDecorator {
+  return ApiParam({ name: 'slug', description: 'Workspace slug' });
+}
+
+/** OpenAPI of a UUID path parameter (`pk`, `project_id`, `work_item_id`, ...): what UuidParam accepts. */
+export function ApiUuidParam(name: string, description?: string): ClassDecorator & MethodDecorator {
+  return ApiParam(description === undefined ? { name, format: 'uuid' } : { name, format: 'uuid', description });
 }

@@ -1,4 +1,4 @@
-import { DynamicModule, Global, Module, Provider } from '@nestjs/common';
+import { DynamicModule, Module, Provider } from '@nestjs/common';
 import type { AppConfig } from '../config/config';
 import { DbMetrics } from './db-metrics';
 import { HttpMetrics } from './http-metrics';
@@ -8,10 +8,9 @@ import { Metrics } from './metrics';
 
 /**
  * Prometheus metrics (docs/operations.md): the registry every module may add to (`Metrics`), the request and
- * database metrics, and /metrics on the API port or on METRICS_PORT. With METRICS_ENABLED=false the registry
+ * database metrics, and /metrics on the API port or on METRICS_PORT. Re-exported by the global CommonModule. With METRICS_ENABLED=false the registry
  * still exists (features may count into it) but nothing is collected per request and nothing is served.
  */
-@Global()
 @Module({})
 export class MetricsModule {
   static forRoot(cfg: AppConfig): DynamicModule {

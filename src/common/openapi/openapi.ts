@@ -67,6 +67,27 @@ function v2Modules(app: INestApplication): Array<new (...args: never[]) => unkno
     .filter((m) => !other.has(m));
 }
 
+/** The responses every operation can give whatever its route: write conflicts, input, server and body problems. */
+function declareCommonResponses(doc: OpenAPIObject): void {
+  for (const item of Object.values(doc.paths)) {
+    for (const [method, op] of Object.entries(item) as Array<
+      [string, { responses?: Record<string, unknown>; requestBody?: unknown }]
+    >) {
+      if (!op?.responses) continue;
+      // A write that meets a concurrent one (serialization failure, deadlock) is rolled back as a 409 (problem.filter.ts).
+      if (method !== 'get') op.responses['409'] ??= WRITE_CONFLICT;
+      if (!op.responses['400']) op.responses['400'] = GENERIC_INPUT_PROBLEM;
+      op.responses['500'] ??= INTERNAL_ERROR;
+      op.responses['503'] ??= DATABASE_UNAVAILABLE;
+      // Every operation that takes a body can meet the body limit and the JSON-only rule (create-app.ts).
+      if (op.requestBody) {
+        op.responses['413'] ??= BODY_TOO_LARGE;
+        op.responses['415'] ??= BODY_NOT_JSON;
+      }
+    }
+  }
+}
+
 /** Builds the OpenAPI document from the code: the one source for /api/v2/schema/ and Swagger UI. */
 export function buildOpenApi(app: INestApplication, baseUrl: string): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -114,23 +135,7 @@ export function buildOpenApi(app: INestApplication, baseUrl: string): OpenAPIObj
   doc.paths = paths;
   typePathParameters(doc);
   declareFields(doc as never);
-  for (const item of Object.values(doc.paths)) {
-    for (const [method, op] of Object.entries(item) as Array<
-      [string, { responses?: Record<string, unknown>; requestBody?: unknown }]
-    >) {
-      if (!op?.responses) continue;
-      // A write that meets a concurrent one (serialization failure, deadlock) is rolled back as a 409 (problem.filter.ts).
-      if (method !== 'get') op.responses['409'] ??= WRITE_CONFLICT;
-      if (!op.responses['400']) op.responses['400'] = GENERIC_INPUT_PROBLEM;
-      op.responses['500'] ??= INTERNAL_ERROR;
-      op.responses['503'] ??= DATABASE_UNAVAILABLE;
-      // Every operation that takes a body can meet the body limit and the JSON-only rule (create-app.ts).
-      if (op.requestBody) {
-        op.responses['413'] ??= BODY_TOO_LARGE;
-        op.responses['415'] ??= BODY_NOT_JSON;
-      }
-    }
-  }
+  declareCommonResponses(doc);
   declareConditionalRequests(doc);
   addProblemExamples(doc, baseUrl);
   addRequestExamples(doc);

@@ -16,11 +16,33 @@ const SCHEMA: Record<FilterType, Record<string, unknown>> = {
 
 /** OpenAPI parameters of a list endpoint, generated from the same ListSpec that parses them. */
 export function ApiListQuery(spec: ListSpec): MethodDecorator {
+  const decorators = [...paginationParams(spec)];
+  if (spec.search?.length)
+    decorators.push(
+      ApiQuery({
+        name: 'search',
+        required: false,
+        schema: { type: 'string' },
+        description: 'Case-insensitive substring match.',
+      }),
+    );
+  decorators.push(...filterParams(spec));
+  decorators.push(
+    ApiProblemResponses(
+      [400, '`validation_error` (bad filter, per_page, offset or cursor) or `ordering_not_cursor_eligible`'],
+      404,
+    ),
+  );
+  return applyDecorators(...decorators);
+}
+
+/** per_page, offset, count, paginate, cursor and order_by (with the spec's orderings). */
+function paginationParams(spec: ListSpec): MethodDecorator[] {
   const orderValues = Object.keys(spec.orderings).flatMap((k) => [k, `-${k}`]);
   const eligible = Object.entries(spec.orderings)
     .filter(([, d]) => d.cursor)
     .map(([k]) => k);
-  const decorators: MethodDecorator[] = [
+  return [
     ApiQuery({
       name: 'per_page',
       required: false,
@@ -63,15 +85,11 @@ export function ApiListQuery(spec: ListSpec): MethodDecorator {
       description: `Ordering (prefix - for descending). Cursor-eligible: ${eligible.join(', ') || 'none'}. Unknown values fall back to ${spec.defaultOrder}.`,
     }),
   ];
-  if (spec.search?.length)
-    decorators.push(
-      ApiQuery({
-        name: 'search',
-        required: false,
-        schema: { type: 'string' },
-        description: 'Case-insensitive substring match.',
-      }),
-    );
+}
+
+/** One parameter per filter and operator (`name`, `name__in`, `name__gte`, ...). */
+function filterParams(spec: ListSpec): MethodDecorator[] {
+  const out: MethodDecorator[] = [];
   for (const f of spec.filters) {
     const base = f.type === 'enum' ? { type: 'string', enum: [...(f.values ?? [])] } : SCHEMA[f.type];
     for (const op of f.ops) {
@@ -82,16 +100,10 @@ export function ApiListQuery(spec: ListSpec): MethodDecorator {
           : op === 'in'
             ? { type: 'string', description: 'Comma-separated values' }
             : base;
-      decorators.push(ApiQuery({ name, required: false, schema: schema as never, description: f.description }));
+      out.push(ApiQuery({ name, required: false, schema: schema as never, description: f.description }));
     }
   }
-  decorators.push(
-    ApiProblemResponses(
-      [400, '`validation_error` (bad filter, per_page, offset or cursor) or `ordering_not_cursor_eligible`'],
-      404,
-    ),
-  );
-  return applyDecorators(...decorators);
+  return out;
 }
 
 /** 200 response of a list: the offset or the cursor envelope around `item`. */

@@ -113,9 +113,8 @@ function parseValue(def: FilterDef, field: string, raw: string, errors: FieldErr
 
 const OP_SUFFIX: Record<FilterOp, string> = { eq: '', in: '__in', isnull: '__isnull', gte: '__gte', lte: '__lte' };
 
-export function parseListQuery(q: RawQuery, spec: ListSpec): ListQuery {
-  const errors: FieldError[] = [];
-
+/** per_page (clamped to the maximum) and offset (at most OFFSET_MAX); problems go to `errors`. */
+function parsePaging(q: RawQuery, errors: FieldError[]): { perPage: number; offset: number } {
   let perPage = PER_PAGE_DEFAULT;
   const rawPerPage = scalar(q, 'per_page');
   if (rawPerPage !== undefined) {
@@ -134,18 +133,11 @@ export function parseListQuery(q: RawQuery, spec: ListSpec): ListQuery {
       });
     } else offset = Number(rawOffset);
   }
+  return { perPage, offset };
+}
 
-  const rawCount = scalar(q, 'count');
-  const count = !(rawCount !== undefined && ['false', '0'].includes(rawCount.toLowerCase()));
-
-  const rawCursor = scalar(q, 'cursor');
-  const mode: 'offset' | 'cursor' = scalar(q, 'paginate') === 'cursor' || rawCursor !== undefined ? 'cursor' : 'offset';
-
-  let orderRaw = scalar(q, 'order_by') ?? spec.defaultOrder;
-  if (!spec.orderings[orderRaw.replace(/^-/, '')]) orderRaw = spec.defaultOrder;
-  const desc = orderRaw.startsWith('-');
-  const orderKey = orderRaw.replace(/^-/, '');
-
+/** The spec's filters present in the query, each value parsed by its type; problems go to `errors`. */
+function parseFilters(q: RawQuery, spec: ListSpec, errors: FieldError[]): AppliedFilter[] {
   const filters: AppliedFilter[] = [];
   for (const def of spec.filters) {
     for (const op of def.ops) {
@@ -174,6 +166,26 @@ export function parseListQuery(q: RawQuery, spec: ListSpec): ListQuery {
       }
     }
   }
+  return filters;
+}
+
+export function parseListQuery(q: RawQuery, spec: ListSpec): ListQuery {
+  const errors: FieldError[] = [];
+
+  const { perPage, offset } = parsePaging(q, errors);
+
+  const rawCount = scalar(q, 'count');
+  const count = !(rawCount !== undefined && ['false', '0'].includes(rawCount.toLowerCase()));
+
+  const rawCursor = scalar(q, 'cursor');
+  const mode: 'offset' | 'cursor' = scalar(q, 'paginate') === 'cursor' || rawCursor !== undefined ? 'cursor' : 'offset';
+
+  let orderRaw = scalar(q, 'order_by') ?? spec.defaultOrder;
+  if (!spec.orderings[orderRaw.replace(/^-/, '')]) orderRaw = spec.defaultOrder;
+  const desc = orderRaw.startsWith('-');
+  const orderKey = orderRaw.replace(/^-/, '');
+
+  const filters = parseFilters(q, spec, errors);
 
   const rawSearch = spec.search ? scalar(q, 'search') : undefined;
   const search = rawSearch !== undefined && rawSearch.trim() !== '' ? rawSearch.trim() : null;

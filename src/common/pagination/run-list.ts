@@ -186,46 +186,160 @@ export async function runList<R extends Record<string, unknown>>(
   q: ListQuery,
   src: ListSource,
 ): Promise<{ rows: R[]; envelope: <T>(data: T[]) => ListEnvelope<T> }> {
-  const p = src.params;
-  const ord = spec.orderings[q.orderKey];
-  const filters: string[] = [];
-  const pin = ord.pinnedBy ? q.filters.find((f) => f.def.name === ord.pinnedBy && f.op === 'in') : undefined;
-  const pinRef = applyFilters(spec, q, filters, p, pin);
-  const where = [...src.where, ...filters];
-  const countWhere = pin && pinRef ? [...where, filterCondition(pin, 'in', pinRef)] : [...where];
-  const countParams = [...p.values];
+  return new ListRun<R>(db, spec, q, src).run();
+}
 
-  const dir = q.desc ? 'DESC' : 'ASC';
-  const nulls = ord.nullable ? ' NULLS LAST' : '';
-  const id = spec.idExpr;
-  let select = src.select;
-  // A NULL position exists only in the NULLS LAST tail of a nullable ordering; elsewhere the cursor was
-  // hand-made (the row comparison with NULL would silently match nothing).
-  if (q.cursor && q.cursor.value === null && !ord.nullable) throw badCursor();
-  if (q.cursor && q.cursor.value !== null && !positionFits(q.cursor.value, ord.cast)) throw badCursor();
-  const cmp = q.desc ? '<' : '>';
-  const bind = (v: unknown, cast: string) =>
-    src.stablePlan ? `(SELECT ${p.add(v)}::${cast})` : `${p.add(v)}::${cast}`;
+type Ordering = ListSpec['orderings'][string];
+
+/** One list request's statement parts, built once (runList); the order of `p.add` calls is the statement's. */
+class ListRun<R extends Record<string, unknown>> {
+  private readonly p: SqlParams;
+  private readonly ord: Ordering;
+  private readonly filters: string[] = [];
+  private readonly pin: ListFilter | undefined;
+  private readonly pinRef: string | undefined;
+  private readonly where: string[];
+  private readonly countWhere: string[];
+  private readonly countParams: unknown[];
+  private readonly dir: 'ASC' | 'DESC';
+  private readonly orderBy: string;
+  private readonly wantCount: boolean;
+  /** A maintained counter read by the page statement itself (ListSource.unfilteredCount / filteredCount.inPage). */
+  private readonly counter: { sql: string; params: unknown[] } | null;
+  private readonly anchors: ListSource['offsetAnchors'] | null;
+  private select: string;
+
+  constructor(
+    private readonly db: Queryable,
+    private readonly spec: ListSpec,
+    private readonly q: ListQuery,
+    private readonly src: ListSource,
+  ) {
+    this.p = src.params;
+    this.ord = spec.orderings[q.orderKey];
+    const ord = this.ord;
+    this.pin = ord.pinnedBy ? q.filters.find((f) => f.def.name === ord.pinnedBy && f.op === 'in') : undefined;
+    this.pinRef = applyFilters(spec, q, this.filters, this.p, this.pin);
+    this.where = [...src.where, ...this.filters];
+    this.countWhere =
+      this.pin && this.pinRef ? [...this.where, filterCondition(this.pin, 'in', this.pinRef)] : [...this.where];
+    this.countParams = [...this.p.values];
+    this.dir = q.desc ? 'DESC' : 'ASC';
+    const id = spec.idExpr;
+    const nulls = ord.nullable ? ' NULLS LAST' : '';
+    this.orderBy = ord.expr === id ? `${id} ${this.dir}` : `${ord.expr} ${this.dir}${nulls}, ${id} ${this.dir}`;
+    this.select = src.select;
+    this.wantCount = q.mode === 'offset' && q.count;
+    // A maintained counter is read by the page statement itself (an uncorrelated scalar subquery, run once),
+    // saving a round trip; a filtered COUNT(*) runs beside it on another connection.
+    this.counter = !this.wantCount
+      ? null
+      : src.unfilteredCount && !q.filters.length && !q.search
+        ? src.unfilteredCount
+        : src.filteredCount?.inPage
+          ? src.filteredCount
+          : null;
+    this.anchors =
+      src.offsetAnchors && q.mode === 'offset' && q.offset > 0 && ord.immutable && !q.filters.length && !q.search
+        ? src.offsetAnchors
+        : null;
+  }
+
+  async run(): Promise<{ rows: R[]; envelope: <T>(data: T[]) => ListEnvelope<T> }> {
+    const { q } = this;
+    const [rows, countRows] = await Promise.all([this.pageRows(), this.countRows()]);
+    let total: number | null = countRows ? (countRows[0]?.c ?? 0) : null;
+    if (this.counter) {
+      // An empty page (past the end) carries no row to read the counter from.
+      total = rows.length
+        ? Number(rows[0].__total)
+        : ((await this.db.query<Array<{ c: number }>>(this.counter.sql, this.counter.params))[0]?.c ?? 0);
+      for (const r of rows) delete (r as Record<string, unknown>).__total;
+    }
+    const hasMore = rows.length > q.perPage;
+    if (hasMore) rows.length = q.perPage;
+    const nextCursor = q.mode === 'cursor' ? this.nextCursor(rows, hasMore) : null;
+    for (const r of rows as Record<string, unknown>[]) {
+      if (q.mode === 'cursor' || this.anchors) delete r.__cv;
+      if (this.pin) {
+        delete r.__pk;
+        delete r.__pid;
+      }
+    }
+    return { rows, envelope: <T>(data: T[]) => envelopeOf(q, data, { hasMore, nextCursor, total }) };
+  }
+
+  private nextCursor(rows: R[], hasMore: boolean): string | null {
+    const last = rows[rows.length - 1];
+    if (!hasMore || !last) return null;
+    return encodeCursor({
+      order: `${this.q.desc ? '-' : ''}${this.q.orderKey}`,
+      value: last.__cv as string | null,
+      id: String(last.id),
+    });
+  }
+
+  /** The page's rows (one more than the page, to tell whether more follow). */
+  private pageRows(): Promise<R[]> {
+    const { q, ord } = this;
+    // A NULL position exists only in the NULLS LAST tail of a nullable ordering; elsewhere the cursor was
+    // hand-made (the row comparison with NULL would silently match nothing).
+    if (q.cursor && q.cursor.value === null && !ord.nullable) throw badCursor();
+    if (q.cursor && q.cursor.value !== null && !positionFits(q.cursor.value, ord.cast)) throw badCursor();
+    if (q.mode === 'cursor') this.select += `, (${ord.expr})::text AS "__cv"`;
+    const cursorConds = q.mode === 'cursor' && q.cursor ? [this.after(q.cursor.value, q.cursor.id)] : [];
+    if (!this.anchors) return this.queryPage(this.pageSql(cursorConds, q.offset, q.perPage + 1));
+    // The ordering key comes back with every row, to anchor the pages after this one.
+    this.select += `, (${ord.expr})::text AS "__cv"`;
+    return offsetPage(
+      this.anchors,
+      q,
+      this.p,
+      (anchor) =>
+        anchor
+          ? this.pageSql([this.after(anchor.value, anchor.id)], 0, q.perPage + 1)
+          : this.pageSql([], q.offset - 1, q.perPage + 2),
+      (sql) => this.queryPage(sql),
+    );
+  }
+
+  /** The filtered COUNT(*) when one is wanted and no counter answers it in the page statement. */
+  private countRows(): Promise<Array<{ c: number }> | null> {
+    const { src, db } = this;
+    if (!this.wantCount || this.counter) return Promise.resolve(null);
+    if (src.filteredCount) return db.query<Array<{ c: number }>>(src.filteredCount.sql, src.filteredCount.params);
+    const countWhereSql = this.countWhere.length ? `WHERE ${this.countWhere.join(' AND ')}` : '';
+    return db.query<Array<{ c: number }>>(
+      `SELECT count(*)::int AS c FROM ${src.from} ${countWhereSql}`,
+      this.countParams,
+    );
+  }
+
+  private bind(v: unknown, cast: string): string {
+    return this.src.stablePlan ? `(SELECT ${this.p.add(v)}::${cast})` : `${this.p.add(v)}::${cast}`;
+  }
+
   /** Rows after the position (value, id) in the ordering, as next_cursor and offset anchors carry it. */
-  const after = (value: string | null, rowId: string): string => {
-    const idRef = bind(rowId, 'uuid');
+  private after(value: string | null, rowId: string): string {
+    const { ord } = this;
+    const id = this.spec.idExpr;
+    const cmp = this.q.desc ? '<' : '>';
+    const idRef = this.bind(rowId, 'uuid');
     // Already inside the NULLS LAST tail: only later NULL rows remain.
     if (value === null) return `(${ord.expr} IS NULL AND ${id} ${cmp} ${idRef})`;
-    const cond = `(${ord.expr}, ${id}) ${cmp} (${bind(value, ord.cast ?? 'text')}, ${idRef})`;
+    const cond = `(${ord.expr}, ${id}) ${cmp} (${this.bind(value, ord.cast ?? 'text')}, ${idRef})`;
     // A row comparison with NULL is never true, so the NULLS LAST tail is added explicitly.
     return ord.nullable ? `(${cond} OR ${ord.expr} IS NULL)` : cond;
-  };
-  if (q.mode === 'cursor') select += `, (${ord.expr})::text AS "__cv"`;
-  const cursorConds = q.mode === 'cursor' && q.cursor ? [after(q.cursor.value, q.cursor.id)] : [];
-  const orderBy = ord.expr === id ? `${id} ${dir}` : `${ord.expr} ${dir}${nulls}, ${id} ${dir}`;
-  const whereOf = (conds: string[]) => (conds.length ? `WHERE ${conds.join(' AND ')}` : '');
+  }
 
   /**
    * `cols` of the first `limit` rows of `from` / `conds` in the ordering, then `offset` (bound) of them skipped. With a
    * pinning filter (OrderDef.pinnedBy) one ordered index range per distinct value is read, each as far as the page
    * can reach, and the few rows read are merged; the extra columns "__pk" and "__pid" carry the ordering key.
    */
-  const ordered = (cols: string, from: string, conds: string[], limit: string, offsetRef?: string): string => {
+  private ordered(cols: string, from: string, conds: string[], limit: string, offsetRef?: string): string {
+    const { pin, pinRef, orderBy, dir, ord } = this;
+    const id = this.spec.idExpr;
     const skip = offsetRef ? ` OFFSET ${offsetRef}` : '';
     if (!pin || !pinRef)
       return `SELECT ${cols} FROM ${from} ${whereOf(conds)} ORDER BY ${orderBy} LIMIT ${limit}${skip}`;
@@ -233,138 +347,85 @@ export async function runList<R extends Record<string, unknown>>(
       ORDER BY ${orderBy} LIMIT ${offsetRef ? `${limit} + ${offsetRef}` : limit}`;
     return `SELECT "__pr".* FROM (SELECT DISTINCT "v" FROM unnest(${pinRef}) AS "__u"("v")) "__pv" CROSS JOIN LATERAL (${one}) "__pr"
       ORDER BY "__pr"."__pk" ${dir}, "__pr"."__pid" ${dir} LIMIT ${limit}${skip}`;
-  };
+  }
 
   /**
    * The page statement: `take` rows after `conds` (cursor or anchor position) and `offset` skipped rows. The offset is
    * bound, not inlined: a client paging by offset would otherwise make a statement text (and a prepared statement)
    * of every page. The page size stays inlined: it is what lets a plan be generic.
    */
-  const pageSql = (conds: string[], offset: number, take: number): string => {
+  private pageSql(conds: string[], offset: number, take: number): string {
+    const { src, p } = this;
+    const id = this.spec.idExpr;
     const walk = src.keyWalk && (offset || src.keyWalk.always) ? src.keyWalk : null;
     if (!walk)
-      return ordered(
-        select,
+      return this.ordered(
+        this.select,
         src.from,
-        [...where, ...conds],
+        [...this.where, ...conds],
         String(take),
         offset ? `${p.add(offset)}::int` : undefined,
       );
-    const walkConds = [...walk.where, ...filters, ...conds];
+    const walkConds = [...walk.where, ...this.filters, ...conds];
     // A bound OFFSET is a guess to the planner (a tenth of the rows), so the cached generic plan looked dearer
     // than one planned per offset and PostgreSQL planned every execution (0.3 ms, more than the page). Under a
     // constant LIMIT at the offset cap the guess is bounded and the generic plan is kept; the walk still stops
     // after offset + page entries.
     // Pinned pages are planned for their values anyway: each range reads only as far as offset + page.
     const keys = !offset
-      ? ordered(`${id} AS "__key"`, walk.from, walkConds, String(take))
-      : pin
-        ? ordered(`${id} AS "__key"`, walk.from, walkConds, String(take), `${p.add(offset)}::int`)
-        : `SELECT "__key" FROM (${ordered(`${id} AS "__key"`, walk.from, walkConds, String(OFFSET_MAX + q.perPage + 1))}) "__walk" OFFSET ${p.add(offset)}::int LIMIT ${take}`;
-    return `SELECT ${select} FROM ${src.from} JOIN (${keys}) "__keys" ON ${id} = "__keys"."__key" ${whereOf(src.where)} ORDER BY ${orderBy}`;
-  };
+      ? this.ordered(`${id} AS "__key"`, walk.from, walkConds, String(take))
+      : this.pin
+        ? this.ordered(`${id} AS "__key"`, walk.from, walkConds, String(take), `${p.add(offset)}::int`)
+        : `SELECT "__key" FROM (${this.ordered(`${id} AS "__key"`, walk.from, walkConds, String(OFFSET_MAX + this.q.perPage + 1))}) "__walk" OFFSET ${p.add(offset)}::int LIMIT ${take}`;
+    return `SELECT ${this.select} FROM ${src.from} JOIN (${keys}) "__keys" ON ${id} = "__keys"."__key" ${whereOf(src.where)} ORDER BY ${this.orderBy}`;
+  }
 
-  const wantCount = q.mode === 'offset' && q.count;
-  // A maintained counter is read by the page statement itself (an uncorrelated scalar subquery, run once),
-  // saving a round trip; a filtered COUNT(*) runs beside it on another connection.
-  const counter = !wantCount
-    ? null
-    : src.unfilteredCount && !q.filters.length && !q.search
-      ? src.unfilteredCount
-      : src.filteredCount?.inPage
-        ? src.filteredCount
-        : null;
-  const anchors =
-    src.offsetAnchors && q.mode === 'offset' && q.offset > 0 && ord.immutable && !q.filters.length && !q.search
-      ? src.offsetAnchors
-      : null;
   /** Wraps a page statement with the per-page columns, the counter and (anchored offsets) the live-set generation. */
-  const withExtras = (sql: string): string => {
+  private withExtras(sql: string): string {
     const extra = [
-      src.pageSelect,
-      counter ? `(SELECT c FROM (${counter.sql}) total) AS "__total"` : null,
-      anchors ? `(SELECT g FROM (${anchors.generation}) generation)::text AS "__gen"` : null,
+      this.src.pageSelect,
+      this.counter ? `(SELECT c FROM (${this.counter.sql}) total) AS "__total"` : null,
+      this.anchors ? `(SELECT g FROM (${this.anchors.generation}) generation)::text AS "__gen"` : null,
     ].filter(Boolean);
     // A plain scan of the ordered, limited subquery keeps its order.
     return extra.length ? `SELECT page.*, ${extra.join(', ')} FROM (${sql}) page` : sql;
-  };
-  const queryPage = (sql: string) =>
-    db.query<R[]>(withExtras(sql), p.values).catch((e: { code?: string; driverError?: { code?: string } }) => {
-      // A cursor whose position does not cast to the ordering's type was tampered with.
-      if (q.cursor && CAST_ERRORS.has(e?.driverError?.code ?? e?.code ?? '')) throw badCursor();
-      throw e;
-    });
-
-  let pageRows: Promise<R[]>;
-  if (anchors) {
-    // The ordering key comes back with every row, to anchor the pages after this one.
-    select += `, (${ord.expr})::text AS "__cv"`;
-    pageRows = offsetPage(
-      anchors,
-      q,
-      p,
-      (anchor) =>
-        anchor ? pageSql([after(anchor.value, anchor.id)], 0, q.perPage + 1) : pageSql([], q.offset - 1, q.perPage + 2),
-      queryPage,
-    );
-  } else {
-    pageRows = queryPage(pageSql(cursorConds, q.offset, q.perPage + 1));
-  }
-  const countWhereSql = countWhere.length ? `WHERE ${countWhere.join(' AND ')}` : '';
-  const [rows, countRows] = await Promise.all([
-    pageRows,
-    !wantCount || counter
-      ? Promise.resolve(null)
-      : src.filteredCount
-        ? db.query<Array<{ c: number }>>(src.filteredCount.sql, src.filteredCount.params)
-        : db.query<Array<{ c: number }>>(`SELECT count(*)::int AS c FROM ${src.from} ${countWhereSql}`, countParams),
-  ]);
-  let total: number | null = countRows ? (countRows[0]?.c ?? 0) : null;
-  if (counter) {
-    // An empty page (past the end) carries no row to read the counter from.
-    total = rows.length
-      ? Number(rows[0].__total)
-      : ((await db.query<Array<{ c: number }>>(counter.sql, counter.params))[0]?.c ?? 0);
-    for (const r of rows) delete (r as Record<string, unknown>).__total;
   }
 
-  const hasMore = rows.length > q.perPage;
-  if (hasMore) rows.length = q.perPage;
-  let nextCursor: string | null = null;
-  if (q.mode === 'cursor') {
-    const last = rows[rows.length - 1];
-    if (hasMore && last) {
-      nextCursor = encodeCursor({
-        order: `${q.desc ? '-' : ''}${q.orderKey}`,
-        value: last.__cv as string | null,
-        id: String(last.id),
+  private queryPage(sql: string): Promise<R[]> {
+    const { q } = this;
+    return this.db
+      .query<R[]>(this.withExtras(sql), this.p.values)
+      .catch((e: { code?: string; driverError?: { code?: string } }) => {
+        // A cursor whose position does not cast to the ordering's type was tampered with.
+        if (q.cursor && CAST_ERRORS.has(e?.driverError?.code ?? e?.code ?? '')) throw badCursor();
+        throw e;
       });
-    }
   }
-  if (q.mode === 'cursor' || anchors) for (const r of rows) delete (r as Record<string, unknown>).__cv;
-  if (pin) {
-    for (const r of rows as Record<string, unknown>[]) {
-      delete r.__pk;
-      delete r.__pid;
-    }
-  }
+}
 
-  const envelope = <T>(data: T[]): ListEnvelope<T> => {
-    if (q.mode === 'cursor')
-      return { data, next_cursor: nextCursor, has_more: hasMore, pagination: { style: 'cursor' } };
-    // Past the offset cap the next page cannot be requested in offset mode: next is null there, and the
-    // caller switches to paginate=cursor (the 400 for an offset over the cap says so).
-    const next = q.offset + q.perPage;
-    const env: OffsetEnvelope<T> = {
-      data,
-      next: hasMore && next <= OFFSET_MAX ? next : null,
-      previous: q.offset > 0 ? Math.max(0, q.offset - q.perPage) : null,
-      pagination: { style: 'offset' },
-    };
-    if (total !== null) env.total_count = total;
-    return env;
+function whereOf(conds: string[]): string {
+  return conds.length ? `WHERE ${conds.join(' AND ')}` : '';
+}
+
+/** The list envelope of a page: cursor or offset style, as the request asked. */
+function envelopeOf<T>(
+  q: ListQuery,
+  data: T[],
+  page: { hasMore: boolean; nextCursor: string | null; total: number | null },
+): ListEnvelope<T> {
+  if (q.mode === 'cursor')
+    return { data, next_cursor: page.nextCursor, has_more: page.hasMore, pagination: { style: 'cursor' } };
+  // Past the offset cap the next page cannot be requested in offset mode: next is null there, and the
+  // caller switches to paginate=cursor (the 400 for an offset over the cap says so).
+  const next = q.offset + q.perPage;
+  const env: OffsetEnvelope<T> = {
+    data,
+    next: page.hasMore && next <= OFFSET_MAX ? next : null,
+    previous: q.offset > 0 ? Math.max(0, q.offset - q.perPage) : null,
+    pagination: { style: 'offset' },
   };
-  return { rows, envelope };
+  if (page.total !== null) env.total_count = page.total;
+  return env;
 }
 
 /**

@@ -1,0 +1,150 @@
+import { FilterOp, ListSpec } from '../common/pagination/list-spec';
+import { STATE_GROUPS } from '../states/state.entity';
+import { PRIORITIES } from './work-item.entity';
+import { WORK_ITEM_READER_ROLES } from '../common/auth/roles';
+
+/**
+ * SQL fragments of work items that other features' statements embed (an exported, named query module: other
+ * features never import work-items.repository). Arguments are SQL references, never values.
+ */
+
+/**
+ * SQL: the project `projectCol` is one whose work items the viewer can read (Viewer: `userRef` binds the user id,
+ * `allRef` the all-projects flag): a member of it with WORK_ITEM_READER or above, or a workspace owner/admin.
+ */
+export const READABLE_PROJECT = (projectCol: string, userRef: string, allRef: string) =>
+  `(${allRef}::boolean OR EXISTS (SELECT 1 FROM project_members rp WHERE rp.project_id = ${projectCol} AND rp.member_id = ${userRef}::uuid AND rp.deleted_at IS NULL
+      AND rp.role IN (${WORK_ITEM_READER_ROLES.map((r) => `'${r}'`).join(', ')})))`;
+
+/**
+ * A work item is live while neither it nor its project is deleted (deleting a project leaves its rows alone).
+ * The project row is locked too: a project delete takes it FOR UPDATE first, so a write that links a parent
+ * of that project either commits before the delete detaches children or sees the project gone.
+ */
+export const LIVE_PROJECT_OF = (w: string) =>
+  `EXISTS (SELECT 1 FROM projects lp WHERE lp.id = ${w}.project_id AND lp.deleted_at IS NULL)`;
+
+/** Priority by meaning, urgent first. The expression index `ix_work_items_priority` is built on exactly this. */
+export const PRIORITY_RANK = `(CASE w.priority WHEN 'urgent' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 WHEN 'low' THEN 3 ELSE 4 END)`;
+/** The priorities in rank order, as SQL: a priority's rank is its position here, less one. */
+export const PRIORITY_ARRAY = `ARRAY[${PRIORITIES.map((p) => `'${p}'`).join(', ')}]::text[]`;
+/** The state groups in rank order, as SQL: the rank `state_group_rank` stores is the position here, less one. */
+export const STATE_GROUP_ARRAY = `ARRAY[${STATE_GROUPS.map((g) => `'${g}'`).join(', ')}]::text[]`;
+/** State group by meaning, backlog first: the trigger-kept column behind the index `ix_work_items_state_group`. */
+export const STATE_GROUP_RANK = 'w.state_group_rank';
+
+/**
+ * A filter on an enum by its rank expression (`rank`, over the enum's values in rank order `values`, an SQL
+ * array): the value is turned into its rank, so the index on the rank answers the filter.
+ */
+function rankFilter(rank: string, values: string) {
+  return (op: FilterOp, ref: string | null): string =>
+    op === 'in'
+      ? `${rank} = ANY(ARRAY(SELECT array_position(${values}, v) - 1 FROM unnest(${ref}) v))`
+      : `${rank} = array_position(${values}, ${ref}) - 1`;
+}
+
+/** Relation filters on link tables: eq / in / isnull as EXISTS semi-joins driven by the link's primary key. */
+function linkFilter(table: string, col: string) {
+  return (op: FilterOp, ref: string | null, value: unknown): string => {
+    const base = `SELECT 1 FROM ${table} x WHERE x.work_item_id = w.id`;
+    if (op === 'isnull') return `${value ? 'NOT ' : ''}EXISTS (${base})`;
+    return `EXISTS (${base} AND x.${col} ${op === 'in' ? `= ANY(${ref})` : `= ${ref}`})`;
+  };
+}
+
+/** The work item list (gap-reference 3.1). Every query of WorkItemsRepository.list binds the workspace as $1 and the project as $2. */
+export const WORK_ITEM_LIST: ListSpec = {
+  filters: [
+    { name: 'state_id', type: 'uuid', ops: ['eq', 'in'], column: 'w.state_id' },
+    {
+      // The item's trigger-kept rank (exact copy of its state's group): one range of ix_work_items_state_group_created.
+      name: 'state_group',
+      type: 'enum',
+      values: STATE_GROUPS,
+      ops: ['eq', 'in'],
+      sql: rankFilter(STATE_GROUP_RANK, STATE_GROUP_ARRAY),
+      description: 'State group: backlog, unstarted, started, completed, cancelled, triage.',
+    },
+    {
+      // On the rank expression, not the column: `ix_work_items_priority` then answers the filter too, so
+      // `order_by=priority&priority=low` is one index range instead of a walk past every more urgent item.
+      name: 'priority',
+      type: 'enum',
+      values: PRIORITIES,
+      ops: ['eq', 'in'],
+      sql: rankFilter(PRIORITY_RANK, PRIORITY_ARRAY),
+    },
+    {
+      name: 'assignee_id',
+      type: 'uuid',
+      ops: ['eq', 'in', 'isnull'],
+      sql: linkFilter('work_item_assignees', 'assignee_id'),
+      description: 'assignee_id__isnull=true: items without assignees.',
+    },
+    {
+      name: 'label_id',
+      type: 'uuid',
+      ops: ['eq', 'in', 'isnull'],
+      sql: linkFilter('work_item_labels', 'label_id'),
+      description: 'label_id__isnull=true: items without labels.',
+    },
+    { name: 'type_id', type: 'uuid', ops: ['eq', 'in'], column: 'w.type_id' },
+    { name: 'parent_id', type: 'uuid', ops: ['eq', 'in', 'isnull'], column: 'w.parent_id' },
+    {
+      name: 'cycle_id',
+      type: 'uuid',
+      ops: ['eq', 'in', 'isnull'],
+      column: 'w.cycle_id',
+      description: 'cycle_id__isnull=true: items in no cycle.',
+    },
+    {
+      name: 'module_id',
+      type: 'uuid',
+      ops: ['eq', 'in', 'isnull'],
+      sql: linkFilter('module_work_items', 'module_id'),
+      description: 'module_id__isnull=true: items in no module.',
+    },
+    { name: 'sequence_id', type: 'int', ops: ['eq'], column: 'w.sequence_id' },
+    { name: 'is_draft', type: 'bool', ops: ['eq'], column: 'w.is_draft' },
+    { name: 'external_id', type: 'string', ops: ['eq'], column: 'w.external_id' },
+    { name: 'external_source', type: 'string', ops: ['eq'], column: 'w.external_source' },
+    { name: 'created_at', type: 'datetime', ops: ['gte', 'lte'], column: 'w.created_at' },
+    { name: 'updated_at', type: 'datetime', ops: ['gte', 'lte'], column: 'w.updated_at' },
+    { name: 'start_date', type: 'date', ops: ['gte', 'lte'], column: 'w.start_date' },
+    { name: 'target_date', type: 'date', ops: ['gte', 'lte'], column: 'w.target_date' },
+  ],
+  search: ['w.name'],
+  orderings: {
+    created_at: { expr: 'w.created_at', cursor: true, cast: 'timestamptz', immutable: true },
+    updated_at: { expr: 'w.updated_at', cursor: true, cast: 'timestamptz' },
+    sequence_id: { expr: 'w.sequence_id', cursor: true, cast: 'int', immutable: true },
+    id: { expr: 'w.id', cursor: true, cast: 'uuid', immutable: true },
+    sort_order: { expr: 'w.sort_order', cursor: false },
+    // `priority__in` / `state_group__in` read one range of ix_work_items_priority / ix_work_items_state_group per value.
+    priority: { expr: PRIORITY_RANK, cursor: false, pinnedBy: 'priority' },
+    state_group: { expr: STATE_GROUP_RANK, cursor: false, pinnedBy: 'state_group' },
+  },
+  defaultOrder: '-created_at',
+  idExpr: 'w.id',
+};
+
+/**
+ * The workspace-wide work item list (later edition): the project list's filters plus `project_id`, in created_at or
+ * updated_at order (ix_work_items_ws_created / ix_work_items_ws_updated); another `order_by` falls back to the
+ * default like any unknown one. Every query binds the workspace as $1 and the readable projects (uuid[]) as $2.
+ */
+export const WORKSPACE_WORK_ITEM_LIST: ListSpec = {
+  ...WORK_ITEM_LIST,
+  filters: [
+    {
+      name: 'project_id',
+      type: 'uuid',
+      ops: ['eq', 'in'],
+      column: 'w.project_id',
+      description: 'Projects to list (UUIDs); one the caller cannot read adds nothing.',
+    },
+    ...WORK_ITEM_LIST.filters,
+  ],
+  orderings: { created_at: WORK_ITEM_LIST.orderings.created_at, updated_at: WORK_ITEM_LIST.orderings.updated_at },
+};

@@ -1,0 +1,140 @@
+// The checks behind docs/extending.md: each step of adding a resource that a newcomer could forget fails here (or in
+// the check the recipe names for it), without a database.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { MIGRATIONS } from '../../migrations';
+import { ENTITY_FILES } from '../../src/common/database/data-source';
+
+const ROOT = join(__dirname, '..', '..');
+const read = (p: string) => readFileSync(join(ROOT, p), 'utf8');
+
+/** Every file under `dir` (relative to the repository), recursively. */
+function files(dir: string): string[] {
+  return readdirSync(join(ROOT, dir)).flatMap((name) => {
+    const p = join(dir, name);
+    return statSync(join(ROOT, p)).isDirectory() ? files(p) : [p];
+  });
+}
+const SRC = files('src').filter((f) => f.endsWith('.ts'));
+
+describe('recipe step: the migration is listed in migrations/index.ts', () => {
+  it('every migration file is imported and in MIGRATIONS, in timestamp order', () => {
+    const index = read('migrations/index.ts');
+    const onDisk = readdirSync(join(ROOT, 'migrations'))
+      .filter((f) => /^\d{13}-.+\.ts$/.test(f))
+      .map((f) => f.replace(/\.ts$/, ''));
+    expect(onDisk.length).toBeGreaterThan(20);
+    expect(onDisk.filter((m) => !index.includes(`'./${m}'`))).toEqual([]);
+    const names = MIGRATIONS.map((m) => m.name);
+    expect(names).toHaveLength(onDisk.length);
+    const stamps = names.map((n) => Number(/(\d{13})$/.exec(n)?.[1]));
+    expect(stamps).toEqual([...stamps].sort((a, b) => a - b));
+  });
+});
+
+describe('recipe step: the entity is discovered', () => {
+  it('every @Entity class lives in a *.entity.ts file under src/, the pattern TypeORM loads', () => {
+    const declaring = SRC.filter((f) => /@Entity\(/.test(read(f)));
+    expect(declaring.length).toBeGreaterThan(10);
+    expect(declaring.filter((f) => !f.endsWith('.entity.ts'))).toEqual([]);
+    expect(relative(ROOT, ENTITY_FILES)).toBe(join('src', '**', '*.entity.{ts,js}'));
+  });
+});
+
+/** Every module class of src/ and the text of its file without the import lines (its declarations, forRoot included). */
+function modules(): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const f of SRC.filter((p) => p.endsWith('.module.ts'))) {
+    const body = read(f).replace(/^import [\s\S]*?from '[^']+';$/gm, '');
+    for (const m of body.matchAll(/export class (\w+Module)\b/g)) out.set(m[1], body);
+  }
+  return out;
+}
+
+describe('recipe step: the module is imported, its controllers declared', () => {
+  const all = modules();
+
+  it('every module is reachable from AppModule through imports', () => {
+    const seen = new Set<string>(['AppModule']);
+    const queue = ['AppModule'];
+    while (queue.length) {
+      const body = all.get(queue.shift()!) ?? '';
+      for (const [, name] of body.matchAll(/\b([A-Z]\w*Module)\b/g)) {
+        if (all.has(name) && !seen.has(name)) {
+          seen.add(name);
+          queue.push(name);
+        }
+      }
+    }
+    expect(all.size).toBeGreaterThan(20);
+    expect([...all.keys()].filter((m) => !seen.has(m))).toEqual([]);
+  });
+
+  it('every controller class is in the controllers of a module', () => {
+    const declared = [...all.values()]
+      .flatMap((body) => [...body.matchAll(/controllers:([^\]]*)\]/g)].map((m) => m[1]))
+      .join('\n');
+    const controllers = SRC.flatMap((f) =>
+      [...read(f).matchAll(/@Controller\([^)]*\)\s*export class (\w+)/g)].map((m) => m[1]),
+    );
+    expect(controllers.length).toBeGreaterThan(20);
+    expect(controllers.filter((c) => !new RegExp(`\\b${c}\\b`).test(declared))).toEqual([]);
+  });
+});
+
+describe('recipe step: the resource is documented (README matrix row, a docs page)', () => {
+  const doc = JSON.parse(read('openapi.json')) as {
+    paths: Record<string, Record<string, { 'x-required-scope'?: string }>>;
+  };
+  /** The resource part of every scope a v2 route requires (`projects.cycles` of `projects.cycles:write`). */
+  const resources = [
+    ...new Set(
+      Object.values(doc.paths)
+        .flatMap((item) => Object.values(item).map((op) => op['x-required-scope']))
+        .filter((s): s is string => !!s && /^[\w.]+:(read|write)$/.test(s))
+        .map((s) => s.replace(/:(read|write)$/, '')),
+    ),
+  ];
+
+  it('finds the resources of the committed document (the walk itself works)', () => {
+    expect(resources).toEqual(expect.arrayContaining(['projects', 'projects.cycles', 'projects.work_items.links']));
+  });
+
+  it('every resource has a row in the README permission matrix', () => {
+    const readme = read('README.md');
+    const matrix = readme.slice(
+      readme.indexOf('## Permission matrix'),
+      readme.indexOf('\n## ', readme.indexOf('## Permission matrix') + 1),
+    );
+    const rows = matrix.split('\n').filter((l) => l.startsWith('| '));
+    expect(resources.filter((r) => !rows.some((row) => row.includes(`\`${r}:`)))).toEqual([]);
+  });
+
+  it('every resource has a route table in a docs/ page', () => {
+    const pages = files('docs')
+      .filter((f) => f.endsWith('.md'))
+      .map(read)
+      .join('\n');
+    const tableRows = pages.split('\n').filter((l) => l.startsWith('| '));
+    expect(resources.filter((r) => !tableRows.some((row) => row.includes(`\`${r}:`)))).toEqual([]);
+  });
+});
+
+describe('recipe step: the HTTP test', () => {
+  it('every v2 controller route is requested by some test in test/e2e', () => {
+    const tests = files('test/e2e')
+      .filter((f) => f.endsWith('.ts'))
+      .map(read)
+      .join('\n');
+    const untested = SRC.filter((f) => f.endsWith('.controller.ts')).flatMap((f) =>
+      [...read(f).matchAll(/@Controller\('(api\/v2\/[^']*)'\)/g)]
+        .map((m) => m[1])
+        .filter((path) => {
+          const literal = path.split('/').filter((s) => s && !s.startsWith(':'));
+          const last = literal[literal.length - 1];
+          return !['/', '`', "'"].some((end) => tests.includes(`/${last}${end}`));
+        }),
+    );
+    expect(untested).toEqual([]);
+  });
+});
