@@ -48,7 +48,7 @@ describe('operations files', () => {
     expect(df).toMatch(/^HEALTHCHECK[\s\S]*\/healthz/m);
     // The image starts the service exactly as `npm run start:prod` does (node flags included).
     const startProd = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts['start:prod'].split(/\s+/);
-    expect(startProd).toEqual(['node', '--max-old-space-size=192', 'dist/src/main.js']);
+    expect(startProd).toEqual(['node', '--max-old-space-size=192', '--max-semi-space-size=32', 'dist/src/main.js']);
     expect(df).toMatch(
       new RegExp(`^CMD ${JSON.stringify(startProd).replace(/[[\]]/g, '\\$&').replace(/,/g, ', ')}$`, 'm'),
     );
