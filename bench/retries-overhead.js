@@ -69,10 +69,14 @@ function startSides(dbUrl, children) {
   const env = { ...serviceEnv(dbUrl, 0), OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '' };
   const base = { name: 'baseline', port: PORT, env: { ...env, PORT: String(PORT) } };
   const self = { name: 'this', port: PORT + 1, env: { ...env, PORT: String(PORT + 1) } };
-  base.child = spawn('node', ['--max-old-space-size=192', '--max-semi-space-size=32', resolve(BASELINE, 'dist/src/main.js')], {
-    env: base.env,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  base.child = spawn(
+    'node',
+    ['--max-old-space-size=192', '--max-semi-space-size=32', resolve(BASELINE, 'dist/src/main.js')],
+    {
+      env: base.env,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
   self.child = spawnService(self.env);
   children.push(base.child, self.child);
   return { base, self };
