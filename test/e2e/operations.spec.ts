@@ -97,7 +97,8 @@ describe('operations files', () => {
             const p = spawn('node', [DIST_MAIN], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
             let err = '';
             p.stderr.on('data', (d) => (err += d));
-            p.once('exit', (code) => resolve({ code, err }));
+            // 'close', not 'exit': stderr may still hold the message when the process has exited.
+            p.once('close', (code) => resolve({ code, err }));
           }),
       ),
     );

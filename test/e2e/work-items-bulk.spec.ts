@@ -169,13 +169,17 @@ describe('work item bulk writes and upsert', () => {
   });
 
   describe('round trips', () => {
-    /** Statements sent to PostgreSQL (every client of the process) while `fn` runs. */
+    /**
+     * Statements sent to PostgreSQL (every client of the process) while `fn` runs, but the background jobs' (pg-boss
+     * polls, credential stamps), which may fall into the window on a loaded machine.
+     */
     const statements = async (fn: () => Promise<unknown>): Promise<number> => {
       const proto = Client.prototype as unknown as { query: (...a: unknown[]) => unknown };
       const original = proto.query;
       let n = 0;
       proto.query = function (this: unknown, ...a: unknown[]) {
-        n++;
+        const q = a[0] as string | { text?: string } | undefined;
+        if (!/pgboss|last_used_at/i.test(typeof q === 'string' ? q : (q?.text ?? ''))) n++;
         return original.apply(this, a);
       };
       try {
@@ -206,7 +210,8 @@ describe('work item bulk writes and upsert', () => {
       const five = await statements(create(5));
       const fifty = await statements(create(50));
       expect(five).toBeGreaterThan(3); // the counter sees the request's statements
-      expect(fifty).toBeLessThanOrEqual(five + 1);
+      // A round trip per row would add 45 statements; a few background ones may still fall into the window.
+      expect(fifty).toBeLessThanOrEqual(five + 8);
       // and at least 10x fewer than 50 single creates of the same rows
       const single = await statements(async () => {
         expect((await send('work-items/', rows(1, extra)[0])).status).toBe(201);
@@ -222,7 +227,7 @@ describe('work item bulk writes and upsert', () => {
       };
       const fiveU = await statements(update(5));
       const fiftyU = await statements(update(50));
-      expect(fiftyU).toBeLessThanOrEqual(fiveU + 1);
+      expect(fiftyU).toBeLessThanOrEqual(fiveU + 8);
     });
   });
 
