@@ -1,7 +1,27 @@
 import { Injectable } from '@nestjs/common';
 import { Queryable } from '../common/pagination/sql-params';
-import { changedAttributes, familyPattern, WebhookEventInput } from './webhook-events';
+import {
+  changedAttributes,
+  familyPattern,
+  WEBHOOK_EVENTS,
+  WebhookEventInput,
+  WebhookEventName,
+} from './webhook-events';
 import { DELIVER_QUEUE, WebhookQueue } from './webhook-queue';
+
+/**
+ * An SQL boolean: whether an active webhook of the workspace `workspace` (an SQL reference, e.g. `$1`) chooses
+ * `event`, the test `recordMany` writes an event under. For a write statement that does its own change only when
+ * nobody listens (one statement, no transaction: the service then makes no outbox round trip) and reports whether
+ * someone does, so the service can redo the write in a transaction with its event. A webhook registered while
+ * the statement runs is seen from the next change on, as with the outbox's own statement.
+ */
+export function webhookChosenSql(workspace: string, event: WebhookEventName): string {
+  // Interpolated: an event name of the closed list, never input.
+  if (!WEBHOOK_EVENTS.includes(event)) throw new Error(`webhooks: unknown event ${event}`);
+  return `EXISTS (SELECT 1 FROM webhooks wh WHERE wh.workspace_id = ${workspace} AND wh.is_active
+            AND ('*' = ANY (wh.scopes) OR '${event}' = ANY (wh.scopes) OR '${familyPattern(event)}' = ANY (wh.scopes)))`;
+}
 
 /**
  * The transactional outbox: a feature's service calls `record` with the transaction of the change, so the event

@@ -141,9 +141,9 @@ export class WorkItemsBulkService {
 
   /** Sequence numbers, then one transaction: the states locked, custom values, one checked insert of the batch. */
   private async writeBatch(ctx: ProjectContext, rows: Prepared[], allOrNone: boolean): Promise<RowOutcome[]> {
-    const seqs = await this.repo.takeSequences(ctx.project.id, rows.length);
+    const seqs = await this.repo.takeSequences(ctx.workspace.id, ctx.project.id, rows.length);
     return this.ds.transaction(async (tx) => {
-      await this.repo.stateIds(ctx.project.id, [...new Set(rows.map((r) => r.row.state_id))], tx);
+      await this.repo.stateIds(ctx.workspace.id, ctx.project.id, [...new Set(rows.map((r) => r.row.state_id))], tx);
       // The custom-values reads (feature flag, values lock, the type's properties) are the same for rows of one
       // type: made once per batch, not once per row.
       const reads = memoReads(tx);

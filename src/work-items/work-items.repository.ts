@@ -1,3 +1,4 @@
+import { webhookChosenSql } from '../webhooks/webhook-outbox';
 import { WORKSPACE_WORK_ITEM_LIST, WORK_ITEM_LIST } from './work-items.queries';
 import type { CustomValues } from '../custom-fields/custom-fields.service';
 import { batchSetClause, sentColumns, UpdatableColumns } from '../common/database/partial-update';
@@ -155,15 +156,18 @@ const COLS = `w.id, w.name, w.sequence_id, w.project_id, w.priority, w.state_id,
   to_char(w.start_date, 'YYYY-MM-DD') AS start_date, to_char(w.target_date, 'YYYY-MM-DD') AS target_date,
   w.is_draft, w.archived_at, w.created_at, w.created_by_id`;
 
-/** `pin`: also equate the link table's workspace_id with the item's (a statement routed to one workspace). */
-const pinned = (table: string, alias: string, pin: boolean) =>
-  pin ? ` AND ${table}.workspace_id = ${alias}.workspace_id` : '';
-const ASSIGNEE_IDS = (alias: string, pin = false) =>
+/**
+ * `pin`: also equate the link table's workspace_id with the item's (a statement routed to one workspace), or with
+ * the given value (`$1`: the item row comes from a CTE, whose workspace_id the routing check cannot follow).
+ */
+const pinned = (table: string, alias: string, pin: boolean | string) =>
+  pin === false ? '' : ` AND ${table}.workspace_id = ${pin === true ? `${alias}.workspace_id` : pin}`;
+const ASSIGNEE_IDS = (alias: string, pin: boolean | string = false) =>
   `ARRAY(SELECT a.assignee_id FROM work_item_assignees a WHERE a.work_item_id = ${alias}.id${pinned('a', alias, pin)} ORDER BY a.assignee_id) AS assignee_ids`;
-const LABEL_IDS = (alias: string, pin = false) =>
+const LABEL_IDS = (alias: string, pin: boolean | string = false) =>
   `ARRAY(SELECT l.label_id FROM work_item_labels l WHERE l.work_item_id = ${alias}.id${pinned('l', alias, pin)} ORDER BY l.label_id) AS label_ids`;
 /** Index-only on ix_module_work_items_item; a deleted module's links are deleted with it. */
-const MODULE_IDS = (alias: string, pin = false) =>
+const MODULE_IDS = (alias: string, pin: boolean | string = false) =>
   `ARRAY(SELECT mw.module_id FROM module_work_items mw WHERE mw.work_item_id = ${alias}.id${pinned('mw', alias, pin)} ORDER BY mw.module_id) AS module_ids`;
 
 /** Per-row id arrays, index-only scans of the link tables' primary keys. `alias` names the work item row. */
@@ -171,6 +175,16 @@ const idArrays = (alias: string, pin = false) => `
   ${ASSIGNEE_IDS(alias, pin)},
   ${LABEL_IDS(alias, pin)},
   ${MODULE_IDS(alias, pin)}`;
+
+/**
+ * A link set's ids after a write that may have replaced it in the same statement (whose snapshot does not see
+ * that): the array the write was sent (`sent`, distinct and ordered like the read), else the stored set (`read`,
+ * an `... AS name` expression of ASSIGNEE_IDS / LABEL_IDS).
+ */
+const writtenSet = (sent: string, read: string): string => {
+  const [expr, name] = read.split(/ AS (?=\w+$)/);
+  return `CASE WHEN ${sent} IS NULL THEN ${expr} ELSE ARRAY(SELECT DISTINCT x FROM unnest(${sent}) x ORDER BY x) END AS ${name}`;
+};
 
 /** Which per-row id arrays a list page reads: a `?fields=` projection without them skips their subqueries. */
 export interface ListArrays {
@@ -285,8 +299,8 @@ const UPDATE_RECORD = `id uuid, sent text[], name text, description_html text, d
 // Deleting a label, an estimate (or point) or a work item locks the row (or its estimate) FOR UPDATE first,
 // which conflicts with KEY SHARE: the delete waits for our commit and then strips / clears what we wrote,
 // or it committed first and the re-read misses the row.
-const LOCK_STATE = (project: string, id: string) =>
-  `SELECT id FROM states WHERE project_id = ${project} AND id = ${id} AND deleted_at IS NULL FOR KEY SHARE`;
+const LOCK_STATE = (ws: string, project: string, id: string) =>
+  `SELECT id FROM states WHERE workspace_id = ${ws} AND project_id = ${project} AND id = ${id} AND deleted_at IS NULL FOR KEY SHARE`;
 const LOCK_LABELS = (ws: string, project: string, ids: string) =>
   `SELECT id FROM labels WHERE workspace_id = ${ws} AND (project_id = ${project} OR project_id IS NULL) AND id = ANY(${ids}) AND deleted_at IS NULL
      FOR KEY SHARE`;
@@ -341,6 +355,8 @@ export interface BatchRow {
 
 /** What the checked insert found: the row it wrote, or (nothing written) which reference failed. */
 export interface CheckedInsert {
+  /** Whether an active webhook chooses `workitem.created` (with `unlessHooked`, nothing was written then). */
+  hooked: boolean;
   state_live: boolean;
   type_live: boolean;
   live_label_ids: string[];
@@ -356,7 +372,10 @@ export type Archived = 'live' | 'any' | 'archived';
  * The checked insert of a work item (insertChecked): locks what it references, checks each is live (and the
  * workflow's creation rule), inserts the item and its links only if all are, and returns the checks with the row.
  */
-const CHECKED_INSERT = `WITH st AS (${LOCK_STATE('$2', '$7::uuid')}),
+const checkedInsert = (links: {
+  assignees: boolean;
+  labels: boolean;
+}) => `WITH st AS (${LOCK_STATE('$1', '$2', '$7::uuid')}),
         lb AS (${LOCK_LABELS('$1', '$2', '$18::uuid[]')}),
         ep AS (${LOCK_ESTIMATE_POINT('$1', '$2', '$10::uuid')}),
         par AS (${LOCK_WORK_ITEM('$1', '$9::uuid')}),
@@ -369,27 +388,37 @@ const CHECKED_INSERT = `WITH st AS (${LOCK_STATE('$2', '$7::uuid')}),
                  ($9::uuid IS NULL OR EXISTS (SELECT 1 FROM par)) AS parent_live,
                  ${creationRuleSql('$2', '$7::uuid')} AS creation_allowed
         ),
+        hook AS (SELECT ${webhookChosenSql('$1', 'workitem.created')} AS hooked),
         item AS (
           INSERT INTO work_items (workspace_id, project_id, sequence_id, name, description_html, description_stripped, priority,
                                   state_id, type_id, parent_id, estimate_point_id, start_date, target_date, external_id, external_source,
                                   custom_values, sort_order, created_by_id, updated_by_id)
           SELECT $1, $2, $19::int, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $19::int * 65535.0, $16, $16
-            FROM chk
+            FROM chk, hook
            WHERE chk.state_live AND cardinality(chk.live_label_ids) = cardinality($18::uuid[])
              AND chk.estimate_point_live AND chk.parent_live AND chk.type_live AND chk.creation_allowed IS NOT FALSE
+             AND NOT ($21::boolean AND hook.hooked)
           RETURNING *
-        ),
+        )${
+          links.assignees
+            ? `,
         a AS (
           INSERT INTO work_item_assignees (work_item_id, assignee_id, workspace_id, project_id, item_created_at, item_state_group_rank, item_live)
           SELECT item.id, x, $1, $2, item.created_at, item.state_group_rank, true FROM item, unnest($17::uuid[]) AS x
-        ),
+        )`
+            : ''
+        }${
+          links.labels
+            ? `,
         l AS (
           INSERT INTO work_item_labels (work_item_id, label_id, workspace_id, project_id, item_created_at, item_state_group_rank, item_live)
           SELECT item.id, x, $1, $2, item.created_at, item.state_group_rank, true FROM item, unnest($18::uuid[]) AS x
-        )
-   SELECT chk.*, r.*
-     FROM chk LEFT JOIN (
-          SELECT ${COLS}, w.workspace_id, w.custom_values, w.external_id, w.external_source, w.estimate_point_id,
+        )`
+            : ''
+        }
+   SELECT chk.*, hook.hooked, r.*
+     FROM chk CROSS JOIN hook LEFT JOIN (
+          SELECT ${COLS}, w.workspace_id, w.custom_values, w.external_id, w.external_source, w.estimate_point_id, w.version,
                  ARRAY(SELECT x FROM unnest($17::uuid[]) x ORDER BY x) AS assignee_ids,
                  ARRAY(SELECT x FROM unnest($18::uuid[]) x ORDER BY x) AS label_ids,
                  '{}'::uuid[] AS module_ids,
@@ -406,7 +435,7 @@ const CHECKED_INSERT_MANY = `WITH r AS (
           start_date date, target_date date, external_id text, external_source text, custom_values jsonb,
           assignee_ids uuid[], label_ids uuid[])
       ),
-      st AS (${LOCK_STATE('$2', BATCH_IDS('state_id'))}),
+      st AS (${LOCK_STATE('$1', '$2', BATCH_IDS('state_id'))}),
       lb AS (${LOCK_LABELS('$1', '$2', 'ARRAY(SELECT DISTINCT unnest(r.label_ids) FROM r)')}),
       ep AS (${LOCK_ESTIMATE_POINT('$1', '$2', BATCH_IDS('estimate_point_id'))}),
       par AS (${LOCK_WORK_ITEM('$1', BATCH_IDS('parent_id'))}),
@@ -666,6 +695,9 @@ export class WorkItemsRepository {
    * (the read shape of `get`) or null. All of it reads one snapshot, taken before any lock wait: a caller
    * that links labels, a point or a parent takes the state lock in an earlier statement of a transaction,
    * so a delete that commits while it waits is seen here (KEY SHARE does not see non-key updates).
+   * It also answers whether a webhook chooses `workitem.created`; with `unlessHooked` it writes only when none
+   * does (a create without a transaction writes no event: the service redoes a hooked one with its event).
+   * Link tables it does not write are left out of the statement (their statement triggers do not fire).
    */
   async insertChecked(
     workspaceId: string,
@@ -677,8 +709,10 @@ export class WorkItemsRepository {
     labelIds: string[],
     userId: string,
     db: Queryable = this.reader,
+    unlessHooked = false,
   ): Promise<CheckedInsert> {
-    const rows = await db.query(CHECKED_INSERT, [
+    const sql = checkedInsert({ assignees: assigneeIds.length > 0, labels: labelIds.length > 0 });
+    const rows = await db.query(sql, [
       workspaceId,
       projectId,
       v.name,
@@ -699,10 +733,20 @@ export class WorkItemsRepository {
       labelIds,
       sequenceId,
       projectIdentifier,
+      unlessHooked,
     ]);
-    const { state_live, type_live, live_label_ids, estimate_point_live, parent_live, creation_allowed, ...row } =
-      rows[0];
+    const {
+      state_live,
+      type_live,
+      live_label_ids,
+      estimate_point_live,
+      parent_live,
+      creation_allowed,
+      hooked,
+      ...row
+    } = rows[0];
     return {
+      hooked,
       state_live,
       type_live,
       live_label_ids,
@@ -713,11 +757,13 @@ export class WorkItemsRepository {
     };
   }
 
-  /** Updates the columns sent and replaces the assignee / label sets that were sent, in one statement. */
   /**
    * The PATCHes of a batch (one row for a single PATCH), in one statement: each row's columns (only those it sent
-   * change: `sent` names them), its assignee and label sets replaced where it sent them, stamped updated_by_id.
-   * The rows' values travel as one JSON array, so the statement is the same whatever the batch holds.
+   * change: `sent` names them; columns no row sent are not in the SET list, so no column trigger fires for them),
+   * its assignee and label sets replaced where it sent them (a set no row sent is left out of the statement),
+   * stamped updated_by_id. The rows' values travel as one JSON array. Answers the rows as written (the read shape
+   * of `get`, with the version) and whether a webhook chooses `workitem.updated`; with `unlessHooked` nothing is
+   * written when one does (no rows), so a caller without a transaction can redo the write with its event.
    */
   async updateMany(
     workspaceId: string,
@@ -725,22 +771,43 @@ export class WorkItemsRepository {
     rows: Array<{ id: string; write: WorkItemWrite; assigneeIds?: string[]; labelIds?: string[] }>,
     userId: string,
     db: Queryable,
-  ): Promise<void> {
-    if (!rows.length) return;
+    unlessHooked = false,
+  ): Promise<{ hooked: boolean; rows: WorkItemDetailRow[] }> {
+    if (!rows.length) return { hooked: false, rows: [] };
     const payload = rows.map(({ id, write, assigneeIds, labelIds }) => {
       const sent = sentColumns(WORK_ITEM_COLUMNS, write);
       return { ...write, id, sent, assignee_ids: assigneeIds ?? null, label_ids: labelIds ?? null };
     });
-    const set = batchSetClause(WORK_ITEM_COLUMNS, 'w', 'u', ['updated_at = now()', 'updated_by_id = $4']);
-    await db.query(
+    const sentAny = new Set(payload.flatMap((r) => r.sent));
+    const columns = Object.fromEntries(
+      Object.entries(WORK_ITEM_COLUMNS).filter(([c]) => sentAny.has(c)),
+    ) as UpdatableColumns<WorkItemWrite>;
+    const set = batchSetClause(columns, 'w', 'u', ['updated_at = now()', 'updated_by_id = $4']);
+    const sets = [
+      payload.some((r) => r.assignee_ids) && replaceSet('work_item_assignees', 'assignee_id', 'assignee_ids', 'a'),
+      payload.some((r) => r.label_ids) && replaceSet('work_item_labels', 'label_id', 'label_ids', 'l'),
+    ].filter((x): x is string => !!x);
+    const out: Array<WorkItemDetailRow & { hooked: boolean }> = await db.query(
       `WITH u AS (
          SELECT * FROM jsonb_to_recordset($3::jsonb) AS u(${UPDATE_RECORD})
-       ), ${replaceSet('work_item_assignees', 'assignee_id', 'assignee_ids', 'a')},
-       ${replaceSet('work_item_labels', 'label_id', 'label_ids', 'l')}
-       UPDATE work_items w ${set}
-         FROM u WHERE w.workspace_id = $1 AND w.project_id = $2 AND w.id = u.id`,
-      [workspaceId, projectId, JSON.stringify(payload), userId],
+       ), hook AS (SELECT ${webhookChosenSql('$1', 'workitem.updated')} AS hooked),
+       ${sets.map((x) => `${x},`).join('\n')}
+       up AS (
+         UPDATE work_items w ${set}
+           FROM u WHERE w.workspace_id = $1 AND w.project_id = $2 AND w.id = u.id
+            AND w.deleted_at IS NULL AND w.archived_at IS NULL AND NOT ($5::boolean AND (SELECT hooked FROM hook))
+         RETURNING w.*
+       )
+       SELECT hook.hooked, r.* FROM hook LEFT JOIN (
+         SELECT ${DETAIL_SCALARS},
+                ${writtenSet('u.assignee_ids', ASSIGNEE_IDS('w', '$1'))},
+                ${writtenSet('u.label_ids', LABEL_IDS('w', '$1'))},
+                ${MODULE_IDS('w', '$1')}, p.identifier AS project_identifier
+           FROM up w JOIN u ON u.id = w.id JOIN projects p ON p.workspace_id = $1 AND p.id = w.project_id) r ON true`,
+      [workspaceId, projectId, JSON.stringify(payload), userId, unlessHooked],
     );
+    const hooked = out[0]?.hooked ?? false;
+    return { hooked, rows: out.filter((r) => r.id).map(({ hooked: _h, ...r }) => r) };
   }
 
   /** The live, unarchived work items of the project among `ids`, locked FOR UPDATE, by id (bulk-update). */
@@ -818,10 +885,11 @@ export class WorkItemsRepository {
     return rows.map((r) => r.start);
   }
 
-  async setArchived(id: string, archived: boolean, userId: string, db: Queryable): Promise<void> {
+  async setArchived(workspaceId: string, id: string, archived: boolean, userId: string, db: Queryable): Promise<void> {
     await db.query(
-      `UPDATE work_items SET archived_at = ${archived ? 'now()' : 'NULL'}, updated_at = now(), updated_by_id = $2 WHERE id = $1`,
-      [id, userId],
+      `UPDATE work_items SET archived_at = ${archived ? 'now()' : 'NULL'}, updated_at = now(), updated_by_id = $3
+        WHERE workspace_id = $1 AND id = $2`,
+      [workspaceId, id, userId],
     );
   }
 
@@ -897,7 +965,7 @@ export class WorkItemsRepository {
     takeSequence = true,
   ): Promise<{ default_state_id: string | null; default_type_id: string | null; sequence_id: number }> {
     const rows = await this.reader.query(
-      `SELECT (SELECT s.id FROM states s WHERE s.project_id = $2 AND s.is_default AND s.deleted_at IS NULL) AS default_state_id,
+      `SELECT (SELECT s.id FROM states s WHERE s.workspace_id = $1 AND s.project_id = $2 AND s.is_default AND s.deleted_at IS NULL) AS default_state_id,
               (SELECT t.id FROM work_item_types t
                 WHERE t.workspace_id = $1 AND t.is_default AND t.is_active AND NOT t.is_epic AND t.deleted_at IS NULL
                   AND ${visibleInProject('$2::uuid')}
@@ -911,11 +979,12 @@ export class WorkItemsRepository {
   }
 
   /** Takes `n` consecutive sequence numbers in one statement, committed at once (a failed row leaves a gap). */
-  async takeSequences(projectId: string, n: number): Promise<number[]> {
+  async takeSequences(workspaceId: string, projectId: string, n: number): Promise<number[]> {
     const rows: Array<{ last: number }> = await this.reader.query(
-      `WITH u AS (UPDATE projects SET last_sequence_id = last_sequence_id + $2 WHERE id = $1 RETURNING last_sequence_id)
+      `WITH u AS (UPDATE projects SET last_sequence_id = last_sequence_id + $3 WHERE workspace_id = $1 AND id = $2
+                  RETURNING last_sequence_id)
        SELECT last_sequence_id AS last FROM u`,
-      [projectId, n],
+      [workspaceId, projectId, n],
     );
     const last = rows[0].last;
     return Array.from({ length: n }, (_, i) => last - n + 1 + i);
@@ -961,18 +1030,20 @@ export class WorkItemsRepository {
 
   // ---- resolution lookups (name-or-id rule) ----
 
-  async stateIds(projectId: string, ids: string[], db: Queryable): Promise<Set<string>> {
+  async stateIds(workspaceId: string, projectId: string, ids: string[], db: Queryable): Promise<Set<string>> {
     const rows = await db.query(
-      `SELECT id FROM states WHERE project_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL FOR KEY SHARE`,
-      [projectId, ids],
+      `SELECT id FROM states WHERE workspace_id = $1 AND project_id = $2 AND id = ANY($3::uuid[]) AND deleted_at IS NULL
+          FOR KEY SHARE`,
+      [workspaceId, projectId, ids],
     );
     return new Set(rows.map((r: { id: string }) => r.id));
   }
 
-  async stateNames(projectId: string, keys: string[], db: Queryable) {
+  async stateNames(workspaceId: string, projectId: string, keys: string[], db: Queryable) {
     return db.query(
-      `SELECT id, lower(name) AS key FROM states WHERE project_id = $1 AND lower(name) = ANY($2::text[]) AND deleted_at IS NULL`,
-      [projectId, keys],
+      `SELECT id, lower(name) AS key FROM states
+        WHERE workspace_id = $1 AND project_id = $2 AND lower(name) = ANY($3::text[]) AND deleted_at IS NULL`,
+      [workspaceId, projectId, keys],
     );
   }
 

@@ -43,6 +43,7 @@ import {
   WorkItemWrite,
 } from './work-items.repository';
 import { withRowVersion } from '../common/http/conditional';
+import { inScope } from '../common/database/transaction-scope';
 import { changeEvent } from '../webhooks/webhook-events';
 import { WebhookOutbox } from '../webhooks/webhook-outbox';
 
@@ -223,8 +224,8 @@ export class WorkItemsService {
       state: {
         ...WORK_ITEM_PAIRS.state,
         noun: 'a state of this project',
-        lookupIds: (ids) => this.repo.stateIds(t.projectId, ids, db),
-        lookupNames: (keys) => this.repo.stateNames(t.projectId, keys, db),
+        lookupIds: (ids) => this.repo.stateIds(t.workspaceId, t.projectId, ids, db),
+        lookupNames: (keys) => this.repo.stateNames(t.workspaceId, t.projectId, keys, db),
       },
       type: {
         ...WORK_ITEM_PAIRS.type,
@@ -447,7 +448,7 @@ export class WorkItemsService {
     const t = tenantOf(ctx);
     const { stateId, typeId } = plan;
     // Custom values are validated on the connection of the write, inside its transaction.
-    const write = async (db: Queryable) => {
+    const write = async (db: Queryable, unlessHooked = false) => {
       const customValues = await this.customFields.forCreate(
         db,
         t.workspaceId,
@@ -470,29 +471,36 @@ export class WorkItemsService {
         external_source: dto.external_source,
         custom_values: customValues,
       };
-      const { identifier } = ctx.project;
       return this.repo.insertChecked(
         t.workspaceId,
         t.projectId,
-        identifier,
+        ctx.project.identifier,
         plan.sequenceId,
         values,
         plan.assigneeIds,
         plan.labelIds,
         ctx.principal.userId,
         db,
+        unlessHooked,
       );
     };
     const links = plan.labelIds.length > 0 || !!refs.estimatePointId || !!refs.parentId || !!typeId;
-    return this.externalRace(t.projectId, dto.external_source, dto.external_id, () =>
-      this.ds.transaction(async (tx) => {
-        if (links) await this.repo.stateIds(t.projectId, [stateId], tx);
+    return this.externalRace(t.projectId, dto.external_source, dto.external_id, async () => {
+      // Nothing to lock first, no membership to write, no request transaction to join: the insert statement
+      // alone, written only when no webhook chooses the event (else below, in a transaction with its event).
+      if (!links && !placesItem(dto) && !inScope()) {
+        const alone = await write(this.ds, true);
+        if (!alone.hooked) return alone;
+      }
+      return this.ds.transaction(async (tx) => {
+        if (links) await this.repo.stateIds(t.workspaceId, t.projectId, [stateId], tx);
         const written = await write(tx);
         if (written.row && placesItem(dto)) written.row = await this.placeIn(ctx, written.row, dto, tx);
-        if (written.row) await this.outbox.record(tx, changeEvent(ctx, 'workitem.created', webhookView(written.row)));
+        if (written.row && written.hooked)
+          await this.outbox.record(tx, changeEvent(ctx, 'workitem.created', webhookView(written.row)));
         return written;
-      }),
-    );
+      });
+    });
   }
 
   /** A checked insert that wrote nothing: the problem, in the order of the checks (state, type, links, workflow). */
@@ -551,12 +559,38 @@ export class WorkItemsService {
   }
 
   async update(ctx: ProjectContext, id: string, dto: UpdateWorkItemDto, expand: Set<string>): Promise<WorkItemDto> {
-    // The response row is read inside the transaction: read after commit, a delete or archive committing in
-    // between would leave nothing to render (the write itself succeeded).
+    const plain = await this.updatePlain(ctx, id, dto);
+    if (plain) return this.present(ctx.workspace.id, plain, expand, true);
+    // The response row is the write's own (or read inside the transaction): read after commit, a delete or
+    // archive committing in between would leave nothing to render (the write itself succeeded).
     const row = await this.externalRace(ctx.project.id, dto.external_source, dto.external_id, () =>
       this.ds.transaction((tx) => this.updateIn(ctx, id, dto, tx)),
     );
     return this.present(ctx.workspace.id, row, expand, true);
+  }
+
+  /**
+   * A PATCH of fields whose rules need neither the item as it is nor other rows (name, description, priority),
+   * outside a request's transaction scope (no If-Match, no idempotency record to commit with it): one statement,
+   * no transaction (the UPDATE locks and re-checks the row itself; history comes from its triggers). It writes
+   * only when no webhook chooses `workitem.updated`; when one does, or the body is not plain, answers null and
+   * the PATCH runs in a transaction with its event (updateIn). An unknown, archived or deleted item is 404.
+   */
+  private async updatePlain(
+    ctx: ProjectContext,
+    id: string,
+    dto: UpdateWorkItemDto,
+  ): Promise<WorkItemDetailRow | null> {
+    const sent = Object.entries(dto).filter(([, v]) => v !== undefined);
+    if (inScope() || !sent.length || !sent.every(([k]) => PLAIN_PATCH_FIELDS.has(k))) return null;
+    const name = dto.name === undefined ? undefined : dto.name.trim();
+    if (name === '') throw ProblemException.validation('name', 'name must not be blank.');
+    const write: WorkItemWrite = { name, ...this.description(dto.description_html), priority: dto.priority };
+    const w = ctx.workspace.id;
+    const out = await this.repo.updateMany(w, ctx.project.id, [{ id, write }], ctx.principal.userId, this.ds, true);
+    if (out.rows.length) return out.rows[0];
+    if (out.hooked) return null;
+    throw ProblemException.notFound('Work item');
   }
 
   /** The update's rules and write, in the caller's transaction (a PATCH or an upsert); the row after. */
@@ -564,10 +598,15 @@ export class WorkItemsService {
     const cur = await this.repo.get(ctx.workspace.id, ctx.project.id, id, 'live', tx, true);
     if (!cur) throw ProblemException.notFound('Work item');
     const prepared = await this.prepareUpdate(ctx, cur, dto, tx);
-    await this.writeUpdates(ctx, [prepared], tx);
-    if (placesItem(dto)) await this.placeIn(ctx, cur, dto, tx);
-    const after = (await this.repo.get(ctx.workspace.id, ctx.project.id, id, 'live', tx))!;
-    await this.outbox.record(tx, changeEvent(ctx, 'workitem.updated', webhookView(after), webhookView(cur)));
+    const written = await this.repo.updateMany(ctx.workspace.id, ctx.project.id, [prepared], ctx.principal.userId, tx);
+    let after = written.rows[0];
+    if (placesItem(dto)) {
+      await this.placeIn(ctx, cur, dto, tx);
+      after = (await this.repo.get(ctx.workspace.id, ctx.project.id, id, 'live', tx))!;
+    }
+    // No webhook chooses the event: the outbox would write nothing (one round trip saved).
+    if (written.hooked)
+      await this.outbox.record(tx, changeEvent(ctx, 'workitem.updated', webhookView(after), webhookView(cur)));
     return after;
   }
 
@@ -778,7 +817,7 @@ export class WorkItemsService {
       const cur = await this.repo.get(w, p, id, archived ? 'live' : 'any', tx, true);
       if (!cur) throw ProblemException.notFound('Work item');
       if (!archived && !cur.archived_at) return cur;
-      await this.repo.setArchived(id, archived, ctx.principal.userId, tx);
+      await this.repo.setArchived(w, id, archived, ctx.principal.userId, tx);
       const after = (await this.repo.get(w, p, id, 'any', tx))!;
       // Plane names no unarchive event: an unarchive is an update of archived_at.
       const event = archived ? 'workitem.archived' : 'workitem.updated';
@@ -811,6 +850,9 @@ function keptRefsUnsent(
   };
   return Object.keys(kept).length ? { ...dto, ...kept } : dto;
 }
+
+/** The body fields of a PATCH that updatePlain writes in one statement: their rules need no row of the database. */
+const PLAIN_PATCH_FIELDS = new Set(['name', 'description_html', 'priority']);
 
 /** A PATCH checked by prepareUpdate: the row's write, ready for repo.updateMany. */
 export interface PreparedUpdate {

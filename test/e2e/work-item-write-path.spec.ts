@@ -1,0 +1,140 @@
+import { Client } from 'pg';
+import { createTestApp, expectProblem, Tenant, TestApp } from '../helpers/test-app';
+import { WebhookReceiver } from '../helpers/webhook-receiver';
+
+// The receiver is on loopback: allowed for this file (as in webhooks.spec.ts).
+Object.assign(process.env, { WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' });
+
+/**
+ * Issue 27, the work item write path: a create is two statements (the prelude, the checked insert) and a PATCH of
+ * plain fields one, without an explicit transaction, while no webhook chooses their event; with one, the event is
+ * written in the change's transaction as before. History, 404s and the webhook events are what they were.
+ */
+describe('work item write path', () => {
+  let t: TestApp;
+  let ten: Tenant;
+  let rx: WebhookReceiver;
+  let base: string;
+  const key = (k = ten.owner.key) => ({ 'X-Api-Key': k });
+
+  /** The work item statements (and transaction control) sent to PostgreSQL while `fn` runs: background jobs aside. */
+  const statements = async (fn: () => Promise<unknown>): Promise<string[]> => {
+    const proto = Client.prototype as unknown as { query: (...a: unknown[]) => unknown };
+    const original = proto.query;
+    const seen: string[] = [];
+    proto.query = function (this: unknown, ...a: unknown[]) {
+      const q = a[0] as string | { text?: string } | undefined;
+      const text = typeof q === 'string' ? q : (q?.text ?? '');
+      if (/work_item|webhook|^\s*(BEGIN|START TRANSACTION|COMMIT|SAVEPOINT)/i.test(text)) seen.push(text);
+      return original.apply(this, a);
+    };
+    try {
+      await fn();
+    } finally {
+      proto.query = original;
+    }
+    return seen;
+  };
+
+  const activities = async (id: string) =>
+    (await t.http.get(`${base}${id}/activities/`).set(key())).body.data.map(
+      (a: { verb: string; field: string | null; new_value: string | null }) => [a.verb, a.field, a.new_value].join(' '),
+    );
+
+  const events = (id: string): Promise<Array<{ event: string; previous_attributes: Record<string, unknown> | null }>> =>
+    t.ds.query(
+      `SELECT event, previous_attributes FROM webhook_events WHERE workspace_id = $1 AND entity_id = $2 ORDER BY created_at`,
+      [ten.workspaceId, id],
+    );
+
+  beforeAll(async () => {
+    rx = await new WebhookReceiver().start();
+    t = await createTestApp();
+    ten = await t.tenant();
+    const pid = (await t.project(ten.slug, ten.owner.key)).id;
+    base = `/api/v2/workspaces/${ten.slug}/projects/${pid}/work-items/`;
+    // Warm the caches (credential, project) and the prepared statements.
+    const warm = await t.http.post(base).set(key()).send({ name: 'warm' });
+    await t.http.patch(`${base}${warm.body.id}/`).set(key()).send({ priority: 'low' });
+  });
+  afterAll(async () => {
+    await t.close();
+    await rx.close();
+  });
+
+  it('without webhooks: a create is two statements, a plain PATCH one, no transaction; history complete', async () => {
+    let id = '';
+    const create = await statements(async () => {
+      const res = await t.http.post(base).set(key()).send({ name: 'Two statements', priority: 'high' });
+      expect(res.status).toBe(201);
+      id = res.body.id;
+    });
+    expect(create).toHaveLength(2);
+    const patch = await statements(async () => {
+      const res = await t.http.patch(`${base}${id}/`).set(key()).send({ name: ' One statement ', priority: 'urgent' });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ id, name: 'One statement', priority: 'urgent', custom_fields: {} });
+    });
+    expect(patch).toHaveLength(1);
+    expect(await activities(id)).toEqual(['created  ', 'updated name One statement', 'updated priority urgent']);
+    // The same values again: a write, but no change, so no history.
+    await t.http.patch(`${base}${id}/`).set(key()).send({ name: 'One statement', priority: 'urgent' });
+    expect(await activities(id)).toHaveLength(3);
+    expect(await events(id)).toEqual([]);
+    // A PATCH that needs the item as it is (a state) still runs in a transaction.
+    const withState = await statements(async () => {
+      const res = await t.http.patch(`${base}${id}/`).set(key()).send({ state: 'Done' });
+      expect(res.status).toBe(200);
+    });
+    expect(withState[0]).toMatch(/^\s*(BEGIN|START TRANSACTION)/i);
+  });
+
+  it('plain PATCH: blank name 400; archived, deleted, unknown and foreign items 404 with nothing written', async () => {
+    const item = (await t.http.post(base).set(key()).send({ name: 'plain' })).body.id;
+    expectProblem(await t.http.patch(`${base}${item}/`).set(key()).send({ name: '  ' }), 400, 'validation_error');
+    expect((await t.http.post(`${base}${item}/archive/`).set(key())).status).toBe(200);
+    expectProblem(await t.http.patch(`${base}${item}/`).set(key()).send({ name: 'x' }), 404, 'resource_not_found');
+    expect((await t.http.post(`${base}${item}/unarchive/`).set(key())).status).toBe(200);
+    expect((await t.http.delete(`${base}${item}/`).set(key())).status).toBe(204);
+    expectProblem(await t.http.patch(`${base}${item}/`).set(key()).send({ name: 'x' }), 404, 'resource_not_found');
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    expectProblem(await t.http.patch(`${base}${unknown}/`).set(key()).send({ name: 'x' }), 404, 'resource_not_found');
+    const other = await t.tenant();
+    const op = (await t.project(other.slug, other.owner.key)).id;
+    const foreign = (
+      await t.http
+        .post(`/api/v2/workspaces/${other.slug}/projects/${op}/work-items/`)
+        .set(key(other.owner.key))
+        .send({ name: 'theirs' })
+    ).body.id;
+    expectProblem(await t.http.patch(`${base}${foreign}/`).set(key()).send({ name: 'x' }), 404, 'resource_not_found');
+    const [row] = await t.ds.query(`SELECT name, archived_at, deleted_at FROM work_items WHERE id = $1`, [item]);
+    expect(row.name).toBe('plain');
+    const [theirs] = await t.ds.query(`SELECT name FROM work_items WHERE id = $1`, [foreign]);
+    expect(theirs.name).toBe('theirs');
+  });
+
+  it('with a webhook choosing the events: create and plain PATCH write them with the change', async () => {
+    const hook = await t.http
+      .post(`/api/v2/workspaces/${ten.slug}/webhooks/`)
+      .set(key())
+      .send({ url: rx.url('/write-path'), scopes: ['workitem.*'] });
+    expect(hook.status).toBe(201);
+    let id = '';
+    const create = await statements(async () => {
+      const res = await t.http.post(base).set(key()).send({ name: 'Hooked' });
+      expect(res.status).toBe(201);
+      id = res.body.id;
+    });
+    expect(create.some((s) => /^\s*(BEGIN|START TRANSACTION)/i.test(s))).toBe(true);
+    const res = await t.http.patch(`${base}${id}/`).set(key()).send({ name: 'Hooked, renamed' });
+    expect(res.status).toBe(200);
+    expect(res.body.name).toBe('Hooked, renamed');
+    expect(await events(id)).toEqual([
+      { event: 'workitem.created', previous_attributes: null },
+      { event: 'workitem.updated', previous_attributes: { name: 'Hooked' } },
+    ]);
+    expect(await activities(id)).toEqual(['created  ', 'updated name Hooked, renamed']);
+    await t.http.delete(`/api/v2/workspaces/${ten.slug}/webhooks/${hook.body.id}/`).set(key());
+  });
+});
