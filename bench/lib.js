@@ -68,11 +68,12 @@ async function waitFor(url) {
  * The service as `npm run start:prod` starts it (node flags included), spawned directly so the measured
  * process is the service itself, not npm.
  */
-function spawnService(env, stdio = ['ignore', 'ignore', 'inherit']) {
+/** The built service of this checkout, or of the checkout at `root` (run.js --compare), as `npm run start:prod` starts it. */
+function spawnService(env, stdio = ['ignore', 'ignore', 'inherit'], root = ROOT) {
   const [cmd, ...args] = require('../package.json').scripts['start:prod'].split(/\s+/);
   return spawn(
     cmd,
-    args.map((a) => (a.startsWith('-') ? a : resolve(ROOT, a))),
+    args.map((a) => (a.startsWith('-') ? a : resolve(root, a))),
     { env, stdio },
   );
 }

@@ -1,7 +1,7 @@
 'use strict';
 /*
  * npm run bench [-- --items 100000 --duration 10 --slices 5 --connections 32 --warm-up 2 --repeat 1
- *                   --rows list,cursor,... | all --audit-entries 1000000]
+ *                   --rows list,cursor,... | all --audit-entries 1000000 --compare ../other-checkout]
  *
  * Seeds a fresh database (BENCH_DATABASE_URL's server, else the embedded PostgreSQL under .data/bench)
  * with set-based SQL: `--items` work items in one project (default 100k) with assignees and labels,
@@ -14,10 +14,14 @@
  * prints the medians of the runs too. Rows: bench/scenarios.js (`--rows all` adds ?expand lists, per_page=200
  * and the mixed workload at 64 connections to the default set).
  * Then the audit export (bench/audit-export.js) over `--audit-entries` entries (0 skips it).
+ * `--compare DIR`: an A/B in one run. The built service of another checkout (DIR, e.g. main's, with the same
+ * migrations: it runs on this run's database) is started beside this one (port + 3) and every selected row is
+ * measured against both, in the same interleaved rounds, so both sides see the same neighbours; its rows are named
+ * `<row> [DIR's name]`.
  */
 const { fork } = require('node:child_process');
 const { readFileSync } = require('node:fs');
-const { resolve } = require('node:path');
+const { basename, resolve } = require('node:path');
 const lib = require('./lib');
 const { bulkVsSingle } = require('./bulk');
 const { adminUrl, sql, freshDatabase, cli, waitFor, serviceEnv, spawnService, settle } = lib;
@@ -40,6 +44,8 @@ const SLICE_SECONDS = opt('slice', opt('duration', 10) / SLICES);
 /** Runs of the whole table; with more than one, the medians of the runs are printed too. */
 const REPEAT = opt('repeat', 1);
 const selectRows = (all) => pickRows(all, lib.stringOption('rows'));
+const COMPARE = lib.stringOption('compare');
+const COMPARE_PORT = SERVICE_PORT + 3;
 
 const log = (...a) => process.stderr.write(`[bench] ${a.join(' ')}\n`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -88,6 +94,17 @@ async function seedItems(c, ws, project, n, ownerId, members, labels) {
     project,
   ]);
   await c.query(`UPDATE work_items SET deleted_at = now() WHERE project_id = $1 AND sequence_id % 200 = 33`, [project]);
+}
+
+/** `--compare`: the other checkout's service, started on this run's database, and the selected rows against it. */
+async function compareRows(dbUrl, ctx, children) {
+  const other = spawnService(serviceEnv(dbUrl, COMPARE_PORT), undefined, resolve(COMPARE));
+  children.push(other);
+  await waitFor(`http://127.0.0.1:${COMPARE_PORT}/healthz`);
+  const tag = basename(resolve(COMPARE));
+  return selectRows(scenarios({ ...ctx, S: `http://127.0.0.1:${COMPARE_PORT}` }))
+    .filter((r) => r.id !== 'ceiling')
+    .map((r) => ({ ...r, name: `${r.name} [${tag}]` }));
 }
 
 function rssPeakMb(pid) {
@@ -208,6 +225,7 @@ async function main() {
 
     const ctx = { S: `http://127.0.0.1:${SERVICE_PORT}`, bare: `http://127.0.0.1:${BARE_PORT}`, key, main, seeded };
     const rows = selectRows(scenarios(ctx));
+    if (COMPARE) rows.push(...(await compareRows(dbUrl, ctx, children)));
     const loadBefore = lib.loadAverage();
     const ticks = lib.cpuTicks();
     const runs = [];
