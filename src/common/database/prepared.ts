@@ -33,7 +33,7 @@ export function poolReader(ds: DataSource, opts: { isoTimestamps?: boolean } = {
   if (opts.isoTimestamps) {
     return {
       query: async <T>(sql: string, params?: unknown[]): Promise<T> => {
-        const values = (params ?? []);
+        const values = params ?? [];
         const name = values.length ? statementName(sql) : undefined;
         return (await target(ds).query({ name, text: sql, values, types: ISO_TIMESTAMP_TYPES })).rows as T;
       },
