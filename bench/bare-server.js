@@ -30,7 +30,10 @@ async function servicePageStatement() {
   const sent = [];
   const repo = new WorkItemsRepository({ driver: {} });
   const blank = { id: '00000000-0000-0000-0000-000000000000', __total: 0 };
-  repo.reader = { query: async (text, values) => (sent.push({ text, values: values ?? [] }), [{ ...blank }]) };
+  const recorder = { query: async (text, values) => (sent.push({ text, values: values ?? [] }), [{ ...blank }]) };
+  // Lists read through pageReader (ISO timestamps), the rest through reader: both record.
+  repo.reader = recorder;
+  repo.pageReader = recorder;
   await repo.list(WS, PROJECT, parseListQuery({ per_page: '50' }, WORK_ITEM_LIST));
   if (sent.length !== 1) throw new Error(`list page 1 sends ${sent.length} statements; the ceiling expects one`);
   return sent[0];
