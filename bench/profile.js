@@ -54,7 +54,11 @@ function loads(items, pick) {
     list: get(() => `${items}?per_page=50`),
     get: get(() => `${items}${pick().id}/?expand=state,labels,assignees`),
     identifier: get(() => `/api/v2/workspaces/bench/work-items/BENCH-${pick().sequence_id}/`),
-    create: { method: 'POST', path: items, body: JSON.stringify({ name: 'Created by the profile', priority: 'high' }) },
+    create: {
+      requests: [
+        { method: 'POST', path: items, body: JSON.stringify({ name: 'Created by the profile', priority: 'high' }) },
+      ],
+    },
     patch: {
       requests: [
         {
