@@ -18,10 +18,10 @@ const { withDb } = require('./lib');
 
 const ROOT = resolve(__dirname, '..');
 const { parseListQuery } = require(resolve(ROOT, 'dist/src/common/pagination/list-query.js'));
-const { WorkItemsRepository } = require(resolve(ROOT, 'dist/src/work-items/work-items.repository.js'));
 const { WORK_ITEM_LIST, WORKSPACE_WORK_ITEM_LIST } = require(
   resolve(ROOT, 'dist/src/work-items/work-items.queries.js'),
 );
+const { WorkItemsRepository } = require(resolve(ROOT, 'dist/src/work-items/work-items.repository.js'));
 
 const TABLES = ['work_items', 'work_item_assignees', 'work_item_labels', 'module_work_items'];
 let STATS_NOTE = 'as the database has them';
@@ -158,7 +158,7 @@ async function main() {
   // The repository's reader records each statement and answers with one blank row (a page that is not empty,
   // so a counter read by the page statement is not read again on its own).
   const blank = { id: '00000000-0000-0000-0000-000000000000', c: 0, __total: 0, __cv: null };
-  repo.reader = {
+  repo.reader = repo.pageReader = {
     query: async (sql, params) => (statements.push({ name: current, sql, params: params ?? [] }), [{ ...blank }]),
   };
   if (WORKSPACE) {

@@ -221,9 +221,10 @@ describe('work item list plans do not depend on statistics', () => {
     const sent: Array<{ sql: string; params: unknown[] }> = [];
     const repo = new WorkItemsRepository({ driver: {} } as never);
     const blank = { id: '00000000-0000-0000-0000-000000000000', c: 0, __total: 0, __cv: null };
-    (repo as unknown as { reader: unknown }).reader = {
+    const recorder = {
       query: async (sql: string, params: unknown[] = []) => (sent.push({ sql, params }), [{ ...blank }]),
     };
+    Object.assign(repo, { reader: recorder, pageReader: recorder });
     await repo.list(ws, pid, parseListQuery({ per_page: String(PER_PAGE), ...raw }, WORK_ITEM_LIST));
     return sent;
   }
