@@ -42,6 +42,24 @@ async function statistics(c) {
   }
 }
 
+/** Runs statement `i` as the service does (named, six times), then as PREPARE / EXECUTE and EXPLAIN: its plan. */
+async function runPlan(c, s, i) {
+  const stmt = `plan_${i}`;
+  for (let k = 0; k < 6; k++) await c.query({ name: stmt, text: s.sql, values: s.params });
+  const { generic_plans: g } = (
+    await c.query(`SELECT generic_plans FROM pg_prepared_statements WHERE name = $1`, [stmt])
+  ).rows[0];
+  const literals = s.params.map((v) =>
+    v === null ? 'NULL' : Array.isArray(v) ? `'{${v.join(',')}}'` : `'${String(v).replace(/'/g, "''")}'`,
+  );
+  await c.query(`PREPARE x_${i} AS ${s.sql}`);
+  for (let k = 0; k < 6; k++) await c.query(`EXECUTE x_${i}(${literals.join(', ')})`);
+  const plan = (await c.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) EXECUTE x_${i}(${literals.join(', ')})`)).rows.map(
+    (r) => r['QUERY PLAN'],
+  );
+  return { g, plan };
+}
+
 async function main() {
   const admin = process.env.BENCH_DATABASE_URL;
   if (!admin)
@@ -177,10 +195,11 @@ async function main() {
   const details = [];
   for (let i = 0; i < statements.length; i++) {
     const s = statements[i];
-    const stmt = `plan_${i}`;
     const kind = /count\(\*\)|sum\(k\.n\)|sum\(n\)/.test(s.sql) && !/SELECT page\.\*/.test(s.sql) ? 'count' : 'page';
+    let g;
+    let plan;
     try {
-      for (let k = 0; k < 6; k++) await c.query({ name: stmt, text: s.sql, values: s.params });
+      ({ g, plan } = await runPlan(c, s, i));
     } catch (e) {
       if (!/statement timeout/.test(e.message)) throw e;
       rows.push(`| ${s.name} | ${kind} | | | > ${TIMEOUT_S * 1000} (cancelled) | |`);
@@ -189,15 +208,6 @@ async function main() {
       );
       continue;
     }
-    const { generic_plans: g } = await one(`SELECT generic_plans FROM pg_prepared_statements WHERE name = $1`, [stmt]);
-    const literals = s.params.map((v) =>
-      v === null ? 'NULL' : Array.isArray(v) ? `'{${v.join(',')}}'` : `'${String(v).replace(/'/g, "''")}'`,
-    );
-    await c.query(`PREPARE x_${i} AS ${s.sql}`);
-    for (let k = 0; k < 6; k++) await c.query(`EXECUTE x_${i}(${literals.join(', ')})`);
-    const plan = (
-      await c.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) EXECUTE x_${i}(${literals.join(', ')})`)
-    ).rows.map((r) => r['QUERY PLAN']);
     const exec = plan.find((l) => l.startsWith('Execution Time'))?.replace(/[^\d.]/g, '') ?? '';
     const buffers = (plan.find((l) => /Buffers: shared/.test(l)) ?? '')
       .match(/(hit|read)=(\d+)/g)

@@ -211,7 +211,9 @@ describe('work item list plans do not depend on statistics', () => {
       list.push([`${name} order_by=priority`, { ...raw, order_by: 'priority' }]);
     }
     const deep = await cursor('-created_at', 500);
-    for (const raw of [{ label_id: l1 }, { label_id__in: `${l1},${l2}` }, { assignee_id__in: `${u1},${u2}` }])
+    for (const raw of [{ label_id: l1 }, { label_id__in: `${l1},${l2}` }, { assignee_id__in: `${u1},${u2}` }] as Array<
+      Record<string, string>
+    >)
       list.push([`${Object.keys(raw)[0]} cursor`, { ...raw, paginate: 'cursor', cursor: deep }]);
     return list;
   }
