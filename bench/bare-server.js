@@ -30,7 +30,10 @@ async function servicePageStatement() {
   const sent = [];
   const repo = new WorkItemsRepository({ driver: {} });
   const blank = { id: '00000000-0000-0000-0000-000000000000', __total: 0 };
-  repo.reader = { query: async (text, values) => (sent.push({ text, values: values ?? [] }), [{ ...blank }]) };
+  // The list reads through pageReader (ISO timestamps) since the read-path change; the recorder stands in for both.
+  repo.reader = repo.pageReader = {
+    query: async (text, values) => (sent.push({ text, values: values ?? [] }), [{ ...blank }]),
+  };
   await repo.list(WS, PROJECT, parseListQuery({ per_page: '50' }, WORK_ITEM_LIST));
   if (sent.length !== 1) throw new Error(`list page 1 sends ${sent.length} statements; the ceiling expects one`);
   return sent[0];
