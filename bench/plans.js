@@ -1,7 +1,10 @@
 'use strict';
 /*
- * npm run bench:plans [-- --workspace]   (after `npm run bench`, on the database it leaves: BENCH_DATABASE_URL's server,
- * database wt_bench; --workspace: the workspace-wide list's statements instead of the project list's)
+ * npm run bench:plans [-- --workspace] [-- --no-stats | --analyze]   (after `npm run bench`, on the database it
+ * leaves: BENCH_DATABASE_URL's server, database wt_bench; --workspace: the workspace-wide list's statements instead of
+ * the project list's; --no-stats: first drop the work item tables' statistics and turn their autovacuum off, as on
+ * a server that never analyzed them (after a bulk import, or with autovacuum off; needs a superuser); --analyze:
+ * first ANALYZE them and turn their autovacuum back on)
  *
  * The work item list's plans at the benchmark's scale: for every filter and ordering of gap-reference 3.1, the
  * statements WorkItemsRepository.list sends (captured from the compiled code, not written by hand) are prepared
@@ -20,16 +23,55 @@ const { WORK_ITEM_LIST, WORKSPACE_WORK_ITEM_LIST } = require(
 );
 const { WorkItemsRepository } = require(resolve(ROOT, 'dist/src/work-items/work-items.repository.js'));
 
+const TABLES = ['work_items', 'work_item_assignees', 'work_item_labels', 'module_work_items'];
+let STATS_NOTE = 'as the database has them';
+const timeoutAt = process.argv.indexOf('--timeout');
+const TIMEOUT_S = timeoutAt > 0 ? Number(process.argv[timeoutAt + 1]) : 10;
+
+/** --no-stats / --analyze: the work item tables as never analyzed, or analyzed now; says which in STATS_NOTE. */
+async function statistics(c) {
+  if (process.argv.includes('--no-stats')) {
+    for (const t of TABLES) await c.query(`ALTER TABLE ${t} SET (autovacuum_enabled = false)`);
+    await c.query(`DELETE FROM pg_statistic WHERE starelid = ANY($1::regclass[])`, [TABLES]);
+    await c.query(`UPDATE pg_class SET reltuples = -1 WHERE oid = ANY($1::regclass[])`, [TABLES]);
+    STATS_NOTE = `none: ${TABLES.join(', ')} as never analyzed (pg_statistic rows deleted, reltuples -1, autovacuum off)`;
+  } else if (process.argv.includes('--analyze')) {
+    for (const t of TABLES) await c.query(`ALTER TABLE ${t} RESET (autovacuum_enabled)`);
+    for (const t of TABLES) await c.query(`ANALYZE ${t}`);
+    STATS_NOTE = `${TABLES.join(', ')} analyzed just before`;
+  }
+}
+
+/** Runs statement `i` as the service does (named, six times), then as PREPARE / EXECUTE and EXPLAIN: its plan. */
+async function runPlan(c, s, i) {
+  const stmt = `plan_${i}`;
+  for (let k = 0; k < 6; k++) await c.query({ name: stmt, text: s.sql, values: s.params });
+  const { generic_plans: g } = (
+    await c.query(`SELECT generic_plans FROM pg_prepared_statements WHERE name = $1`, [stmt])
+  ).rows[0];
+  const literals = s.params.map((v) =>
+    v === null ? 'NULL' : Array.isArray(v) ? `'{${v.join(',')}}'` : `'${String(v).replace(/'/g, "''")}'`,
+  );
+  await c.query(`PREPARE x_${i} AS ${s.sql}`);
+  for (let k = 0; k < 6; k++) await c.query(`EXECUTE x_${i}(${literals.join(', ')})`);
+  const plan = (await c.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) EXECUTE x_${i}(${literals.join(', ')})`)).rows.map(
+    (r) => r['QUERY PLAN'],
+  );
+  return { g, plan };
+}
+
 async function main() {
   const admin = process.env.BENCH_DATABASE_URL;
   if (!admin)
     throw new Error('set BENCH_DATABASE_URL (the server `npm run bench` used; its database wt_bench is read)');
   const c = new Client({
     connectionString: withDb(admin, 'wt_bench'),
-    options: '-c max_parallel_workers_per_gather=0',
+    // A statement whose plan walks the project once per row runs for minutes at this scale: cut short, reported.
+    options: `-c max_parallel_workers_per_gather=0 -c statement_timeout=${TIMEOUT_S * 1000}`,
   });
   await c.connect();
   const one = async (sql, params = []) => (await c.query(sql, params)).rows[0];
+  await statistics(c);
   const { ws, project } = await one(
     `SELECT w.id AS ws, p.id AS project FROM projects p JOIN workspaces w ON w.id = p.workspace_id WHERE p.identifier = 'BENCH'`,
   );
@@ -40,6 +82,10 @@ async function main() {
   );
   const member = (await one(`SELECT id FROM users WHERE email = 'member1@example.com'`)).id;
   const label = (await one(`SELECT id FROM labels WHERE project_id = $1 ORDER BY sort_order LIMIT 1`, [project])).id;
+  const label2 = (
+    await one(`SELECT id FROM labels WHERE project_id = $1 ORDER BY sort_order OFFSET 1 LIMIT 1`, [project])
+  ).id;
+  const member2 = (await one(`SELECT id FROM users WHERE email = 'member2@example.com'`)).id;
   const anchor = await one(
     `SELECT created_at::text AS v, id FROM work_items WHERE project_id = $1 AND deleted_at IS NULL AND archived_at IS NULL ORDER BY created_at DESC, id DESC OFFSET 49999 LIMIT 1`,
     [project],
@@ -55,6 +101,12 @@ async function main() {
     ['assignee_id__in', { assignee_id__in: member }],
     ['assignee_id__isnull=true', { assignee_id__isnull: 'true' }],
     ['label_id', { label_id: label }],
+    ['label_id__in (two labels)', { label_id__in: `${label},${label2}` }],
+    ['label_id__in (two labels) offset 5000', { label_id__in: `${label},${label2}`, offset: '5000' }],
+    ['label_id + priority', { label_id: label, priority: 'high' }],
+    ['label_id order_by=priority', { label_id: label, order_by: 'priority' }],
+    ['assignee_id__in (two members)', { assignee_id__in: `${member},${member2}` }],
+    ['module_id__isnull=true', { module_id__isnull: 'true' }],
     ['label_id__isnull=true', { label_id__isnull: 'true' }],
     ['state_id', { state_id: states.started }],
     ['state_id__in', { state_id__in: `${states.started},${states.backlog}` }],
@@ -124,7 +176,7 @@ async function main() {
   // The repository's reader records each statement and answers with one blank row (a page that is not empty,
   // so a counter read by the page statement is not read again on its own).
   const blank = { id: '00000000-0000-0000-0000-000000000000', c: 0, __total: 0, __cv: null };
-  repo.reader = {
+  repo.reader = repo.pageReader = {
     query: async (sql, params) => (statements.push({ name: current, sql, params: params ?? [] }), [{ ...blank }]),
   };
   if (WORKSPACE) {
@@ -143,28 +195,36 @@ async function main() {
   const details = [];
   for (let i = 0; i < statements.length; i++) {
     const s = statements[i];
-    const stmt = `plan_${i}`;
-    for (let k = 0; k < 6; k++) await c.query({ name: stmt, text: s.sql, values: s.params });
-    const { generic_plans: g } = await one(`SELECT generic_plans FROM pg_prepared_statements WHERE name = $1`, [stmt]);
-    const literals = s.params.map((v) =>
-      v === null ? 'NULL' : Array.isArray(v) ? `'{${v.join(',')}}'` : `'${String(v).replace(/'/g, "''")}'`,
-    );
-    await c.query(`PREPARE x_${i} AS ${s.sql}`);
-    for (let k = 0; k < 6; k++) await c.query(`EXECUTE x_${i}(${literals.join(', ')})`);
-    const plan = (
-      await c.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) EXECUTE x_${i}(${literals.join(', ')})`)
-    ).rows.map((r) => r['QUERY PLAN']);
-    const exec = plan.find((l) => l.startsWith('Execution Time'))?.replace(/[^\d.]/g, '') ?? '';
-    const planning = plan.find((l) => l.startsWith('Planning Time'))?.replace(/[^\d.]/g, '') ?? '';
     const kind = /count\(\*\)|sum\(k\.n\)|sum\(n\)/.test(s.sql) && !/SELECT page\.\*/.test(s.sql) ? 'count' : 'page';
-    rows.push(`| ${s.name} | ${kind} | ${Number(g) > 0 ? 'generic' : 'per execution'} | ${planning} | ${exec} |`);
+    let g;
+    let plan;
+    try {
+      ({ g, plan } = await runPlan(c, s, i));
+    } catch (e) {
+      if (!/statement timeout/.test(e.message)) throw e;
+      rows.push(`| ${s.name} | ${kind} | | | > ${TIMEOUT_S * 1000} (cancelled) | |`);
+      details.push(
+        `### ${s.name}: ${kind}\n\n\`\`\`sql\n${s.sql.replace(/\s+/g, ' ').trim()}\n\`\`\`\n\ncancelled after ${TIMEOUT_S} s\n`,
+      );
+      continue;
+    }
+    const exec = plan.find((l) => l.startsWith('Execution Time'))?.replace(/[^\d.]/g, '') ?? '';
+    const buffers = (plan.find((l) => /Buffers: shared/.test(l)) ?? '')
+      .match(/(hit|read)=(\d+)/g)
+      ?.reduce((n, kv) => n + Number(kv.split('=')[1]), 0);
+    const planning = plan.find((l) => l.startsWith('Planning Time'))?.replace(/[^\d.]/g, '') ?? '';
+    rows.push(
+      `| ${s.name} | ${kind} | ${Number(g) > 0 ? 'generic' : 'per execution'} | ${planning} | ${exec} | ${buffers ?? ''} |`,
+    );
     details.push(
       `### ${s.name}: ${kind}\n\n\`\`\`sql\n${s.sql.replace(/\s+/g, ' ').trim()}\n\`\`\`\n\n\`\`\`\n${plan.join('\n')}\n\`\`\`\n`,
     );
   }
   const out = [
-    '| query | statement | plan | planning ms | execution ms |',
-    '| --- | --- | --- | --- | --- |',
+    `statistics: ${STATS_NOTE}`,
+    '',
+    '| query | statement | plan | planning ms | execution ms | buffers |',
+    '| --- | --- | --- | --- | --- | --- |',
     ...rows,
     '',
     ...details,

@@ -143,6 +143,8 @@ export class WorkItemLabelEntity extends WorkItemLinkCopies {
 @Index('ix_module_work_items_by_key', ['module_id', 'work_item_id'])
 @Entity('module_work_items')
 @Index('ix_module_work_items_item', ['work_item_id', 'module_id'])
+/** A work item's modules within its workspace (the read shape's module_ids; migration ModuleWorkItemsWorkspaceItemIndex). */
+@Index('ix_module_work_items_ws_item', ['workspace_id', 'work_item_id', 'module_id'])
 export class ModuleWorkItemEntity {
   @PrimaryColumn('uuid', tenantKey('module_work_items')) module_id!: string;
   @PrimaryColumn('uuid', tenantKey('module_work_items')) work_item_id!: string;

@@ -8,7 +8,7 @@ import { Viewer } from '../common/auth/roles';
 import { ListQuery } from '../common/pagination/list-query';
 import { ListSpec } from '../common/pagination/list-spec';
 import { OffsetAnchors } from '../common/pagination/offset-anchors';
-import { applyFilters, ListSource, runList } from '../common/pagination/run-list';
+import { applyFilters, ListSource, probeByKey, runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
 import { poolReader } from '../common/database/prepared';
 import { STATE_GROUPS, StateGroup } from '../states/state.entity';
@@ -55,7 +55,7 @@ const STATE_PRIORITY_COUNTED: Record<string, { cast: string; cond: (ref: string,
   state_group: {
     cast: 'text',
     cond: (ref, projects) =>
-      `k.state_id IN (SELECT s.id FROM states s WHERE s.project_id ${projects} AND s.deleted_at IS NULL AND s."group" = ${ref})`,
+      `k.state_id IN (SELECT s.id FROM states s WHERE s.workspace_id = $1 AND s.project_id ${projects} AND s.deleted_at IS NULL AND s."group" = ${ref})`,
   },
   priority: { cast: 'text', cond: (ref) => `k.priority = ${ref}` },
 };
@@ -68,17 +68,15 @@ type ListFilter = ListQuery['filters'][number];
  */
 function linkConds(
   link: (typeof LINK_DRIVERS)[string],
-  key: unknown,
+  key: string | string[] | undefined,
   stateGroup: ListFilter | undefined,
   p: SqlParams,
   alias: string,
   rank: string,
 ): string[] {
-  const conds = [
-    `${alias}.workspace_id = $1`,
-    `${alias}.project_id = $2`,
-    `${alias}.${link.key} = ${p.add(key)}::uuid`,
-  ];
+  const conds = [`${alias}.workspace_id = $1`, `${alias}.project_id = $2`];
+  if (Array.isArray(key)) conds.push(`${alias}.${link.key} = ANY(${p.add(key)}::uuid[])`);
+  else if (key !== undefined) conds.push(`${alias}.${link.key} = ${p.add(key)}::uuid`);
   if (stateGroup) {
     const ranks = ([] as string[])
       .concat(stateGroup.value as string | string[])
@@ -141,6 +139,45 @@ function linkCount(q: ListQuery, leading: unknown[], projects: string) {
   };
 }
 
+/**
+ * The total of a list driven by a link filter (`keys` of `link`, with or without `state_group`, plus `itemFilters`
+ * on the item): one id and nothing else, a sum of that link's counter rows, read by the page statement; several
+ * ids, the distinct items of their link rows (an index-only range per id); with filters on the item, those items
+ * then each read by primary key. Never a semi-join of every item of the project against the link table.
+ */
+function linkDrivenCount(
+  link: (typeof LINK_DRIVERS)[string],
+  keys: string[],
+  stateGroup: ListFilter | undefined,
+  itemFilters: ListFilter[],
+  q: ListQuery,
+  leading: unknown[],
+): ListSource['filteredCount'] {
+  const cp = new SqlParams(leading);
+  const key = keys.length === 1 ? keys[0] : keys;
+  if (keys.length === 1 && !itemFilters.length) {
+    const conds = linkConds(link, key, stateGroup, cp, 'k', 'state_group_rank');
+    return {
+      sql: `SELECT coalesce(sum(k.n), 0)::int AS c FROM ${link.counts} k WHERE ${conds.join(' AND ')}`,
+      params: cp.values,
+      inPage: q.orderKey === 'created_at',
+    };
+  }
+  const linked = `SELECT DISTINCT x.work_item_id FROM ${link.table} x WHERE ${[...linkConds(link, key, stateGroup, cp, 'x', 'item_state_group_rank'), 'x.item_live'].join(' AND ')}`;
+  if (!itemFilters.length) return { sql: `SELECT count(*)::int AS c FROM (${linked}) k`, params: cp.values };
+  const where = liveItems();
+  applyFilters(WORK_ITEM_LIST, { ...q, filters: itemFilters, search: null }, where, cp);
+  // Each linked item probed by primary key, then checked (probeByKey).
+  return {
+    sql: `SELECT count(*)::int AS c FROM (${linked}) k WHERE EXISTS (${itemProbe('k.work_item_id', where)})`,
+    params: cp.values,
+  };
+}
+
+/** SQL: the work item `key` (an outer reference) of the workspace $1, read by primary key, meets `conds` (on `w`). */
+const itemProbe = (key: string, conds: string[]) =>
+  `SELECT 1 FROM ${probeByKey('work_items', 'w', `w.workspace_id = $1 AND w.id = ${key}`)} WHERE ${conds.join(' AND ')}`;
+
 /** The work item list with the created_at ordering and the id tiebreak read from the driving link row. */
 const LINK_DRIVEN_LIST: ListSpec = {
   ...WORK_ITEM_LIST,
@@ -151,30 +188,37 @@ const LINK_DRIVEN_LIST: ListSpec = {
   idExpr: 'x.work_item_id',
 };
 
+/** A walked key's work item: a primary key probe, still scoped to the project's live items. */
+const ITEM_BY_KEY = {
+  table: 'work_items',
+  alias: 'w',
+  on: 'w.workspace_id = $1 AND w.id = "__keys"."__key"',
+  where: liveItems(),
+};
+
 /** Columns of the read shape (assignee_ids / label_ids come from ID_ARRAYS). */
 const COLS = `w.id, w.name, w.sequence_id, w.project_id, w.priority, w.state_id, w.type_id, w.parent_id, w.cycle_id,
   to_char(w.start_date, 'YYYY-MM-DD') AS start_date, to_char(w.target_date, 'YYYY-MM-DD') AS target_date,
   w.is_draft, w.archived_at, w.created_at, w.created_by_id`;
 
-/**
- * `pin`: also equate the link table's workspace_id with the item's (a statement routed to one workspace), or with
- * the given value (`$1`: the item row comes from a CTE, whose workspace_id the routing check cannot follow).
+/*
+ * Per-row id arrays of the item `alias`, in the workspace `ws` (an SQL reference: the item's column, or the list's
+ * $1): the link rows of one workspace's item (a statement routed to one workspace), read by an index whose leading
+ * columns are exactly (workspace_id, work_item_id), so the read is an index-only range whatever the statistics say.
  */
-const pinned = (table: string, alias: string, pin: boolean | string) =>
-  pin === false ? '' : ` AND ${table}.workspace_id = ${pin === true ? `${alias}.workspace_id` : pin}`;
-const ASSIGNEE_IDS = (alias: string, pin: boolean | string = false) =>
-  `ARRAY(SELECT a.assignee_id FROM work_item_assignees a WHERE a.work_item_id = ${alias}.id${pinned('a', alias, pin)} ORDER BY a.assignee_id) AS assignee_ids`;
-const LABEL_IDS = (alias: string, pin: boolean | string = false) =>
-  `ARRAY(SELECT l.label_id FROM work_item_labels l WHERE l.work_item_id = ${alias}.id${pinned('l', alias, pin)} ORDER BY l.label_id) AS label_ids`;
-/** Index-only on ix_module_work_items_item; a deleted module's links are deleted with it. */
-const MODULE_IDS = (alias: string, pin: boolean | string = false) =>
-  `ARRAY(SELECT mw.module_id FROM module_work_items mw WHERE mw.work_item_id = ${alias}.id${pinned('mw', alias, pin)} ORDER BY mw.module_id) AS module_ids`;
+const ASSIGNEE_IDS = (alias: string, ws: string) =>
+  `ARRAY(SELECT a.assignee_id FROM work_item_assignees a WHERE a.workspace_id = ${ws} AND a.work_item_id = ${alias}.id ORDER BY a.assignee_id) AS assignee_ids`;
+const LABEL_IDS = (alias: string, ws: string) =>
+  `ARRAY(SELECT l.label_id FROM work_item_labels l WHERE l.workspace_id = ${ws} AND l.work_item_id = ${alias}.id ORDER BY l.label_id) AS label_ids`;
+/** Index-only on ix_module_work_items_ws_item; a deleted module's links are deleted with it. */
+const MODULE_IDS = (alias: string, ws: string) =>
+  `ARRAY(SELECT mw.module_id FROM module_work_items mw WHERE mw.workspace_id = ${ws} AND mw.work_item_id = ${alias}.id ORDER BY mw.module_id) AS module_ids`;
 
-/** Per-row id arrays, index-only scans of the link tables' primary keys. `alias` names the work item row. */
-const idArrays = (alias: string, pin = false) => `
-  ${ASSIGNEE_IDS(alias, pin)},
-  ${LABEL_IDS(alias, pin)},
-  ${MODULE_IDS(alias, pin)}`;
+/** The id arrays of the work item row `alias` (a row carrying its workspace_id). */
+const idArrays = (alias: string) => `
+  ${ASSIGNEE_IDS(alias, `${alias}.workspace_id`)},
+  ${LABEL_IDS(alias, `${alias}.workspace_id`)},
+  ${MODULE_IDS(alias, `${alias}.workspace_id`)}`;
 
 /**
  * A link set's ids after a write that may have replaced it in the same statement (whose snapshot does not see
@@ -198,9 +242,9 @@ const ALL_ARRAYS: ListArrays = { assignees: true, labels: true, modules: true };
 /** The per-row id array subqueries a page computes (on its own rows only, aliased `page`). */
 const pageArrays = (arrays: ListArrays): string[] =>
   [
-    arrays.assignees && ASSIGNEE_IDS('page'),
-    arrays.labels && LABEL_IDS('page'),
-    arrays.modules && MODULE_IDS('page'),
+    arrays.assignees && ASSIGNEE_IDS('page', '$1'),
+    arrays.labels && LABEL_IDS('page', '$1'),
+    arrays.modules && MODULE_IDS('page', '$1'),
   ].filter((x): x is string => !!x);
 
 /** Columns a single read also needs: writes compare against them; custom fields render from them. */
@@ -497,14 +541,12 @@ export class WorkItemsRepository {
   }
 
   /**
-   * One statement for the page (id arrays computed on the page only) and COUNT in parallel. An
-   * `assignee_id=` or `label_id=` filter drives both from that link table's list index (see LINK_DRIVERS).
+   * One statement for the page (id arrays computed on the page only) and COUNT in parallel. An `assignee_id` or
+   * `label_id` filter (one id or several) drives both from that link table's list index (see LINK_DRIVERS).
    */
   list(workspaceId: string, projectId: string, q: ListQuery, arrays: ListArrays = ALL_ARRAYS) {
     const src = this.listSource(workspaceId, projectId, q, arrays);
-    // `assignee_id__in=X` with one id asks what `assignee_id=X` asks, and is answered the same way.
-    const single = (f: ListFilter) => f.op === 'eq' || (f.op === 'in' && new Set(f.value as string[]).size === 1);
-    const driver = q.search ? undefined : q.filters.find((f) => LINK_DRIVERS[f.def.name] && single(f));
+    const driver = q.search ? undefined : q.filters.find((f) => LINK_DRIVERS[f.def.name] && f.op !== 'isnull');
     if (driver) return this.linkDrivenList(workspaceId, projectId, q, src, driver);
     // Filtered by state, state group and priority only: the total is a sum of counter rows.
     src.filteredCount = statePriorityCount(q, [workspaceId, projectId], '= $2::uuid');
@@ -522,9 +564,8 @@ export class WorkItemsRepository {
       stablePlan: unfiltered,
       params: new SqlParams([workspaceId, projectId]),
       pageSelect: perRow.length ? perRow.join(', ') : undefined,
-      // Deep offsets skip index entries only: a project's items all carry its workspace (the guard resolved
-      // the project within it), so the walk needs no heap column; the page's rows are read with liveItems().
-      keyWalk: { from: 'work_items w', where: ['w.project_id = $2', 'w.deleted_at IS NULL', 'w.archived_at IS NULL'] },
+      // Deep offsets skip the ordering index's entries, then read only the page's rows, each by its primary key.
+      keyWalk: { from: 'work_items w', where: liveItems(), lookup: ITEM_BY_KEY },
       // Unfiltered lists read the trigger-maintained counter instead of counting the project's rows.
       unfilteredCount: {
         sql: `SELECT coalesce(sum(n), 0)::int AS c FROM project_work_item_counts WHERE project_id = $2 AND workspace_id = $1`,
@@ -540,59 +581,47 @@ export class WorkItemsRepository {
     };
   }
 
-  /** The list filtered by one assignee or label (`driver`), read from that link table. */
+  /**
+   * The list filtered by assignees or labels (`driver`, one id or several), read from that link table: in created_at
+   * order one range of the link's list index per id, each link row's item probed by primary key for the other
+   * filters (the page's keys walked once, then its items read by primary key); in other orders the ordering's own
+   * work item index, each item probing the link's primary key.
+   */
   private linkDrivenList(workspaceId: string, projectId: string, q: ListQuery, src: ListSource, driver: ListFilter) {
     const link = LINK_DRIVERS[driver.def.name];
-    const key = driver.op === 'in' ? (driver.value as string[])[0] : driver.value;
+    const keys = [...new Set(([] as string[]).concat(driver.value as string | string[]))];
     const rest = q.filters.filter((f) => f !== driver);
     const stateGroup = rest.find((f) => f.def.name === 'state_group');
-    const linkOnly = rest.every((f) => f === stateGroup);
-    if (linkOnly) {
-      // Everything asked is on the link row: the sum of its trigger-kept counters (migration WorkItemLinkCounts).
-      // Its parameters are bound in linkWhere's order, so the link-driven page statement can embed it.
-      const cp = new SqlParams([workspaceId, projectId]);
-      src.filteredCount = {
-        sql: `SELECT coalesce(sum(k.n), 0)::int AS c FROM ${link.counts} k WHERE ${linkConds(link, key, stateGroup, cp, 'k', 'state_group_rank').join(' AND ')}`,
-        params: cp.values,
-      };
-    }
+    const itemFilters = rest.filter((f) => f !== stateGroup);
+    src.filteredCount = linkDrivenCount(link, keys, stateGroup, itemFilters, q, [workspaceId, projectId]);
     // Other orderings walk their own work item index, probing the link table (cheap unless the filter is rare).
     if (q.orderKey !== 'created_at') return runList<WorkItemRow>(this.pageReader, WORK_ITEM_LIST, q, src);
-
-    if (!src.filteredCount) {
-      // The count keeps the work-item-driven form, which leaves the planner its choice of join.
-      const cw = liveItems();
-      const cp = new SqlParams([workspaceId, projectId]);
-      applyFilters(WORK_ITEM_LIST, q, cw, cp);
-      src.filteredCount = {
-        sql: `SELECT count(*)::int AS c FROM work_items w WHERE ${cw.join(' AND ')}`,
-        params: cp.values,
-      };
-    }
     const p = new SqlParams([workspaceId, projectId]);
-    const drivingConds = [...linkConds(link, key, stateGroup, p, 'x', 'item_state_group_rank'), 'x.item_live'];
-    // The driving filter leaves q.filters; the count stays filteredCount (never the unfiltered counter). A
-    // counter sum binds what linkWhere bound first, in the same order: it runs inside the page statement.
-    if (linkOnly) src.filteredCount = { ...src.filteredCount, inPage: true };
-    // The state group is the link row's rank condition (linkWhere), an exact copy of the item's: asked again on
-    // the item it only joins states, which made PostgreSQL re-plan the statement on every execution (a
-    // generic plan would hash-join every item of the group): 0.8 ms of planning per request.
-    const itemFilters = rest.filter((f) => f !== stateGroup);
+    // Several ids: one range per id (KeyWalk.ranges), so the key is not among the walk's conditions.
+    const ranges =
+      keys.length > 1 ? { values: `${p.add(keys)}::uuid[]`, cond: (v: string) => `x.${link.key} = ${v}` } : undefined;
+    const walkConds = [
+      ...linkConds(link, ranges ? undefined : keys[0], stateGroup, p, 'x', 'item_state_group_rank'),
+      'x.item_live',
+    ];
+    // The state group is the link row's rank condition, an exact copy of the item's: asked again on the item it
+    // only joins states, which made PostgreSQL re-plan the statement on every execution (a generic plan would
+    // hash-join every item of the group): 0.8 ms of planning per request. Other filters ask the link row's item.
+    const itemConds: string[] = [];
+    applyFilters(WORK_ITEM_LIST, { ...q, filters: itemFilters }, itemConds, p);
+    if (itemConds.length) walkConds.push(`EXISTS (${itemProbe('x.work_item_id', itemConds)})`);
     return runList<WorkItemRow>(
       this.pageReader,
       LINK_DRIVEN_LIST,
-      { ...q, filters: itemFilters },
+      { ...q, filters: [] },
       {
         ...src,
         unfilteredCount: undefined,
         // The project's live-set counter says nothing about one assignee's or label's items.
         offsetAnchors: undefined,
-        // With nothing asked of the item itself, the page is one range of the link index: its keys are walked
-        // first and only they are joined to their items (still scoped by liveItems()), which keeps the plan
-        // PostgreSQL caches for the statement as cheap as a planned one.
-        keyWalk: itemFilters.length ? undefined : { from: `${link.table} x`, where: drivingConds, always: true },
-        from: `${link.table} x JOIN work_items w ON w.id = x.work_item_id`,
-        where: [...liveItems(), ...drivingConds],
+        keyWalk: { from: `${link.table} x`, where: walkConds, always: true, lookup: ITEM_BY_KEY, ranges },
+        from: `${link.table} x`,
+        where: walkConds,
         params: p,
       },
     );
@@ -648,7 +677,7 @@ export class WorkItemsRepository {
   ): Promise<WorkItemDetailRow | null> {
     const rows = await db.query(
       `SELECT ${DETAIL_COLS}, p.identifier AS project_identifier
-         FROM work_items w JOIN projects p ON p.id = w.project_id
+         FROM work_items w JOIN projects p ON p.workspace_id = w.workspace_id AND p.id = w.project_id
         WHERE w.workspace_id = $1 AND w.project_id = $2 AND w.id = $3 AND w.deleted_at IS NULL
           ${archived === 'live' ? 'AND w.archived_at IS NULL' : ''}${lock ? ' FOR UPDATE OF w' : ''}`,
       [workspaceId, projectId, id],
@@ -660,7 +689,7 @@ export class WorkItemsRepository {
   async getMany(workspaceId: string, projectId: string, ids: string[], db: Queryable): Promise<WorkItemDetailRow[]> {
     if (!ids.length) return [];
     return db.query(
-      `SELECT ${DETAIL_SCALARS}, ${idArrays('w', true)}, p.identifier AS project_identifier
+      `SELECT ${DETAIL_SCALARS}, ${idArrays('w')}, p.identifier AS project_identifier
          FROM work_items w JOIN projects p ON p.id = w.project_id
         WHERE w.workspace_id = $1 AND p.workspace_id = $1 AND w.project_id = $2 AND w.id = ANY($3::uuid[])
           AND w.deleted_at IS NULL AND w.archived_at IS NULL`,
@@ -822,7 +851,7 @@ export class WorkItemsRepository {
     db: Queryable,
   ): Promise<Map<string, WorkItemDetailRow>> {
     const rows: WorkItemDetailRow[] = await db.query(
-      `SELECT ${DETAIL_SCALARS}, ${idArrays('w', true)}, p.identifier AS project_identifier
+      `SELECT ${DETAIL_SCALARS}, ${idArrays('w')}, p.identifier AS project_identifier
          FROM work_items w JOIN projects p ON p.workspace_id = $1 AND p.id = w.project_id
         WHERE w.workspace_id = $1 AND w.project_id = $2 AND w.id = ANY($3::uuid[]) AND w.deleted_at IS NULL
           AND w.archived_at IS NULL

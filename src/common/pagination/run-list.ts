@@ -25,6 +25,26 @@ export interface CursorEnvelope<T> {
 
 export type ListEnvelope<T> = OffsetEnvelope<T> | CursorEnvelope<T>;
 
+/** ListSource.keyWalk: where a page's keys are counted off, and how its rows are then read. */
+export interface KeyWalk {
+  from: string;
+  where: string[];
+  always?: boolean;
+  /**
+   * How the page's rows are read once its keys are known: `table` (aliased `alias`) probed for each key
+   * (`"__keys"."__key"`) by `on`, which must pin its primary key, then checked against `where`. The keys are a
+   * MATERIALIZED CTE carrying the ordering value (`"__o"`), walked once whatever the planner thinks of the tables'
+   * sizes, and the page is ordered by what the walk read. Without it the page joins `from` / `where` of the source
+   * to the walk.
+   */
+  lookup?: { table: string; alias: string; on: string; where: string[] };
+  /**
+   * One ordered range of the walk per value of the bound array `values` (`cond` the condition of one value `v`),
+   * each read only as far as the page reaches, merged and de-duplicated (a row may lie in several ranges).
+   */
+  ranges?: { values: string; cond: (v: string) => string };
+}
+
 export interface ListSource {
   /** Columns of the row, e.g. `s.id, s.name`. */
   select: string;
@@ -62,7 +82,7 @@ export interface ListSource {
    * cursor pages too, the cursor's position applied to the walk): for a source whose page is one index range of
    * the walk's table, where the joined FROM would leave PostgreSQL's generic plan guessing at its selectivity.
    */
-  keyWalk?: { from: string; where: string[]; always?: boolean };
+  keyWalk?: KeyWalk;
   /**
    * The plan never depends on the values bound (no filters: a walk of the ordering's index): the cursor position
    * is bound as one-row subqueries the planner does not look at, so PostgreSQL keeps the statement's cached
@@ -207,7 +227,9 @@ class ListRun<R extends Record<string, unknown>> {
   /** A maintained counter read by the page statement itself (ListSource.unfilteredCount / filteredCount.inPage). */
   private readonly counter: { sql: string; params: unknown[] } | null;
   private readonly anchors: ListSource['offsetAnchors'] | null;
-  private select: string;
+  private readonly select: string;
+  /** Whether rows carry their ordering key as text (`__cv`): cursor pages and anchored offset pages. */
+  private cv = false;
 
   constructor(
     private readonly db: Queryable,
@@ -288,11 +310,11 @@ class ListRun<R extends Record<string, unknown>> {
     // hand-made (the row comparison with NULL would silently match nothing).
     if (q.cursor && q.cursor.value === null && !ord.nullable) throw badCursor();
     if (q.cursor && q.cursor.value !== null && !positionFits(q.cursor.value, ord.cast)) throw badCursor();
-    if (q.mode === 'cursor') this.select += `, (${ord.expr})::text AS "__cv"`;
+    if (q.mode === 'cursor') this.cv = true;
     const cursorConds = q.mode === 'cursor' && q.cursor ? [this.after(q.cursor.value, q.cursor.id)] : [];
     if (!this.anchors) return this.queryPage(this.pageSql(cursorConds, q.offset, q.perPage + 1));
     // The ordering key comes back with every row, to anchor the pages after this one.
-    this.select += `, (${ord.expr})::text AS "__cv"`;
+    this.cv = true;
     return offsetPage(
       this.anchors,
       q,
@@ -339,16 +361,30 @@ class ListRun<R extends Record<string, unknown>> {
    * pinning filter (OrderDef.pinnedBy) one ordered index range per distinct value is read, each as far as the page
    * can reach, and the few rows read are merged; the extra columns "__pk" and "__pid" carry the ordering key.
    */
-  private ordered(cols: string, from: string, conds: string[], limit: string, offsetRef?: string): string {
-    const { pin, pinRef, orderBy, dir, ord } = this;
+  private ordered(
+    cols: string,
+    from: string,
+    conds: string[],
+    limit: string,
+    offsetRef?: string,
+    ranges = this.pinRanges(),
+  ): string {
+    const { orderBy, dir, ord } = this;
     const id = this.spec.idExpr;
     const skip = offsetRef ? ` OFFSET ${offsetRef}` : '';
-    if (!pin || !pinRef)
-      return `SELECT ${cols} FROM ${from} ${whereOf(conds)} ORDER BY ${orderBy} LIMIT ${limit}${skip}`;
-    const one = `SELECT ${cols}, ${ord.expr} AS "__pk", ${id} AS "__pid" FROM ${from} ${whereOf([...conds, filterCondition(pin, 'eq', '"__pv"."v"')])}
+    if (!ranges) return `SELECT ${cols} FROM ${from} ${whereOf(conds)} ORDER BY ${orderBy} LIMIT ${limit}${skip}`;
+    const one = `SELECT ${cols}, ${ord.expr} AS "__pk", ${id} AS "__pid" FROM ${from} ${whereOf([...conds, ranges.cond('"__pv"."v"')])}
       ORDER BY ${orderBy} LIMIT ${offsetRef ? `${limit} + ${offsetRef}` : limit}`;
-    return `SELECT "__pr".* FROM (SELECT DISTINCT "v" FROM unnest(${pinRef}) AS "__u"("v")) "__pv" CROSS JOIN LATERAL (${one}) "__pr"
+    // Ranges that may share rows (link rows of one item under two keys) keep each row once.
+    const distinct = ranges.distinct ? `DISTINCT ON ("__pr"."__pk", "__pr"."__pid") ` : '';
+    return `SELECT ${distinct}"__pr".* FROM (SELECT DISTINCT "v" FROM unnest(${ranges.values}) AS "__u"("v")) "__pv" CROSS JOIN LATERAL (${one}) "__pr"
       ORDER BY "__pr"."__pk" ${dir}, "__pr"."__pid" ${dir} LIMIT ${limit}${skip}`;
+  }
+
+  /** The ranges a pinning filter (OrderDef.pinnedBy) splits the page into: one per value, disjoint. */
+  private pinRanges(): { values: string; cond: (v: string) => string; distinct?: boolean } | undefined {
+    const { pin, pinRef } = this;
+    return pin && pinRef ? { values: pinRef, cond: (v) => filterCondition(pin, 'eq', v) } : undefined;
   }
 
   /**
@@ -357,29 +393,45 @@ class ListRun<R extends Record<string, unknown>> {
    * of every page. The page size stays inlined: it is what lets a plan be generic.
    */
   private pageSql(conds: string[], offset: number, take: number): string {
-    const { src, p } = this;
+    const { src, p, ord } = this;
     const id = this.spec.idExpr;
     const walk = src.keyWalk && (offset || src.keyWalk.always) ? src.keyWalk : null;
+    const cv = this.cv ? `, (${ord.expr})::text AS "__cv"` : '';
     if (!walk)
       return this.ordered(
-        this.select,
+        this.select + cv,
         src.from,
         [...this.where, ...conds],
         String(take),
         offset ? `${p.add(offset)}::int` : undefined,
       );
     const walkConds = [...walk.where, ...this.filters, ...conds];
+    const keyCols = walk.lookup ? `${id} AS "__key", ${ord.expr} AS "__o"` : `${id} AS "__key"`;
+    const ranges = walk.ranges ? { ...walk.ranges, distinct: true } : this.pinRanges();
     // A bound OFFSET is a guess to the planner (a tenth of the rows), so the cached generic plan looked dearer
     // than one planned per offset and PostgreSQL planned every execution (0.3 ms, more than the page). Under a
     // constant LIMIT at the offset cap the guess is bounded and the generic plan is kept; the walk still stops
     // after offset + page entries.
-    // Pinned pages are planned for their values anyway: each range reads only as far as offset + page.
+    // Ranged pages are planned for their values anyway: each range reads only as far as offset + page.
     const keys = !offset
-      ? this.ordered(`${id} AS "__key"`, walk.from, walkConds, String(take))
-      : this.pin
-        ? this.ordered(`${id} AS "__key"`, walk.from, walkConds, String(take), `${p.add(offset)}::int`)
-        : `SELECT "__key" FROM (${this.ordered(`${id} AS "__key"`, walk.from, walkConds, String(OFFSET_MAX + this.q.perPage + 1))}) "__walk" OFFSET ${p.add(offset)}::int LIMIT ${take}`;
-    return `SELECT ${this.select} FROM ${src.from} JOIN (${keys}) "__keys" ON ${id} = "__keys"."__key" ${whereOf(src.where)} ORDER BY ${this.orderBy}`;
+      ? this.ordered(keyCols, walk.from, walkConds, String(take), undefined, ranges)
+      : ranges
+        ? this.ordered(keyCols, walk.from, walkConds, String(take), `${p.add(offset)}::int`, ranges)
+        : `SELECT * FROM (${this.ordered(keyCols, walk.from, walkConds, String(OFFSET_MAX + this.q.perPage + 1), undefined, ranges)}) "__walk" OFFSET ${p.add(offset)}::int LIMIT ${take}`;
+    if (!walk.lookup)
+      return `SELECT ${this.select}${cv} FROM ${src.from} JOIN (${keys}) "__keys" ON ${id} = "__keys"."__key" ${whereOf(src.where)} ORDER BY ${this.orderBy}`;
+    // The keys are read once (MATERIALIZED), then each page row by its primary key (probeByKey): with statistics
+    // missing, the planner's guess of one matching item made it scan the items first and re-read the keys for each
+    // (a join filter over every item).
+    const nulls = ord.nullable ? ' NULLS LAST' : '';
+    const order =
+      ord.expr === id
+        ? `"__keys"."__key" ${this.dir}`
+        : `"__keys"."__o" ${this.dir}${nulls}, "__keys"."__key" ${this.dir}`;
+    const keyCv = this.cv ? `, ("__keys"."__o")::text AS "__cv"` : '';
+    const { table, alias, on, where } = walk.lookup;
+    const row = `SELECT ${this.select} FROM ${probeByKey(table, alias, on)} ${whereOf(where)}`;
+    return `WITH "__keys" AS MATERIALIZED (${keys}) SELECT "__row".*${keyCv} FROM "__keys" CROSS JOIN LATERAL (${row}) "__row" ORDER BY ${order}`;
   }
 
   /** Wraps a page statement with the per-page columns, the counter and (anchored offsets) the live-set generation. */
@@ -403,6 +455,16 @@ class ListRun<R extends Record<string, unknown>> {
         throw e;
       });
   }
+}
+
+/**
+ * `table` as `alias`, reduced to the row(s) `on` selects (a primary key probe, referencing an outer row): a subquery
+ * that OFFSET 0 keeps PostgreSQL from flattening into a join or from pushing other conditions into. Conditions on
+ * `alias` outside it then only check the probed row: with them inside, a planner without statistics guesses that
+ * any index they match returns one row and may scan the project's range of one for each outer row instead.
+ */
+export function probeByKey(table: string, alias: string, on: string): string {
+  return `(SELECT * FROM ${table} ${alias} WHERE ${on} OFFSET 0) ${alias}`;
 }
 
 function whereOf(conds: string[]): string {
