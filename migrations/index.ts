@@ -31,6 +31,7 @@ import { ExternalPairIndexes1795630000000 } from './1795630000000-ExternalPairIn
 import { DistributionReadyKeys1795640000000 } from './1795640000000-DistributionReadyKeys';
 import { MemberRowVersions1795640001000 } from './1795640001000-MemberRowVersions';
 import { RemainingRowVersions1795640002000 } from './1795640002000-RemainingRowVersions';
+import { CycleArchive1795650000000 } from './1795650000000-CycleArchive';
 
 export const MIGRATIONS: Array<new () => unknown> = [
   Foundation1795323810286,
@@ -64,4 +65,5 @@ export const MIGRATIONS: Array<new () => unknown> = [
   DistributionReadyKeys1795640000000,
   MemberRowVersions1795640001000,
   RemainingRowVersions1795640002000,
+  CycleArchive1795650000000,
 ];
