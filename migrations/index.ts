@@ -31,6 +31,7 @@ import { ExternalPairIndexes1795630000000 } from './1795630000000-ExternalPairIn
 import { DistributionReadyKeys1795640000000 } from './1795640000000-DistributionReadyKeys';
 import { MemberRowVersions1795640001000 } from './1795640001000-MemberRowVersions';
 import { RemainingRowVersions1795640002000 } from './1795640002000-RemainingRowVersions';
+import { CycleArchive1795650000000 } from './1795650000000-CycleArchive';
 import { ModuleWorkItemsWorkspaceItemIndex1795652000000 } from './1795652000000-ModuleWorkItemsWorkspaceItemIndex';
 
 export const MIGRATIONS: Array<new () => unknown> = [
@@ -65,5 +66,6 @@ export const MIGRATIONS: Array<new () => unknown> = [
   DistributionReadyKeys1795640000000,
   MemberRowVersions1795640001000,
   RemainingRowVersions1795640002000,
+  CycleArchive1795650000000,
   ModuleWorkItemsWorkspaceItemIndex1795652000000,
 ];

@@ -258,6 +258,39 @@ export const AUDIT_EVENT_CATALOGUE: CatalogueEntry[] = [
     when: 'An archived project is unarchived (unarchiving an active project writes nothing).',
     values: 'old {archived: true}, new {archived: false}.',
   },
+  // Cycle and module archives (issue 20)
+  {
+    event_name: 'cycle.archived',
+    category: 'settings',
+    outcome: 'success',
+    target_type: 'cycle',
+    when: 'A cycle is archived (only a cycle whose end_date is in the past).',
+    values: 'old {archived: false}, new {archived: true}.',
+  },
+  {
+    event_name: 'cycle.unarchived',
+    category: 'settings',
+    outcome: 'success',
+    target_type: 'cycle',
+    when: 'An archived cycle is unarchived (unarchiving a live cycle writes nothing).',
+    values: 'old {archived: true}, new {archived: false}.',
+  },
+  {
+    event_name: 'module.archived',
+    category: 'settings',
+    outcome: 'success',
+    target_type: 'module',
+    when: 'A module is archived (only a completed or cancelled module).',
+    values: 'old {archived: false}, new {archived: true}.',
+  },
+  {
+    event_name: 'module.unarchived',
+    category: 'settings',
+    outcome: 'success',
+    target_type: 'module',
+    when: 'An archived module is unarchived (unarchiving a live module writes nothing).',
+    values: 'old {archived: true}, new {archived: false}.',
+  },
   // Features and the work item type mode
   {
     event_name: 'workspace.features_updated',

@@ -9,6 +9,10 @@ import { CreatedAt, DeletedAt, RowVersion, TenantId, TenantWorkspaceId, UpdatedA
 })
 @Index('uq_cycles_name', ['workspace_id', 'project_id', 'name'], { unique: true, where: '"deleted_at" IS NULL' })
 @Index('ix_cycles_created', ['project_id', 'created_at', 'id'])
+// The archived list (issue 20): a project's few archived rows.
+@Index('ix_cycles_archived', ['project_id', 'created_at', 'id'], {
+  where: '"archived_at" IS NOT NULL AND "deleted_at" IS NULL',
+})
 @Index('ix_cycles_sort', ['project_id', 'sort_order', 'id'])
 export class CycleEntity {
   @TenantId('cycles') id!: string;
@@ -27,6 +31,8 @@ export class CycleEntity {
   @Column('jsonb', { default: () => "'{}'" }) logo_props!: Record<string, unknown>;
   @Column('varchar', { length: 255, nullable: true }) external_id!: string | null;
   @Column('varchar', { length: 255, nullable: true }) external_source!: string | null;
+  /** Set while archived (issue 20): out of the list and the detail read, every write refused. */
+  @Column('timestamptz', { nullable: true }) archived_at!: Date | null;
   @Column('uuid', { nullable: true }) created_by_id!: string | null;
   @CreatedAt() created_at!: Date;
   @UpdatedAt() updated_at!: Date;

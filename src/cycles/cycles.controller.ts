@@ -12,9 +12,11 @@ import { WorkItemsChangeDto, WorkItemsMembershipDto } from '../common/membership
 import { CYCLE_LIST } from './cycles.queries';
 import { CyclesService } from './cycles.service';
 import { Versioned } from '../common/http/conditional';
+import { Bodyless } from '../common/http/bodyless';
 
 const DISABLED_400 =
   '`validation_error`: invalid field, or cycles are disabled for the project (`is_cycles_enabled` false)';
+const ARCHIVED_409 = '`cycle_archived`: the cycle is archived (unarchive it first)';
 
 @ApiTags('cycles')
 @ApiSlugParam()
@@ -74,7 +76,7 @@ export class CyclesController {
   })
   @ApiUuidParam('pk')
   @ApiOkResponse({ type: CycleDto })
-  @ApiProblemResponses([400, DISABLED_400], 404, [409, '`conflict`: name in use in this project'])
+  @ApiProblemResponses([400, DISABLED_400], 404, [409, `\`conflict\`: name in use in this project; ${ARCHIVED_409}`])
   update(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string, @Body() body: UpdateCycleDto) {
     return this.cycles.update(ctx, pk, body);
   }
@@ -90,7 +92,7 @@ export class CyclesController {
   })
   @ApiUuidParam('pk')
   @ApiNoContentResponse({ description: 'Deleted' })
-  @ApiProblemResponses([400, DISABLED_400], 404)
+  @ApiProblemResponses([400, DISABLED_400], 404, [409, ARCHIVED_409])
   async remove(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string): Promise<void> {
     await this.cycles.remove(ctx, pk);
   }
@@ -108,7 +110,7 @@ export class CyclesController {
   })
   @ApiUuidParam('pk')
   @ApiOkResponse({ type: WorkItemsChangeDto })
-  @ApiProblemResponses([400, DISABLED_400], 404)
+  @ApiProblemResponses([400, DISABLED_400], 404, [409, ARCHIVED_409])
   changeWorkItems(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string, @Body() body: WorkItemsMembershipDto) {
     return this.cycles.changeWorkItems(ctx, pk, body);
   }
@@ -125,8 +127,67 @@ export class CyclesController {
   })
   @ApiUuidParam('pk')
   @ApiOkResponse({ type: TransferResultDto })
-  @ApiProblemResponses([400, DISABLED_400], 404)
+  @ApiProblemResponses([400, DISABLED_400], 404, [409, `${ARCHIVED_409} (the source cycle)`])
   transfer(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string, @Body() body: TransferCycleDto) {
     return this.cycles.transfer(ctx, pk, body);
+  }
+
+  @Post(':pk/archive')
+  @Bodyless()
+  @HttpCode(200)
+  @Authenticated({ scope: 'projects.cycles:write', project: ProjectRole.Contributor })
+  @ApiOperation({
+    operationId: 'cycles_archive',
+    summary: 'Archive a cycle',
+    description:
+      'Bodyless. Only a completed cycle (end_date in the past) can be archived, as in Plane. The cycle leaves the ' +
+      'cycle list and the detail read (listed by GET .../archived-cycles/); its work items stay in it; every write ' +
+      'to it is 409 `cycle_archived` until it is unarchived, archiving it again included.',
+  })
+  @ApiUuidParam('pk')
+  @ApiOkResponse({ type: CycleDto })
+  @ApiProblemResponses([400, DISABLED_400], 404, [
+    409,
+    `\`not_archivable\`: the cycle has not ended (no end_date, or end_date not in the past); ${ARCHIVED_409}`,
+  ])
+  archive(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string) {
+    return this.cycles.setArchived(ctx, pk, true);
+  }
+
+  @Post(':pk/unarchive')
+  @Bodyless()
+  @HttpCode(200)
+  @Authenticated({ scope: 'projects.cycles:write', project: ProjectRole.Contributor })
+  @ApiOperation({
+    operationId: 'cycles_unarchive',
+    summary: 'Unarchive a cycle',
+    description: 'Bodyless; idempotent (a cycle that is not archived is returned unchanged).',
+  })
+  @ApiUuidParam('pk')
+  @ApiOkResponse({ type: CycleDto })
+  @ApiProblemResponses([400, DISABLED_400], 404)
+  unarchive(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string) {
+    return this.cycles.setArchived(ctx, pk, false);
+  }
+}
+
+@ApiTags('cycles')
+@ApiSlugParam()
+@ApiUuidParam('project_id')
+@Controller('api/v2/workspaces/:slug/projects/:project_id/archived-cycles')
+export class ArchivedCyclesController {
+  constructor(private readonly cycles: CyclesService) {}
+
+  @Get()
+  @Authenticated({ scope: 'projects.cycles:read', project: ProjectRole.Guest })
+  @ApiOperation({
+    operationId: 'cycles_list_archived',
+    summary: 'List archived cycles',
+    description: "The project's archived cycles, with the cycle list's filters, orderings and pagination.",
+  })
+  @ApiListQuery(CYCLE_LIST)
+  @ApiListResponse(CycleDto)
+  list(@Ctx() ctx: ProjectContext, @ListParams(CYCLE_LIST) q: ListQuery) {
+    return this.cycles.listArchived(ctx, q);
   }
 }

@@ -172,12 +172,20 @@ export class CycleDto {
   @ApiProperty({ type: 'object', additionalProperties: true }) logo_props!: Record<string, unknown>;
   @ApiProperty({ type: String, nullable: true, maxLength: 255 }) external_id!: string | null;
   @ApiProperty({ type: String, nullable: true, maxLength: 255 }) external_source!: string | null;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    readOnly: true,
+    description: 'Read-only: set by the archive operation, cleared by unarchive; null on a live cycle.',
+  })
+  archived_at!: string | null;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
   @ApiProperty({ type: String, format: 'uuid', nullable: true }) created_by_id!: string | null;
   @ApiPropertyOptional({
     type: CycleProgressDto,
     readOnly: true,
-    description: 'Read-only, on single-cycle responses (get, create, update); not in list items.',
+    description: 'Read-only, on single-cycle responses (get, create, update, archive, unarchive); not in list items.',
   })
   progress?: CycleProgressDto;
 }

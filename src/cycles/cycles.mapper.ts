@@ -16,6 +16,7 @@ export function mapCycle(r: CycleRow, progress?: CycleProgressDto): CycleDto {
     logo_props: r.logo_props ?? {},
     external_id: r.external_id,
     external_source: r.external_source,
+    archived_at: iso(r.archived_at),
     created_at: new Date(r.created_at).toISOString(),
     created_by_id: r.created_by_id,
   };

@@ -18,12 +18,13 @@ export interface CycleRow extends Record<string, unknown> {
   logo_props: Record<string, unknown>;
   external_id: string | null;
   external_source: string | null;
+  archived_at: Date | null;
   created_at: Date;
   created_by_id: string | null;
 }
 
 const COLS = `c.id, c.name, c.description, c.start_date, c.end_date, c.timezone, c.owned_by_id, c.sort_order, c.logo_props,
-  c.external_id, c.external_source, c.created_at, c.created_by_id`;
+  c.external_id, c.external_source, c.archived_at, c.created_at, c.created_by_id`;
 
 export interface CycleWrite {
   name?: string;
@@ -58,12 +59,18 @@ const CYCLE_UPDATE: PartialUpdate<CycleWrite> = {
 export class CyclesRepository {
   constructor(private readonly ds: DataSource) {}
 
-  list(workspaceId: string, projectId: string, q: ListQuery) {
+  /** The live list, or (`archived`) the archived list: each holds the other's rows back. */
+  list(workspaceId: string, projectId: string, q: ListQuery, archived = false) {
     const p = new SqlParams([workspaceId, projectId]);
     return runList<CycleRow>(this.ds, CYCLE_LIST, q, {
       select: COLS,
       from: 'cycles c',
-      where: ['c.workspace_id = $1', 'c.project_id = $2', 'c.deleted_at IS NULL'],
+      where: [
+        'c.workspace_id = $1',
+        'c.project_id = $2',
+        'c.deleted_at IS NULL',
+        archived ? 'c.archived_at IS NOT NULL' : 'c.archived_at IS NULL',
+      ],
       params: p,
     });
   }
@@ -141,5 +148,13 @@ export class CyclesRepository {
 
   async softDelete(workspaceId: string, id: string, db: Queryable): Promise<void> {
     await db.query(`UPDATE cycles SET deleted_at = now() WHERE workspace_id = $1 AND id = $2`, [workspaceId, id]);
+  }
+
+  async setArchived(workspaceId: string, id: string, archived: boolean, db: Queryable): Promise<void> {
+    await db.query(`UPDATE cycles SET archived_at = CASE WHEN $3 THEN now() END WHERE workspace_id = $1 AND id = $2`, [
+      workspaceId,
+      id,
+      archived,
+    ]);
   }
 }

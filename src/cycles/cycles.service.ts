@@ -24,6 +24,9 @@ import { assertExternalPairFree } from '../common/database/external-pair';
 import { changeEvent } from '../webhooks/webhook-events';
 import { WebhookOutbox } from '../webhooks/webhook-outbox';
 import { WorkItemsService } from '../work-items/work-items.service';
+import { AuditService } from '../audit/audit.service';
+import { archiveAuditEntry, assertNotArchived, notArchivable, switchArchived } from '../common/archive/archive-switch';
+import { CycleRow } from './cycles.repository';
 
 /** Cycles of a project (spec "Cycle", gap-reference 3.5). Writes need the project's cycles feature on. */
 @Injectable()
@@ -35,6 +38,7 @@ export class CyclesService {
     private readonly items: CycleWorkItemsRepository,
     private readonly outbox: WebhookOutbox,
     private readonly workItems: WorkItemsService,
+    private readonly audit: AuditService,
   ) {}
 
   async list(ctx: ProjectContext, q: ListQuery) {
@@ -42,9 +46,16 @@ export class CyclesService {
     return envelope(rows.map((r) => mapCycle(r)));
   }
 
+  /** The project's archived cycles (the list's filters and orderings). */
+  async listArchived(ctx: ProjectContext, q: ListQuery) {
+    const { rows, envelope } = await this.repo.list(ctx.workspace.id, ctx.project.id, q, true);
+    return envelope(rows.map((r) => mapCycle(r)));
+  }
+
+  /** An archived cycle is 404 here as in Plane (its list is archived-cycles/). */
   async get(ctx: ProjectContext, id: string): Promise<CycleDto> {
     const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id);
-    if (!row) throw ProblemException.notFound('Cycle');
+    if (!row || row.archived_at) throw ProblemException.notFound('Cycle');
     return mapCycle(row, await this.items.progress(ctx.workspace.id, id));
   }
 
@@ -78,8 +89,7 @@ export class CyclesService {
   async update(ctx: ProjectContext, id: string, dto: UpdateCycleDto): Promise<CycleDto> {
     return this.ds.transaction(async (tx) => {
       await this.assertEnabled(ctx, tx);
-      const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx, true);
-      if (!row) throw ProblemException.notFound('Cycle');
+      const row = await this.lockWritable(ctx, id, tx);
       await assertExternalPairFree(
         tx,
         'cycles',
@@ -106,8 +116,7 @@ export class CyclesService {
   async remove(ctx: ProjectContext, id: string): Promise<void> {
     await this.ds.transaction(async (tx) => {
       await this.assertEnabled(ctx, tx);
-      const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx, true);
-      if (!row) throw ProblemException.notFound('Cycle');
+      const row = await this.lockWritable(ctx, id, tx);
       await this.repo.softDelete(ctx.workspace.id, id, tx);
       await releaseMembers(tx, ctx, id, this.items);
       await this.outbox.record(tx, changeEvent(ctx, 'cycle.deleted', mapCycle(row)));
@@ -121,8 +130,7 @@ export class CyclesService {
   async changeWorkItems(ctx: ProjectContext, id: string, dto: WorkItemsMembershipDto): Promise<WorkItemsChangeDto> {
     return this.ds.transaction(async (tx) => {
       await this.assertEnabled(ctx, tx);
-      const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx, true);
-      if (!row) throw ProblemException.notFound('Cycle');
+      await this.lockWritable(ctx, id, tx);
       // A work item's cycle_id is part of its read shape: each item moved is a workitem.updated (as Plane sends).
       return changeMembership(tx, ctx, id, dto, this.items, this.workItems.membershipObserver(ctx, tx));
     });
@@ -132,13 +140,14 @@ export class CyclesService {
   async transfer(ctx: ProjectContext, id: string, dto: TransferCycleDto): Promise<TransferResultDto> {
     return this.ds.transaction(async (tx) => {
       await this.assertEnabled(ctx, tx);
-      const source = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx, true);
-      if (!source) throw ProblemException.notFound('Cycle');
+      await this.lockWritable(ctx, id, tx);
       const targetId = dto.new_cycle_id.toLowerCase();
       if (targetId === id)
         throw ProblemException.validation('new_cycle_id', 'Must be a different cycle than the one transferred from.');
       const target = await this.repo.get(ctx.workspace.id, ctx.project.id, targetId, tx, true);
       if (!target) throw ProblemException.validation('new_cycle_id', 'Must be a cycle of this project.');
+      if (target.archived_at)
+        throw ProblemException.validation('new_cycle_id', 'The target cycle is archived; unarchive it first.');
       if (target.end_date && new Date(target.end_date).getTime() < Date.now()) {
         throw ProblemException.validation(
           'new_cycle_id',
@@ -156,6 +165,47 @@ export class CyclesService {
       );
       return { new_cycle_id: targetId, transferred };
     });
+  }
+
+  /** Archive (Plane's rule: only a cycle that has ended) or unarchive (idempotent); the cycle with its progress. */
+  async setArchived(ctx: ProjectContext, id: string, archived: boolean): Promise<CycleDto> {
+    return this.ds.transaction(async (tx) => {
+      await this.assertEnabled(ctx, tx);
+      const ws = ctx.workspace.id;
+      const row = await switchArchived<CycleRow>(
+        {
+          kind: 'cycle',
+          lock: () => this.repo.get(ws, ctx.project.id, id, tx, true),
+          assertArchivable: (r) => {
+            if (!r.end_date || new Date(r.end_date).getTime() >= Date.now())
+              throw notArchivable('Only a completed cycle can be archived: its end_date must be in the past.');
+          },
+          write: async (on) => {
+            await this.repo.setArchived(ws, id, on, tx);
+            return (await this.repo.get(ws, ctx.project.id, id, tx))!;
+          },
+          changed: (on, before, after) => this.recordArchive(ctx, on, before, after, tx),
+        },
+        archived,
+        () => ProblemException.notFound('Cycle'),
+      );
+      return mapCycle(row, await this.items.progress(ws, id, tx));
+    });
+  }
+
+  private async recordArchive(ctx: ProjectContext, on: boolean, before: CycleRow, after: CycleRow, tx: EntityManager) {
+    await this.audit.record(tx, ctx, archiveAuditEntry(ctx, 'cycle', on, after));
+    // Plane names no unarchive event: an unarchive is an update of archived_at (as for projects and work items).
+    const event = on ? 'cycle.archived' : 'cycle.updated';
+    await this.outbox.record(tx, changeEvent(ctx, event, mapCycle(after), mapCycle(before)));
+  }
+
+  /** The live cycle a write may change, locked: unknown 404, archived 409 `cycle_archived`. */
+  private async lockWritable(ctx: ProjectContext, id: string, tx: EntityManager): Promise<CycleRow> {
+    const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx, true);
+    if (!row) throw ProblemException.notFound('Cycle');
+    assertNotArchived('cycle', row);
+    return row;
   }
 
   private assertEnabled(ctx: ProjectContext, tx: EntityManager): Promise<void> {

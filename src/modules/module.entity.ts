@@ -16,6 +16,10 @@ export type ModuleStatus = (typeof MODULE_STATUSES)[number];
 @Index('uq_modules_name', ['workspace_id', 'project_id', 'name'], { unique: true, where: '"deleted_at" IS NULL' })
 @Index('ix_modules_sort', ['project_id', 'sort_order', 'id'])
 @Index('ix_modules_created', ['project_id', 'created_at', 'id'])
+// The archived list (issue 20): a project's few archived rows.
+@Index('ix_modules_archived', ['project_id', 'created_at', 'id'], {
+  where: '"archived_at" IS NOT NULL AND "deleted_at" IS NULL',
+})
 export class ModuleEntity {
   @TenantId('modules') id!: string;
   @RowVersion() version!: number;

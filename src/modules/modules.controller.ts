@@ -12,9 +12,11 @@ import { CreateModuleDto, ModuleDto, UpdateModuleDto } from './modules.dto';
 import { MODULE_LIST } from './modules.queries';
 import { ModulesService } from './modules.service';
 import { Versioned } from '../common/http/conditional';
+import { Bodyless } from '../common/http/bodyless';
 
 const DISABLED_400 =
   '`validation_error`: invalid field, or modules are disabled for the project (`is_modules_enabled` false)';
+const ARCHIVED_409 = '`module_archived`: the module is archived (unarchive it first)';
 
 @ApiTags('modules')
 @ApiSlugParam()
@@ -73,7 +75,7 @@ export class ModulesController {
   })
   @ApiUuidParam('pk')
   @ApiOkResponse({ type: ModuleDto })
-  @ApiProblemResponses([400, DISABLED_400], 404, [409, '`conflict`: name in use in this project'])
+  @ApiProblemResponses([400, DISABLED_400], 404, [409, `\`conflict\`: name in use in this project; ${ARCHIVED_409}`])
   update(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string, @Body() body: UpdateModuleDto) {
     return this.modules.update(ctx, pk, body);
   }
@@ -89,7 +91,7 @@ export class ModulesController {
   })
   @ApiUuidParam('pk')
   @ApiNoContentResponse({ description: 'Deleted' })
-  @ApiProblemResponses([400, DISABLED_400], 404)
+  @ApiProblemResponses([400, DISABLED_400], 404, [409, ARCHIVED_409])
   async remove(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string): Promise<void> {
     await this.modules.remove(ctx, pk);
   }
@@ -106,8 +108,67 @@ export class ModulesController {
   })
   @ApiUuidParam('pk')
   @ApiOkResponse({ type: WorkItemsChangeDto })
-  @ApiProblemResponses([400, DISABLED_400], 404)
+  @ApiProblemResponses([400, DISABLED_400], 404, [409, ARCHIVED_409])
   changeWorkItems(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string, @Body() body: WorkItemsMembershipDto) {
     return this.modules.changeWorkItems(ctx, pk, body);
+  }
+
+  @Post(':pk/archive')
+  @Bodyless()
+  @HttpCode(200)
+  @Authenticated({ scope: 'projects.modules:write', project: ProjectRole.Contributor })
+  @ApiOperation({
+    operationId: 'modules_archive',
+    summary: 'Archive a module',
+    description:
+      'Bodyless. Only a module whose status is completed or cancelled can be archived, as in Plane. The module ' +
+      'leaves the module list and the detail read (listed by GET .../archived-modules/); its work items stay in it; ' +
+      'every write to it is 409 `module_archived` until it is unarchived, archiving it again included.',
+  })
+  @ApiUuidParam('pk')
+  @ApiOkResponse({ type: ModuleDto })
+  @ApiProblemResponses([400, DISABLED_400], 404, [
+    409,
+    `\`not_archivable\`: the module's status is neither completed nor cancelled; ${ARCHIVED_409}`,
+  ])
+  archive(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string) {
+    return this.modules.setArchived(ctx, pk, true);
+  }
+
+  @Post(':pk/unarchive')
+  @Bodyless()
+  @HttpCode(200)
+  @Authenticated({ scope: 'projects.modules:write', project: ProjectRole.Contributor })
+  @ApiOperation({
+    operationId: 'modules_unarchive',
+    summary: 'Unarchive a module',
+    description: 'Bodyless; idempotent (a module that is not archived is returned unchanged).',
+  })
+  @ApiUuidParam('pk')
+  @ApiOkResponse({ type: ModuleDto })
+  @ApiProblemResponses([400, DISABLED_400], 404)
+  unarchive(@Ctx() ctx: ProjectContext, @UuidParam('pk') pk: string) {
+    return this.modules.setArchived(ctx, pk, false);
+  }
+}
+
+@ApiTags('modules')
+@ApiSlugParam()
+@ApiUuidParam('project_id')
+@Controller('api/v2/workspaces/:slug/projects/:project_id/archived-modules')
+export class ArchivedModulesController {
+  constructor(private readonly modules: ModulesService) {}
+
+  @Get()
+  @Authenticated({ scope: 'projects.modules:read', project: ProjectRole.Guest })
+  @ApiOperation({
+    operationId: 'modules_list_archived',
+    summary: 'List archived modules',
+    description: "The project's archived modules, with the module list's filters, orderings and pagination.",
+  })
+  @ApiListQuery(MODULE_LIST)
+  @ApiListResponse(ModuleDto)
+  list(@Ctx() ctx: ProjectContext, @ListParams(MODULE_LIST) q: ListQuery) {
+    return this.modules.listArchived(ctx, q);
   }
 }

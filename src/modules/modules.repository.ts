@@ -63,12 +63,18 @@ const MODULE_UPDATE: PartialUpdate<ModuleWrite> = {
 export class ModulesRepository {
   constructor(private readonly ds: DataSource) {}
 
-  list(workspaceId: string, projectId: string, q: ListQuery) {
+  /** The live list, or (`archived`) the archived list: each holds the other's rows back. */
+  list(workspaceId: string, projectId: string, q: ListQuery, archived = false) {
     const p = new SqlParams([workspaceId, projectId]);
     return runList<ModuleRow>(this.ds, MODULE_LIST, q, {
       select: COLS,
       from: 'modules m',
-      where: ['m.workspace_id = $1', 'm.project_id = $2', 'm.deleted_at IS NULL'],
+      where: [
+        'm.workspace_id = $1',
+        'm.project_id = $2',
+        'm.deleted_at IS NULL',
+        archived ? 'm.archived_at IS NOT NULL' : 'm.archived_at IS NULL',
+      ],
       params: p,
     });
   }
@@ -158,5 +164,13 @@ export class ModulesRepository {
 
   async softDelete(workspaceId: string, id: string, db: Queryable): Promise<void> {
     await db.query(`UPDATE modules SET deleted_at = now() WHERE workspace_id = $1 AND id = $2`, [workspaceId, id]);
+  }
+
+  async setArchived(workspaceId: string, id: string, archived: boolean, db: Queryable): Promise<void> {
+    await db.query(`UPDATE modules SET archived_at = CASE WHEN $3 THEN now() END WHERE workspace_id = $1 AND id = $2`, [
+      workspaceId,
+      id,
+      archived,
+    ]);
   }
 }

@@ -17,6 +17,11 @@ import { assertExternalPairFree } from '../common/database/external-pair';
 import { changeEvent } from '../webhooks/webhook-events';
 import { WebhookOutbox } from '../webhooks/webhook-outbox';
 import { WorkItemsService } from '../work-items/work-items.service';
+import { AuditService } from '../audit/audit.service';
+import { archiveAuditEntry, assertNotArchived, notArchivable, switchArchived } from '../common/archive/archive-switch';
+
+/** The statuses a module may be archived in (Plane's rule). */
+const CLOSED_STATUSES: readonly string[] = ['completed', 'cancelled'];
 
 /** Gap between a new module and the one it is placed ahead of. */
 const SORT_STEP = 1000;
@@ -32,6 +37,7 @@ export class ModulesService {
     private readonly items: ModuleWorkItemsRepository,
     private readonly outbox: WebhookOutbox,
     private readonly workItems: WorkItemsService,
+    private readonly audit: AuditService,
   ) {}
 
   async list(ctx: ProjectContext, q: ListQuery) {
@@ -39,9 +45,16 @@ export class ModulesService {
     return envelope(await this.mapMany(ctx, rows));
   }
 
+  /** The project's archived modules (the list's filters and orderings). */
+  async listArchived(ctx: ProjectContext, q: ListQuery) {
+    const { rows, envelope } = await this.repo.list(ctx.workspace.id, ctx.project.id, q, true);
+    return envelope(await this.mapMany(ctx, rows));
+  }
+
+  /** An archived module is 404 here as in Plane (its list is archived-modules/). */
   async get(ctx: ProjectContext, id: string): Promise<ModuleDto> {
     const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id);
-    if (!row) throw ProblemException.notFound('Module');
+    if (!row || row.archived_at) throw ProblemException.notFound('Module');
     return (await this.mapMany(ctx, [row]))[0];
   }
 
@@ -86,8 +99,7 @@ export class ModulesService {
   async update(ctx: ProjectContext, id: string, dto: UpdateModuleDto): Promise<ModuleDto> {
     return this.ds.transaction(async (tx) => {
       await this.assertEnabled(ctx, tx);
-      const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx, true);
-      if (!row) throw ProblemException.notFound('Module');
+      const row = await this.lockWritable(ctx, id, tx);
       await assertExternalPairFree(
         tx,
         'modules',
@@ -116,8 +128,7 @@ export class ModulesService {
   async remove(ctx: ProjectContext, id: string): Promise<void> {
     await this.ds.transaction(async (tx) => {
       await this.assertEnabled(ctx, tx);
-      const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx, true);
-      if (!row) throw ProblemException.notFound('Module');
+      const row = await this.lockWritable(ctx, id, tx);
       await this.repo.softDelete(ctx.workspace.id, id, tx);
       await releaseMembers(tx, ctx, id, this.items);
       await this.outbox.record(tx, changeEvent(ctx, 'module.deleted', { id, name: row.name }));
@@ -128,11 +139,49 @@ export class ModulesService {
   async changeWorkItems(ctx: ProjectContext, id: string, dto: WorkItemsMembershipDto): Promise<WorkItemsChangeDto> {
     return this.ds.transaction(async (tx) => {
       await this.assertEnabled(ctx, tx);
-      const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx, true);
-      if (!row) throw ProblemException.notFound('Module');
+      await this.lockWritable(ctx, id, tx);
       // A work item's module_ids are part of its read shape: each item added or removed is a workitem.updated.
       return changeMembership(tx, ctx, id, dto, this.items, this.workItems.membershipObserver(ctx, tx));
     });
+  }
+
+  /** Archive (Plane's rule: only a completed or cancelled module) or unarchive (idempotent). */
+  async setArchived(ctx: ProjectContext, id: string, archived: boolean): Promise<ModuleDto> {
+    return this.ds.transaction(async (tx) => {
+      await this.assertEnabled(ctx, tx);
+      const ws = ctx.workspace.id;
+      const row = await switchArchived<ModuleRow>(
+        {
+          kind: 'module',
+          lock: () => this.repo.get(ws, ctx.project.id, id, tx, true),
+          assertArchivable: (r) => {
+            if (!CLOSED_STATUSES.includes(r.status))
+              throw notArchivable('Only a completed or cancelled module can be archived: set its status first.');
+          },
+          write: async (on) => {
+            await this.repo.setArchived(ws, id, on, tx);
+            return (await this.repo.get(ws, ctx.project.id, id, tx))!;
+          },
+          changed: async (on, before, after) => {
+            await this.audit.record(tx, ctx, archiveAuditEntry(ctx, 'module', on, after));
+            const [now, was] = await this.mapMany(ctx, [after, before], tx);
+            // Plane names no unarchive event: an unarchive is an update of archived_at (as for projects).
+            await this.outbox.record(tx, changeEvent(ctx, on ? 'module.archived' : 'module.updated', now, was));
+          },
+        },
+        archived,
+        () => ProblemException.notFound('Module'),
+      );
+      return (await this.mapMany(ctx, [row], tx))[0];
+    });
+  }
+
+  /** The live module a write may change, locked: unknown 404, archived 409 `module_archived`. */
+  private async lockWritable(ctx: ProjectContext, id: string, tx: EntityManager): Promise<ModuleRow> {
+    const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx, true);
+    if (!row) throw ProblemException.notFound('Module');
+    assertNotArchived('module', row);
+    return row;
   }
 
   /** Maps rows with their derived member_ids, loaded in one query for the whole page. */

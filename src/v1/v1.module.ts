@@ -20,6 +20,7 @@ import { WorkItemActivitiesModule } from '../work-item-activities/work-item-acti
 import { WorkItemLinksModule } from '../work-item-links/work-item-links.module';
 import { WorkItemRelationsModule } from '../work-item-relations/work-item-relations.module';
 import { V1CommentsController } from './comments.controller';
+import { V1CycleArchiveController, V1ModuleArchiveController } from './cycle-module-archives.controller';
 import { V1EstimatesController } from './estimates.controller';
 import {
   V1CycleIssuesController,
@@ -100,8 +101,10 @@ import { V1WorkItemShaper } from './work-items.mapper';
     V1CyclesController,
     V1CycleIssuesController,
     V1CycleTransferController,
+    V1CycleArchiveController,
     V1ModulesController,
     V1ModuleIssuesController,
+    V1ModuleArchiveController,
     V1WorkItemsController,
     V1CommentsController,
     V1EstimatesController,

@@ -53,6 +53,7 @@ describe('cycles', () => {
         logo_props: {},
         external_id: null,
         external_source: null,
+        archived_at: null,
         created_at: expect.any(String),
         created_by_id: ten.owner.id,
         progress: { total: 0, backlog: 0, unstarted: 0, started: 0, completed: 0, cancelled: 0, triage: 0 },

@@ -99,9 +99,13 @@ class Fixtures {
         role: 'contributor',
       })
     ).id;
-  cycle = (name = 'Fixture cycle') =>
-    this.once(`cycle:${name}`, async () => (await this.call('POST', `${await this.pr()}/cycles/`, { name })).id);
-  module = async () => (await this.call('POST', `${await this.pr()}/modules/`, { name: 'Fixture module' })).id;
+  cycle = (name = 'Fixture cycle', body: Json = {}) =>
+    this.once(
+      `cycle:${name}`,
+      async () => (await this.call('POST', `${await this.pr()}/cycles/`, { name, ...body })).id,
+    );
+  module = async (status?: string) =>
+    (await this.call('POST', `${await this.pr()}/modules/`, { name: 'Fixture module', status })).id;
   estimate = () =>
     this.once(
       'estimate',
@@ -247,13 +251,17 @@ async function primaryKey(path: string, op: Operation, fx: Fixtures): Promise<st
       return inProject ? fx.projectMembership() : fx.workspaceMembership();
     case 'cycles':
       // A transfer moves the work items of a cycle to another one (EXAMPLE_REFS.cycle).
+      // Only a cycle that has ended can be archived (issue 20).
+      if (op.operationId === 'cycles_archive')
+        return fx.cycle('Ended cycle', { start_date: '2024-01-01T00:00:00Z', end_date: '2024-01-14T00:00:00Z' });
       return fx.cycle(op.operationId.includes('transfer') ? 'Source cycle' : undefined);
     case 'estimates':
       return fx.estimate();
     case 'points':
       return fx.point();
     case 'modules':
-      return fx.module();
+      // Only a completed or cancelled module can be archived (issue 20).
+      return fx.module(op.operationId === 'modules_archive' ? 'completed' : undefined);
     case 'states':
       return path.includes('/workflows/') ? fx.workflowState() : fx.newState();
     case 'state-transitions':

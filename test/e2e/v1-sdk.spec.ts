@@ -399,6 +399,56 @@ describe('v1 through the published Plane Node SDK', () => {
     expect((await sdk.projects.list(ten.slug)).results.map((p) => p.id)).toContain(project.id);
   });
 
+  it('cycles: archive (only an ended cycle), listArchived, writes refused, unArchive (v2 rules)', async () => {
+    const project = await t.project(ten.slug, ten.owner.key);
+    const past = { start_date: '2024-01-01T00:00:00Z', end_date: '2024-01-14T00:00:00Z' };
+    const done = await sdk.cycles.create(ten.slug, project.id, { name: 'Done', ...past } as never);
+    const open = await sdk.cycles.create(ten.slug, project.id, { name: 'Open' } as never);
+    const early = await failure(sdk.cycles.archive(ten.slug, project.id, open.id));
+    expect([early.statusCode, (early.response as { code: string }).code]).toEqual([409, 'not_archivable']);
+    expect(await sdk.cycles.archive(ten.slug, project.id, done.id)).toBeFalsy();
+    expect((await sdk.cycles.list(ten.slug, project.id)).results.map((c) => c.id)).toEqual([open.id]);
+    const archived = await sdk.cycles.listArchived(ten.slug, project.id);
+    expect(archived.results).toEqual([
+      expect.objectContaining({ id: done.id, name: 'Done', archived_at: expect.any(String), project: project.id }),
+    ]);
+    expect(archived.total_results).toBe(1);
+    expect((await failure(sdk.cycles.retrieve(ten.slug, project.id, done.id))).statusCode).toBe(404);
+    const item = await sdk.workItems.create(ten.slug, project.id, { name: 'Late' });
+    const refused = await failure(sdk.cycles.addWorkItemsToCycle(ten.slug, project.id, done.id, [item.id]));
+    expect([refused.statusCode, (refused.response as { code: string }).code]).toEqual([409, 'cycle_archived']);
+    expect(await sdk.cycles.unArchive(ten.slug, project.id, done.id)).toBeFalsy();
+    expect((await sdk.cycles.retrieve(ten.slug, project.id, done.id)).archived_at).toBeNull();
+    expect((await sdk.cycles.listArchived(ten.slug, project.id)).results).toEqual([]);
+    await sdk.cycles.unArchive(ten.slug, project.id, done.id);
+  });
+
+  it('modules: archiveModule (only completed or cancelled), listArchivedModules, unArchiveModule (v2 rules)', async () => {
+    const project = await t.project(ten.slug, ten.owner.key);
+    const mod = await sdk.modules.create(ten.slug, project.id, { name: 'Billing', status: 'in-progress' });
+    const early = await failure(sdk.modules.archiveModule(ten.slug, project.id, mod.id));
+    expect([early.statusCode, (early.response as { code: string }).code]).toEqual([409, 'not_archivable']);
+    await sdk.modules.update(ten.slug, project.id, mod.id, { status: 'cancelled' });
+    expect(await sdk.modules.archiveModule(ten.slug, project.id, mod.id)).toBeFalsy();
+    expect((await sdk.modules.list(ten.slug, project.id)).results).toEqual([]);
+    const archived = await sdk.modules.listArchivedModules(ten.slug, project.id);
+    expect(archived.results).toEqual([
+      expect.objectContaining({
+        id: mod.id,
+        status: 'cancelled',
+        archived_at: expect.any(String),
+        project: project.id,
+      }),
+    ]);
+    const refused = await failure(sdk.modules.update(ten.slug, project.id, mod.id, { name: 'Renamed' }));
+    expect([refused.statusCode, (refused.response as { code: string }).code]).toEqual([409, 'module_archived']);
+    const again = await failure(sdk.modules.archiveModule(ten.slug, project.id, mod.id));
+    expect(again.statusCode).toBe(409);
+    expect(await sdk.modules.unArchiveModule(ten.slug, project.id, mod.id)).toBeFalsy();
+    expect((await sdk.modules.list(ten.slug, project.id)).results.map((m) => m.id)).toEqual([mod.id]);
+    expect((await sdk.modules.listArchivedModules(ten.slug, project.id)).results).toEqual([]);
+  });
+
   it('links: create, retrieve, update, list, delete (v1 names: issue, created_by, project, workspace)', async () => {
     const project = await t.project(ten.slug, ten.owner.key);
     const item = await sdk.workItems.create(ten.slug, project.id, { name: 'Linked' });

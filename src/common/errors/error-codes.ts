@@ -9,6 +9,9 @@ export enum ErrorCode {
   MethodNotAllowed = 'method_not_allowed',
   Conflict = 'conflict',
   ProjectArchived = 'project_archived',
+  CycleArchived = 'cycle_archived',
+  ModuleArchived = 'module_archived',
+  NotArchivable = 'not_archivable',
   WorkItemTypesManagedAtWorkspace = 'work_item_types_managed_at_workspace',
   WorkItemTypesManagedAtProject = 'work_item_types_managed_at_project',
   IdempotencyKeyInUse = 'idempotency_key_in_use',
@@ -133,6 +136,33 @@ export const ERROR_CODES: Record<ErrorCode, ErrorCodeInfo> = {
       detail:
         'The project ENG is archived: its data can be read, not changed. Unarchive it first (POST .../projects/{project_id}/unarchive/).',
     },
+  },
+  [ErrorCode.CycleArchived]: {
+    status: 409,
+    title: 'Cycle archived',
+    when:
+      'A write to an archived cycle: update, delete, adding or removing work items, a transfer from it, archiving it ' +
+      'again. An archived cycle is out of the cycle list and the detail read; GET .../archived-cycles/ lists it.',
+    action: 'Unarchive the cycle (POST .../cycles/{pk}/unarchive/) and retry.',
+    example: { detail: 'The cycle "Sprint 4" is archived: unarchive it first (POST .../cycles/{pk}/unarchive/).' },
+  },
+  [ErrorCode.ModuleArchived]: {
+    status: 409,
+    title: 'Module archived',
+    when:
+      'A write to an archived module: update, delete, adding or removing work items, archiving it again. An ' +
+      'archived module is out of the module list and the detail read; GET .../archived-modules/ lists it.',
+    action: 'Unarchive the module (POST .../modules/{pk}/unarchive/) and retry.',
+    example: { detail: 'The module "Billing" is archived: unarchive it first (POST .../modules/{pk}/unarchive/).' },
+  },
+  [ErrorCode.NotArchivable]: {
+    status: 409,
+    title: 'Not archivable',
+    when:
+      'An archive of a cycle that has not ended (end_date absent or not in the past), or of a module whose status ' +
+      'is neither completed nor cancelled (as in Plane).',
+    action: "Finish it first (a cycle's end_date in the past, a module's status completed or cancelled), then archive.",
+    example: { detail: 'Only a completed cycle can be archived: its end_date must be in the past.' },
   },
   [ErrorCode.WorkItemTypesManagedAtWorkspace]: {
     status: 409,
