@@ -371,8 +371,12 @@ export class WorkflowsRepository {
   // ---- enforcement lookups (one statement each) ----
 
   /** The creation rule of a state (creationRuleSql): true / false, or null when no rule applies. */
-  async creationRule(projectId: string, stateId: string, db: Queryable): Promise<boolean | null> {
-    const rows = await db.query(`SELECT ${creationRuleSql('$1::uuid', '$2::uuid')} AS allowed`, [projectId, stateId]);
+  async creationRule(workspaceId: string, projectId: string, stateId: string, db: Queryable): Promise<boolean | null> {
+    const rows = await db.query(`SELECT ${creationRuleSql('$1::uuid', '$2::uuid', '$3::uuid')} AS allowed`, [
+      projectId,
+      stateId,
+      workspaceId,
+    ]);
     return rows[0].allowed;
   }
 
@@ -381,6 +385,7 @@ export class WorkflowsRepository {
    * is on): how many exist, and the member lists of those leading to `toStateId`.
    */
   async transitionRules(
+    workspaceId: string,
     projectId: string,
     fromStateId: string,
     toStateId: string,
@@ -389,11 +394,11 @@ export class WorkflowsRepository {
     const rows: Array<{ transition_state_id: string; member_ids: string[] }> = await db.query(
       `SELECT t.transition_state_id, t.member_ids
          FROM workflows w
-         JOIN project_features pf ON pf.project_id = w.project_id AND pf.is_workflow_enabled
-         JOIN workflow_states ws ON ws.workflow_id = w.id AND ws.state_id = $2 AND ws.deleted_at IS NULL
-         JOIN workflow_state_transitions t ON t.workflow_state_id = ws.id AND t.deleted_at IS NULL
-        WHERE w.project_id = $1 AND w.is_active AND w.deleted_at IS NULL`,
-      [projectId, fromStateId],
+         JOIN project_features pf ON pf.workspace_id = $3 AND pf.project_id = w.project_id AND pf.is_workflow_enabled
+         JOIN workflow_states ws ON ws.workspace_id = $3 AND ws.workflow_id = w.id AND ws.state_id = $2 AND ws.deleted_at IS NULL
+         JOIN workflow_state_transitions t ON t.workspace_id = $3 AND t.workflow_state_id = ws.id AND t.deleted_at IS NULL
+        WHERE w.workspace_id = $3 AND w.project_id = $1 AND w.is_active AND w.deleted_at IS NULL`,
+      [projectId, fromStateId, workspaceId],
     );
     return {
       total: rows.length,

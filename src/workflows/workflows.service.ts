@@ -50,7 +50,7 @@ export class WorkflowsService {
 
   /** Throws 403 `workflow_transition_denied` when the active workflow forbids creating work items in `stateId`. */
   async assertCreateAllowed(db: Queryable, ctx: ProjectContext, stateId: string): Promise<void> {
-    this.assertCreationRule(await this.repo.creationRule(ctx.project.id, lower(stateId), db));
+    this.assertCreationRule(await this.repo.creationRule(ctx.workspace.id, ctx.project.id, lower(stateId), db));
   }
 
   /** The same 403 for a rule already read (work item creates read it inside their insert: creationRuleSql). */
@@ -73,7 +73,7 @@ export class WorkflowsService {
     const from = lower(fromStateId);
     const to = lower(toStateId);
     if (from === to) return;
-    const { total, matching } = await this.repo.transitionRules(ctx.project.id, from, to, db);
+    const { total, matching } = await this.repo.transitionRules(ctx.workspace.id, ctx.project.id, from, to, db);
     if (total === 0) return;
     if (!matching.length) {
       throw new ProblemException(
