@@ -16,42 +16,42 @@ const WS = process.env.BENCH_WORKSPACE_ID;
 const PROJECT = process.env.BENCH_PROJECT_ID;
 const IDENT = process.env.BENCH_IDENTIFIER;
 
-// The statement the service runs for list page 1 (src/work-items/work-items.repository.ts with runList): the
-// page with its id arrays, and the trigger-maintained live-row counter read by the same statement. The tenant
-// scope is bound as one-row subqueries, as the service binds it, so both keep the same cached generic plan.
-const LIST_SQL = `SELECT page.*,
-  ARRAY(SELECT a.assignee_id FROM work_item_assignees a WHERE a.work_item_id = page.id ORDER BY a.assignee_id) AS assignee_ids,
-  ARRAY(SELECT l.label_id FROM work_item_labels l WHERE l.work_item_id = page.id ORDER BY l.label_id) AS label_ids,
-  (SELECT c FROM (SELECT coalesce(sum(n), 0)::int AS c FROM project_work_item_counts WHERE project_id = $2 AND workspace_id = $1) total) AS "__total"
-  FROM (SELECT w.id, w.name, w.sequence_id, w.priority, w.state_id, w.type_id, w.parent_id,
-               to_char(w.start_date, 'YYYY-MM-DD') AS start_date, to_char(w.target_date, 'YYYY-MM-DD') AS target_date,
-               w.is_draft, w.archived_at, w.created_at, w.created_by_id
-          FROM work_items w
-         WHERE w.workspace_id = (SELECT $1::uuid) AND w.project_id = (SELECT $2::uuid) AND w.deleted_at IS NULL AND w.archived_at IS NULL
-         ORDER BY w.created_at DESC, w.id DESC LIMIT 51) page`;
+// The statement the service runs for list page 1, taken from the compiled repository (as bench/plans.js takes it),
+// not written here: a ceiling with a statement of its own drifted once (it lacked the module_ids subquery and the
+// project_id / cycle_id columns the service had added), so it ran less SQL than the service it measured. The
+// repository's reader records what it is sent; page 1 must be one statement (the counter is read inside it).
+const { resolve } = require('node:path');
+const ROOT = resolve(__dirname, '..');
+const { parseListQuery } = require(resolve(ROOT, 'dist/src/common/pagination/list-query.js'));
+const { WORK_ITEM_LIST } = require(resolve(ROOT, 'dist/src/work-items/work-items.queries.js'));
+const { WorkItemsRepository } = require(resolve(ROOT, 'dist/src/work-items/work-items.repository.js'));
+
+async function servicePageStatement() {
+  const sent = [];
+  const repo = new WorkItemsRepository({ driver: {} });
+  const blank = { id: '00000000-0000-0000-0000-000000000000', __total: 0 };
+  repo.reader = { query: async (text, values) => (sent.push({ text, values: values ?? [] }), [{ ...blank }]) };
+  await repo.list(WS, PROJECT, parseListQuery({ per_page: '50' }, WORK_ITEM_LIST));
+  if (sent.length !== 1) throw new Error(`list page 1 sends ${sent.length} statements; the ceiling expects one`);
+  return sent[0];
+}
+
+/** A row as JSON shows it: every column the statement returns (timestamps as ISO strings), plus the identifier. */
+function rowView(r) {
+  const out = { id: r.id, identifier: `${IDENT}-${r.sequence_id}` };
+  for (const [k, v] of Object.entries(r)) {
+    if (k.startsWith('__')) continue;
+    out[k] = v instanceof Date ? v.toISOString() : v;
+  }
+  out.custom_fields = null;
+  return out;
+}
 
 const app = Fastify({ logger: false });
+let statement;
 app.get('/list', async () => {
-  const { rows } = await pool.query({ name: 'bare_list', text: LIST_SQL, values: [WS, PROJECT] });
-  const data = rows.slice(0, 50).map((r) => ({
-    id: r.id,
-    name: r.name,
-    identifier: `${IDENT}-${r.sequence_id}`,
-    sequence_id: r.sequence_id,
-    priority: r.priority,
-    state_id: r.state_id,
-    type_id: r.type_id,
-    assignee_ids: r.assignee_ids,
-    label_ids: r.label_ids,
-    parent_id: r.parent_id,
-    start_date: r.start_date,
-    target_date: r.target_date,
-    is_draft: r.is_draft,
-    archived_at: r.archived_at ? r.archived_at.toISOString() : null,
-    created_at: r.created_at.toISOString(),
-    created_by_id: r.created_by_id,
-    custom_fields: null,
-  }));
+  const { rows } = await pool.query({ name: 'bare_list', text: statement.text, values: statement.values });
+  const data = rows.slice(0, 50).map(rowView);
   return {
     data,
     next: rows.length > 50 ? 50 : null,
@@ -60,6 +60,7 @@ app.get('/list', async () => {
     pagination: { style: 'offset' },
   };
 });
-app
-  .listen({ port: Number(process.env.PORT || 3998), host: '127.0.0.1' })
+servicePageStatement()
+  .then((st) => (statement = st))
+  .then(() => app.listen({ port: Number(process.env.PORT || 3998), host: '127.0.0.1' }))
   .then(() => process.send && process.send('ready'));

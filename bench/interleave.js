@@ -15,6 +15,8 @@ const NOISY = 0.15;
 async function slice(row, seconds, connections) {
   const r = await autocannon({ connections: row.connections ?? connections, ...row.opts, duration: seconds });
   const took = r.duration > 0 ? r.duration : seconds;
+  // Which statuses failed, so an error count is explained in the log rather than guessed at.
+  if (r.non2xx) process.stderr.write(`[bench] ${row.name}: statuses ${JSON.stringify(r.statusCodeStats)}\n`);
   return {
     rps: r.requests.total / took,
     p50: r.latency.p50,

@@ -15,9 +15,10 @@ const { withDb } = require('./lib');
 
 const ROOT = resolve(__dirname, '..');
 const { parseListQuery } = require(resolve(ROOT, 'dist/src/common/pagination/list-query.js'));
-const { WORK_ITEM_LIST, WORKSPACE_WORK_ITEM_LIST, WorkItemsRepository } = require(
-  resolve(ROOT, 'dist/src/work-items/work-items.repository.js'),
+const { WORK_ITEM_LIST, WORKSPACE_WORK_ITEM_LIST } = require(
+  resolve(ROOT, 'dist/src/work-items/work-items.queries.js'),
 );
+const { WorkItemsRepository } = require(resolve(ROOT, 'dist/src/work-items/work-items.repository.js'));
 
 async function main() {
   const admin = process.env.BENCH_DATABASE_URL;

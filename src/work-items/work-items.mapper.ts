@@ -1,7 +1,8 @@
+import { isoTimestamp } from '../common/database/iso-timestamps';
 import { WorkItemDto } from './work-items.dto';
 import { WorkItemDetailRow, WorkItemRow } from './work-items.repository';
 
-const iso = (d: Date | string | null): string | null => (d ? new Date(d).toISOString() : null);
+const iso = (d: Date | string | null): string | null => (d ? isoTimestamp(d) : null);
 
 /** Row → read shape. `customFields` is null on list rows and archive/unarchive responses. */
 export function mapWorkItem(

@@ -207,8 +207,9 @@ export interface WorkItemRow extends Record<string, unknown> {
   start_date: string | null;
   target_date: string | null;
   is_draft: boolean;
-  archived_at: Date | null;
-  created_at: Date;
+  /** A Date, or the ISO string on list pages (pageReader). */
+  archived_at: Date | string | null;
+  created_at: Date | string;
   created_by_id: string | null;
   assignee_ids: string[];
   label_ids: string[];
@@ -456,11 +457,14 @@ const CHECKED_INSERT_MANY = `WITH r AS (
 export class WorkItemsRepository {
   /** Hot reads outside transactions (list pages, detail reads) go straight to the pool. */
   private readonly reader: Queryable;
+  /** List pages: their rows only feed the mapper, so timestamps arrive as the API's ISO strings (iso-timestamps.ts). */
+  private readonly pageReader: Queryable;
   /** Where deep offset pages of unfiltered lists start (runList, OffsetAnchors): per process, validated per request. */
   private readonly anchors = new OffsetAnchors();
 
   constructor(private readonly ds: DataSource) {
     this.reader = poolReader(ds);
+    this.pageReader = poolReader(ds, { isoTimestamps: true });
   }
 
   /**
@@ -475,7 +479,7 @@ export class WorkItemsRepository {
     if (driver) return this.linkDrivenList(workspaceId, projectId, q, src, driver);
     // Filtered by state, state group and priority only: the total is a sum of counter rows.
     src.filteredCount = statePriorityCount(q, [workspaceId, projectId], '= $2::uuid');
-    return runList<WorkItemRow>(this.reader, WORK_ITEM_LIST, q, src);
+    return runList<WorkItemRow>(this.pageReader, WORK_ITEM_LIST, q, src);
   }
 
   /** The list's source when no link filter drives it: counters and remembered offsets where they apply. */
@@ -524,7 +528,7 @@ export class WorkItemsRepository {
       };
     }
     // Other orderings walk their own work item index, probing the link table (cheap unless the filter is rare).
-    if (q.orderKey !== 'created_at') return runList<WorkItemRow>(this.reader, WORK_ITEM_LIST, q, src);
+    if (q.orderKey !== 'created_at') return runList<WorkItemRow>(this.pageReader, WORK_ITEM_LIST, q, src);
 
     if (!src.filteredCount) {
       // The count keeps the work-item-driven form, which leaves the planner its choice of join.
@@ -546,7 +550,7 @@ export class WorkItemsRepository {
     // generic plan would hash-join every item of the group): 0.8 ms of planning per request.
     const itemFilters = rest.filter((f) => f !== stateGroup);
     return runList<WorkItemRow>(
-      this.reader,
+      this.pageReader,
       LINK_DRIVEN_LIST,
       { ...q, filters: itemFilters },
       {
@@ -590,7 +594,7 @@ export class WorkItemsRepository {
   listWorkspace(workspaceId: string, projectIds: string[], q: ListQuery, arrays: ListArrays = ALL_ARRAYS) {
     const perRow = pageArrays(arrays);
     const leading = [workspaceId, projectIds];
-    return runList<WorkItemRow>(this.reader, WORKSPACE_WORK_ITEM_LIST, q, {
+    return runList<WorkItemRow>(this.pageReader, WORKSPACE_WORK_ITEM_LIST, q, {
       select: COLS,
       from: 'work_items w',
       where: ['w.workspace_id = $1', 'w.project_id = ANY($2::uuid[])', 'w.deleted_at IS NULL', 'w.archived_at IS NULL'],

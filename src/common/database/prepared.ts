@@ -1,6 +1,8 @@
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { Queryable } from '../pagination/sql-params';
+import { ISO_TIMESTAMP_TYPES } from './iso-timestamps';
+import { statementName } from './statement-cache';
 import { scopedClient } from './transaction-scope';
 
 const poolOf = (ds: DataSource): Pool => (ds.driver as unknown as { master: Pool }).master;
@@ -24,8 +26,19 @@ export async function preparedQuery<T>(ds: DataSource, name: string, text: strin
  * `DataSource.query` sets up a query runner per statement, which costs more than the short reads of
  * a list page. Returns the rows of a SELECT (writes keep using the DataSource or a transaction).
  * Inside a transaction scope it reads on the scope's connection, so it sees the scope's writes.
+ * `isoTimestamps`: timestamptz columns arrive as the API's ISO strings (iso-timestamps.ts), for readers whose
+ * rows only feed a mapper; the statement is still named as PreparingClient names it.
  */
-export function poolReader(ds: DataSource): Queryable {
+export function poolReader(ds: DataSource, opts: { isoTimestamps?: boolean } = {}): Queryable {
+  if (opts.isoTimestamps) {
+    return {
+      query: async <T>(sql: string, params?: unknown[]): Promise<T> => {
+        const values = params ?? [];
+        const name = values.length ? statementName(sql) : undefined;
+        return (await target(ds).query({ name, text: sql, values, types: ISO_TIMESTAMP_TYPES })).rows as T;
+      },
+    };
+  }
   return {
     query: async <T>(sql: string, params?: unknown[]): Promise<T> =>
       (await target(ds).query(sql, params as unknown[])).rows as T,
