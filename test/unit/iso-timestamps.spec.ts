@@ -20,6 +20,8 @@ describe('timestamptz text to the API ISO string, without a Date', () => {
     '2026-11-27 04:42:05.309+05:30',
     '2026-11-27 04:42:05-08',
     '2026-11-27 04:42:05.309999+00 BC',
+    '2026-11-27 04:42:05.+00',
+    '12026-11-27 04:42:05+00',
     'infinity',
   ];
 
@@ -51,5 +53,8 @@ describe('timestamptz text to the API ISO string, without a Date', () => {
     expect(isoTimestamp('2026-01-02T03:04:05.600Z')).toBe('2026-01-02T03:04:05.600Z');
     expect(isoTimestamp(new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 600)))).toBe('2026-01-02T03:04:05.600Z');
     expect(isoTimestamp('2026-01-02 03:04:05.6+00')).toBe('2026-01-02T03:04:05.600Z');
+    expect(isoTimestamp('2026-01-02T03:04:05+01:00')).toBe('2026-01-02T02:04:05.000Z');
+    // Not in the passed-through shape (24 characters, T, '.', Z), though it ends in Z: normalised.
+    expect(isoTimestamp('2026-01-02T03:04:05.6Z')).toBe('2026-01-02T03:04:05.600Z');
   });
 });

@@ -246,7 +246,9 @@ export function conditionalResponses(fastify: FastifyInstance): void {
       (req.method === 'GET' || req.rowVersion !== undefined) &&
       String(reply.getHeader('content-type') ?? '').includes('json');
     if (!tagged) return next(null, payload);
-    const hash = digest(payload);
+    // Encoded once: the digest reads these bytes and the socket is handed them (a string would be encoded twice).
+    const body = typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload;
+    const hash = digest(body);
     const tag = req.rowVersion !== undefined ? `"${req.rowVersion}-${hash}"` : `W/"${hash}"`;
     void reply.header('ETag', tag);
     const inm = req.headers['if-none-match'];
@@ -256,6 +258,6 @@ export function conditionalResponses(fastify: FastifyInstance): void {
       reply.removeHeader('content-length');
       return next(null, '');
     }
-    next(null, payload);
+    next(null, body);
   });
 }
