@@ -39,7 +39,7 @@ export interface CommentWrite {
 /** The columns a comment PATCH writes; every update stamps edited_at, even one that changes nothing. */
 const COMMENT_UPDATE: PartialUpdate<CommentWrite> = {
   table: 'work_item_comments',
-  where: 'id = $1',
+  where: 'id = $1 AND workspace_id = $2',
   columns: { comment_html: {}, comment_stripped: {}, access: {}, external_id: {}, external_source: {} },
   stamps: ['edited_at = now()', 'updated_at = now()'],
   always: true,
@@ -130,11 +130,14 @@ export class CommentsRepository {
   }
 
   /** Applies the fields sent and stamps edited_at. */
-  async update(id: string, v: CommentWrite, db: Queryable): Promise<void> {
-    await runPartialUpdate(db, COMMENT_UPDATE, v, new SqlParams([id]));
+  async update(workspaceId: string, id: string, v: CommentWrite, db: Queryable): Promise<void> {
+    await runPartialUpdate(db, COMMENT_UPDATE, v, new SqlParams([id, workspaceId]));
   }
 
-  async softDelete(id: string, db: Queryable): Promise<void> {
-    await db.query(`UPDATE work_item_comments SET deleted_at = now() WHERE id = $1`, [id]);
+  async softDelete(workspaceId: string, id: string, db: Queryable): Promise<void> {
+    await db.query(`UPDATE work_item_comments SET deleted_at = now() WHERE workspace_id = $2 AND id = $1`, [
+      id,
+      workspaceId,
+    ]);
   }
 }

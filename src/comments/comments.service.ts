@@ -85,6 +85,7 @@ export class CommentsService {
       const before = await this.lockComment(ctx, workItemId, id, tx);
       await setActivityActor(tx, ctx.principal.userId);
       await this.repo.update(
+        ctx.workspace.id,
         id,
         {
           comment_html: clean?.html,
@@ -111,7 +112,7 @@ export class CommentsService {
         throw ProblemException.forbidden("Only the comment's author or a project admin may delete it.");
       }
       await setActivityActor(tx, ctx.principal.userId);
-      await this.repo.softDelete(id, tx);
+      await this.repo.softDelete(ctx.workspace.id, id, tx);
       await this.outbox.record(tx, changeEvent(ctx, 'workitem.comment.deleted', mapComment(row)));
     });
   }

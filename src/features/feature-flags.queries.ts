@@ -51,8 +51,8 @@ export class FeatureFlags {
       [workspaceId, projectId],
     );
     const rows = await db.query(
-      `SELECT * FROM project_features WHERE project_id = $1${forUpdate ? ' FOR UPDATE' : ''}`,
-      [projectId],
+      `SELECT * FROM project_features WHERE workspace_id = $1 AND project_id = $2${forUpdate ? ' FOR UPDATE' : ''}`,
+      [workspaceId, projectId],
     );
     return rows[0];
   }

@@ -45,7 +45,7 @@ function scopeWhere(s: LabelScope, alias = 'l'): { where: string[]; params: SqlP
 /** The columns a label PATCH writes (the allow-list of its partial update). */
 const LABEL_UPDATE: PartialUpdate<LabelWrite> = {
   table: 'labels',
-  where: 'id = $1',
+  where: 'id = $1 AND workspace_id = $2',
   columns: {
     name: {},
     color: {},
@@ -135,8 +135,8 @@ export class LabelsRepository {
     return rows[0];
   }
 
-  async update(id: string, v: LabelWrite, db: Queryable): Promise<void> {
-    await runPartialUpdate(db, LABEL_UPDATE, v, new SqlParams([id]));
+  async update(workspaceId: string, id: string, v: LabelWrite, db: Queryable): Promise<void> {
+    await runPartialUpdate(db, LABEL_UPDATE, v, new SqlParams([id, workspaceId]));
   }
 
   /** Removes the label from every work item carrying it (gap-reference 3.4: items otherwise untouched), in the delete's transaction. */

@@ -64,7 +64,7 @@ export class LabelsService {
       }
       if (dto.parent_id !== undefined)
         v.parent_id = dto.parent_id === null ? null : await this.checkParent(s, dto.parent_id.toLowerCase(), id, tx);
-      await this.repo.update(id, v, tx);
+      await this.repo.update(s.workspaceId, id, v, tx);
       return mapLabel((await this.repo.get(s, id, tx))!);
     });
   }

@@ -7,8 +7,8 @@ export type SummaryCount = (typeof SUMMARY_COUNTS)[number];
 
 /** One scalar subquery per count, each an index range of its table's project index (or a counter sum). */
 const COUNT_SQL: Record<SummaryCount, string> = {
-  members: `SELECT count(*)::int FROM project_members WHERE project_id = $2 AND deleted_at IS NULL`,
-  states: `SELECT count(*)::int FROM states WHERE project_id = $2 AND deleted_at IS NULL`,
+  members: `SELECT count(*)::int FROM project_members WHERE workspace_id = $1 AND project_id = $2 AND deleted_at IS NULL`,
+  states: `SELECT count(*)::int FROM states WHERE workspace_id = $1 AND project_id = $2 AND deleted_at IS NULL`,
   labels: `SELECT count(*)::int FROM labels WHERE workspace_id = $1 AND project_id = $2 AND deleted_at IS NULL`,
   cycles: `SELECT count(*)::int FROM cycles WHERE workspace_id = $1 AND project_id = $2 AND deleted_at IS NULL`,
   modules: `SELECT count(*)::int FROM modules WHERE workspace_id = $1 AND project_id = $2 AND deleted_at IS NULL`,
@@ -23,7 +23,8 @@ const COUNT_SQL: Record<SummaryCount, string> = {
 const BREAKDOWN_SQL = `
   SELECT
     (SELECT coalesce(jsonb_object_agg(g, n), '{}') FROM (
-       SELECT s."group" AS g, sum(k.n)::int AS n FROM work_item_state_priority_counts k JOIN states s ON s.id = k.state_id
+       SELECT s."group" AS g, sum(k.n)::int AS n FROM work_item_state_priority_counts k JOIN states s
+         ON s.workspace_id = k.workspace_id AND s.id = k.state_id
         WHERE k.workspace_id = $1 AND k.project_id = $2 GROUP BY s."group" HAVING sum(k.n) > 0) x) AS by_state_group,
     (SELECT coalesce(jsonb_object_agg(priority, n), '{}') FROM (
        SELECT k.priority, sum(k.n)::int AS n FROM work_item_state_priority_counts k
@@ -33,11 +34,12 @@ const BREAKDOWN_SQL = `
         WHERE k.workspace_id = $1 AND k.project_id = $2 GROUP BY k.assignee_id HAVING sum(k.n) > 0) x) AS by_assignee,
     (SELECT coalesce(jsonb_object_agg(c.id, n), '{}') FROM (
        SELECT c.id, (SELECT count(*)::int FROM work_items w
-                      WHERE w.cycle_id = c.id AND w.deleted_at IS NULL AND w.archived_at IS NULL) AS n
+                      WHERE w.workspace_id = $1 AND w.cycle_id = c.id AND w.deleted_at IS NULL AND w.archived_at IS NULL) AS n
          FROM cycles c WHERE c.workspace_id = $1 AND c.project_id = $2 AND c.deleted_at IS NULL) c WHERE n > 0) AS by_cycle,
     (SELECT coalesce(jsonb_object_agg(m.id, n), '{}') FROM (
-       SELECT m.id, (SELECT count(*)::int FROM module_work_items l JOIN work_items w ON w.id = l.work_item_id
-                      WHERE l.module_id = m.id AND w.deleted_at IS NULL AND w.archived_at IS NULL) AS n
+       SELECT m.id, (SELECT count(*)::int FROM module_work_items l
+                        JOIN work_items w ON w.workspace_id = l.workspace_id AND w.id = l.work_item_id
+                      WHERE l.workspace_id = $1 AND l.module_id = m.id AND w.deleted_at IS NULL AND w.archived_at IS NULL) AS n
          FROM modules m WHERE m.workspace_id = $1 AND m.project_id = $2 AND m.deleted_at IS NULL) m WHERE n > 0) AS by_module`;
 
 export interface WorkItemBreakdown {

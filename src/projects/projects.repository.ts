@@ -65,7 +65,8 @@ export class ProjectsRepository {
       where.push('p.archived_at IS NULL');
     if (!seesAll) {
       where.push(
-        `EXISTS (SELECT 1 FROM project_members pm WHERE pm.project_id = p.id AND pm.member_id = ${p.add(userId)} AND pm.deleted_at IS NULL)`,
+        `EXISTS (SELECT 1 FROM project_members pm
+           WHERE pm.workspace_id = p.workspace_id AND pm.project_id = p.id AND pm.member_id = ${p.add(userId)} AND pm.deleted_at IS NULL)`,
       );
     }
     return runList<ProjectRow>(this.ds, PROJECT_LIST, q, { select: COLS, from: 'projects p', where, params: p });

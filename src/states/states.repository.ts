@@ -56,7 +56,7 @@ export interface StateWrite {
 /** The columns a state PATCH writes (the allow-list of its partial update). */
 const STATE_UPDATE: PartialUpdate<StateWrite> = {
   table: 'states',
-  where: 'id = $1',
+  where: 'id = $1 AND workspace_id = $2',
   columns: {
     name: {},
     color: {},
@@ -97,10 +97,17 @@ export class StatesRepository {
     return rows[0] ?? null;
   }
 
-  async nameTaken(projectId: string, name: string, exceptId: string | null, db: Queryable): Promise<boolean> {
+  async nameTaken(
+    workspaceId: string,
+    projectId: string,
+    name: string,
+    exceptId: string | null,
+    db: Queryable,
+  ): Promise<boolean> {
     const rows = await db.query(
-      `SELECT 1 FROM states WHERE project_id = $1 AND name = $2 AND deleted_at IS NULL AND ($3::uuid IS NULL OR id <> $3)`,
-      [projectId, name, exceptId],
+      `SELECT 1 FROM states
+        WHERE workspace_id = $4 AND project_id = $1 AND name = $2 AND deleted_at IS NULL AND ($3::uuid IS NULL OR id <> $3)`,
+      [projectId, name, exceptId, workspaceId],
     );
     return rows.length > 0;
   }
@@ -113,18 +120,20 @@ export class StatesRepository {
     await db.query(`SELECT pg_advisory_xact_lock(hashtext('states:' || $1::text))`, [projectId]);
   }
 
-  async nextSequence(projectId: string, db: Queryable): Promise<number> {
+  async nextSequence(workspaceId: string, projectId: string, db: Queryable): Promise<number> {
     const rows = await db.query(
-      `SELECT COALESCE(max(sequence), 0) + ${SEQUENCE_STEP} AS seq FROM states WHERE project_id = $1 AND deleted_at IS NULL`,
-      [projectId],
+      `SELECT COALESCE(max(sequence), 0) + ${SEQUENCE_STEP} AS seq FROM states
+        WHERE workspace_id = $2 AND project_id = $1 AND deleted_at IS NULL`,
+      [projectId, workspaceId],
     );
     return Number(rows[0].seq);
   }
 
-  async clearDefault(projectId: string, db: Queryable): Promise<void> {
+  async clearDefault(workspaceId: string, projectId: string, db: Queryable): Promise<void> {
     await db.query(
-      `UPDATE states SET is_default = false, updated_at = now() WHERE project_id = $1 AND is_default AND deleted_at IS NULL`,
-      [projectId],
+      `UPDATE states SET is_default = false, updated_at = now()
+        WHERE workspace_id = $2 AND project_id = $1 AND is_default AND deleted_at IS NULL`,
+      [projectId, workspaceId],
     );
   }
 
@@ -156,8 +165,8 @@ export class StatesRepository {
     return rows[0];
   }
 
-  async update(id: string, v: StateWrite, db: Queryable): Promise<void> {
-    await runPartialUpdate(db, STATE_UPDATE, v, new SqlParams([id]));
+  async update(workspaceId: string, id: string, v: StateWrite, db: Queryable): Promise<void> {
+    await runPartialUpdate(db, STATE_UPDATE, v, new SqlParams([id, workspaceId]));
   }
 
   /**
@@ -177,19 +186,25 @@ export class StatesRepository {
    * transitions, and every transition leading to it) go with it, so no rule refers to a state that
    * no longer exists.
    */
-  async softDelete(id: string, db: Queryable): Promise<void> {
-    await db.query(`UPDATE states SET deleted_at = now() WHERE id = $1`, [id]);
+  async softDelete(workspaceId: string, id: string, db: Queryable): Promise<void> {
+    const p = [id, workspaceId];
+    await db.query(`UPDATE states SET deleted_at = now() WHERE workspace_id = $2 AND id = $1`, p);
     await db.query(
       `UPDATE workflow_state_transitions SET deleted_at = now()
-        WHERE deleted_at IS NULL
+        WHERE workspace_id = $2 AND deleted_at IS NULL
           AND (transition_state_id = $1
-               OR workflow_state_id IN (SELECT id FROM workflow_states WHERE state_id = $1 AND deleted_at IS NULL))`,
-      [id],
+               OR workflow_state_id IN (SELECT id FROM workflow_states
+                                         WHERE workspace_id = $2 AND state_id = $1 AND deleted_at IS NULL))`,
+      p,
     );
     await db.query(
-      `UPDATE workflow_state_transitions SET rejection_state_id = NULL WHERE rejection_state_id = $1 AND deleted_at IS NULL`,
-      [id],
+      `UPDATE workflow_state_transitions SET rejection_state_id = NULL
+        WHERE workspace_id = $2 AND rejection_state_id = $1 AND deleted_at IS NULL`,
+      p,
     );
-    await db.query(`UPDATE workflow_states SET deleted_at = now() WHERE state_id = $1 AND deleted_at IS NULL`, [id]);
+    await db.query(
+      `UPDATE workflow_states SET deleted_at = now() WHERE workspace_id = $2 AND state_id = $1 AND deleted_at IS NULL`,
+      p,
+    );
   }
 }

@@ -39,10 +39,10 @@ export class StatesService {
       const projectId = ctx.project.id;
       const name = cleanName(dto.name);
       await this.repo.lockProjectStates(projectId, tx);
-      await assertNameFree(this.repo.nameTaken(projectId, name, null, tx), 'state', name);
+      await assertNameFree(this.repo.nameTaken(ctx.workspace.id, projectId, name, null, tx), 'state', name);
       await assertExternalPairFree(tx, 'states', { workspaceId: ctx.workspace.id, projectId }, dto, null);
       const isDefault = dto.is_default === true;
-      if (isDefault) await this.repo.clearDefault(projectId, tx);
+      if (isDefault) await this.repo.clearDefault(ctx.workspace.id, projectId, tx);
       const row = await this.repo.insert(
         ctx.workspace.id,
         projectId,
@@ -51,7 +51,7 @@ export class StatesService {
           name,
           color: dto.color,
           group: dto.group ?? 'backlog',
-          sequence: dto.sequence ?? (await this.repo.nextSequence(projectId, tx)),
+          sequence: dto.sequence ?? (await this.repo.nextSequence(ctx.workspace.id, projectId, tx)),
           is_default: isDefault,
         },
         ctx.principal.userId,
@@ -71,7 +71,7 @@ export class StatesService {
       const v: StateWrite = { ...this.writable(dto), color: dto.color, group: dto.group, sequence: dto.sequence };
       if (dto.name !== undefined) {
         v.name = cleanName(dto.name);
-        await assertNameFree(this.repo.nameTaken(projectId, v.name, id, tx), 'state', v.name);
+        await assertNameFree(this.repo.nameTaken(ctx.workspace.id, projectId, v.name, id, tx), 'state', v.name);
       }
       if (dto.is_default === false && current.is_default) {
         throw ProblemException.validation(
@@ -80,10 +80,10 @@ export class StatesService {
         );
       }
       if (dto.is_default === true && !current.is_default) {
-        await this.repo.clearDefault(projectId, tx);
+        await this.repo.clearDefault(ctx.workspace.id, projectId, tx);
         v.is_default = true;
       }
-      await this.repo.update(id, v, tx);
+      await this.repo.update(ctx.workspace.id, id, v, tx);
       return mapState((await this.repo.get(ctx.workspace.id, projectId, id, tx))!);
     });
   }
@@ -99,7 +99,7 @@ export class StatesService {
       if (await this.repo.hasWorkItems(ctx.workspace.id, projectId, id, tx)) {
         throw ProblemException.conflict('This state still has work items in it.');
       }
-      await this.repo.softDelete(id, tx);
+      await this.repo.softDelete(ctx.workspace.id, id, tx);
     });
   }
 

@@ -35,8 +35,9 @@ export interface RelationEnd extends Record<string, unknown> {
 
 /** SQL: work item `w` is live (item and project) and in a project whose items the viewer ($3 user, $4 all) reads. */
 const VISIBLE = (w: string) => `${w}.deleted_at IS NULL
-  AND EXISTS (SELECT 1 FROM projects vp WHERE vp.id = ${w}.project_id AND vp.deleted_at IS NULL)
-  AND ($4::boolean OR EXISTS (SELECT 1 FROM project_members rp WHERE rp.project_id = ${w}.project_id AND rp.member_id = $3::uuid
+  AND EXISTS (SELECT 1 FROM projects vp WHERE vp.workspace_id = ${w}.workspace_id AND vp.id = ${w}.project_id AND vp.deleted_at IS NULL)
+  AND ($4::boolean OR EXISTS (SELECT 1 FROM project_members rp
+       WHERE rp.workspace_id = ${w}.workspace_id AND rp.project_id = ${w}.project_id AND rp.member_id = $3::uuid
        AND rp.deleted_at IS NULL AND rp.role IN (${WORK_ITEM_READER_ROLES.map((r) => `'${r}'`).join(', ')})))`;
 
 const KEY = `COALESCE(r.definition_id::text, r.dependency_type)`;

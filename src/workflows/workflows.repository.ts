@@ -24,7 +24,7 @@ export interface WorkflowWrite {
 /** The columns a workflow PATCH writes (the allow-list of its partial update). */
 const WORKFLOW_UPDATE: PartialUpdate<WorkflowWrite> = {
   table: 'workflows',
-  where: 'id = $1',
+  where: 'id = $1 AND workspace_id = $2',
   columns: { name: {}, description: { nullAs: '' }, work_item_type_ids: { cast: 'uuid[]' } },
 };
 
@@ -35,7 +35,7 @@ export interface WorkflowStateWrite {
 
 const WORKFLOW_STATE_UPDATE: PartialUpdate<WorkflowStateWrite> = {
   table: 'workflow_states',
-  where: 'id = $1',
+  where: 'id = $1 AND workspace_id = $2',
   columns: { state_id: {}, allow_issue_creation: {} },
 };
 
@@ -48,7 +48,7 @@ export interface TransitionWrite {
 
 const TRANSITION_UPDATE: PartialUpdate<TransitionWrite> = {
   table: 'workflow_state_transitions',
-  where: 'id = $1',
+  where: 'id = $1 AND workspace_id = $2',
   columns: { transition_state_id: {}, rejection_state_id: {}, required_approvals: {}, member_ids: { cast: 'uuid[]' } },
 };
 
@@ -87,10 +87,17 @@ export class WorkflowsRepository {
     return rows[0] ?? null;
   }
 
-  async nameTaken(projectId: string, name: string, exceptId: string | null, db: Queryable): Promise<boolean> {
+  async nameTaken(
+    workspaceId: string,
+    projectId: string,
+    name: string,
+    exceptId: string | null,
+    db: Queryable,
+  ): Promise<boolean> {
     const rows = await db.query(
-      `SELECT 1 FROM workflows WHERE project_id = $1 AND name = $2 AND deleted_at IS NULL AND ($3::uuid IS NULL OR id <> $3)`,
-      [projectId, name, exceptId],
+      `SELECT 1 FROM workflows
+        WHERE workspace_id = $4 AND project_id = $1 AND name = $2 AND deleted_at IS NULL AND ($3::uuid IS NULL OR id <> $3)`,
+      [projectId, name, exceptId, workspaceId],
     );
     return rows.length > 0;
   }
@@ -110,12 +117,13 @@ export class WorkflowsRepository {
     return rows[0];
   }
 
-  async update(id: string, v: WorkflowWrite, db: Queryable): Promise<void> {
-    await runPartialUpdate(db, WORKFLOW_UPDATE, v, new SqlParams([id]));
+  async update(workspaceId: string, id: string, v: WorkflowWrite, db: Queryable): Promise<void> {
+    await runPartialUpdate(db, WORKFLOW_UPDATE, v, new SqlParams([id, workspaceId]));
   }
 
   /** Sets a flag (is_active / is_default) on `id`; setting it true clears it on the project's other workflows first. */
   async setFlag(
+    workspaceId: string,
     projectId: string,
     id: string,
     flag: 'is_active' | 'is_default',
@@ -124,23 +132,34 @@ export class WorkflowsRepository {
   ): Promise<void> {
     if (value) {
       await db.query(
-        `UPDATE workflows SET "${flag}" = false, updated_at = now() WHERE project_id = $1 AND id <> $2 AND "${flag}" AND deleted_at IS NULL`,
-        [projectId, id],
+        `UPDATE workflows SET "${flag}" = false, updated_at = now()
+          WHERE workspace_id = $3 AND project_id = $1 AND id <> $2 AND "${flag}" AND deleted_at IS NULL`,
+        [projectId, id, workspaceId],
       );
     }
-    await db.query(`UPDATE workflows SET "${flag}" = $2, updated_at = now() WHERE id = $1`, [id, value]);
+    await db.query(`UPDATE workflows SET "${flag}" = $2, updated_at = now() WHERE workspace_id = $3 AND id = $1`, [
+      id,
+      value,
+      workspaceId,
+    ]);
   }
 
   /** Soft-deletes a workflow with its states and transitions. */
-  async softDelete(id: string, db: Queryable): Promise<void> {
+  async softDelete(workspaceId: string, id: string, db: Queryable): Promise<void> {
+    const p = [id, workspaceId];
     await db.query(
-      `UPDATE workflow_state_transitions SET deleted_at = now() WHERE workflow_id = $1 AND deleted_at IS NULL`,
-      [id],
+      `UPDATE workflow_state_transitions SET deleted_at = now()
+        WHERE workspace_id = $2 AND workflow_id = $1 AND deleted_at IS NULL`,
+      p,
     );
-    await db.query(`UPDATE workflow_states SET deleted_at = now() WHERE workflow_id = $1 AND deleted_at IS NULL`, [id]);
-    await db.query(`UPDATE workflows SET deleted_at = now(), is_active = false, is_default = false WHERE id = $1`, [
-      id,
-    ]);
+    await db.query(
+      `UPDATE workflow_states SET deleted_at = now() WHERE workspace_id = $2 AND workflow_id = $1 AND deleted_at IS NULL`,
+      p,
+    );
+    await db.query(
+      `UPDATE workflows SET deleted_at = now(), is_active = false, is_default = false WHERE workspace_id = $2 AND id = $1`,
+      p,
+    );
   }
 
   // ---- workflow states ----
@@ -167,10 +186,17 @@ export class WorkflowsRepository {
     return rows[0] ?? null;
   }
 
-  async stateRowFor(workflowId: string, stateId: string, exceptId: string | null, db: Queryable): Promise<boolean> {
+  async stateRowFor(
+    workspaceId: string,
+    workflowId: string,
+    stateId: string,
+    exceptId: string | null,
+    db: Queryable,
+  ): Promise<boolean> {
     const rows = await db.query(
-      `SELECT 1 FROM workflow_states WHERE workflow_id = $1 AND state_id = $2 AND deleted_at IS NULL AND ($3::uuid IS NULL OR id <> $3)`,
-      [workflowId, stateId, exceptId],
+      `SELECT 1 FROM workflow_states
+        WHERE workspace_id = $4 AND workflow_id = $1 AND state_id = $2 AND deleted_at IS NULL AND ($3::uuid IS NULL OR id <> $3)`,
+      [workflowId, stateId, exceptId, workspaceId],
     );
     return rows.length > 0;
   }
@@ -222,34 +248,55 @@ export class WorkflowsRepository {
     return { rows, created: new Set(inserted.map((r) => r.id)) };
   }
 
-  async updateState(id: string, v: WorkflowStateWrite, db: Queryable): Promise<void> {
-    await runPartialUpdate(db, WORKFLOW_STATE_UPDATE, v, new SqlParams([id]));
+  async updateState(workspaceId: string, id: string, v: WorkflowStateWrite, db: Queryable): Promise<void> {
+    await runPartialUpdate(db, WORKFLOW_STATE_UPDATE, v, new SqlParams([id, workspaceId]));
   }
 
-  async setStateDefault(workflowId: string, id: string, value: boolean, db: Queryable): Promise<void> {
+  async setStateDefault(
+    workspaceId: string,
+    workflowId: string,
+    id: string,
+    value: boolean,
+    db: Queryable,
+  ): Promise<void> {
     if (value) {
       await db.query(
-        `UPDATE workflow_states SET is_default = false, updated_at = now() WHERE workflow_id = $1 AND id <> $2 AND is_default AND deleted_at IS NULL`,
-        [workflowId, id],
+        `UPDATE workflow_states SET is_default = false, updated_at = now()
+          WHERE workspace_id = $3 AND workflow_id = $1 AND id <> $2 AND is_default AND deleted_at IS NULL`,
+        [workflowId, id, workspaceId],
       );
     }
-    await db.query(`UPDATE workflow_states SET is_default = $2, updated_at = now() WHERE id = $1`, [id, value]);
+    await db.query(
+      `UPDATE workflow_states SET is_default = $2, updated_at = now() WHERE workspace_id = $3 AND id = $1`,
+      [id, value, workspaceId],
+    );
   }
 
   /** Soft-deletes a workflow state with its outgoing transitions. */
-  async softDeleteState(id: string, db: Queryable): Promise<void> {
+  async softDeleteState(workspaceId: string, id: string, db: Queryable): Promise<void> {
+    const p = [id, workspaceId];
     await db.query(
-      `UPDATE workflow_state_transitions SET deleted_at = now() WHERE workflow_state_id = $1 AND deleted_at IS NULL`,
-      [id],
+      `UPDATE workflow_state_transitions SET deleted_at = now()
+        WHERE workspace_id = $2 AND workflow_state_id = $1 AND deleted_at IS NULL`,
+      p,
     );
-    await db.query(`UPDATE workflow_states SET deleted_at = now(), is_default = false WHERE id = $1`, [id]);
+    await db.query(
+      `UPDATE workflow_states SET deleted_at = now(), is_default = false WHERE workspace_id = $2 AND id = $1`,
+      p,
+    );
   }
 
   /** When a workflow state changes state_id, its outgoing transitions that would now lead to itself go. */
-  async dropSelfTransitions(workflowStateId: string, stateId: string, db: Queryable): Promise<void> {
+  async dropSelfTransitions(
+    workspaceId: string,
+    workflowStateId: string,
+    stateId: string,
+    db: Queryable,
+  ): Promise<void> {
     await db.query(
-      `UPDATE workflow_state_transitions SET deleted_at = now() WHERE workflow_state_id = $1 AND transition_state_id = $2 AND deleted_at IS NULL`,
-      [workflowStateId, stateId],
+      `UPDATE workflow_state_transitions SET deleted_at = now()
+        WHERE workspace_id = $3 AND workflow_state_id = $1 AND transition_state_id = $2 AND deleted_at IS NULL`,
+      [workflowStateId, stateId, workspaceId],
     );
   }
 
@@ -278,14 +325,17 @@ export class WorkflowsRepository {
   }
 
   async transitionExists(
+    workspaceId: string,
     workflowStateId: string,
     targetStateId: string,
     exceptId: string | null,
     db: Queryable,
   ): Promise<boolean> {
     const rows = await db.query(
-      `SELECT 1 FROM workflow_state_transitions WHERE workflow_state_id = $1 AND transition_state_id = $2 AND deleted_at IS NULL AND ($3::uuid IS NULL OR id <> $3)`,
-      [workflowStateId, targetStateId, exceptId],
+      `SELECT 1 FROM workflow_state_transitions
+        WHERE workspace_id = $4 AND workflow_state_id = $1 AND transition_state_id = $2 AND deleted_at IS NULL
+          AND ($3::uuid IS NULL OR id <> $3)`,
+      [workflowStateId, targetStateId, exceptId, workspaceId],
     );
     return rows.length > 0;
   }
@@ -323,12 +373,15 @@ export class WorkflowsRepository {
     return rows[0];
   }
 
-  async updateTransition(id: string, v: TransitionWrite, db: Queryable): Promise<void> {
-    await runPartialUpdate(db, TRANSITION_UPDATE, v, new SqlParams([id]));
+  async updateTransition(workspaceId: string, id: string, v: TransitionWrite, db: Queryable): Promise<void> {
+    await runPartialUpdate(db, TRANSITION_UPDATE, v, new SqlParams([id, workspaceId]));
   }
 
-  async softDeleteTransition(id: string, db: Queryable): Promise<void> {
-    await db.query(`UPDATE workflow_state_transitions SET deleted_at = now() WHERE id = $1`, [id]);
+  async softDeleteTransition(workspaceId: string, id: string, db: Queryable): Promise<void> {
+    await db.query(`UPDATE workflow_state_transitions SET deleted_at = now() WHERE workspace_id = $2 AND id = $1`, [
+      id,
+      workspaceId,
+    ]);
   }
 
   // ---- references ----
@@ -360,7 +413,7 @@ export class WorkflowsRepository {
     if (!ids.length) return [];
     const rows: Array<{ id: string }> = await db.query(
       `SELECT u.id FROM unnest($3::uuid[]) AS u(id)
-        WHERE NOT EXISTS (SELECT 1 FROM project_members pm WHERE pm.project_id = $2 AND pm.member_id = u.id AND pm.deleted_at IS NULL)
+        WHERE NOT EXISTS (SELECT 1 FROM project_members pm WHERE pm.workspace_id = $1 AND pm.project_id = $2 AND pm.member_id = u.id AND pm.deleted_at IS NULL)
           AND NOT EXISTS (SELECT 1 FROM workspace_members wm WHERE wm.workspace_id = $1 AND wm.member_id = u.id AND wm.deleted_at IS NULL
                             AND wm.is_active AND wm.role IN ('owner', 'admin'))`,
       [workspaceId, projectId, ids],
@@ -371,8 +424,12 @@ export class WorkflowsRepository {
   // ---- enforcement lookups (one statement each) ----
 
   /** The creation rule of a state (creationRuleSql): true / false, or null when no rule applies. */
-  async creationRule(projectId: string, stateId: string, db: Queryable): Promise<boolean | null> {
-    const rows = await db.query(`SELECT ${creationRuleSql('$1::uuid', '$2::uuid')} AS allowed`, [projectId, stateId]);
+  async creationRule(workspaceId: string, projectId: string, stateId: string, db: Queryable): Promise<boolean | null> {
+    const rows = await db.query(`SELECT ${creationRuleSql('$1::uuid', '$2::uuid', '$3::uuid')} AS allowed`, [
+      projectId,
+      stateId,
+      workspaceId,
+    ]);
     return rows[0].allowed;
   }
 
@@ -381,6 +438,7 @@ export class WorkflowsRepository {
    * is on): how many exist, and the member lists of those leading to `toStateId`.
    */
   async transitionRules(
+    workspaceId: string,
     projectId: string,
     fromStateId: string,
     toStateId: string,
@@ -389,11 +447,11 @@ export class WorkflowsRepository {
     const rows: Array<{ transition_state_id: string; member_ids: string[] }> = await db.query(
       `SELECT t.transition_state_id, t.member_ids
          FROM workflows w
-         JOIN project_features pf ON pf.project_id = w.project_id AND pf.is_workflow_enabled
-         JOIN workflow_states ws ON ws.workflow_id = w.id AND ws.state_id = $2 AND ws.deleted_at IS NULL
-         JOIN workflow_state_transitions t ON t.workflow_state_id = ws.id AND t.deleted_at IS NULL
-        WHERE w.project_id = $1 AND w.is_active AND w.deleted_at IS NULL`,
-      [projectId, fromStateId],
+         JOIN project_features pf ON pf.workspace_id = $3 AND pf.project_id = w.project_id AND pf.is_workflow_enabled
+         JOIN workflow_states ws ON ws.workspace_id = $3 AND ws.workflow_id = w.id AND ws.state_id = $2 AND ws.deleted_at IS NULL
+         JOIN workflow_state_transitions t ON t.workspace_id = $3 AND t.workflow_state_id = ws.id AND t.deleted_at IS NULL
+        WHERE w.workspace_id = $3 AND w.project_id = $1 AND w.is_active AND w.deleted_at IS NULL`,
+      [projectId, fromStateId, workspaceId],
     );
     return {
       total: rows.length,

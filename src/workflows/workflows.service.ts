@@ -50,7 +50,7 @@ export class WorkflowsService {
 
   /** Throws 403 `workflow_transition_denied` when the active workflow forbids creating work items in `stateId`. */
   async assertCreateAllowed(db: Queryable, ctx: ProjectContext, stateId: string): Promise<void> {
-    this.assertCreationRule(await this.repo.creationRule(ctx.project.id, lower(stateId), db));
+    this.assertCreationRule(await this.repo.creationRule(ctx.workspace.id, ctx.project.id, lower(stateId), db));
   }
 
   /** The same 403 for a rule already read (work item creates read it inside their insert: creationRuleSql). */
@@ -73,7 +73,7 @@ export class WorkflowsService {
     const from = lower(fromStateId);
     const to = lower(toStateId);
     if (from === to) return;
-    const { total, matching } = await this.repo.transitionRules(ctx.project.id, from, to, db);
+    const { total, matching } = await this.repo.transitionRules(ctx.workspace.id, ctx.project.id, from, to, db);
     if (total === 0) return;
     if (!matching.length) {
       throw new ProblemException(
@@ -106,7 +106,7 @@ export class WorkflowsService {
       const projectId = ctx.project.id;
       await this.repo.lockProject(projectId, tx);
       const name = cleanName(dto.name);
-      await assertNameFree(this.repo.nameTaken(projectId, name, null, tx), 'workflow', name);
+      await assertNameFree(this.repo.nameTaken(ctx.workspace.id, projectId, name, null, tx), 'workflow', name);
       const row = await this.repo.insert(
         ctx.workspace.id,
         projectId,
@@ -118,8 +118,8 @@ export class WorkflowsService {
         ctx.principal.userId,
         tx,
       );
-      if (dto.is_active) await this.repo.setFlag(projectId, row.id, 'is_active', true, tx);
-      if (dto.is_default) await this.repo.setFlag(projectId, row.id, 'is_default', true, tx);
+      if (dto.is_active) await this.repo.setFlag(ctx.workspace.id, projectId, row.id, 'is_active', true, tx);
+      if (dto.is_default) await this.repo.setFlag(ctx.workspace.id, projectId, row.id, 'is_default', true, tx);
       const created = mapWorkflow((await this.repo.get(ctx.workspace.id, projectId, row.id, tx))!);
       await this.record(tx, ctx, 'workflow.created', created, null, created, 'workflow.created');
       return created;
@@ -134,9 +134,10 @@ export class WorkflowsService {
       let name: string | undefined;
       if (dto.name !== undefined) {
         name = cleanName(dto.name);
-        await assertNameFree(this.repo.nameTaken(projectId, name, id, tx), 'workflow', name);
+        await assertNameFree(this.repo.nameTaken(ctx.workspace.id, projectId, name, id, tx), 'workflow', name);
       }
       await this.repo.update(
+        ctx.workspace.id,
         id,
         {
           name,
@@ -147,9 +148,9 @@ export class WorkflowsService {
         tx,
       );
       if (dto.is_active !== undefined && dto.is_active !== current.is_active)
-        await this.repo.setFlag(projectId, id, 'is_active', dto.is_active, tx);
+        await this.repo.setFlag(ctx.workspace.id, projectId, id, 'is_active', dto.is_active, tx);
       if (dto.is_default !== undefined && dto.is_default !== current.is_default)
-        await this.repo.setFlag(projectId, id, 'is_default', dto.is_default, tx);
+        await this.repo.setFlag(ctx.workspace.id, projectId, id, 'is_default', dto.is_default, tx);
       const updated = mapWorkflow((await this.repo.get(ctx.workspace.id, projectId, id, tx))!);
       await this.record(tx, ctx, 'workflow.updated', updated, mapWorkflow(current), updated, 'workflow.updated');
       return updated;
@@ -161,7 +162,7 @@ export class WorkflowsService {
     await this.ds.transaction(async (tx) => {
       await this.repo.lockProject(ctx.project.id, tx);
       const current = mapWorkflow(await this.workflowOr404(ctx, id, tx, true));
-      await this.repo.softDelete(id, tx);
+      await this.repo.softDelete(ctx.workspace.id, id, tx);
       await this.record(tx, ctx, 'workflow.deleted', current, current, null, 'workflow.deleted');
     });
   }
@@ -190,7 +191,7 @@ export class WorkflowsService {
       const wf = await this.workflowOr404(ctx, workflowId, tx, true);
       const stateId = lower(dto.state_id!);
       await this.assertProjectStates(ctx, { state_id: stateId }, tx);
-      if (await this.repo.stateRowFor(workflowId, stateId, null, tx))
+      if (await this.repo.stateRowFor(ctx.workspace.id, workflowId, stateId, null, tx))
         throw ProblemException.conflict('This state already has a row in this workflow.');
       const row = await this.repo.insertState(
         ctx.workspace.id,
@@ -200,7 +201,7 @@ export class WorkflowsService {
         ctx.principal.userId,
         tx,
       );
-      if (dto.is_default) await this.repo.setStateDefault(workflowId, row.id, true, tx);
+      if (dto.is_default) await this.repo.setStateDefault(ctx.workspace.id, workflowId, row.id, true, tx);
       const created = mapWorkflowState((await this.repo.getState(ctx.workspace.id, workflowId, row.id, tx))!);
       await this.record(tx, ctx, 'workflow.updated', mapWorkflow(wf), null, created, 'workflow_state.created');
       return created;
@@ -259,13 +260,18 @@ export class WorkflowsService {
       if (dto.state_id !== undefined && lower(dto.state_id) !== current.state_id) {
         stateId = lower(dto.state_id);
         await this.assertProjectStates(ctx, { state_id: stateId }, tx);
-        if (await this.repo.stateRowFor(workflowId, stateId, id, tx))
+        if (await this.repo.stateRowFor(ctx.workspace.id, workflowId, stateId, id, tx))
           throw ProblemException.conflict('This state already has a row in this workflow.');
-        await this.repo.dropSelfTransitions(id, stateId, tx);
+        await this.repo.dropSelfTransitions(ctx.workspace.id, id, stateId, tx);
       }
-      await this.repo.updateState(id, { state_id: stateId, allow_issue_creation: dto.allow_issue_creation }, tx);
+      await this.repo.updateState(
+        ctx.workspace.id,
+        id,
+        { state_id: stateId, allow_issue_creation: dto.allow_issue_creation },
+        tx,
+      );
       if (dto.is_default !== undefined && dto.is_default !== current.is_default)
-        await this.repo.setStateDefault(workflowId, id, dto.is_default, tx);
+        await this.repo.setStateDefault(ctx.workspace.id, workflowId, id, dto.is_default, tx);
       const updated = mapWorkflowState((await this.repo.getState(ctx.workspace.id, workflowId, id, tx))!);
       await this.record(
         tx,
@@ -285,7 +291,7 @@ export class WorkflowsService {
     await this.ds.transaction(async (tx) => {
       const wf = await this.workflowOr404(ctx, workflowId, tx, true);
       const current = mapWorkflowState(await this.stateOr404(ctx, workflowId, id, tx));
-      await this.repo.softDeleteState(id, tx);
+      await this.repo.softDeleteState(ctx.workspace.id, id, tx);
       await this.record(tx, ctx, 'workflow.updated', mapWorkflow(wf), current, null, 'workflow_state.deleted');
     });
   }
@@ -324,7 +330,7 @@ export class WorkflowsService {
           'transition_state_id',
           'A transition must lead to another state than the one it starts from.',
         );
-      if (await this.repo.transitionExists(from.id, target, null, tx))
+      if (await this.repo.transitionExists(ctx.workspace.id, from.id, target, null, tx))
         throw ProblemException.conflict('This workflow state already has a transition to that state.');
       const memberIds = await this.checkMembers(ctx, dto.member_ids ?? [], tx);
       const row = await this.repo.insertTransition(
@@ -375,11 +381,12 @@ export class WorkflowsService {
             'transition_state_id',
             'A transition must lead to another state than the one it starts from.',
           );
-        if (await this.repo.transitionExists(from.id, target, id, tx))
+        if (await this.repo.transitionExists(ctx.workspace.id, from.id, target, id, tx))
           throw ProblemException.conflict('This workflow state already has a transition to that state.');
       }
       const memberIds = dto.member_ids === undefined ? undefined : await this.checkMembers(ctx, dto.member_ids, tx);
       await this.repo.updateTransition(
+        ctx.workspace.id,
         id,
         {
           transition_state_id: target,
@@ -407,7 +414,7 @@ export class WorkflowsService {
     await this.ds.transaction(async (tx) => {
       const wf = await this.workflowOr404(ctx, workflowId, tx, true);
       const current = mapTransition(await this.transitionOr404(ctx, workflowId, id, tx));
-      await this.repo.softDeleteTransition(id, tx);
+      await this.repo.softDeleteTransition(ctx.workspace.id, id, tx);
       await this.record(tx, ctx, 'workflow.updated', mapWorkflow(wf), current, null, 'workflow_transition.deleted');
     });
   }

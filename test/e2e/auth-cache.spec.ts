@@ -2,6 +2,7 @@ import { hashSecret } from '../../src/common/auth/credentials';
 import { AuthCache } from '../../src/common/auth/auth-cache';
 import { createTestApp, expectProblem, Tenant, TestApp } from '../helpers/test-app';
 import { waitFor } from '../helpers/wait';
+import { statementsOf } from '../helpers/record-statements';
 
 /**
  * Resolved credentials are reused for a few seconds (AuthCache), yet every change of what they resolve to is
@@ -136,5 +137,57 @@ describe('auth cache off (AUTH_CACHE_TTL_SECONDS=0)', () => {
     } finally {
       await t.close();
     }
+  });
+});
+
+/**
+ * The credential lookup names the workspace by id (a statement a distributed PostgreSQL routes to one shard),
+ * learned from the slug once per process (WorkspaceIds); with the row cache off every request shows what the
+ * lookup costs.
+ */
+describe('workspace ids by slug (the credential lookup)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ authCacheTtlSeconds: 0 });
+  });
+  afterAll(() => t.close());
+
+  it('reads a slug once, then resolves a credential in one statement pinned to the workspace id', async () => {
+    const ten = await t.tenant();
+    const me = `/api/v2/workspaces/${ten.slug}/projects/`;
+    const first = await statementsOf(async () =>
+      expect((await t.http.get(me).set('X-Api-Key', ten.owner.key)).status).toBe(200),
+    );
+    expect(first.filter((s) => /FROM workspaces WHERE slug/.test(s))).toHaveLength(1);
+    const again = await statementsOf(async () =>
+      expect((await t.http.get(me).set('X-Api-Key', ten.owner.key)).status).toBe(200),
+    );
+    expect(again.filter((s) => /FROM workspaces WHERE slug/.test(s))).toHaveLength(0);
+    expect(again.filter((s) => /WITH cred AS/.test(s))).toHaveLength(1);
+  });
+
+  it('a slug taken again by a new workspace (the old one deleted) is learned anew; the old one is 404', async () => {
+    const old = await t.tenant();
+    const projects = `/api/v2/workspaces/${old.slug}/projects/`;
+    expect((await t.http.get(projects).set('X-Api-Key', old.owner.key)).status).toBe(200);
+    await t.ds.query(`UPDATE workspaces SET deleted_at = now() WHERE id = $1`, [old.workspaceId]);
+    const again = await t.tenant(old.slug);
+    expect(again.workspaceId).not.toBe(old.workspaceId);
+    const project = await t.project(again.slug, again.owner.key);
+    const list = await t.http.get(projects).set('X-Api-Key', again.owner.key);
+    expect(list.status).toBe(200);
+    expect(list.body.data.map((p: { id: string }) => p.id)).toEqual([project.id]);
+    expectProblem(await t.http.get(projects).set('X-Api-Key', old.owner.key), 404, 'resource_not_found');
+  });
+
+  it('an unknown slug is 404 after the credential check, and is not remembered', async () => {
+    const u = await t.user();
+    const path = `/api/v2/workspaces/no-such-${Date.now()}/projects/`;
+    expectProblem(await t.http.get(path).set('X-Api-Key', u.key), 404, 'resource_not_found');
+    const again = await statementsOf(async () =>
+      expectProblem(await t.http.get(path).set('X-Api-Key', u.key), 404, 'resource_not_found'),
+    );
+    expect(again.filter((s) => /FROM workspaces WHERE slug/.test(s))).toHaveLength(1);
+    expectProblem(await t.http.get(path).set('X-Api-Key', 'wt_bogus'), 401, 'unauthorized');
   });
 });

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Client } from 'pg';
-import { RoutingChecker } from '../helpers/statement-routing';
+import { recordStatements } from '../helpers/record-statements';
+import { Offender, ratchet, RoutingChecker } from '../helpers/statement-routing';
 import { createTestApp, Tenant, TestApp } from '../helpers/test-app';
 
 /**
@@ -14,35 +14,22 @@ import { createTestApp, Tenant, TestApp } from '../helpers/test-app';
 const CREDENTIAL_TABLES = ['apps', 'app_installations', 'oauth_tokens', 'audit_logs'];
 
 /**
+ * Exceptions: the webhook workers' maintenance (the undispatched-event sweep, pruning of old events, deliveries
+ * and logs) reads across workspaces on a timer, off the request path; it runs when it runs, sometimes during the
+ * tour. On Citus these are multi-shard statements by design (docs/scaling.md).
+ */
+const MAINTENANCE = [
+  /^\s*DELETE FROM webhook_(events|deliveries|logs)\b[^;]*make_interval/,
+  /^\s*SELECT workspace_id, id FROM webhook_events\s+WHERE dispatched_at IS NULL/,
+];
+
+/**
  * The statements known to miss the predicate today (issue 25 is fixing them), by PostgreSQL query fingerprint: a
  * ratchet. A statement that offends and is not listed fails the test (new code must route); a listed one that no
  * longer offends, or that the tour no longer sends, fails it too (take it out). `UPDATE_ROUTING_BASELINE=1 npx jest
  * test/e2e/statement-routing.spec.ts` rewrites the file; its diff shows what changed.
  */
 const BASELINE = resolve(__dirname, 'statement-routing.baseline.json');
-interface Offender {
-  fingerprint: string;
-  problems: string[];
-  sql: string;
-}
-
-function recordStatements(): { stop: () => string[] } {
-  const seen = new Set<string>();
-  const proto = Client.prototype as unknown as { query: (...a: unknown[]) => unknown };
-  const original = proto.query;
-  proto.query = function (this: Client, ...args: unknown[]) {
-    const q = args[0];
-    const text = typeof q === 'string' ? q : (q as { text?: string } | undefined)?.text;
-    if (text) seen.add(text);
-    return original.apply(this, args);
-  };
-  return {
-    stop: () => {
-      proto.query = original;
-      return [...seen];
-    },
-  };
-}
 
 describe('statements route to one workspace (Citus-ready)', () => {
   let t: TestApp;
@@ -62,19 +49,20 @@ describe('statements route to one workspace (Citus-ready)', () => {
     )
       .map((r: { relname: string }) => r.relname)
       .filter((name: string) => !CREDENTIAL_TABLES.includes(name));
-    const recorder = recordStatements();
+    const recorder = recordStatements(true);
     try {
       await tour(t, ten, member);
     } finally {
-      statements = recorder.stop();
+      statements = [...new Set(recorder.stop())];
     }
-  });
+    // The tour is some 80 requests: on a loaded machine it takes longer than the default minute.
+  }, 240_000);
   afterAll(() => t.close());
 
   it('every recorded statement pins each tenant table it reads or writes to one workspace, but the listed ones', async () => {
     const checker = await RoutingChecker.create(tenantTables);
     const byPrint = new Map<string, Offender>();
-    for (const sql of statements) {
+    for (const sql of statements.filter((s) => !MAINTENANCE.some((m) => m.test(s)))) {
       const problems = checker.check(sql);
       if (!problems.length) continue;
       const fingerprint = checker.fingerprint(sql);
@@ -83,9 +71,9 @@ describe('statements route to one workspace (Citus-ready)', () => {
     const offenders = [...byPrint.values()].sort((a, b) => a.fingerprint.localeCompare(b.fingerprint));
     if (process.env.UPDATE_ROUTING_BASELINE) writeFileSync(BASELINE, `${JSON.stringify(offenders, null, 2)}\n`);
     const listed: Offender[] = existsSync(BASELINE) ? JSON.parse(readFileSync(BASELINE, 'utf8')) : [];
-    const listedPrints = new Set(listed.map((o) => o.fingerprint));
-    expect(offenders.filter((o) => !listedPrints.has(o.fingerprint))).toEqual([]);
-    expect(listed.filter((o) => !byPrint.has(o.fingerprint)).map((o) => o.sql)).toEqual([]);
+    const { unlisted, stale } = ratchet(offenders, listed);
+    expect(unlisted).toEqual([]);
+    expect(stale.map((o) => o.sql)).toEqual([]);
     // The tour reached the work item paths (a recorder that saw nothing would pass vacuously).
     expect(statements.filter((s) => /work_items/.test(s)).length).toBeGreaterThan(20);
   });
@@ -99,13 +87,9 @@ describe('statements route to one workspace (Citus-ready)', () => {
 });
 
 /** A tour of the API's main paths: projects, states, labels, members, work items and everything around them. */
-async function tour(t: TestApp, ten: Tenant, member: { id: string }) {
+async function tour(t: TestApp, ten: Tenant, member: { id: string; key: string }) {
   const h = { 'X-Api-Key': ten.owner.key };
   const ws = `/api/v2/workspaces/${ten.slug}`;
-  const ok = async (res: { status: number; body: any }, what: string) => {
-    if (res.status >= 300) throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body;
-  };
   const post = (url: string, body: object) => t.http.post(url).set(h).send(body);
   const get = (url: string) => t.http.get(url).set(h);
   const patch = (url: string, body: object) => t.http.patch(url).set(h).send(body);
@@ -124,9 +108,15 @@ async function tour(t: TestApp, ten: Tenant, member: { id: string }) {
   const state = await ok(await post(`${p}/states/`, { name: 'Review', color: '#123456', group: 'started' }), 'state');
   await ok(await patch(`${p}/states/${state.id}/`, { name: 'In review' }), 'state patch');
   const states = (await ok(await get(`${p}/states/`), 'states')).data;
+  const spare = await ok(await post(`${p}/states/`, { name: 'Spare', color: '#abcdef', group: 'backlog' }), 'state 2');
+  await workflowTour(`${p}/workflows/`, states, { post, patch, del });
+  await ok(await del(`${p}/states/${spare.id}/`), 'state delete');
   const label = await ok(await post(`${p}/labels/`, { name: 'bug' }), 'label');
   await ok(await post(`${ws}/labels/`, { name: 'global' }), 'workspace label');
   await ok(await get(`${p}/labels/`), 'labels');
+  await ok(await patch(`${p}/labels/${label.id}/`, { color: '#654321' }), 'label patch');
+  // A member who is not a workspace admin sees the projects they are a member of.
+  await ok(await t.http.get(`${ws}/projects/`).set({ 'X-Api-Key': member.key }), 'member projects');
   const items = `${p}/work-items/`;
   const a = await ok(
     await post(items, { name: 'First', label_ids: [label.id], assignee_ids: [member.id], priority: 'high' }),
@@ -179,4 +169,33 @@ async function tour(t: TestApp, ten: Tenant, member: { id: string }) {
   await ok(await del(`${c}${comment.id}/`), 'comment delete');
   await ok(await del(`${items}${a.id}/`), 'item delete');
   await ok(await del(`${p}/labels/${label.id}/`), 'label delete');
+}
+
+type Res = { status: number; body: any };
+type Send = (url: string, body: object) => Promise<Res>;
+
+/** The body of a 2xx answer; anything else stops the tour with the answer. */
+async function ok(res: Res, what: string) {
+  if (res.status >= 300) throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** Workflows with their states and transitions, written, changed and removed (the feature stays off). */
+async function workflowTour(
+  base: string,
+  states: Array<{ id: string }>,
+  h: { post: Send; patch: Send; del: (url: string) => Promise<Res> },
+) {
+  const wf = await ok(await h.post(base, { name: 'Flow', is_active: true }), 'workflow');
+  await ok(await h.patch(`${base}${wf.id}/`, { name: 'Flow 2', is_default: true }), 'workflow patch');
+  const ws = `${base}${wf.id}/states/`;
+  const a = await ok(await h.post(ws, { state_id: states[0].id }), 'workflow state');
+  const b = await ok(await h.post(ws, { state_id: states[1].id }), 'workflow state 2');
+  await ok(await h.patch(`${ws}${a.id}/`, { allow_issue_creation: false, is_default: true }), 'workflow state patch');
+  const tr = `${base}${wf.id}/state-transitions/`;
+  const t = await ok(await h.post(tr, { workflow_state_id: a.id, transition_state_id: states[1].id }), 'transition');
+  await ok(await h.patch(`${tr}${t.id}/`, { member_ids: [] }), 'transition patch');
+  await ok(await h.del(`${tr}${t.id}/`), 'transition delete');
+  await ok(await h.del(`${ws}${b.id}/`), 'workflow state delete');
+  await ok(await h.del(`${base}${wf.id}/`), 'workflow delete');
 }

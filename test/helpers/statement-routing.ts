@@ -234,3 +234,23 @@ function conjuncts(q: unknown): Node[] {
   if (b && b.boolop === 'AND_EXPR') return (b.args as Node[]).flatMap(conjuncts);
   return [q];
 }
+
+/** A statement known to offend (the ratchet's baseline file, test/e2e/statement-routing.baseline.json). */
+export interface Offender {
+  fingerprint: string;
+  problems: string[];
+  sql: string;
+}
+
+/**
+ * The ratchet: offenders seen now that the baseline does not list (new code that does not route: a failure), and
+ * listed ones no longer seen (fixed, or no longer sent: take them out, so the list only shrinks).
+ */
+export function ratchet(seen: Offender[], listed: Offender[]): { unlisted: Offender[]; stale: Offender[] } {
+  const listedPrints = new Set(listed.map((o) => o.fingerprint));
+  const seenPrints = new Set(seen.map((o) => o.fingerprint));
+  return {
+    unlisted: seen.filter((o) => !listedPrints.has(o.fingerprint)),
+    stale: listed.filter((o) => !seenPrints.has(o.fingerprint)),
+  };
+}

@@ -1,9 +1,16 @@
-import { RoutingChecker } from '../helpers/statement-routing';
+import { Offender, ratchet, RoutingChecker } from '../helpers/statement-routing';
 
 describe('statement routing check (a statement Citus can send to one shard)', () => {
   let c: RoutingChecker;
   beforeAll(async () => {
-    c = await RoutingChecker.create(['work_items', 'work_item_labels', 'projects', 'labels']);
+    c = await RoutingChecker.create([
+      'work_items',
+      'work_item_labels',
+      'projects',
+      'labels',
+      'workspace_members',
+      'project_members',
+    ]);
   });
 
   it('accepts statements that pin every tenant table to one workspace', () => {
@@ -49,5 +56,31 @@ describe('statement routing check (a statement Citus can send to one shard)', ()
     expect(c.check('SELECT * FROM projects p JOIN labels l ON l.workspace_id = $2 WHERE p.workspace_id = $1')).toEqual([
       'tenant tables of different workspaces in one statement: value:$1, value:$2',
     ]);
+  });
+
+  it('accepts the credential lookup: reference tables first, every tenant table LEFT JOINed on the workspace id', () => {
+    const lookup = (pin: (alias: string) => string) =>
+      `WITH cred AS (SELECT id, user_id FROM api_keys WHERE key_hash = $1)
+       SELECT u.id, w.id, wm.role, p.id, pm.role FROM cred
+         JOIN users u ON u.id = cred.user_id
+         LEFT JOIN workspaces w ON w.id = $2::uuid AND w.slug = $5
+         LEFT JOIN workspace_members wm ON ${pin('wm')} AND w.id IS NOT NULL AND wm.member_id = u.id
+         LEFT JOIN projects p ON ${pin('p')} AND wm.id IS NOT NULL AND p.id = $3
+         LEFT JOIN project_members pm ON ${pin('pm')} AND pm.project_id = p.id AND pm.member_id = u.id`;
+    expect(c.check(lookup((a) => `${a}.workspace_id = $2::uuid`))).toEqual([]);
+    // The workspace found by its slug in the same statement: not routable.
+    expect(c.check(lookup((a) => `${a}.workspace_id = w.id`))).toEqual([
+      'workspace_members (wm) has no workspace_id equality',
+      'projects (p) has no workspace_id equality',
+      'project_members (pm) has no workspace_id equality',
+    ]);
+  });
+
+  it('the ratchet fails a new offender and a listed one that no longer offends', () => {
+    const offender = (fingerprint: string): Offender => ({ fingerprint, problems: ['x'], sql: fingerprint });
+    const listed = [offender('a'), offender('b')];
+    expect(ratchet([offender('a'), offender('b')], listed)).toEqual({ unlisted: [], stale: [] });
+    expect(ratchet([offender('a'), offender('b'), offender('new')], listed).unlisted).toEqual([offender('new')]);
+    expect(ratchet([offender('a')], listed).stale).toEqual([offender('b')]);
   });
 });
