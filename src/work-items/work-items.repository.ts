@@ -431,7 +431,7 @@ const checkedInsert = (links: {
                  ARRAY(SELECT id FROM lb) AS live_label_ids,
                  ($10::uuid IS NULL OR EXISTS (SELECT 1 FROM ep)) AS estimate_point_live,
                  ($9::uuid IS NULL OR EXISTS (SELECT 1 FROM par)) AS parent_live,
-                 ${creationRuleSql('$2', '$7::uuid')} AS creation_allowed
+                 ${creationRuleSql('$2', '$7::uuid', '$1::uuid')} AS creation_allowed
         ),
         hook AS (SELECT ${webhookChosenSql('$1', 'workitem.created')} AS hooked),
         item AS (
@@ -492,7 +492,7 @@ const CHECKED_INSERT_MANY = `WITH r AS (
                ARRAY(SELECT lb.id FROM lb WHERE lb.id = ANY(r.label_ids)) AS live_label_ids,
                (r.estimate_point_id IS NULL OR EXISTS (SELECT 1 FROM ep WHERE ep.id = r.estimate_point_id)) AS estimate_point_live,
                (r.parent_id IS NULL OR EXISTS (SELECT 1 FROM par WHERE par.id = r.parent_id)) AS parent_live,
-               ${creationRuleSql('$2', 'r.state_id')} AS creation_allowed
+               ${creationRuleSql('$2', 'r.state_id', '$1::uuid')} AS creation_allowed
           FROM r
       ),
       pass AS (
