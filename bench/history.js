@@ -78,7 +78,7 @@ const TRIGGERS = [
 ];
 
 /** Issue 18's migrations (cheaper history writes), newest last: reverted for the `before` side. */
-const BEFORE = ['1795665000000-ActivityTimeOrderedIds'];
+const BEFORE = ['1795665000000-ActivityTimeOrderedIds', '1795666000000-ActivityIdOrderIsCreationOrder'];
 const COMPARE_BEFORE = process.argv.includes('--compare-before');
 const SIDES = COMPARE_BEFORE ? ['off', 'on', 'before'] : ['off', 'on'];
 const migrations = () =>
@@ -88,20 +88,24 @@ const migrations = () =>
     return new Class();
   });
 
+/** Whether BEFORE is reverted in the database now. */
+let reverted = false;
+
 /** Puts the database in `side`'s state: history triggers off or on, and (--compare-before) BEFORE reverted or not. */
 async function setHistory(dbUrl, side) {
   await sql(dbUrl, async (c) => {
     for (const [table, name] of TRIGGERS)
       await c.query(`ALTER TABLE ${table} ${side === 'off' ? 'DISABLE' : 'ENABLE'} TRIGGER ${name}`);
-    if (!COMPARE_BEFORE) return;
+    const revert = side === 'before';
+    if (!COMPARE_BEFORE || revert === reverted) return;
     const q = { query: (text) => c.query(text) };
     const ms = migrations();
-    for (const m of [...ms].reverse()) await m.down(q);
-    if (side !== 'before') for (const m of ms) await m.up(q);
+    if (revert) for (const m of [...ms].reverse()) await m.down(q);
+    else for (const m of ms) await m.up(q);
+    reverted = revert;
   });
 }
 
-/** One measured row: req/s, latencies and CPU µs per request (service, PostgreSQL) over the same requests. */
 async function measure(opts, pids) {
   const url = `http://127.0.0.1:${PORT}`;
   if (WARM_UP > 0) await autocannon({ connections: CONNECTIONS, ...opts, url, duration: WARM_UP });
@@ -306,8 +310,11 @@ async function main() {
       const state = (await c.query(`SELECT state_id FROM work_items WHERE id = $1`, [sample[0].id])).rows[0].state_id;
       return { ws, sample, state };
     });
-    const backend = await sql(dbUrl, async (c) => (await c.query('SELECT pg_backend_pid() AS pid')).rows[0].pid);
-    const pids = { service: service.pid, postmaster: Number(statFields(backend)[1]) };
+    // The postmaster: the parent of this connection's backend (read while the backend lives).
+    const postmaster = await sql(dbUrl, async (c) =>
+      Number(statFields((await c.query('SELECT pg_backend_pid() AS p')).rows[0].p)[1]),
+    );
+    const pids = { service: service.pid, postmaster };
     const results = await rows(dbUrl, key, project.id, seeded.sample, pids);
     const explained = await explainSides(dbUrl, { ...seeded, projectId: project.id }, owner.id);
     const lines = [

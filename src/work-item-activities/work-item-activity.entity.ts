@@ -10,7 +10,6 @@ import { CreatedAt } from '../common/database/columns';
  */
 @Entity('work_item_activities')
 @Index('ix_work_item_activities_list', ['work_item_id', 'created_at', 'id'])
-@Index('ix_work_item_activities_id', ['work_item_id', 'id'])
 export class WorkItemActivityEntity {
   @PrimaryColumn('uuid', { primaryKeyConstraintName: 'PK_work_item_activities' }) workspace_id!: string;
   /** Time-ordered (migration ActivityTimeOrderedIds): the triggers write wt_uuid_v7(created_at). */

@@ -295,7 +295,13 @@ describe('work item activity history', () => {
     for (const x of ids) expect(x).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     // Strictly increasing (uuid order is byte order, so hex string order), also within one PATCH's two entries.
     expect(ids.every((x, i) => i === 0 || ids[i - 1] < x)).toBe(true);
+    // order_by=id reads the created_at index (migration ActivityIdOrderIsCreationOrder): same rows, same order, both
+    // directions, cursor pages included.
     expect((await history(id, '&order_by=id')).map((a) => a.id)).toEqual(ids);
+    expect((await history(id, '&order_by=-id')).map((a) => a.id)).toEqual([...ids].reverse());
+    const c1 = await t.http.get(`${acts(id)}?paginate=cursor&per_page=4&order_by=id`).set(key());
+    const c2 = await t.http.get(`${acts(id)}?cursor=${c1.body.next_cursor}&per_page=4&order_by=id`).set(key());
+    expect([...c1.body.data, ...c2.body.data].map((a: Activity) => a.id)).toEqual(ids);
     // The id carries created_at: its Unix milliseconds, then the microseconds within it scaled to 12 bits.
     const rows: Array<{ id: string; ms: string; us: number }> = await t.ds.query(
       `SELECT id, floor(extract(epoch FROM created_at) * 1000)::bigint::text AS ms,
