@@ -16,6 +16,10 @@
  * `--compare-before` adds a third side, `before`: history on, with the migrations of BEFORE reverted (their down(),
  * re-applied for the other sides), so this issue's changes to the history write are measured against the code
  * they replaced, round by round on the same data.
+ * `--statements` (default 2000) then runs that many committed PATCH UPDATEs and one-row INSERTs per side from one
+ * connection, in four blocks alternating between the sides, and reports the CPU time its backend used per statement
+ * (/proc: the statement, its triggers, its WAL records and commit, without the HTTP and the service): what history
+ * adds to the database's work on a write, measured in the process that does it, so other load moves it least.
  * Each row also reports the CPU time per request of the service process and of PostgreSQL (user + system from
  * /proc: the postmaster's children, plus what the postmaster collected from exited ones), the figure least moved
  * by other work on a shared machine (req/s is not). It counts the whole server, so it is this run's own only with
@@ -35,6 +39,7 @@ const ROUNDS = opt('rounds', 4);
 const CONNECTIONS = opt('connections', 32);
 const WARM_UP = opt('warm-up', 2);
 const EXPLAINS = opt('explain', 200);
+const STATEMENTS = opt('statements', 2000);
 const PORT = opt('port', 3993);
 
 const TICK_MS = 1000 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
@@ -223,6 +228,16 @@ function cpuTable(results) {
   return lines;
 }
 
+/** Runs `fn(side)` for each of `sides` (history set accordingly) in four blocks, alternating their order. */
+async function inBlocks(dbUrl, sides, fn) {
+  for (let block = 0; block < 4; block++) {
+    for (const side of block % 2 ? [...sides].reverse() : sides) {
+      await setHistory(dbUrl, side);
+      await fn(side);
+    }
+  }
+}
+
 /**
  * EXPLAIN ANALYZE of the PATCH's UPDATE and a one-row INSERT on each history side, EXPLAINS of each per side in
  * four blocks alternating between the sides; one table row per statement and side.
@@ -231,30 +246,27 @@ async function explainSides(dbUrl, seeded, ownerId) {
   const got = Object.fromEntries(ON_SIDES.map((x) => [x, { upd: [], ins: [] }]));
   const per = Math.max(1, Math.round(EXPLAINS / 4));
   let n = 0;
-  for (let block = 0; block < 4; block++) {
-    for (const side of block % 2 ? [...ON_SIDES].reverse() : ON_SIDES) {
-      await setHistory(dbUrl, side);
-      got[side].upd.push(
-        ...(await explainTimes(
-          dbUrl,
-          `UPDATE work_items SET name = $2, priority = $3, updated_at = now(), updated_by_id = $4 WHERE id = $1`,
-          (i) => [seeded.sample[i % seeded.sample.length].id, `Explained ${i}`, i % 2 ? 'urgent' : 'low', ownerId],
-          'wt_activity_work_item_upd',
-          per,
-        )),
-      );
-      got[side].ins.push(
-        ...(await explainTimes(
-          dbUrl,
-          `INSERT INTO work_items (workspace_id, project_id, sequence_id, name, state_id, created_by_id, updated_by_id)
+  await inBlocks(dbUrl, ON_SIDES, async (side) => {
+    got[side].upd.push(
+      ...(await explainTimes(
+        dbUrl,
+        `UPDATE work_items SET name = $2, priority = $3, updated_at = now(), updated_by_id = $4 WHERE id = $1`,
+        (i) => [seeded.sample[i % seeded.sample.length].id, `Explained ${i}`, i % 2 ? 'urgent' : 'low', ownerId],
+        'wt_activity_work_item_upd',
+        per,
+      )),
+    );
+    got[side].ins.push(
+      ...(await explainTimes(
+        dbUrl,
+        `INSERT INTO work_items (workspace_id, project_id, sequence_id, name, state_id, created_by_id, updated_by_id)
            VALUES ($1, $2, $3, 'Explained', $4, $5, $5)`,
-          (i) => [seeded.ws, seeded.projectId, ITEMS + 1000000 + n++, seeded.state, ownerId],
-          'wt_activity_work_item_ins',
-          per,
-        )),
-      );
-    }
-  }
+        (i) => [seeded.ws, seeded.projectId, ITEMS + 1000000 + n++, seeded.state, ownerId],
+        'wt_activity_work_item_ins',
+        per,
+      )),
+    );
+  });
   const lines = [];
   for (const [label, k] of [
     ["PATCH's UPDATE (name + priority: 2 entries)", 'upd'],
@@ -267,6 +279,52 @@ async function explainSides(dbUrl, seeded, ownerId) {
         `| ${label}, ${side} | ${exec.toFixed(3)} | ${trig.toFixed(3)} | ${((trig / exec) * 100).toFixed(0)}% |`,
       );
     }
+  }
+  return lines;
+}
+
+/**
+ * CPU µs per committed statement of one backend, per side (off included), STATEMENTS of each statement per side
+ * in four blocks alternating between the sides.
+ */
+async function backendCpu(dbUrl, seeded, ownerId) {
+  const got = Object.fromEntries(SIDES.map((x) => [x, { upd: [], ins: [] }]));
+  const per = Math.max(1, Math.round(STATEMENTS / 4));
+  let n = 0;
+  await inBlocks(dbUrl, SIDES, (side) =>
+    sql(dbUrl, async (c) => {
+      const pid = (await c.query('SELECT pg_backend_pid() AS p')).rows[0].p;
+      const cpu = () => {
+        const f = statFields(pid);
+        return (Number(f[11]) + Number(f[12])) * TICK_MS;
+      };
+      for (const k of ['upd', 'ins']) {
+        const t0 = cpu();
+        for (let i = 0; i < per; i++, n++) {
+          if (k === 'upd')
+            await c.query(
+              `UPDATE work_items SET name = $2, priority = $3, updated_at = now(), updated_by_id = $4 WHERE id = $1`,
+              [seeded.sample[n % seeded.sample.length].id, `Statement ${n}`, n % 2 ? 'urgent' : 'low', ownerId],
+            );
+          else
+            await c.query(
+              `INSERT INTO work_items (workspace_id, project_id, sequence_id, name, state_id, created_by_id, updated_by_id)
+                 VALUES ($1, $2, $3, 'Statement', $4, $5, $5)`,
+              [seeded.ws, seeded.projectId, ITEMS + 2000000 + n, seeded.state, ownerId],
+            );
+        }
+        got[side][k].push(((cpu() - t0) * 1000) / per);
+      }
+    }),
+  );
+  const lines = [];
+  for (const [label, k] of [
+    ["PATCH's UPDATE (name + priority: 2 entries)", 'upd'],
+    ['one-row INSERT (1 entry)', 'ins'],
+  ]) {
+    const us = (x) => median(got[x][k]);
+    const over = ON_SIDES.map((x) => `${x} ${us(x).toFixed(0)} (+${((us(x) / us('off') - 1) * 100).toFixed(0)}%)`);
+    lines.push(`| ${label} | ${us('off').toFixed(0)} | ${over.join(' | ')} |`);
   }
   return lines;
 }
@@ -317,20 +375,26 @@ async function main() {
     const pids = { service: service.pid, postmaster };
     const results = await rows(dbUrl, key, project.id, seeded.sample, pids);
     const explained = await explainSides(dbUrl, { ...seeded, projectId: project.id }, owner.id);
+    const perStatement = STATEMENTS > 0 ? await backendCpu(dbUrl, { ...seeded, projectId: project.id }, owner.id) : [];
     const lines = [
       `history triggers ${SIDES.join('/')}: ${ITEMS} work items; ${CONNECTIONS} connections, ${DURATION} s per row after ${WARM_UP} s ` +
         `of warm-up, ${ROUNDS} rounds alternating; node ${process.version}; ${require('node:os').cpus().length} CPUs`,
-      ...table(results),
+      ...(ROUNDS ? table(results) : ['(--rounds 0: no HTTP rows)']),
       '',
       `CPU time per request (user + system from /proc; PostgreSQL: the whole server${
         process.env.BENCH_DATABASE_URL ? ', shared: other databases count too' : ''
       }):`,
-      ...cpuTable(results),
+      ...(ROUNDS ? cpuTable(results) : []),
       '',
       `inside PostgreSQL (EXPLAIN ANALYZE, median of ${EXPLAINS} rolled-back statements):`,
       `| statement, side | execution ms (trigger included) | history trigger ms | share |`,
       '|---|---|---|---|',
       ...explained,
+      '',
+      `one backend's CPU µs per committed statement (median of 4 blocks of ${Math.round(STATEMENTS / 4)}; /proc user + system):`,
+      `| statement | off | ${ON_SIDES.join(' | ')} |`,
+      `|---|---|${ON_SIDES.map(() => '---|').join('')}`,
+      ...perStatement,
     ];
     process.stdout.write(lines.join('\n') + '\n');
   } finally {
