@@ -56,11 +56,15 @@ async function interleave(rows, { rounds, seconds, warmUp, lead, connections, lo
 
 const spreadOf = (xs) => (Math.max(...xs) - Math.min(...xs)) / median(xs);
 
-/** Per row: median req/s, p50, p99, ratio to the ceiling (median and range); the run's noise verdict. */
+/**
+ * Per row: median req/s, p50, p99, ratio to the ceiling (median and range); the run's noise verdict. A row that
+ * names a ceiling of its own (`row.ceiling`, a row id: the 200-row page's) is measured against that one.
+ */
 function summarize(rows, samples, ceilingName) {
-  const ceiling = samples.get(ceilingName);
-  const ceilingRps = ceiling.map((s) => s.rps);
+  const ceilingRps = samples.get(ceilingName).map((s) => s.rps);
   const out = rows.map((row) => {
+    const own = row.ceiling && rows.find((r) => r.id === row.ceiling);
+    const ceiling = samples.get(own ? own.name : ceilingName);
     const s = samples.get(row.name);
     const ratios = s.map((x, i) => x.rps / ceiling[i].rps);
     return {

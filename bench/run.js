@@ -107,7 +107,7 @@ async function compareRows(dbUrl, ctx, children) {
   await waitFor(`http://127.0.0.1:${COMPARE_PORT}/healthz`);
   const tag = basename(resolve(COMPARE));
   return selectRows(scenarios({ ...ctx, S: `http://127.0.0.1:${COMPARE_PORT}` }))
-    .filter((r) => r.id !== 'ceiling')
+    .filter((r) => !r.id.startsWith('ceiling'))
     .map((r) => ({ ...r, name: `${r.name} [${tag}]` }));
 }
 
@@ -230,7 +230,9 @@ async function main() {
     await new Promise((r) => bare.once('message', r));
 
     const ctx = { S: `http://127.0.0.1:${SERVICE_PORT}`, bare: `http://127.0.0.1:${BARE_PORT}`, key, main, seeded };
-    const rows = selectRows(scenarios(ctx)).map((r) => (r.id === 'ceiling' ? { ...r, warmUp: CEILING_WARM_UP } : r));
+    const rows = selectRows(scenarios(ctx)).map((r) =>
+      r.id.startsWith('ceiling') ? { ...r, warmUp: CEILING_WARM_UP } : r,
+    );
     if (COMPARE) rows.push(...(await compareRows(dbUrl, ctx, children)));
     const loadBefore = lib.loadAverage();
     const ticks = lib.cpuTicks();
