@@ -33,8 +33,7 @@ const LIVE = '"deleted_at" IS NULL AND "archived_at" IS NULL';
  * The project list's ordering indexes, live rows, INCLUDE (workspace_id) (migration WorkItemOrderIndexesWorkspace:
  * an offset page's walk equates the workspace too and stays index-only; TypeORM cannot express INCLUDE):
  * created (project_id, created_at, id), updated (project_id, updated_at, id), seq (project_id, sequence_id, id),
- * id (project_id, id), sort (project_id, sort_order, id), state_group (project_id, state_group_rank, id) and
- * priority (project_id, priority rank, id) INCLUDE (workspace_id, priority).
+ * id (project_id, id), sort (project_id, sort_order, id) and state_group (project_id, state_group_rank, id).
  */
 @Index('ix_work_items_created', { synchronize: false })
 @Index('ix_work_items_updated', { synchronize: false })

@@ -229,9 +229,15 @@ describe('work item list plans do not depend on statistics', () => {
     return list;
   }
 
-  /** An offset page of the list without filters or search: its walk is one index's entries (unbounded's `walk`). */
+  /**
+   * An offset page of the list without filters or search: its walk is one index's entries (unbounded's `walk`).
+   * Not in priority order: that index's key is an expression, and the index widened to answer it alone lost the
+   * first page's plan at a million items (migration WorkItemOrderIndexesWorkspace).
+   */
   const unfilteredOffset = (raw: Record<string, string>) =>
-    Number(raw.offset) > 0 && Object.keys(raw).every((k) => k === 'offset' || k === 'order_by');
+    Number(raw.offset) > 0 &&
+    raw.order_by?.replace(/^-/, '') !== 'priority' &&
+    Object.keys(raw).every((k) => k === 'offset' || k === 'order_by');
 
   /** The statements WorkItemsRepository.list sends for one request, with their parameters. */
   async function statements(raw: Record<string, string>): Promise<Array<{ sql: string; params: unknown[] }>> {
