@@ -12,8 +12,8 @@ import { createTestApp, Tenant, TestApp } from '../helpers/test-app';
  * (ANALYZE, BUFFERS) with both a custom and a generic plan, then again after VACUUM ANALYZE. A bad plan breaks one
  * of: a join filter removing more rows than a page (a join not driven by an index condition), a scan re-run more
  * than a page's times for more than one row each (the ordered key scan run once per item), more buffers than a page
- * can need, or (an unfiltered offset page) the skipped entries read from the table instead of the ordering's index
- * alone. The pages of the link-driven forms are checked against plain SQL too.
+ * can need, (an unfiltered offset page) the skipped entries read from the table instead of the ordering's index
+ * alone, or (a sequence_id filter, unique in the project) a scan passing more than a page of rows to find one. The pages of the link-driven forms are checked against plain SQL too.
  */
 const ITEMS = 3000;
 const PER_PAGE = 50;
@@ -47,7 +47,7 @@ const HEAP_SCANS = new Set(['Seq Scan', 'Index Scan', 'Bitmap Heap Scan']);
  * offset of an unfiltered list, which its ordering's index answers on its own: the entries skipped must not be read
  * from the table (a heap visit each; at a million items, never analyzed, offset 10000 took 2 s).
  */
-function unbounded(root: PlanNode, count: boolean, walk = false): string[] {
+function unbounded(root: PlanNode, count: boolean, walk = false, single = false): string[] {
   const take = PER_PAGE + 2;
   const problems: string[] = [];
   const visit = (n: PlanNode) => {
@@ -57,6 +57,9 @@ function unbounded(root: PlanNode, count: boolean, walk = false): string[] {
     const read = n['Actual Rows'] * n['Actual Loops'] + (n['Rows Removed by Filter'] ?? 0);
     if (walk && n['Relation Name'] === 'work_items' && HEAP_SCANS.has(n['Node Type']) && read > take)
       problems.push(`${what}: read ${read} rows from the table to skip the offset`);
+    // A filter naming one item (its unique key): no scan of the table passes more than a page on the way.
+    if (single && n['Relation Name'] === 'work_items' && read > take)
+      problems.push(`${what}: passed ${read} rows to find one`);
     // Probes by a unique key loop once per row they serve (page rows, a count's matches), one row each.
     if (n['Actual Loops'] > take && n['Actual Rows'] > 1)
       problems.push(`${what}: run ${n['Actual Loops']} times, ${n['Actual Rows']} rows each`);
@@ -213,6 +216,7 @@ describe('work item list plans do not depend on statistics', () => {
       ['cycle_id', { cycle_id: ids.cycle[0] }],
       ['cycle_id__isnull', { cycle_id__isnull: 'true' }],
       ['parent_id__isnull', { parent_id__isnull: 'false' }],
+      ['sequence_id', { sequence_id: String(ITEMS / 2) }],
       ['target_date range', { target_date__gte: '2025-03-01', target_date__lte: '2025-06-30' }],
       ['search', { search: 'item 12' }],
     ];
@@ -281,7 +285,7 @@ describe('work item list plans do not depend on statistics', () => {
           if (process.env.PLAN_TRACE) process.stderr.write(`${Date.now() - started} ms ${what}\n`);
           if (!row) continue;
           const plan = (row['QUERY PLAN'] as Array<{ Plan: PlanNode }>)[0].Plan;
-          const found = unbounded(plan, count, !count && unfilteredOffset(raw));
+          const found = unbounded(plan, count, !count && unfilteredOffset(raw), 'sequence_id' in raw);
           for (const p of found) problems.push(`${what}: ${p}`);
           if (found.length && process.env.PLAN_TRACE)
             process.stderr.write(`${what}\n${s.sql}\n${JSON.stringify(plan, null, 1)}\n`);
@@ -327,6 +331,10 @@ describe('work item list plans do not depend on statistics', () => {
     expect(unbounded(walked, false, true)).toHaveLength(1);
     expect(unbounded({ ...walked, 'Node Type': 'Index Only Scan' }, false, true)).toEqual([]);
     expect(unbounded(walked, false)).toEqual([]);
+    // A unique key's row found by walking the ordering's index, filtering: 1,500 rows passed for one.
+    const filtered = { ...scan(1, 1), 'Relation Name': 'work_items', 'Rows Removed by Filter': 1499 };
+    expect(unbounded(filtered, false, false, true)).toHaveLength(1);
+    expect(unbounded({ ...filtered, 'Rows Removed by Filter': 0 }, false, false, true)).toEqual([]);
   });
 
   it('the link-driven pages and totals are those of plain SQL', async () => {
