@@ -14,8 +14,9 @@ SELECT id, '11111111-1111-4111-8111-111111111111', '22222222-2222-4222-8222-2222
 INSERT INTO work_items (workspace_id, project_id, sequence_id, name, state_id)
 SELECT '11111111-1111-4111-8111-111111111111', '22222222-2222-4222-8222-222222222222', 100000 + g, 'Filler', '55555555-5555-4555-8555-555555555555'
   FROM generate_series(1, 990000) g;
-INSERT INTO work_item_activities (workspace_id, project_id, work_item_id, verb, field, old_value, new_value, actor_id, epoch, xact_id, created_at)
-SELECT '11111111-1111-4111-8111-111111111111', '22222222-2222-4222-8222-222222222222', i.id,
+INSERT INTO work_item_activities (id, workspace_id, project_id, work_item_id, verb, field, old_value, new_value, actor_id, epoch, xact_id, created_at)
+SELECT wt_uuid_v7(now() - make_interval(secs => 1000000 - (i.g * 100 + n))), -- an entry's id is of its created_at
+       '11111111-1111-4111-8111-111111111111', '22222222-2222-4222-8222-222222222222', i.id,
        (ARRAY['updated','updated','updated','created','archived'])[1 + n % 5],
        (ARRAY['name','priority','state','assignees','labels','comment','link'])[1 + n % 7],
        'old ' || n, 'new ' || n,
@@ -52,7 +53,7 @@ EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) SELECT :C FROM work_item_activities a WHER
 \echo '== activities: newest first, cursor page'
 EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) SELECT :C FROM work_item_activities a WHERE a.work_item_id = :'wi' AND a.workspace_id = :ws AND a.project_id = :pr AND (a.created_at, a.id) < (now(), 'ffffffff-ffff-4fff-bfff-ffffffffffff'::uuid) ORDER BY a.created_at DESC, a.id DESC LIMIT 51;
 \echo '== activities: order_by=id'
-EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) SELECT :C FROM work_item_activities a WHERE a.work_item_id = :'wi' AND a.workspace_id = :ws AND a.project_id = :pr ORDER BY a.id LIMIT 51;
+EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) SELECT :C FROM work_item_activities a WHERE a.work_item_id = :'wi' AND a.workspace_id = :ws AND a.project_id = :pr ORDER BY a.created_at, a.id LIMIT 51; -- order_by=id: the same rows (ids are of created_at)
 \echo '== activities: field + verb + actor + created_at range + search'
 EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) SELECT :C FROM work_item_activities a WHERE a.work_item_id = :'wi' AND a.workspace_id = :ws AND a.project_id = :pr AND a.field = ANY('{name,priority}') AND a.verb = 'updated' AND a.actor_id = '33333333-3333-4333-8333-333333333331' AND a.created_at >= now() - interval '30 days' AND a.created_at <= now() AND (a.field ILIKE '%new 1%' OR a.old_value ILIKE '%new 1%' OR a.new_value ILIKE '%new 1%') ORDER BY a.created_at, a.id LIMIT 51;
 \echo '== activities: total_count'

@@ -12,9 +12,12 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * the row's own author column (updated_by_id, created_by_id, actor_id).
  */
 const ACTOR = (fallback: string) => `COALESCE(NULLIF(current_setting('wt.actor_id', true), '')::uuid, ${fallback})`;
-/** Columns every trigger fills besides the change itself: the transaction's time (ms) and id group one change. */
-const STAMP = `(extract(epoch FROM now()) * 1000)::bigint, pg_current_xact_id()::text::bigint, clock_timestamp()`;
-const COLS = `(workspace_id, project_id, work_item_id, verb, field, old_value, new_value, old_identifier_id,
+/**
+ * Columns every trigger fills besides the change itself: the transaction's time (ms) and id group one change.
+ * STAMP, COLS and TRIGGERS are exported for ActivityTimeOrderedIds, which rewrites the bodies; this migration's SQL is as it was.
+ */
+export const STAMP = `(extract(epoch FROM now()) * 1000)::bigint, pg_current_xact_id()::text::bigint, clock_timestamp()`;
+export const COLS = `(workspace_id, project_id, work_item_id, verb, field, old_value, new_value, old_identifier_id,
   new_identifier_id, issue_comment_id, actor_id, epoch, xact_id, created_at)`;
 
 /** One row per changed field of each updated work item (the VALUES list is the set of recorded fields). */
@@ -135,7 +138,7 @@ const NEW = 'NEW TABLE AS new_rows';
 const OLD = 'OLD TABLE AS old_rows';
 const BOTH = 'OLD TABLE AS old_rows NEW TABLE AS new_rows';
 
-const TRIGGERS: Array<[string, string, string, string, string]> = [
+export const TRIGGERS: Array<[string, string, string, string, string]> = [
   ['work_items', 'wt_activity_work_item_ins', 'INSERT', WORK_ITEM_INSERT, NEW],
   ['work_items', 'wt_activity_work_item_upd', 'UPDATE', WORK_ITEM_UPDATE, BOTH],
   ['work_item_assignees', 'wt_activity_assignee_ins', 'INSERT', MEMBERSHIP('assignees', 'assignee_id', true), NEW],

@@ -34,6 +34,8 @@ import { RemainingRowVersions1795640002000 } from './1795640002000-RemainingRowV
 import { CycleArchive1795650000000 } from './1795650000000-CycleArchive';
 import { ModuleWorkItemsWorkspaceItemIndex1795652000000 } from './1795652000000-ModuleWorkItemsWorkspaceItemIndex';
 import { WorkItemOrderIndexesWorkspace1795660000000 } from './1795660000000-WorkItemOrderIndexesWorkspace';
+import { ActivityTimeOrderedIds1795665000000 } from './1795665000000-ActivityTimeOrderedIds';
+import { ActivityIdOrderIsCreationOrder1795666000000 } from './1795666000000-ActivityIdOrderIsCreationOrder';
 
 export const MIGRATIONS: Array<new () => unknown> = [
   Foundation1795323810286,
@@ -70,4 +72,6 @@ export const MIGRATIONS: Array<new () => unknown> = [
   CycleArchive1795650000000,
   ModuleWorkItemsWorkspaceItemIndex1795652000000,
   WorkItemOrderIndexesWorkspace1795660000000,
+  ActivityTimeOrderedIds1795665000000,
+  ActivityIdOrderIsCreationOrder1795666000000,
 ];

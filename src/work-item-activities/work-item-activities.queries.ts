@@ -9,7 +9,7 @@ export const ACTIVITY_VERBS = ['created', 'updated', 'deleted', 'archived', 'una
 
 /**
  * Every filter narrows one work item's history, which the list index (work_item_id, created_at, id) reads as one
- * range: the filters apply to that range's rows (docs/work-item-links-relations-history.md, plans).
+ * range, in both orderings: the filters apply to that range's rows (docs/work-item-links-relations-history.md, plans).
  */
 export const ACTIVITY_LIST: ListSpec = {
   filters: [
@@ -27,7 +27,9 @@ export const ACTIVITY_LIST: ListSpec = {
   search: ['a.field', 'a.old_value', 'a.new_value'],
   orderings: {
     created_at: { expr: 'a.created_at', cursor: true, cast: 'timestamptz', immutable: true },
-    id: { expr: 'a.id', cursor: true, cast: 'uuid', immutable: true },
+    // An entry's id is wt_uuid_v7(created_at) (migrations ActivityTimeOrderedIds, ActivityIdOrderIsCreationOrder):
+    // id order is (created_at, id) order, so `id` reads the list index like `created_at` (no index of its own).
+    id: { expr: 'a.created_at', cursor: true, cast: 'timestamptz', immutable: true },
   },
   defaultOrder: 'created_at',
   idExpr: 'a.id',

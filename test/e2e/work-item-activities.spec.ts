@@ -276,6 +276,63 @@ describe('work item activity history', () => {
     expectProblem(await t.http.get(`${acts(id)}?verb=exploded`).set(key()), 400, 'validation_error');
   });
 
+  it('entry ids are version 7 UUIDs of the entry time: they increase with time and order_by=id is creation order', async () => {
+    const id = await newItem({ name: 'v0' });
+    await t.http.patch(`${items()}${id}/`).set(key()).send({ name: 'v1', priority: 'high' });
+    await t.http.post(`${items()}${id}/comments/`).set(key()).send({ comment_html: '<p>c</p>' });
+    await t.http.post(`${items()}${id}/links/`).set(key()).send({ url: 'https://example.com/v7' });
+    await t.http.patch(`${items()}${id}/`).set(key()).send({ priority: 'low' });
+    const asc = await history(id);
+    expect(asc.map((a) => [a.field, a.new_value])).toEqual([
+      [null, null],
+      ['name', 'v1'],
+      ['priority', 'high'],
+      ['comment', 'c'],
+      ['link', 'https://example.com/v7'],
+      ['priority', 'low'],
+    ]);
+    const ids = asc.map((a) => a.id);
+    for (const x of ids) expect(x).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    // Strictly increasing (uuid order is byte order, so hex string order), also within one PATCH's two entries.
+    expect(ids.every((x, i) => i === 0 || ids[i - 1] < x)).toBe(true);
+    // order_by=id reads the created_at index (migration ActivityIdOrderIsCreationOrder): same rows, same order, both
+    // directions, cursor pages included.
+    expect((await history(id, '&order_by=id')).map((a) => a.id)).toEqual(ids);
+    expect((await history(id, '&order_by=-id')).map((a) => a.id)).toEqual([...ids].reverse());
+    const c1 = await t.http.get(`${acts(id)}?paginate=cursor&per_page=4&order_by=id`).set(key());
+    const c2 = await t.http.get(`${acts(id)}?cursor=${c1.body.next_cursor}&per_page=4&order_by=id`).set(key());
+    expect([...c1.body.data, ...c2.body.data].map((a: Activity) => a.id)).toEqual(ids);
+    // The id carries created_at: its Unix milliseconds, then the microseconds within it scaled to 12 bits.
+    const rows: Array<{ id: string; ms: string; us: number }> = await t.ds.query(
+      `SELECT id, floor(extract(epoch FROM created_at) * 1000)::bigint::text AS ms,
+              (floor(extract(epoch FROM created_at) * 1000000)::bigint % 1000)::int AS us
+         FROM work_item_activities WHERE work_item_id = $1`,
+      [id],
+    );
+    expect(rows).toHaveLength(6);
+    for (const r of rows) {
+      const hex = r.id.replace(/-/g, '');
+      expect(BigInt(`0x${hex.slice(0, 12)}`).toString()).toBe(r.ms);
+      expect(parseInt(hex.slice(13, 16), 16)).toBe(Math.floor((r.us * 4096) / 1000));
+    }
+    // A writer other than the triggers gets a time-ordered id too (the column default, of its transaction's time).
+    const qr = t.ds.createQueryRunner();
+    await qr.connect();
+    try {
+      await qr.startTransaction();
+      const [other] = await qr.query(
+        `INSERT INTO work_item_activities (workspace_id, project_id, work_item_id, verb, epoch, xact_id)
+         SELECT workspace_id, project_id, id, 'updated', 0, 0 FROM work_items WHERE id = $1 RETURNING id::text`,
+        [id],
+      );
+      expect(other.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7/);
+      expect(other.id > ids[5]).toBe(true);
+    } finally {
+      await qr.rollbackTransaction();
+      await qr.release();
+    }
+  });
+
   it('?expand=actor adds who made each change, on the list and on one entry; null when no user made it', async () => {
     const id = await newItem({}, contributor.key);
     const actor = await expectedUserRef(t, contributor);
