@@ -9,16 +9,15 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * instead of three; a rolled-back EXPLAIN ANALYZE of the history triggers on a 1,000,000-entry table measured the
  * third index at about a fifth of their time (docs/work-item-links-relations-history.md, "Cost on the write paths").
  *
- * For the ordering to hold for every entry, entries written before ActivityTimeOrderedIds (random version 4 ids;
- * the history is one day old and unreleased) get the id of their created_at here.
+ * Entries written before ActivityTimeOrderedIds keep their (random, version 4) ids: an id is the entry's address
+ * (`GET .../activities/{pk}/`, v1's activity ids) and a client may have stored it. For them `order_by=id` is
+ * therefore creation order rather than the order of their ids, which nobody could rely on (random UUIDs); for every
+ * entry since, the two are the same order.
  */
 export class ActivityIdOrderIsCreationOrder1795666000000 implements MigrationInterface {
   name = 'ActivityIdOrderIsCreationOrder1795666000000';
 
   public async up(q: QueryRunner): Promise<void> {
-    await q.query(
-      `UPDATE "work_item_activities" SET "id" = wt_uuid_v7("created_at") WHERE substring("id"::text, 15, 1) <> '7'`,
-    );
     await q.query(`DROP INDEX "ix_work_item_activities_id"`);
   }
 
