@@ -992,7 +992,8 @@ export class WorkItemsRepository {
 
   /**
    * What a create needs before it writes, in one statement: the default state and type, and the project's
-   * next sequence number (wt_next_work_item_sequence: the project row is locked for this statement only,
+   * next sequence number (wt_next_work_item_sequence(workspace, project): the project row, found by its primary
+   * key, is locked for this statement only,
    * committed asynchronously, so concurrent creates do not queue behind each other's commits). Numbers are
    * unique and never reused; a create that fails afterwards leaves a gap.
    */
@@ -1009,7 +1010,7 @@ export class WorkItemsRepository {
                   AND (CASE WHEN COALESCE((SELECT f.is_work_item_types_enabled FROM workspace_features f WHERE f.workspace_id = $1), false)
                             THEN t.project_id IS NULL ELSE t.project_id IS NOT NULL END)
                 LIMIT 1) AS default_type_id,
-              ${takeSequence ? 'wt_next_work_item_sequence($2)' : 'NULL::int'} AS sequence_id`,
+              ${takeSequence ? 'wt_next_work_item_sequence($1, $2)' : 'NULL::int'} AS sequence_id`,
       [workspaceId, projectId],
     );
     return rows[0];
