@@ -1,7 +1,8 @@
 'use strict';
 /*
- * npm run bench:plans [-- --workspace] [-- --no-stats | --analyze]   (after `npm run bench`, on the database it
- * leaves: BENCH_DATABASE_URL's server, database wt_bench; --workspace: the workspace-wide list's statements instead of
+ * npm run bench:plans [-- --workspace] [-- --no-stats | --analyze] [-- --database NAME]   (after `npm run bench`, on
+ * the database it leaves: BENCH_DATABASE_URL's server, database wt_bench or `--database` (as given to `npm run bench
+ * -- --database NAME --seed-only`); --workspace: the workspace-wide list's statements instead of
  * the project list's; --no-stats: first drop the work item tables' statistics and turn their autovacuum off, as on
  * a server that never analyzed them (after a bulk import, or with autovacuum off; needs a superuser); --analyze:
  * first ANALYZE them and turn their autovacuum back on)
@@ -27,6 +28,7 @@ const TABLES = ['work_items', 'work_item_assignees', 'work_item_labels', 'module
 let STATS_NOTE = 'as the database has them';
 const timeoutAt = process.argv.indexOf('--timeout');
 const TIMEOUT_S = timeoutAt > 0 ? Number(process.argv[timeoutAt + 1]) : 10;
+const databaseAt = process.argv.indexOf('--database');
 
 /** --no-stats / --analyze: the work item tables as never analyzed, or analyzed now; says which in STATS_NOTE. */
 async function statistics(c) {
@@ -65,7 +67,7 @@ async function main() {
   if (!admin)
     throw new Error('set BENCH_DATABASE_URL (the server `npm run bench` used; its database wt_bench is read)');
   const c = new Client({
-    connectionString: withDb(admin, 'wt_bench'),
+    connectionString: withDb(admin, databaseAt > 0 ? process.argv[databaseAt + 1] : 'wt_bench'),
     // A statement whose plan walks the project once per row runs for minutes at this scale: cut short, reported.
     options: `-c max_parallel_workers_per_gather=0 -c statement_timeout=${TIMEOUT_S * 1000}`,
   });

@@ -1,7 +1,8 @@
 'use strict';
 /*
  * npm run bench [-- --items 100000 --duration 10 --slices 5 --connections 32 --warm-up 2 --ceiling-warm-up 10 --lead 1 --repeat 1
- *                   --rows list,cursor,... | all --audit-entries 1000000 --compare ../other-checkout]
+ *                   --rows list,cursor,... | all --audit-entries 1000000 --compare ../other-checkout
+ *                   --database wt_bench --seed-only]
  *
  * Seeds a fresh database (BENCH_DATABASE_URL's server, else the embedded PostgreSQL under .data/bench)
  * with set-based SQL: `--items` work items in one project (default 100k) with assignees and labels,
@@ -35,7 +36,10 @@ const CONNECTIONS = opt('connections', 32);
 const AUDIT_ENTRIES = opt('audit-entries', 1000000);
 const SERVICE_PORT = opt('port', 3997);
 const BARE_PORT = SERVICE_PORT + 1;
-const DB_NAME = 'wt_bench';
+/** The database seeded (dropped first): `--database NAME`, for a run that must not touch another's wt_bench. */
+const DB_NAME = lib.stringOption('database') ?? 'wt_bench';
+/** `--seed-only`: seed the database and stop (for `npm run bench:plans` on it), no load. */
+const SEED_ONLY = process.argv.includes('--seed-only');
 /** Seconds of each row's load before the measured slices, not measured: JIT, prepared statements, plans, cache. */
 const WARM_UP = opt('warm-up', 2);
 /** The ceiling's own warm-up: its process is loaded only by its own slices (bench/interleave.js). */
@@ -205,6 +209,7 @@ async function main() {
     });
     const seedSeconds = (Date.now() - t0) / 1000;
     log(`seeded in ${seedSeconds.toFixed(1)} s; filtered list matches ${seeded.started} rows`);
+    if (SEED_ONLY) return;
 
     // Restart the service so its peak RSS covers the measured load only, not the seeding phase.
     service.kill('SIGTERM');

@@ -33,6 +33,7 @@ import { MemberRowVersions1795640001000 } from './1795640001000-MemberRowVersion
 import { RemainingRowVersions1795640002000 } from './1795640002000-RemainingRowVersions';
 import { CycleArchive1795650000000 } from './1795650000000-CycleArchive';
 import { ModuleWorkItemsWorkspaceItemIndex1795652000000 } from './1795652000000-ModuleWorkItemsWorkspaceItemIndex';
+import { WorkItemOrderIndexesWorkspace1795660000000 } from './1795660000000-WorkItemOrderIndexesWorkspace';
 import { DropPlainIdIndexes1795670000000 } from './1795670000000-DropPlainIdIndexes';
 
 export const MIGRATIONS: Array<new () => unknown> = [
@@ -69,5 +70,6 @@ export const MIGRATIONS: Array<new () => unknown> = [
   RemainingRowVersions1795640002000,
   CycleArchive1795650000000,
   ModuleWorkItemsWorkspaceItemIndex1795652000000,
+  WorkItemOrderIndexesWorkspace1795660000000,
   DropPlainIdIndexes1795670000000,
 ];

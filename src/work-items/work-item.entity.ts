@@ -29,17 +29,23 @@ const LIVE = '"deleted_at" IS NULL AND "archived_at" IS NULL';
   unique: true,
   where: '"deleted_at" IS NULL AND "external_id" IS NOT NULL',
 })
-@Index('ix_work_items_created', ['project_id', 'created_at', 'id'], { where: LIVE })
-@Index('ix_work_items_updated', ['project_id', 'updated_at', 'id'], { where: LIVE })
-@Index('ix_work_items_seq', ['project_id', 'sequence_id', 'id'], { where: LIVE })
+/*
+ * The project list's ordering indexes, live rows, INCLUDE (workspace_id) (migration WorkItemOrderIndexesWorkspace:
+ * an offset page's walk equates the workspace too and stays index-only; TypeORM cannot express INCLUDE):
+ * created (project_id, created_at, id), updated (project_id, updated_at, id), seq (project_id, sequence_id, id),
+ * id (project_id, id), sort (project_id, sort_order, id) and state_group (project_id, state_group_rank, id).
+ */
+@Index('ix_work_items_created', { synchronize: false })
+@Index('ix_work_items_updated', { synchronize: false })
+@Index('ix_work_items_seq', { synchronize: false })
 // The workspace-wide list's orderings (issue 19): live items of unarchived rows, across the workspace's projects.
 @Index('ix_work_items_ws_created', ['workspace_id', 'created_at', 'id'], { where: LIVE })
 @Index('ix_work_items_ws_updated', ['workspace_id', 'updated_at', 'id'], { where: LIVE })
-@Index('ix_work_items_id', ['project_id', 'id'], { where: LIVE })
-@Index('ix_work_items_sort', ['project_id', 'sort_order', 'id'], { where: LIVE })
+@Index('ix_work_items_id', { synchronize: false })
+@Index('ix_work_items_sort', { synchronize: false })
 /** (project_id, state_id, created_at, id) INCLUDE (workspace_id), live rows: TypeORM cannot express INCLUDE (migration WorkItemStateIndexCovering). */
 @Index('ix_work_items_state', { synchronize: false })
-@Index('ix_work_items_state_group', ['project_id', 'state_group_rank', 'id'], { where: LIVE })
+@Index('ix_work_items_state_group', { synchronize: false })
 @Index('ix_work_items_state_group_created', ['project_id', 'state_group_rank', 'created_at', 'id'], { where: LIVE })
 @Index('ix_work_items_type', ['project_id', 'type_id'], { where: LIVE })
 @Index('ix_work_items_parent', ['parent_id'], { where: '"deleted_at" IS NULL AND "parent_id" IS NOT NULL' })
