@@ -36,6 +36,7 @@ import { ModuleWorkItemsWorkspaceItemIndex1795652000000 } from './1795652000000-
 import { WorkItemOrderIndexesWorkspace1795660000000 } from './1795660000000-WorkItemOrderIndexesWorkspace';
 import { ActivityTimeOrderedIds1795665000000 } from './1795665000000-ActivityTimeOrderedIds';
 import { ActivityIdOrderIsCreationOrder1795666000000 } from './1795666000000-ActivityIdOrderIsCreationOrder';
+import { DropPlainIdIndexes1795670000000 } from './1795670000000-DropPlainIdIndexes';
 
 export const MIGRATIONS: Array<new () => unknown> = [
   Foundation1795323810286,
@@ -74,4 +75,5 @@ export const MIGRATIONS: Array<new () => unknown> = [
   WorkItemOrderIndexesWorkspace1795660000000,
   ActivityTimeOrderedIds1795665000000,
   ActivityIdOrderIsCreationOrder1795666000000,
+  DropPlainIdIndexes1795670000000,
 ];

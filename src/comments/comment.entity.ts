@@ -5,7 +5,6 @@ export const COMMENT_ACCESS = ['INTERNAL', 'EXTERNAL'] as const;
 export type CommentAccess = (typeof COMMENT_ACCESS)[number];
 
 /** A comment on a work item (gap-reference 3.2). `comment_stripped` is derived from the sanitized HTML. */
-@Index('ix_work_item_comments_by_id', ['id'])
 @Entity('work_item_comments')
 @Index('ix_work_item_comments_external', ['workspace_id', 'work_item_id', 'external_source', 'external_id'], {
   where: '"external_id" IS NOT NULL AND "deleted_at" IS NULL',

@@ -142,7 +142,7 @@ export class CustomValuesRepository {
     const missing: string[] = [];
     if (refs.issues.length) {
       const rows: Array<{ id: string; readable: boolean }> = await db.query(
-        `SELECT id, ${READABLE_PROJECT('w.project_id', '$3', '$4')} AS readable
+        `SELECT id, ${READABLE_PROJECT('$1', 'w.project_id', '$3', '$4')} AS readable
            FROM work_items w WHERE workspace_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL AND ${LIVE_PROJECT_OF('w')}`,
         [workspaceId, refs.issues, viewer?.viewer.userId ?? null, viewer ? viewer.viewer.allProjects : true],
       );

@@ -2,7 +2,6 @@ import { Column, Entity, Index } from 'typeorm';
 import { CreatedAt, DeletedAt, RowVersion, TenantId, TenantWorkspaceId, UpdatedAt } from '../common/database/columns';
 
 /** A time-boxed iteration of a project (spec "Cycle", gap-reference 3.5). Work items point at it with `work_items.cycle_id`. */
-@Index('ix_cycles_by_id', ['id'])
 @Entity('cycles')
 @Index('ix_cycles_external', ['workspace_id', 'project_id', 'external_source', 'external_id'], {
   where: '"external_id" IS NOT NULL AND "deleted_at" IS NULL',

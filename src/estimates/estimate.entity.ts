@@ -5,7 +5,6 @@ export const ESTIMATE_TYPES = ['categories', 'points', 'time'] as const;
 export type EstimateType = (typeof ESTIMATE_TYPES)[number];
 
 /** An estimate system of a project. At most one live estimate per project is active. */
-@Index('ix_estimates_by_id', ['id'])
 @Entity('estimates')
 @Index('ix_estimates_external', ['workspace_id', 'project_id', 'external_source', 'external_id'], {
   where: '"external_id" IS NOT NULL AND "deleted_at" IS NULL',
@@ -35,7 +34,6 @@ export class EstimateEntity {
 }
 
 /** One point (value) of an estimate; values are unique within their estimate. */
-@Index('ix_estimate_points_by_id', ['id'])
 @Entity('estimate_points')
 @Index('ix_estimate_points_external', ['workspace_id', 'estimate_id', 'external_source', 'external_id'], {
   where: '"external_id" IS NOT NULL AND "deleted_at" IS NULL',

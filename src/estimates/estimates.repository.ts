@@ -18,6 +18,12 @@ export interface EstimateWrite {
   external_source?: string | null;
 }
 
+/** The project whose estimates a work item write resolves against, with its workspace. */
+export interface EstimateScope {
+  workspaceId: string;
+  projectId: string;
+}
+
 export interface PointWrite {
   key?: number;
   value?: string;
@@ -29,18 +35,22 @@ export interface PointWrite {
 /** The columns an estimate PATCH writes (the allow-list of its partial update). */
 const ESTIMATE_UPDATE: PartialUpdate<EstimateWrite> = {
   table: 'estimates',
-  where: 'id = $1',
+  where: 'workspace_id = $1 AND id = $2',
   columns: { name: {}, description: { nullAs: '' }, type: {}, external_id: {}, external_source: {} },
 };
 
 /** The columns an estimate point PATCH writes. */
 const POINT_UPDATE: PartialUpdate<PointWrite> = {
   table: 'estimate_points',
-  where: 'id = $1',
+  where: 'workspace_id = $1 AND id = $2',
   columns: { key: {}, value: {}, description: { nullAs: '' }, external_id: {}, external_source: {} },
 };
 
-/** Estimates and their points; every query is scoped by workspace and project. */
+/**
+ * Estimates and their points. Every statement names its workspace (`workspace_id = $1`), also where the row's
+ * id alone would do: the primary keys are (workspace_id, id), and a PostgreSQL distributed by workspace routes
+ * such a statement to one shard (docs/scaling.md).
+ */
 @Injectable()
 export class EstimatesRepository {
   constructor(private readonly ds: DataSource) {}
@@ -68,10 +78,17 @@ export class EstimatesRepository {
     return rows[0] ?? null;
   }
 
-  async nameTaken(projectId: string, name: string, exceptId: string | null, db: Queryable): Promise<boolean> {
+  async nameTaken(
+    workspaceId: string,
+    projectId: string,
+    name: string,
+    exceptId: string | null,
+    db: Queryable,
+  ): Promise<boolean> {
     const rows = await db.query(
-      `SELECT 1 FROM estimates WHERE project_id = $1 AND name = $2 AND deleted_at IS NULL AND ($3::uuid IS NULL OR id <> $3)`,
-      [projectId, name, exceptId],
+      `SELECT 1 FROM estimates WHERE workspace_id = $1 AND project_id = $2 AND name = $3 AND deleted_at IS NULL
+          AND ($4::uuid IS NULL OR id <> $4)`,
+      [workspaceId, projectId, name, exceptId],
     );
     return rows.length > 0;
   }
@@ -81,25 +98,32 @@ export class EstimatesRepository {
     await db.query(`SELECT pg_advisory_xact_lock(hashtext('estimates:' || $1::text))`, [projectId]);
   }
 
-  async hasActive(projectId: string, db: Queryable): Promise<boolean> {
-    const rows = await db.query(`SELECT 1 FROM estimates WHERE project_id = $1 AND is_active AND deleted_at IS NULL`, [
-      projectId,
-    ]);
+  async hasActive(workspaceId: string, projectId: string, db: Queryable): Promise<boolean> {
+    const rows = await db.query(
+      `SELECT 1 FROM estimates WHERE workspace_id = $1 AND project_id = $2 AND is_active AND deleted_at IS NULL`,
+      [workspaceId, projectId],
+    );
     return rows.length > 0;
   }
 
   /** Makes `id` the only active estimate of the project, and the last used one. */
-  async activate(projectId: string, id: string, db: Queryable): Promise<void> {
+  async activate(workspaceId: string, projectId: string, id: string, db: Queryable): Promise<void> {
     await db.query(
       `UPDATE estimates SET is_active = false, last_used = false, updated_at = now()
-        WHERE project_id = $1 AND id <> $2 AND deleted_at IS NULL AND (is_active OR last_used)`,
-      [projectId, id],
+        WHERE workspace_id = $1 AND project_id = $2 AND id <> $3 AND deleted_at IS NULL AND (is_active OR last_used)`,
+      [workspaceId, projectId, id],
     );
-    await db.query(`UPDATE estimates SET is_active = true, last_used = true, updated_at = now() WHERE id = $1`, [id]);
+    await db.query(
+      `UPDATE estimates SET is_active = true, last_used = true, updated_at = now() WHERE workspace_id = $1 AND id = $2`,
+      [workspaceId, id],
+    );
   }
 
-  async deactivate(id: string, db: Queryable): Promise<void> {
-    await db.query(`UPDATE estimates SET is_active = false, updated_at = now() WHERE id = $1`, [id]);
+  async deactivate(workspaceId: string, id: string, db: Queryable): Promise<void> {
+    await db.query(`UPDATE estimates SET is_active = false, updated_at = now() WHERE workspace_id = $1 AND id = $2`, [
+      workspaceId,
+      id,
+    ]);
   }
 
   async insert(
@@ -126,13 +150,19 @@ export class EstimatesRepository {
     return rows[0];
   }
 
-  async update(id: string, v: EstimateWrite, db: Queryable): Promise<void> {
-    await runPartialUpdate(db, ESTIMATE_UPDATE, v, new SqlParams([id]));
+  async update(workspaceId: string, id: string, v: EstimateWrite, db: Queryable): Promise<void> {
+    await runPartialUpdate(db, ESTIMATE_UPDATE, v, new SqlParams([workspaceId, id]));
   }
 
-  async softDelete(id: string, db: Queryable): Promise<void> {
-    await db.query(`UPDATE estimate_points SET deleted_at = now() WHERE estimate_id = $1 AND deleted_at IS NULL`, [id]);
-    await db.query(`UPDATE estimates SET deleted_at = now(), is_active = false WHERE id = $1`, [id]);
+  async softDelete(workspaceId: string, id: string, db: Queryable): Promise<void> {
+    await db.query(
+      `UPDATE estimate_points SET deleted_at = now() WHERE workspace_id = $1 AND estimate_id = $2 AND deleted_at IS NULL`,
+      [workspaceId, id],
+    );
+    await db.query(`UPDATE estimates SET deleted_at = now(), is_active = false WHERE workspace_id = $1 AND id = $2`, [
+      workspaceId,
+      id,
+    ]);
   }
 
   // ---- points ----
@@ -168,27 +198,34 @@ export class EstimatesRepository {
     return rows[0] ?? null;
   }
 
-  async valueTaken(estimateId: string, value: string, exceptId: string | null, db: Queryable): Promise<boolean> {
+  async valueTaken(
+    workspaceId: string,
+    estimateId: string,
+    value: string,
+    exceptId: string | null,
+    db: Queryable,
+  ): Promise<boolean> {
     const rows = await db.query(
-      `SELECT 1 FROM estimate_points WHERE estimate_id = $1 AND value = $2 AND deleted_at IS NULL AND ($3::uuid IS NULL OR id <> $3)`,
-      [estimateId, value, exceptId],
+      `SELECT 1 FROM estimate_points WHERE workspace_id = $1 AND estimate_id = $2 AND value = $3 AND deleted_at IS NULL
+          AND ($4::uuid IS NULL OR id <> $4)`,
+      [workspaceId, estimateId, value, exceptId],
     );
     return rows.length > 0;
   }
 
-  async nextKey(estimateId: string, db: Queryable): Promise<number> {
+  async nextKey(workspaceId: string, estimateId: string, db: Queryable): Promise<number> {
     const rows = await db.query(
-      `SELECT COALESCE(max(key), 0) + 1 AS k FROM estimate_points WHERE estimate_id = $1 AND deleted_at IS NULL`,
-      [estimateId],
+      `SELECT COALESCE(max(key), 0) + 1 AS k FROM estimate_points WHERE workspace_id = $1 AND estimate_id = $2 AND deleted_at IS NULL`,
+      [workspaceId, estimateId],
     );
     return Number(rows[0].k);
   }
 
   /** Values of the estimate's live points (checked when the estimate's type becomes numeric). */
-  async pointValues(estimateId: string, db: Queryable): Promise<string[]> {
+  async pointValues(workspaceId: string, estimateId: string, db: Queryable): Promise<string[]> {
     const rows: Array<{ value: string }> = await db.query(
-      `SELECT value FROM estimate_points WHERE estimate_id = $1 AND deleted_at IS NULL`,
-      [estimateId],
+      `SELECT value FROM estimate_points WHERE workspace_id = $1 AND estimate_id = $2 AND deleted_at IS NULL`,
+      [workspaceId, estimateId],
     );
     return rows.map((r) => r.value);
   }
@@ -219,12 +256,15 @@ export class EstimatesRepository {
     return rows[0];
   }
 
-  async updatePoint(id: string, v: PointWrite, db: Queryable): Promise<void> {
-    await runPartialUpdate(db, POINT_UPDATE, v, new SqlParams([id]));
+  async updatePoint(workspaceId: string, id: string, v: PointWrite, db: Queryable): Promise<void> {
+    await runPartialUpdate(db, POINT_UPDATE, v, new SqlParams([workspaceId, id]));
   }
 
-  async softDeletePoint(id: string, db: Queryable): Promise<void> {
-    await db.query(`UPDATE estimate_points SET deleted_at = now() WHERE id = $1`, [id]);
+  async softDeletePoint(workspaceId: string, id: string, db: Queryable): Promise<void> {
+    await db.query(`UPDATE estimate_points SET deleted_at = now() WHERE workspace_id = $1 AND id = $2`, [
+      workspaceId,
+      id,
+    ]);
   }
 
   /**
@@ -232,11 +272,12 @@ export class EstimatesRepository {
    * the soft delete's own UPDATE does not conflict with, so without this a write could link the point
    * after the items were cleared. False when it was deleted meanwhile.
    */
-  async lockPoint(id: string, db: Queryable): Promise<boolean> {
-    return (
-      (await db.query(`SELECT id FROM estimate_points WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`, [id])).length >
-      0
+  async lockPoint(workspaceId: string, id: string, db: Queryable): Promise<boolean> {
+    const rows = await db.query(
+      `SELECT id FROM estimate_points WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL FOR UPDATE`,
+      [workspaceId, id],
     );
+    return rows.length > 0;
   }
 
   /**
@@ -251,10 +292,10 @@ export class EstimatesRepository {
     );
   }
 
-  async livePointIds(estimateId: string, db: Queryable): Promise<string[]> {
+  async livePointIds(workspaceId: string, estimateId: string, db: Queryable): Promise<string[]> {
     const rows: Array<{ id: string }> = await db.query(
-      `SELECT id FROM estimate_points WHERE estimate_id = $1 AND deleted_at IS NULL`,
-      [estimateId],
+      `SELECT id FROM estimate_points WHERE workspace_id = $1 AND estimate_id = $2 AND deleted_at IS NULL`,
+      [workspaceId, estimateId],
     );
     return rows.map((r) => r.id);
   }
@@ -266,26 +307,26 @@ export class EstimatesRepository {
    * (at most two rows: enough to tell "one" from "several"), plus whether estimates are enabled.
    */
   async activePointsMatching(
-    projectId: string,
+    scope: EstimateScope,
     by: { id: string } | { value: string },
     db: Queryable,
   ): Promise<Array<{ id: string }>> {
-    const cond = 'id' in by ? 'p.id = $2::uuid' : 'lower(p.value) = lower($2)';
+    const cond = 'id' in by ? 'p.id = $3::uuid' : 'lower(p.value) = lower($3)';
     return db.query(
       `SELECT p.id FROM estimate_points p
-         JOIN estimates e ON e.id = p.estimate_id AND e.is_active AND e.deleted_at IS NULL
-        WHERE p.project_id = $1 AND ${cond} AND p.deleted_at IS NULL
+         JOIN estimates e ON e.workspace_id = p.workspace_id AND e.id = p.estimate_id AND e.is_active AND e.deleted_at IS NULL
+        WHERE p.workspace_id = $1 AND p.project_id = $2 AND ${cond} AND p.deleted_at IS NULL
         LIMIT 2`,
-      [projectId, 'id' in by ? by.id : by.value],
+      [scope.workspaceId, scope.projectId, 'id' in by ? by.id : by.value],
     );
   }
 
   /** Estimates switch of the project (a project without a features row has the default: on) and whether it has an active estimate. */
-  async resolutionContext(projectId: string, db: Queryable): Promise<{ enabled: boolean; active: boolean }> {
+  async resolutionContext(scope: EstimateScope, db: Queryable): Promise<{ enabled: boolean; active: boolean }> {
     const rows = await db.query(
-      `SELECT COALESCE((SELECT is_estimates_enabled FROM project_features WHERE project_id = $1), true) AS enabled,
-              EXISTS (SELECT 1 FROM estimates WHERE project_id = $1 AND is_active AND deleted_at IS NULL) AS active`,
-      [projectId],
+      `SELECT COALESCE((SELECT is_estimates_enabled FROM project_features WHERE workspace_id = $1 AND project_id = $2), true) AS enabled,
+              EXISTS (SELECT 1 FROM estimates WHERE workspace_id = $1 AND project_id = $2 AND is_active AND deleted_at IS NULL) AS active`,
+      [scope.workspaceId, scope.projectId],
     );
     return rows[0];
   }

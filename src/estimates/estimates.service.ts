@@ -18,7 +18,7 @@ import {
   UpdateEstimatePointDto,
 } from './estimates.dto';
 import { EstimatePointRow, EstimateRow, mapEstimate, mapPoint } from './estimates.mapper';
-import { EstimatesRepository } from './estimates.repository';
+import { EstimateScope, EstimatesRepository } from './estimates.repository';
 
 /** A work item's estimate as a name-or-id pair (work item writes: estimate_point_id or estimate). */
 export const ESTIMATE_POINT_FIELDS: NameOrIdPair = {
@@ -63,7 +63,7 @@ export class EstimatesService {
       await this.assertEnabled(ctx, tx);
       await this.repo.lockProject(projectId, tx);
       const name = cleanName(dto.name);
-      await assertNameFree(this.repo.nameTaken(projectId, name, null, tx), 'estimate', name);
+      await assertNameFree(this.repo.nameTaken(ctx.workspace.id, projectId, name, null, tx), 'estimate', name);
       const row = await this.repo.insert(
         ctx.workspace.id,
         projectId,
@@ -77,8 +77,8 @@ export class EstimatesService {
         ctx.principal.userId,
         tx,
       );
-      const activate = dto.is_active ?? !(await this.repo.hasActive(projectId, tx));
-      if (activate) await this.repo.activate(projectId, row.id, tx);
+      const activate = dto.is_active ?? !(await this.repo.hasActive(ctx.workspace.id, projectId, tx));
+      if (activate) await this.repo.activate(ctx.workspace.id, projectId, row.id, tx);
       return this.get(ctx, row.id, expand, tx);
     });
   }
@@ -93,10 +93,10 @@ export class EstimatesService {
       let name: string | undefined;
       if (dto.name !== undefined) {
         name = cleanName(dto.name);
-        await assertNameFree(this.repo.nameTaken(projectId, name, id, tx), 'estimate', name);
+        await assertNameFree(this.repo.nameTaken(ctx.workspace.id, projectId, name, id, tx), 'estimate', name);
       }
       if (dto.type !== undefined && NUMERIC_TYPES.has(dto.type) && dto.type !== current.type) {
-        const bad = (await this.repo.pointValues(id, tx)).filter((v) => !NUMERIC_RE.test(v));
+        const bad = (await this.repo.pointValues(ctx.workspace.id, id, tx)).filter((v) => !NUMERIC_RE.test(v));
         if (bad.length) {
           throw ProblemException.validation(
             'type',
@@ -105,6 +105,7 @@ export class EstimatesService {
         }
       }
       await this.repo.update(
+        ctx.workspace.id,
         id,
         {
           name,
@@ -115,8 +116,8 @@ export class EstimatesService {
         },
         tx,
       );
-      if (dto.is_active === true && !current.is_active) await this.repo.activate(projectId, id, tx);
-      if (dto.is_active === false && current.is_active) await this.repo.deactivate(id, tx);
+      if (dto.is_active === true && !current.is_active) await this.repo.activate(ctx.workspace.id, projectId, id, tx);
+      if (dto.is_active === false && current.is_active) await this.repo.deactivate(ctx.workspace.id, id, tx);
       return this.get(ctx, id, expand, tx);
     });
   }
@@ -128,8 +129,9 @@ export class EstimatesService {
       await this.repo.lockProject(ctx.project.id, tx);
       const current = await this.repo.get(ctx.workspace.id, ctx.project.id, id, tx, true);
       if (!current) throw ProblemException.notFound('Estimate');
-      await this.repo.clearPointsFromWorkItems(ctx.workspace.id, await this.repo.livePointIds(id, tx), tx);
-      await this.repo.softDelete(id, tx);
+      const pointIds = await this.repo.livePointIds(ctx.workspace.id, id, tx);
+      await this.repo.clearPointsFromWorkItems(ctx.workspace.id, pointIds, tx);
+      await this.repo.softDelete(ctx.workspace.id, id, tx);
     });
   }
 
@@ -151,14 +153,14 @@ export class EstimatesService {
       await this.assertEnabled(ctx, tx);
       const estimate = await this.estimateOr404(ctx, estimateId, tx, true);
       const value = this.cleanValue(estimate, dto.value);
-      if (await this.repo.valueTaken(estimateId, value, null, tx)) throw this.valueConflict(value);
+      if (await this.repo.valueTaken(ctx.workspace.id, estimateId, value, null, tx)) throw this.valueConflict(value);
       const row = await this.repo.insertPoint(
         ctx.workspace.id,
         ctx.project.id,
         estimateId,
         {
           value,
-          key: dto.key ?? (await this.repo.nextKey(estimateId, tx)),
+          key: dto.key ?? (await this.repo.nextKey(ctx.workspace.id, estimateId, tx)),
           description: dto.description,
           external_id: dto.external_id,
           external_source: dto.external_source,
@@ -183,9 +185,10 @@ export class EstimatesService {
       let value: string | undefined;
       if (dto.value !== undefined) {
         value = this.cleanValue(estimate, dto.value);
-        if (await this.repo.valueTaken(estimateId, value, id, tx)) throw this.valueConflict(value);
+        if (await this.repo.valueTaken(ctx.workspace.id, estimateId, value, id, tx)) throw this.valueConflict(value);
       }
       await this.repo.updatePoint(
+        ctx.workspace.id,
         id,
         {
           value,
@@ -205,9 +208,9 @@ export class EstimatesService {
       await this.assertEnabled(ctx, tx);
       await this.estimateOr404(ctx, estimateId, tx, true);
       await this.pointOr404(ctx, estimateId, id, tx);
-      if (!(await this.repo.lockPoint(id, tx))) throw ProblemException.notFound('Estimate point');
+      if (!(await this.repo.lockPoint(ctx.workspace.id, id, tx))) throw ProblemException.notFound('Estimate point');
       await this.repo.clearPointsFromWorkItems(ctx.workspace.id, [id], tx);
-      await this.repo.softDeletePoint(id, tx);
+      await this.repo.softDeletePoint(ctx.workspace.id, id, tx);
     });
   }
 
@@ -220,9 +223,10 @@ export class EstimatesService {
    * `validation_error` naming the field: estimates disabled for the project, no active estimate,
    * an id that is not a point of the active estimate, a value matching no point, or a value
    * matching several (then the caller is told to use `estimate_point_id`). Clearing (null) is the
-   * caller's business and never reaches this method.
+   * caller's business and never reaches this method. `scope` names the project with its workspace (every
+   * statement is pinned to the workspace, docs/scaling.md).
    */
-  async resolvePoint(db: Queryable, projectId: string, by: { id?: string; value?: string }): Promise<string> {
+  async resolvePoint(db: Queryable, scope: EstimateScope, by: { id?: string; value?: string }): Promise<string> {
     const hasId = by.id !== undefined && by.id !== null;
     const hasValue = by.value !== undefined && by.value !== null;
     if (hasId && hasValue)
@@ -230,7 +234,7 @@ export class EstimatesService {
     if (!hasId && !hasValue)
       throw ProblemException.validation('estimate_point_id', 'An estimate point id or an estimate value is required.');
     const field = hasId ? 'estimate_point_id' : 'estimate';
-    const { enabled, active } = await this.repo.resolutionContext(projectId, db);
+    const { enabled, active } = await this.repo.resolutionContext(scope, db);
     if (!enabled)
       throw ProblemException.validation(
         field,
@@ -239,13 +243,13 @@ export class EstimatesService {
     if (!active) throw ProblemException.validation(field, 'This project has no active estimate.');
     if (hasId) {
       const id = by.id!;
-      const rows = isUuid(id) ? await this.repo.activePointsMatching(projectId, { id: id.toLowerCase() }, db) : [];
+      const rows = isUuid(id) ? await this.repo.activePointsMatching(scope, { id: id.toLowerCase() }, db) : [];
       if (!rows.length)
         throw ProblemException.validation(field, `"${id}" is not a point of the project's active estimate.`);
       return rows[0].id;
     }
     const value = by.value!.trim();
-    const rows = await this.repo.activePointsMatching(projectId, { value }, db);
+    const rows = await this.repo.activePointsMatching(scope, { value }, db);
     if (!rows.length && isUuid(value))
       throw ProblemException.validation(field, idInNameField(ESTIMATE_POINT_FIELDS, value));
     if (!rows.length)

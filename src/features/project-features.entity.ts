@@ -2,7 +2,6 @@ import { Column, Entity, Index } from 'typeorm';
 import { CreatedAt, RowVersion, TenantId, TenantWorkspaceId, UpdatedAt } from '../common/database/columns';
 
 /** One row per project (later edition's project features, plus cycles/modules/estimates switches). */
-@Index('ix_project_features_by_id', ['id'])
 @Entity('project_features')
 @Index('uq_project_features_project', ['workspace_id', 'project_id'], { unique: true })
 export class ProjectFeaturesEntity {

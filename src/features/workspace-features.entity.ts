@@ -2,7 +2,6 @@ import { Column, Entity, Index } from 'typeorm';
 import { CreatedAt, RowVersion, TenantId, TenantWorkspaceId, UpdatedAt } from '../common/database/columns';
 
 /** One row per workspace (gap-reference 3.8). `is_work_item_types_enabled` is the work item type mode. */
-@Index('ix_workspace_features_by_id', ['id'])
 @Entity('workspace_features')
 @Index('uq_workspace_features_ws', ['workspace_id'], { unique: true })
 export class WorkspaceFeaturesEntity {

@@ -6,7 +6,6 @@ import { CreatedAt, DeletedAt, RowVersion, TenantId, TenantWorkspaceId, UpdatedA
  * of the workspace. Names are unique among the live labels of a project, and among the live
  * workspace-level labels of a workspace (a name may exist at both levels).
  */
-@Index('ix_labels_by_id', ['id'])
 @Entity('labels')
 @Index('ix_labels_external', ['workspace_id', 'project_id', 'external_source', 'external_id'], {
   where: '"external_id" IS NOT NULL AND "deleted_at" IS NULL',

@@ -2,7 +2,6 @@ import { Column, Entity, Index } from 'typeorm';
 import { CreatedAt, DeletedAt, RowVersion, TenantId, TenantWorkspaceId, UpdatedAt } from '../common/database/columns';
 
 /** A user's membership of a project; `role` is a slug (admin, contributor, commenter, guest). */
-@Index('ix_project_members_by_id', ['id'])
 @Entity('project_members')
 @Index('uq_project_members_member', ['workspace_id', 'project_id', 'member_id'], {
   unique: true,

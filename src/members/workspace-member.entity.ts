@@ -2,7 +2,6 @@ import { Column, Entity, Index } from 'typeorm';
 import { CreatedAt, DeletedAt, RowVersion, TenantId, TenantWorkspaceId, UpdatedAt } from '../common/database/columns';
 
 /** A user's membership of a workspace; `role` is a slug (owner, admin, member, guest). */
-@Index('ix_workspace_members_by_id', ['id'])
 @Entity('workspace_members')
 @Index('uq_workspace_members_member', ['workspace_id', 'member_id'], { unique: true, where: '"deleted_at" IS NULL' })
 @Index('ix_workspace_members_list', ['workspace_id', 'created_at', 'id'])

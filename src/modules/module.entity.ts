@@ -8,7 +8,6 @@ export type ModuleStatus = (typeof MODULE_STATUSES)[number];
  * A grouping of work items inside a project (spec "Module", gap-reference 3.6). Membership of work
  * items lives in `module_work_items` (owned by the work items area); `member_ids` is derived.
  */
-@Index('ix_modules_by_id', ['id'])
 @Entity('modules')
 @Index('ix_modules_external', ['workspace_id', 'project_id', 'external_source', 'external_id'], {
   where: '"external_id" IS NOT NULL AND "deleted_at" IS NULL',

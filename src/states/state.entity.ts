@@ -4,7 +4,6 @@ import { CreatedAt, DeletedAt, RowVersion, TenantId, TenantWorkspaceId, UpdatedA
 export const STATE_GROUPS = ['backlog', 'unstarted', 'started', 'completed', 'cancelled', 'triage'] as const;
 export type StateGroup = (typeof STATE_GROUPS)[number];
 
-@Index('ix_states_by_id', ['id'])
 @Entity('states')
 @Index('ix_states_external', ['workspace_id', 'project_id', 'external_source', 'external_id'], {
   where: '"external_id" IS NOT NULL AND "deleted_at" IS NULL',

@@ -2,7 +2,6 @@ import { Column, Entity, Index } from 'typeorm';
 import { CreatedAt, DeletedAt, RowVersion, TenantId, TenantWorkspaceId, UpdatedAt } from '../common/database/columns';
 
 /** A choice of an OPTION property. Work items store its id. At most one default per property. */
-@Index('ix_work_item_property_options_by_id', ['id'])
 @Entity('work_item_property_options')
 @Index('uq_wipo_default', ['workspace_id', 'property_id'], {
   unique: true,

@@ -39,7 +39,7 @@ export class PropertyOptionsRepository {
     const p = new SqlParams([workspaceId, propertyId]);
     return runList<OptionRow>(this.ds, OPTION_LIST, q, {
       select: OPTION_COLS,
-      from: 'work_item_property_options o JOIN work_item_properties p ON p.id = o.property_id',
+      from: 'work_item_property_options o JOIN work_item_properties p ON p.workspace_id = o.workspace_id AND p.id = o.property_id',
       where: [
         'o.workspace_id = $1',
         'o.property_id = $2',

@@ -73,7 +73,7 @@ export class WorkItemPropertiesRepository {
     const p = new SqlParams([workspaceId, typeId]);
     return runList<PropertyRow>(this.ds, TYPE_PROPERTY_LIST, q, {
       select: PROPERTY_COLS,
-      from: 'work_item_type_properties tp JOIN work_item_properties p ON p.id = tp.property_id',
+      from: 'work_item_type_properties tp JOIN work_item_properties p ON p.workspace_id = tp.workspace_id AND p.id = tp.property_id',
       where: ['tp.workspace_id = $1', 'tp.type_id = $2', 'p.deleted_at IS NULL'],
       params: p,
     });

@@ -5,7 +5,6 @@ import { CreatedAt, DeletedAt, RowVersion, TenantId, TenantWorkspaceId, UpdatedA
  * A custom property definition. `project_id` set: a project-level property; null: workspace-level
  * (reaches work items through its contexts). `name` is the slug derived once from `display_name`.
  */
-@Index('ix_work_item_properties_by_id', ['id'])
 @Entity('work_item_properties')
 @Index('uq_wip_project_name', ['workspace_id', 'project_id', 'name'], {
   unique: true,

@@ -2,7 +2,6 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { TenantWorkspaceId, tenantKey } from '../common/database/columns';
 
 /** A project listed by a context (`project_ids`). */
-@Index('ix_work_item_property_context_projects_by_key', ['context_id', 'project_id'])
 @Entity('work_item_property_context_projects')
 @Index('ix_wipcp_project', ['project_id'])
 export class ContextProjectEntity {
@@ -12,7 +11,6 @@ export class ContextProjectEntity {
 }
 
 /** A workspace-level type listed by a context (`issue_type_ids`). */
-@Index('ix_work_item_property_context_types_by_key', ['context_id', 'type_id'])
 @Entity('work_item_property_context_types')
 @Index('ix_wipct_type', ['type_id'])
 export class ContextTypeEntity {
@@ -22,7 +20,6 @@ export class ContextTypeEntity {
 }
 
 /** An option offered in a context, in the context's order, with the context's own default flag. */
-@Index('ix_work_item_property_context_options_by_key', ['context_id', 'option_id'])
 @Entity('work_item_property_context_options')
 @Index('ix_wipco_option', ['option_id'])
 export class ContextOptionEntity {

@@ -5,7 +5,6 @@ import { CreatedAt, DeletedAt, RowVersion, TenantId, TenantWorkspaceId, UpdatedA
  * A scope of a workspace-level property: which projects and types it covers (wildcard flags or
  * link tables) and the configuration that replaces the property's own inside that scope.
  */
-@Index('ix_work_item_property_contexts_by_id', ['id'])
 @Entity('work_item_property_contexts')
 @Index('uq_wipc_name', { synchronize: false })
 @Index('uq_wipc_all_projects', ['workspace_id', 'property_id'], {

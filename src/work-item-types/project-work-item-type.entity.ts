@@ -2,7 +2,6 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { CreatedAt, TenantWorkspaceId, tenantKey } from '../common/database/columns';
 
 /** A workspace-level type imported into a project (gap-reference 3.10 import): a roster link, nothing copied. */
-@Index('ix_project_work_item_types_by_key', ['project_id', 'type_id'])
 @Entity('project_work_item_types')
 @Index('ix_pwit_type', ['type_id'])
 export class ProjectWorkItemTypeEntity {

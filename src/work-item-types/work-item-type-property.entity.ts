@@ -2,7 +2,6 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import { CreatedAt, RowVersion, TenantWorkspaceId, tenantKey } from '../common/database/columns';
 
 /** A property attached to a type (one property, many types). Same level on both ends. */
-@Index('ix_work_item_type_properties_by_key', ['type_id', 'property_id'])
 @Entity('work_item_type_properties')
 @Index('ix_witp_property', ['property_id'])
 @Index('ix_witp_order', ['type_id', 'sort_order'])

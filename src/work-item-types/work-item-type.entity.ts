@@ -6,7 +6,6 @@ import { CreatedAt, DeletedAt, RowVersion, TenantId, TenantWorkspaceId, UpdatedA
  * type (workspace mode) that reaches projects by import (project_work_item_types).
  * Names are unique case-insensitively per owner (expression indexes created by the migration).
  */
-@Index('ix_work_item_types_by_id', ['id'])
 @Entity('work_item_types')
 @Index('uq_wit_project_name', { synchronize: false })
 @Index('uq_wit_workspace_name', { synchronize: false })

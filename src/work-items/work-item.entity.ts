@@ -102,7 +102,6 @@ abstract class WorkItemLinkCopies {
 }
 
 /** Assignees of a work item; the set is replaced as a whole on writes. */
-@Index('ix_work_item_assignees_by_key', ['work_item_id', 'assignee_id'])
 @Entity('work_item_assignees')
 @Index('ix_work_item_assignees_assignee', ['assignee_id', 'work_item_id'])
 @Index(
@@ -124,7 +123,6 @@ export class WorkItemAssigneeEntity extends WorkItemLinkCopies {
 }
 
 /** Labels of a work item (project or workspace-level labels); replaced as a whole on writes. */
-@Index('ix_work_item_labels_by_key', ['work_item_id', 'label_id'])
 @Entity('work_item_labels')
 @Index('ix_work_item_labels_label', ['label_id', 'work_item_id'])
 @Index(
@@ -146,7 +144,6 @@ export class WorkItemLabelEntity extends WorkItemLinkCopies {
 }
 
 /** Module membership of work items (written by the modules area; the list's module_id filter reads it). */
-@Index('ix_module_work_items_by_key', ['module_id', 'work_item_id'])
 @Entity('module_work_items')
 @Index('ix_module_work_items_item', ['work_item_id', 'module_id'])
 /** A work item's modules within its workspace (the read shape's module_ids; migration ModuleWorkItemsWorkspaceItemIndex). */

@@ -126,7 +126,7 @@ export class WorkItemsBulkService {
     const out = new Map<number, ProblemException>();
     const keyed = rows.filter((r) => r.row.external_source && r.row.external_id);
     const existing = await this.repo.findByExternalMany(
-      ctx.project.id,
+      { workspaceId: ctx.workspace.id, projectId: ctx.project.id },
       keyed.map((r) => [r.row.external_source!, r.row.external_id!]),
     );
     const firstRow = new Map<string, number>();
@@ -334,7 +334,7 @@ export class WorkItemsBulkService {
   ): Promise<{ created: boolean; item: WorkItemDto }> {
     if (dto.external_source && dto.external_id) {
       const existing = await this.repo.findByExternal(
-        ctx.project.id,
+        { workspaceId: ctx.workspace.id, projectId: ctx.project.id },
         dto.external_source,
         dto.external_id,
         null,

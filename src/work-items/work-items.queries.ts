@@ -9,11 +9,13 @@ import { WORK_ITEM_READER_ROLES } from '../common/auth/roles';
  */
 
 /**
- * SQL: the project `projectCol` is one whose work items the viewer can read (Viewer: `userRef` binds the user id,
- * `allRef` the all-projects flag): a member of it with WORK_ITEM_READER or above, or a workspace owner/admin.
+ * SQL: the project `projectCol` of the workspace `workspaceRef` is one whose work items the viewer can read
+ * (Viewer: `userRef` binds the user id, `allRef` the all-projects flag): a member of it with WORK_ITEM_READER or
+ * above, or a workspace owner/admin. The membership read names the workspace (routable, docs/scaling.md).
  */
-export const READABLE_PROJECT = (projectCol: string, userRef: string, allRef: string) =>
-  `(${allRef}::boolean OR EXISTS (SELECT 1 FROM project_members rp WHERE rp.project_id = ${projectCol} AND rp.member_id = ${userRef}::uuid AND rp.deleted_at IS NULL
+export const READABLE_PROJECT = (workspaceRef: string, projectCol: string, userRef: string, allRef: string) =>
+  `(${allRef}::boolean OR EXISTS (SELECT 1 FROM project_members rp WHERE rp.workspace_id = ${workspaceRef} AND rp.project_id = ${projectCol}
+      AND rp.member_id = ${userRef}::uuid AND rp.deleted_at IS NULL
       AND rp.role IN (${WORK_ITEM_READER_ROLES.map((r) => `'${r}'`).join(', ')})))`;
 
 /**
@@ -22,7 +24,7 @@ export const READABLE_PROJECT = (projectCol: string, userRef: string, allRef: st
  * of that project either commits before the delete detaches children or sees the project gone.
  */
 export const LIVE_PROJECT_OF = (w: string) =>
-  `EXISTS (SELECT 1 FROM projects lp WHERE lp.id = ${w}.project_id AND lp.deleted_at IS NULL)`;
+  `EXISTS (SELECT 1 FROM projects lp WHERE lp.workspace_id = ${w}.workspace_id AND lp.id = ${w}.project_id AND lp.deleted_at IS NULL)`;
 
 /** Priority by meaning, urgent first. The expression index `ix_work_items_priority` is built on exactly this. */
 export const PRIORITY_RANK = `(CASE w.priority WHEN 'urgent' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 WHEN 'low' THEN 3 ELSE 4 END)`;

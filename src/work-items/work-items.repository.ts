@@ -358,7 +358,7 @@ const LOCK_ESTIMATE_POINT = (ws: string, project: string, id: string) =>
 const LOCK_TYPE = (ws: string, id: string) =>
   `SELECT t.id FROM work_item_types t WHERE t.workspace_id = ${ws} AND t.id = ${id} AND t.deleted_at IS NULL AND t.is_active FOR KEY SHARE`;
 const LOCK_WORK_ITEM = (ws: string, id: string) =>
-  `SELECT w.id FROM work_items w JOIN projects wp ON wp.id = w.project_id AND wp.deleted_at IS NULL
+  `SELECT w.id FROM work_items w JOIN projects wp ON wp.workspace_id = w.workspace_id AND wp.id = w.project_id AND wp.deleted_at IS NULL
     WHERE w.workspace_id = ${ws} AND w.id = ${id} AND w.deleted_at IS NULL FOR KEY SHARE`;
 
 /** Relations whose expanded objects come from EXPANDED_SQL (cycle and modules have their own helpers). */
@@ -639,7 +639,7 @@ export class WorkItemsRepository {
     return this.reader.query(
       `SELECT p.id, p.identifier FROM projects p
         WHERE p.workspace_id = $1 AND p.deleted_at IS NULL AND p.archived_at IS NULL
-          AND ($4::uuid[] IS NULL OR p.id = ANY($4::uuid[])) AND ${READABLE_PROJECT('p.id', '$2', '$3')}`,
+          AND ($4::uuid[] IS NULL OR p.id = ANY($4::uuid[])) AND ${READABLE_PROJECT('$1', 'p.id', '$2', '$3')}`,
       [workspaceId, viewer.userId, viewer.allProjects, only],
     );
   }
@@ -710,8 +710,9 @@ export class WorkItemsRepository {
   ): Promise<(WorkItemDetailRow & { viewer_role: string | null }) | null> {
     const rows = await this.reader.query(
       `SELECT ${DETAIL_COLS}, p.identifier AS project_identifier, pm.role AS viewer_role
-         FROM projects p JOIN work_items w ON w.project_id = p.id
-         LEFT JOIN project_members pm ON pm.project_id = p.id AND pm.member_id = $4 AND pm.deleted_at IS NULL
+         FROM projects p JOIN work_items w ON w.workspace_id = p.workspace_id AND w.project_id = p.id
+         LEFT JOIN project_members pm ON pm.workspace_id = p.workspace_id AND pm.project_id = p.id AND pm.member_id = $4
+              AND pm.deleted_at IS NULL
         WHERE p.workspace_id = $1 AND p.identifier = $2 AND p.deleted_at IS NULL
           AND w.workspace_id = $1 AND w.sequence_id = $3 AND w.deleted_at IS NULL AND w.archived_at IS NULL
           AND ($5::boolean OR pm.id IS NOT NULL)`,
@@ -959,36 +960,40 @@ export class WorkItemsRepository {
   }
 
   /** The live work items of the project holding any of these (source, id) pairs, by JSON `[source, id]`. */
-  async findByExternalMany(projectId: string, pairs: Array<[string, string]>): Promise<Map<string, string>> {
+  async findByExternalMany(
+    scope: { workspaceId: string; projectId: string },
+    pairs: Array<[string, string]>,
+  ): Promise<Map<string, string>> {
     if (!pairs.length) return new Map();
     const rows: Array<{ external_source: string; external_id: string; id: string }> = await this.reader.query(
       `SELECT w.external_source, w.external_id, w.id FROM work_items w
-         JOIN unnest($2::text[], $3::text[]) AS x(src, ext) ON w.external_source = x.src AND w.external_id = x.ext
-        WHERE w.project_id = $1 AND w.deleted_at IS NULL`,
-      [projectId, pairs.map((p) => p[0]), pairs.map((p) => p[1])],
+         JOIN unnest($3::text[], $4::text[]) AS x(src, ext) ON w.external_source = x.src AND w.external_id = x.ext
+        WHERE w.workspace_id = $1 AND w.project_id = $2 AND w.deleted_at IS NULL`,
+      [scope.workspaceId, scope.projectId, pairs.map((p) => p[0]), pairs.map((p) => p[1])],
     );
     return new Map(rows.map((r) => [JSON.stringify([r.external_source, r.external_id]), r.id]));
   }
 
   /** The live work item already holding this external pair in the project. */
   async findByExternal(
-    projectId: string,
+    scope: { workspaceId: string; projectId: string },
     source: string,
     externalId: string,
     exceptId: string | null,
     db: Queryable,
   ): Promise<string | null> {
     const rows = await db.query(
-      `SELECT id FROM work_items WHERE project_id = $1 AND external_source = $2 AND external_id = $3 AND deleted_at IS NULL
-          AND ($4::uuid IS NULL OR id <> $4) LIMIT 1`,
-      [projectId, source, externalId, exceptId],
+      `SELECT id FROM work_items WHERE workspace_id = $1 AND project_id = $2 AND external_source = $3 AND external_id = $4
+          AND deleted_at IS NULL AND ($5::uuid IS NULL OR id <> $5) LIMIT 1`,
+      [scope.workspaceId, scope.projectId, source, externalId, exceptId],
     );
     return rows[0]?.id ?? null;
   }
 
   /**
    * What a create needs before it writes, in one statement: the default state and type, and the project's
-   * next sequence number (wt_next_work_item_sequence: the project row is locked for this statement only,
+   * next sequence number (wt_next_work_item_sequence(workspace, project): the project row, found by its primary
+   * key, is locked for this statement only,
    * committed asynchronously, so concurrent creates do not queue behind each other's commits). Numbers are
    * unique and never reused; a create that fails afterwards leaves a gap.
    */
@@ -1005,7 +1010,7 @@ export class WorkItemsRepository {
                   AND (CASE WHEN COALESCE((SELECT f.is_work_item_types_enabled FROM workspace_features f WHERE f.workspace_id = $1), false)
                             THEN t.project_id IS NULL ELSE t.project_id IS NOT NULL END)
                 LIMIT 1) AS default_type_id,
-              ${takeSequence ? 'wt_next_work_item_sequence($2)' : 'NULL::int'} AS sequence_id`,
+              ${takeSequence ? 'wt_next_work_item_sequence($1, $2)' : 'NULL::int'} AS sequence_id`,
       [workspaceId, projectId],
     );
     return rows[0];
@@ -1104,7 +1109,7 @@ export class WorkItemsRepository {
   private assignableSql(match: string): string {
     return `SELECT u.id, lower(u.email) AS key FROM users u
       JOIN workspace_members wm ON wm.member_id = u.id AND wm.workspace_id = $1 AND wm.deleted_at IS NULL AND wm.is_active
-      LEFT JOIN project_members pm ON pm.member_id = u.id AND pm.project_id = $2 AND pm.deleted_at IS NULL
+      LEFT JOIN project_members pm ON pm.workspace_id = $1 AND pm.member_id = u.id AND pm.project_id = $2 AND pm.deleted_at IS NULL
      WHERE u.deleted_at IS NULL AND u.is_active AND ${match}
        AND (wm.role IN ('owner', 'admin') OR pm.role IN ('admin', 'contributor'))`;
   }
@@ -1122,7 +1127,7 @@ export class WorkItemsRepository {
   async workItemIds(workspaceId: string, ids: string[], viewer: Viewer, db: Queryable): Promise<Set<string>> {
     const rows = await db.query(
       `SELECT id FROM work_items w WHERE workspace_id = $1 AND id = ANY($2::uuid[]) AND deleted_at IS NULL AND ${LIVE_PROJECT_OF('w')}
-          AND ${READABLE_PROJECT('w.project_id', '$3', '$4')}`,
+          AND ${READABLE_PROJECT('$1', 'w.project_id', '$3', '$4')}`,
       [workspaceId, ids, viewer.userId, viewer.allProjects],
     );
     return new Set(rows.map((r: { id: string }) => r.id));
@@ -1139,21 +1144,25 @@ export class WorkItemsRepository {
       `SELECT w.id, p.identifier || '-' || w.sequence_id AS key
          FROM unnest($2::text[], $3::int[]) AS k(identifier, seq)
          JOIN projects p ON p.workspace_id = $1 AND p.deleted_at IS NULL AND p.identifier = k.identifier
-         JOIN work_items w ON w.project_id = p.id AND w.sequence_id = k.seq AND w.deleted_at IS NULL
-        WHERE ${READABLE_PROJECT('p.id', '$4', '$5')}`,
+         JOIN work_items w ON w.workspace_id = $1 AND w.project_id = p.id AND w.sequence_id = k.seq AND w.deleted_at IS NULL
+        WHERE ${READABLE_PROJECT('$1', 'p.id', '$4', '$5')}`,
       [workspaceId, refs.map((r) => r.identifier), refs.map((r) => r.sequence), viewer.userId, viewer.allProjects],
     );
   }
 
-  /** Is `candidateParent` the item itself or one of its descendants? (A parent may not close a loop.) */
-  async wouldCycle(itemId: string, candidateParent: string, db: Queryable): Promise<boolean> {
+  /**
+   * Is `candidateParent` the item itself or one of its descendants? (A parent may not close a loop.) The walk up
+   * from the candidate stays in the workspace (a parent always does), each step by primary key.
+   */
+  async wouldCycle(workspaceId: string, itemId: string, candidateParent: string, db: Queryable): Promise<boolean> {
     const rows = await db.query(
       `WITH RECURSIVE up AS (
-         SELECT id, parent_id, 1 AS depth FROM work_items WHERE id = $2
+         SELECT id, parent_id, 1 AS depth FROM work_items WHERE workspace_id = $3 AND id = $2
          UNION ALL
-         SELECT w.id, w.parent_id, up.depth + 1 FROM work_items w JOIN up ON w.id = up.parent_id WHERE up.depth < 1000
+         SELECT w.id, w.parent_id, up.depth + 1 FROM work_items w JOIN up ON w.workspace_id = $3 AND w.id = up.parent_id
+          WHERE up.depth < 1000
        ) SELECT 1 FROM up WHERE id = $1 LIMIT 1`,
-      [itemId, candidateParent],
+      [itemId, candidateParent, workspaceId],
     );
     return rows.length > 0;
   }

@@ -76,6 +76,8 @@ const listArrays = (expand: Set<string>, fields: ReadonlySet<string> | null): Li
 
 /** The project written in, and whose visibility a cross-project parent or related item is checked against. */
 type Tenant = { workspaceId: string; projectId: string; viewer: Viewer };
+/** A project named with its workspace (statements pin the workspace: docs/scaling.md). */
+type ProjectScope = Pick<Tenant, 'workspaceId' | 'projectId'>;
 
 const tenantOf = (ctx: ProjectContext): Tenant => ({
   workspaceId: ctx.workspace.id,
@@ -283,7 +285,7 @@ export class WorkItemsService {
       dto.estimate_point_id === null
         ? Promise.resolve(null)
         : dto.estimate_point_id !== undefined || dto.estimate !== undefined
-          ? this.estimates.resolvePoint(db, t.projectId, {
+          ? this.estimates.resolvePoint(db, t, {
               id: dto.estimate_point_id ?? undefined,
               value: dto.estimate,
             })
@@ -358,20 +360,20 @@ export class WorkItemsService {
   }
 
   private async checkExternal(
-    projectId: string,
+    scope: ProjectScope,
     source: string | null | undefined,
     externalId: string | null | undefined,
     exceptId: string | null,
     db: Queryable,
   ): Promise<void> {
     if (!source || !externalId) return;
-    const existing = await this.repo.findByExternal(projectId, source, externalId, exceptId, db);
+    const existing = await this.repo.findByExternal(scope, source, externalId, exceptId, db);
     if (existing) throw this.externalHeld(source, externalId, existing);
   }
 
   /** A unique violation on the external pair raced past checkExternal: answer with the same 409. */
   private async externalRace<T>(
-    projectId: string,
+    scope: ProjectScope,
     source: string | null | undefined,
     externalId: string | null | undefined,
     fn: () => Promise<T>,
@@ -383,7 +385,7 @@ export class WorkItemsService {
       const err = e as { code?: string; constraint?: string; driverError?: { code?: string; constraint?: string } };
       const pgErr = err.driverError ?? err;
       if (pgErr.code === '23505' && pgErr.constraint === 'uq_work_items_external' && source && externalId) {
-        await this.checkExternal(projectId, source, externalId, null, this.ds);
+        await this.checkExternal(scope, source, externalId, null, this.ds);
       }
       throw e;
     }
@@ -412,7 +414,7 @@ export class WorkItemsService {
       const [refs, defaults] = await Promise.all([
         this.resolveRefs(t, dto, this.ds),
         this.repo.createPrelude(t.workspaceId, t.projectId),
-        this.checkExternal(t.projectId, dto.external_source, dto.external_id, null, this.ds),
+        this.checkExternal(t, dto.external_source, dto.external_id, null, this.ds),
         this.checkMembership(ctx, dto, this.ds),
       ]);
       const { stateId, typeId } = withDefaults(refs, defaults);
@@ -485,7 +487,7 @@ export class WorkItemsService {
       );
     };
     const links = plan.labelIds.length > 0 || !!refs.estimatePointId || !!refs.parentId || !!typeId;
-    return this.externalRace(t.projectId, dto.external_source, dto.external_id, async () => {
+    return this.externalRace(t, dto.external_source, dto.external_id, async () => {
       // Nothing to lock first, no membership to write, no request transaction to join: the insert statement
       // alone, written only when no webhook chooses the event (else below, in a transaction with its event).
       if (!links && !placesItem(dto) && !inScope()) {
@@ -563,7 +565,7 @@ export class WorkItemsService {
     if (plain) return this.present(ctx.workspace.id, plain, expand, true);
     // The response row is the write's own (or read inside the transaction): read after commit, a delete or
     // archive committing in between would leave nothing to render (the write itself succeeded).
-    const row = await this.externalRace(ctx.project.id, dto.external_source, dto.external_id, () =>
+    const row = await this.externalRace(tenantOf(ctx), dto.external_source, dto.external_id, () =>
       this.ds.transaction((tx) => this.updateIn(ctx, id, dto, tx)),
     );
     return this.present(ctx.workspace.id, row, expand, true);
@@ -743,14 +745,14 @@ export class WorkItemsService {
     const start = dto.start_date !== undefined ? dto.start_date : cur.start_date;
     const target = dto.target_date !== undefined ? dto.target_date : cur.target_date;
     this.checkDates(start, target);
-    if (refs.parentId && (await this.repo.wouldCycle(id, refs.parentId, tx))) throw parentLoop(dto);
+    if (refs.parentId && (await this.repo.wouldCycle(ctx.workspace.id, id, refs.parentId, tx))) throw parentLoop(dto);
     if (refs.stateId !== undefined && refs.stateId !== cur.state_id) {
       await this.workflows.assertTransitionAllowed(tx, ctx, cur.state_id, refs.stateId);
     }
     const source = dto.external_source !== undefined ? dto.external_source : cur.external_source;
     const extId = dto.external_id !== undefined ? dto.external_id : cur.external_id;
     if (dto.external_source !== undefined || dto.external_id !== undefined)
-      await this.checkExternal(ctx.project.id, source, extId, id, tx);
+      await this.checkExternal(tenantOf(ctx), source, extId, id, tx);
     return source && extId ? [source, extId] : null;
   }
 

@@ -2,7 +2,6 @@ import { Column, Entity, Index } from 'typeorm';
 import { CreatedAt, DeletedAt, RowVersion, TenantId, TenantWorkspaceId, UpdatedAt } from '../common/database/columns';
 
 /** A workflow of a project. At most one live workflow per project is active, and at most one is the default. */
-@Index('ix_workflows_by_id', ['id'])
 @Entity('workflows')
 @Index('uq_workflows_name', ['workspace_id', 'project_id', 'name'], { unique: true, where: '"deleted_at" IS NULL' })
 @Index('uq_workflows_active', ['workspace_id', 'project_id'], {
@@ -32,7 +31,6 @@ export class WorkflowEntity {
 }
 
 /** A state's rules inside a workflow: whether work items may be created in it. One row per state and workflow. */
-@Index('ix_workflow_states_by_id', ['id'])
 @Entity('workflow_states')
 @Index('uq_workflow_states_state', ['workspace_id', 'workflow_id', 'state_id'], {
   unique: true,
@@ -60,7 +58,6 @@ export class WorkflowStateEntity {
 }
 
 /** An allowed move out of a workflow state, to `transition_state_id`. */
-@Index('ix_workflow_state_transitions_by_id', ['id'])
 @Entity('workflow_state_transitions')
 @Index('uq_workflow_transitions_pair', ['workspace_id', 'workflow_state_id', 'transition_state_id'], {
   unique: true,

@@ -8,19 +8,17 @@ import { ListSpec } from '../common/pagination/list-spec';
 /**
  * SQL (a scalar subquery; arguments are SQL references) for the `allow_issue_creation` of a state in the
  * project's active workflow, when the project's workflow feature is on, an active workflow exists and it
- * has a row for the state; else NULL. Work item creates evaluate it inside their insert statement. With
- * `workspace`, every table is pinned to it (a statement a distributed PostgreSQL routes to one shard,
- * docs/scaling.md); callers that have the workspace at hand should pass it.
+ * has a row for the state; else NULL. Work item creates evaluate it inside their insert statement. Every table
+ * is pinned to `workspace` (a statement a distributed PostgreSQL routes to one shard, docs/scaling.md).
  */
-export const creationRuleSql = (project: string, state: string, workspace?: string) => {
-  const pin = (alias: string) => (workspace ? ` AND ${alias}.workspace_id = ${workspace}` : '');
-  return `(SELECT ws.allow_issue_creation
+export const creationRuleSql = (project: string, state: string, workspace: string) =>
+  `(SELECT ws.allow_issue_creation
       FROM workflows w
-      JOIN project_features pf ON pf.project_id = w.project_id AND pf.is_workflow_enabled${pin('pf')}
-      JOIN workflow_states ws ON ws.workflow_id = w.id AND ws.state_id = ${state} AND ws.deleted_at IS NULL${pin('ws')}
-     WHERE w.project_id = ${project} AND w.is_active AND w.deleted_at IS NULL${pin('w')}
+      JOIN project_features pf ON pf.workspace_id = ${workspace} AND pf.project_id = w.project_id AND pf.is_workflow_enabled
+      JOIN workflow_states ws ON ws.workspace_id = ${workspace} AND ws.workflow_id = w.id AND ws.state_id = ${state}
+           AND ws.deleted_at IS NULL
+     WHERE w.workspace_id = ${workspace} AND w.project_id = ${project} AND w.is_active AND w.deleted_at IS NULL
      LIMIT 1)`;
-};
 
 export const WORKFLOW_LIST: ListSpec = {
   filters: [

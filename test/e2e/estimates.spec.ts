@@ -299,6 +299,7 @@ describe('estimates and estimate points', () => {
     let pid: string;
     let activeId: string;
     const ids: Record<string, string> = {};
+    const scope = () => ({ workspaceId: ten.workspaceId, projectId: pid });
     const expect400 = async (p: Promise<unknown>, field: string, text?: RegExp) => {
       const err = await p.then(
         () => null,
@@ -325,20 +326,27 @@ describe('estimates and estimate points', () => {
     });
 
     it('resolves the id form against the active estimate only', async () => {
-      expect(await svc.resolvePoint(t.ds, pid, { id: ids.small })).toBe(ids.small);
-      expect(await svc.resolvePoint(t.ds, pid, { id: ids.small.toUpperCase() })).toBe(ids.small);
-      await expect400(svc.resolvePoint(t.ds, pid, { id: ids.inactive }), 'estimate_point_id', /active estimate/);
-      await expect400(svc.resolvePoint(t.ds, pid, { id: 'not-a-uuid' }), 'estimate_point_id');
+      expect(await svc.resolvePoint(t.ds, scope(), { id: ids.small })).toBe(ids.small);
+      expect(await svc.resolvePoint(t.ds, scope(), { id: ids.small.toUpperCase() })).toBe(ids.small);
+      await expect400(svc.resolvePoint(t.ds, scope(), { id: ids.inactive }), 'estimate_point_id', /active estimate/);
+      await expect400(svc.resolvePoint(t.ds, scope(), { id: 'not-a-uuid' }), 'estimate_point_id');
       // a point of another project's active estimate
-      await expect400(svc.resolvePoint(t.ds, projectId, { id: ids.small }), 'estimate_point_id');
+      await expect400(
+        svc.resolvePoint(t.ds, { workspaceId: ten.workspaceId, projectId }, { id: ids.small }),
+        'estimate_point_id',
+      );
+      // the project named with another workspace: nothing of it is found there
+      const other = await t.tenant();
+      const foreign = { workspaceId: other.workspaceId, projectId: pid };
+      await expect400(svc.resolvePoint(t.ds, foreign, { id: ids.small }), 'estimate_point_id', /no active estimate/);
     });
 
     it('resolves the value form case-insensitively; none -> 400 naming the value; several -> 400 pointing to estimate_point_id', async () => {
-      expect(await svc.resolvePoint(t.ds, pid, { value: 'small' })).toBe(ids.small);
-      expect(await svc.resolvePoint(t.ds, pid, { value: ' SMALL ' })).toBe(ids.small);
-      await expect400(svc.resolvePoint(t.ds, pid, { value: 'Huge' }), 'estimate', /"Huge"/);
-      await expect400(svc.resolvePoint(t.ds, pid, { value: 'medium' }), 'estimate', /estimate_point_id/);
-      await expect400(svc.resolvePoint(t.ds, pid, { id: ids.small, value: 'small' }), 'estimate');
+      expect(await svc.resolvePoint(t.ds, scope(), { value: 'small' })).toBe(ids.small);
+      expect(await svc.resolvePoint(t.ds, scope(), { value: ' SMALL ' })).toBe(ids.small);
+      await expect400(svc.resolvePoint(t.ds, scope(), { value: 'Huge' }), 'estimate', /"Huge"/);
+      await expect400(svc.resolvePoint(t.ds, scope(), { value: 'medium' }), 'estimate', /estimate_point_id/);
+      await expect400(svc.resolvePoint(t.ds, scope(), { id: ids.small, value: 'small' }), 'estimate');
     });
 
     it('no active estimate, or estimates disabled, is 400', async () => {
@@ -346,15 +354,15 @@ describe('estimates and estimate points', () => {
         .patch(`/api/v2/workspaces/${ten.slug}/projects/${pid}/estimates/${activeId}/`)
         .set(key())
         .send({ is_active: false });
-      await expect400(svc.resolvePoint(t.ds, pid, { value: 'small' }), 'estimate', /no active estimate/);
-      await expect400(svc.resolvePoint(t.ds, pid, { id: ids.small }), 'estimate_point_id', /no active estimate/);
+      await expect400(svc.resolvePoint(t.ds, scope(), { value: 'small' }), 'estimate', /no active estimate/);
+      await expect400(svc.resolvePoint(t.ds, scope(), { id: ids.small }), 'estimate_point_id', /no active estimate/);
       await t.http
         .patch(`/api/v2/workspaces/${ten.slug}/projects/${pid}/estimates/${activeId}/`)
         .set(key())
         .send({ is_active: true });
-      expect(await svc.resolvePoint(t.ds, pid, { id: ids.small })).toBe(ids.small);
+      expect(await svc.resolvePoint(t.ds, scope(), { id: ids.small })).toBe(ids.small);
       await setFeature(pid, false);
-      await expect400(svc.resolvePoint(t.ds, pid, { id: ids.small }), 'estimate_point_id', /is_estimates_enabled/);
+      await expect400(svc.resolvePoint(t.ds, scope(), { id: ids.small }), 'estimate_point_id', /is_estimates_enabled/);
       await setFeature(pid, true);
     });
 
@@ -362,8 +370,8 @@ describe('estimates and estimate points', () => {
       await t.http
         .delete(`/api/v2/workspaces/${ten.slug}/projects/${pid}/estimates/${activeId}/points/${ids.med2}/`)
         .set(key());
-      expect(await svc.resolvePoint(t.ds, pid, { value: 'medium' })).toBe(ids.med1);
-      await expect400(svc.resolvePoint(t.ds, pid, { id: ids.med2 }), 'estimate_point_id');
+      expect(await svc.resolvePoint(t.ds, scope(), { value: 'medium' })).toBe(ids.med1);
+      await expect400(svc.resolvePoint(t.ds, scope(), { id: ids.med2 }), 'estimate_point_id');
     });
   });
 

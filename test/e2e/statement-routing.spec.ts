@@ -86,7 +86,10 @@ describe('statements route to one workspace (Citus-ready)', () => {
   });
 });
 
-/** A tour of the API's main paths: projects, states, labels, members, work items and everything around them. */
+/**
+ * A tour of the API's main paths: projects, states, labels, members, estimates, work items and everything around
+ * them.
+ */
 async function tour(t: TestApp, ten: Tenant, member: { id: string; key: string }) {
   const h = { 'X-Api-Key': ten.owner.key };
   const ws = `/api/v2/workspaces/${ten.slug}`;
@@ -110,6 +113,7 @@ async function tour(t: TestApp, ten: Tenant, member: { id: string; key: string }
   const states = (await ok(await get(`${p}/states/`), 'states')).data;
   const spare = await ok(await post(`${p}/states/`, { name: 'Spare', color: '#abcdef', group: 'backlog' }), 'state 2');
   await workflowTour(`${p}/workflows/`, states, { post, patch, del });
+  const sizes = await estimateTour(`${p}/estimates/`, { post, patch, get });
   await ok(await del(`${p}/states/${spare.id}/`), 'state delete');
   const label = await ok(await post(`${p}/labels/`, { name: 'bug' }), 'label');
   await ok(await post(`${ws}/labels/`, { name: 'global' }), 'workspace label');
@@ -119,11 +123,18 @@ async function tour(t: TestApp, ten: Tenant, member: { id: string; key: string }
   await ok(await t.http.get(`${ws}/projects/`).set({ 'X-Api-Key': member.key }), 'member projects');
   const items = `${p}/work-items/`;
   const a = await ok(
-    await post(items, { name: 'First', label_ids: [label.id], assignee_ids: [member.id], priority: 'high' }),
+    await post(items, {
+      name: 'First',
+      label_ids: [label.id],
+      assignee_ids: [member.id],
+      priority: 'high',
+      estimate_point_id: sizes.small,
+    }),
     'item',
   );
   const b = await ok(await post(items, { name: 'Second', state_id: state.id }), 'item 2');
   await ok(await patch(`${items}${a.id}/`, { name: 'First!', state_id: states[1].id, label_ids: [] }), 'item patch');
+  await ok(await patch(`${items}${a.id}/`, { estimate: '13', parent_id: b.id }), 'item estimate and parent');
   await ok(await get(`${items}${a.id}/?expand=state,labels,assignees`), 'item get');
   for (const q of [
     '',
@@ -166,6 +177,8 @@ async function tour(t: TestApp, ten: Tenant, member: { id: string; key: string }
   await ok(await post(`${items}bulk-delete/`, { ids }), 'bulk delete');
   await ok(await post(`${items}${b.id}/archive/`, {}), 'archive');
   await ok(await post(`${items}${b.id}/unarchive/`, {}), 'unarchive');
+  await ok(await del(`${p}/estimates/${sizes.id}/points/${sizes.large}/`), 'estimate point delete');
+  await ok(await del(`${p}/estimates/${sizes.id}/`), 'estimate delete');
   await ok(await del(`${c}${comment.id}/`), 'comment delete');
   await ok(await del(`${items}${a.id}/`), 'item delete');
   await ok(await del(`${p}/labels/${label.id}/`), 'label delete');
@@ -178,6 +191,26 @@ type Send = (url: string, body: object) => Promise<Res>;
 async function ok(res: Res, what: string) {
   if (res.status >= 300) throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
+}
+
+/**
+ * Estimates with their points: creates (the first is activated), point creates and a PATCH, the type made numeric
+ * (its points' values checked), activation moved and undone, the list with points. Returns the active estimate.
+ */
+async function estimateTour(base: string, h: { post: Send; patch: Send; get: (url: string) => Promise<Res> }) {
+  const e = await ok(await h.post(base, { name: 'Sizes' }), 'estimate');
+  const points = `${base}${e.id}/points/`;
+  const small = await ok(await h.post(points, { value: '1' }), 'estimate point');
+  const large = await ok(await h.post(points, { value: '8', key: 5 }), 'estimate point 2');
+  await ok(await h.patch(`${points}${large.id}/`, { value: '13' }), 'estimate point patch');
+  await ok(await h.patch(`${base}${e.id}/`, { name: 'Points', type: 'points' }), 'estimate patch');
+  const spare = await ok(await h.post(base, { name: 'Spare', is_active: false }), 'estimate 2');
+  await ok(await h.patch(`${base}${spare.id}/`, { is_active: true }), 'estimate activation');
+  await ok(await h.patch(`${base}${spare.id}/`, { is_active: false }), 'estimate deactivation');
+  await ok(await h.patch(`${base}${e.id}/`, { is_active: true }), 'estimate reactivation');
+  await ok(await h.get(`${base}?expand=points`), 'estimates');
+  await ok(await h.get(`${points}${small.id}/`), 'estimate point');
+  return { id: e.id as string, small: small.id as string, large: large.id as string };
 }
 
 /** Workflows with their states and transitions, written, changed and removed (the feature stays off). */
