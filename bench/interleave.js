@@ -11,9 +11,15 @@ const { median, shuffle } = require('./lib');
 
 const NOISY = 0.15;
 
-/** One slice of `row`: req/s over the slice, latency percentiles, failed requests. */
-async function slice(row, seconds, connections) {
-  const r = await autocannon({ connections: row.connections ?? connections, ...row.opts, duration: seconds });
+/**
+ * One slice of `row`: req/s over the slice, latency percentiles, failed requests. `lead` seconds of the same load
+ * run first, unmeasured: a server that sat idle through the other rows' slices (the ceiling most of all) was
+ * slower for its first second back, which alone moved a lone server's back-to-back 2 s slices by a third.
+ */
+async function slice(row, seconds, connections, lead = 0) {
+  const load = { connections: row.connections ?? connections, ...row.opts };
+  if (lead > 0) await autocannon({ ...load, duration: lead });
+  const r = await autocannon({ ...load, duration: seconds });
   const took = r.duration > 0 ? r.duration : seconds;
   // Which statuses failed, so an error count is explained in the log rather than guessed at.
   if (r.non2xx) process.stderr.write(`[bench] ${row.name}: statuses ${JSON.stringify(r.statusCodeStats)}\n`);
@@ -25,12 +31,24 @@ async function slice(row, seconds, connections) {
   };
 }
 
-/** Every row warmed once, then `rounds` rounds of one slice per row in random order; the slices per row. */
-async function interleave(rows, { rounds, seconds, warmUp, connections, log }) {
-  if (warmUp > 0) for (const row of rows) await slice(row, warmUp, connections);
+/**
+ * Every row warmed once (a row may ask for a longer warm-up: the ceiling's own process gets no load from the other
+ * rows, so its JIT warms only in its own slices), then `rounds` rounds of one slice per row in random order, each
+ * after `lead` seconds of unmeasured load; the slices per row.
+ */
+async function interleave(rows, { rounds, seconds, warmUp, lead, connections, log }) {
+  for (const row of rows) {
+    const w = Math.max(warmUp, row.warmUp ?? 0);
+    if (w > 0) await slice(row, w, connections);
+  }
   const samples = new Map(rows.map((r) => [r.name, []]));
   for (let i = 0; i < rounds; i++) {
-    for (const row of shuffle(rows)) samples.get(row.name).push(await slice(row, seconds, connections));
+    for (const row of shuffle(rows)) {
+      const s = await slice(row, seconds, connections, lead);
+      samples.get(row.name).push(s);
+      // Every slice in the order it ran, so a noisy ceiling slice can be matched with the slice before it.
+      log(`  ${row.name}: ${s.rps.toFixed(0)} req/s, p50 ${s.p50} ms`);
+    }
     log(`round ${i + 1}/${rounds}`);
   }
   return samples;
@@ -38,11 +56,15 @@ async function interleave(rows, { rounds, seconds, warmUp, connections, log }) {
 
 const spreadOf = (xs) => (Math.max(...xs) - Math.min(...xs)) / median(xs);
 
-/** Per row: median req/s, p50, p99, ratio to the ceiling (median and range); the run's noise verdict. */
+/**
+ * Per row: median req/s, p50, p99, ratio to the ceiling (median and range); the run's noise verdict. A row that
+ * names a ceiling of its own (`row.ceiling`, a row id: the 200-row page's) is measured against that one.
+ */
 function summarize(rows, samples, ceilingName) {
-  const ceiling = samples.get(ceilingName);
-  const ceilingRps = ceiling.map((s) => s.rps);
+  const ceilingRps = samples.get(ceilingName).map((s) => s.rps);
   const out = rows.map((row) => {
+    const own = row.ceiling && rows.find((r) => r.id === row.ceiling);
+    const ceiling = samples.get(own ? own.name : ceilingName);
     const s = samples.get(row.name);
     const ratios = s.map((x, i) => x.rps / ceiling[i].rps);
     return {

@@ -69,6 +69,13 @@ async function waitFor(url) {
  * process is the service itself, not npm.
  */
 /** The built service of this checkout, or of the checkout at `root` (run.js --compare), as `npm run start:prod` starts it. */
+/** The Node options of the start command (`start:prod`): heap bounds the service runs with. */
+function startFlags() {
+  return require('../package.json')
+    .scripts['start:prod'].split(/\s+/)
+    .filter((a) => a.startsWith('--'));
+}
+
 function spawnService(env, stdio = ['ignore', 'ignore', 'inherit'], root = ROOT) {
   const [cmd, ...args] = require('../package.json').scripts['start:prod'].split(/\s+/);
   return spawn(
@@ -123,7 +130,20 @@ async function api(port, method, path, key, body) {
   return j;
 }
 
-module.exports = { ROOT, sleep, adminUrl, withDb, sql, freshDatabase, cli, waitFor, serviceEnv, spawnService, settle };
+module.exports = {
+  ROOT,
+  sleep,
+  adminUrl,
+  withDb,
+  sql,
+  freshDatabase,
+  cli,
+  waitFor,
+  serviceEnv,
+  spawnService,
+  startFlags,
+  settle,
+};
 /** `--name value` from the command line, else undefined. */
 function stringOption(name) {
   const args = process.argv.slice(2);

@@ -1,6 +1,6 @@
 'use strict';
 /*
- * npm run bench [-- --items 100000 --duration 10 --slices 5 --connections 32 --warm-up 2 --repeat 1
+ * npm run bench [-- --items 100000 --duration 10 --slices 5 --connections 32 --warm-up 2 --ceiling-warm-up 10 --lead 1 --repeat 1
  *                   --rows list,cursor,... | all --audit-entries 1000000 --compare ../other-checkout]
  *
  * Seeds a fresh database (BENCH_DATABASE_URL's server, else the embedded PostgreSQL under .data/bench)
@@ -38,6 +38,10 @@ const BARE_PORT = SERVICE_PORT + 1;
 const DB_NAME = 'wt_bench';
 /** Seconds of each row's load before the measured slices, not measured: JIT, prepared statements, plans, cache. */
 const WARM_UP = opt('warm-up', 2);
+/** The ceiling's own warm-up: its process is loaded only by its own slices (bench/interleave.js). */
+const CEILING_WARM_UP = opt('ceiling-warm-up', 10);
+/** Unmeasured seconds of each slice's load before its measured part (bench/interleave.js, `slice`). */
+const LEAD = opt('lead', 1);
 /** Interleaved slices per row and their length (issue 27): `--slices 5 --slice 2`; `--duration` is their sum. */
 const SLICES = opt('slices', 5);
 const SLICE_SECONDS = opt('slice', opt('duration', 10) / SLICES);
@@ -103,7 +107,7 @@ async function compareRows(dbUrl, ctx, children) {
   await waitFor(`http://127.0.0.1:${COMPARE_PORT}/healthz`);
   const tag = basename(resolve(COMPARE));
   return selectRows(scenarios({ ...ctx, S: `http://127.0.0.1:${COMPARE_PORT}` }))
-    .filter((r) => r.id !== 'ceiling')
+    .filter((r) => !r.id.startsWith('ceiling'))
     .map((r) => ({ ...r, name: `${r.name} [${tag}]` }));
 }
 
@@ -209,7 +213,9 @@ async function main() {
     children.push(service);
     await waitFor(`http://127.0.0.1:${SERVICE_PORT}/healthz`);
 
+    // The ceiling runs with the service's heap flags: with Node's defaults its young generation differed.
     const bare = fork(resolve(__dirname, 'bare-server.js'), [], {
+      execArgv: lib.startFlags(),
       env: {
         ...process.env,
         DATABASE_URL: dbUrl,
@@ -224,7 +230,9 @@ async function main() {
     await new Promise((r) => bare.once('message', r));
 
     const ctx = { S: `http://127.0.0.1:${SERVICE_PORT}`, bare: `http://127.0.0.1:${BARE_PORT}`, key, main, seeded };
-    const rows = selectRows(scenarios(ctx));
+    const rows = selectRows(scenarios(ctx)).map((r) =>
+      r.id.startsWith('ceiling') ? { ...r, warmUp: CEILING_WARM_UP } : r,
+    );
     if (COMPARE) rows.push(...(await compareRows(dbUrl, ctx, children)));
     const loadBefore = lib.loadAverage();
     const ticks = lib.cpuTicks();
@@ -234,6 +242,7 @@ async function main() {
         rounds: SLICES,
         seconds: SLICE_SECONDS,
         warmUp: WARM_UP,
+        lead: LEAD,
         connections: CONNECTIONS,
         log,
       });
@@ -247,7 +256,7 @@ async function main() {
     bare.kill('SIGTERM');
 
     const head = [
-      `work items: ${ITEMS} in one project (+ noise); ${CONNECTIONS} connections (unless the row says); ${SLICES} interleaved slices of ${SLICE_SECONDS} s per row after ${WARM_UP} s of warm-up, randomised order; ${REPEAT} run(s)`,
+      `work items: ${ITEMS} in one project (+ noise); ${CONNECTIONS} connections (unless the row says); ${SLICES} interleaved slices of ${SLICE_SECONDS} s per row (each after ${LEAD} s unmeasured) after ${WARM_UP} s of warm-up (the ceiling ${CEILING_WARM_UP} s), randomised order; ${REPEAT} run(s)`,
       `machine: ${lib.machineLine()}; load average before ${loadBefore}, after ${lib.loadAverage()}; steal ${lib.stealBetween(ticks, lib.cpuTicks())}`,
       `database: ${await lib.pgSettings(dbUrl)} (the server's; the service's and the ceiling's sessions set max_parallel_workers_per_gather=0)`,
     ];

@@ -259,6 +259,63 @@ describe('cycle and module archive', () => {
     });
   });
 
+  describe('bulk writes and upsert', () => {
+    // The bulk rows are the single operations (src/common/bulk): an archived record refuses them row by row.
+    const archivedOf = [
+      ['cycles', 'cycle_archived', { ...PAST }],
+      ['modules', 'module_archived', { status: 'completed' }],
+    ] as const;
+
+    it.each(archivedOf)(
+      '%s: bulk-update and bulk-delete rows naming an archived record fail with 409 %s',
+      async (path, code, extra) => {
+        const live = await created(path, { name: `Live ${path}`, ...extra });
+        const frozen = await created(path, { name: `Frozen ${path}`, ...extra });
+        expect((await post(`${path}/${frozen.id}/archive/`)).status).toBe(200);
+        const upd = await post(`${path}/bulk-update/`).send({
+          items: [
+            { id: frozen.id, description: 'x' },
+            { id: live.id, description: 'y' },
+          ],
+        });
+        expect(upd.status).toBe(200);
+        expect(upd.body.results).toEqual([
+          expect.objectContaining({ index: 0, result: 'failed', code, id: frozen.id }),
+          expect.objectContaining({ index: 1, result: 'updated', id: live.id }),
+        ]);
+        const del = await post(`${path}/bulk-delete/`).send({ ids: [frozen.id] });
+        expect(del.status).toBe(200);
+        expect(del.body.results).toEqual([expect.objectContaining({ result: 'failed', code, id: frozen.id })]);
+        const archived = await t.http.get(`${project()}/archived-${path}/`).set(key());
+        const still = archived.body.data.find((r: { id: string }) => r.id === frozen.id);
+        expect(still).toEqual(expect.objectContaining({ id: frozen.id, description: frozen.description }));
+      },
+    );
+
+    it.each(archivedOf)(
+      '%s: upsert naming an archived record by its external pair is 409 %s, nothing written',
+      async (path, code, extra) => {
+        const pair = { external_source: 'jira', external_id: `ARCH-${path}-${Date.now()}` };
+        const first = await post(`${path}/upsert/`).send({ name: `Upserted ${path}`, ...extra, ...pair });
+        expect(first.status).toBe(201);
+        expect((await post(`${path}/${first.body.id}/archive/`)).status).toBe(200);
+        const again = await post(`${path}/upsert/`).send({
+          name: `Upserted ${path}`,
+          ...extra,
+          ...pair,
+          description: 'z',
+        });
+        expectProblem(again, 409, code);
+        // Neither a second record holding the pair nor a change to the archived one.
+        const listed = await t.http.get(`${project()}/${path}/?per_page=100`).set(key());
+        expect(listed.body.data.filter((r: { external_id: string }) => r.external_id === pair.external_id)).toEqual([]);
+        const archived = await t.http.get(`${project()}/archived-${path}/?per_page=100`).set(key());
+        const holders = archived.body.data.filter((r: { external_id: string }) => r.external_id === pair.external_id);
+        expect(holders).toEqual([expect.objectContaining({ id: first.body.id, description: first.body.description })]);
+      },
+    );
+  });
+
   describe('records', () => {
     it('audits archive and unarchive once each (not a no-op unarchive) and emits the webhook events', async () => {
       const outbox = t.app.get(WebhookOutbox);
