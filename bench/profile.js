@@ -1,6 +1,6 @@
 'use strict';
 /*
- * npm run bench:profile [-- --rows list,get,create --items 20000 --duration 15 --warm-up 5 --connections 16
+ * npm run bench:profile [-- --rows list,per200,get,create --items 20000 --duration 15 --warm-up 5 --connections 16
  *                          --top 10 --port 3970 --keep DIR]
  *
  * Where the service's CPU goes under one kind of load (issue 27: "profile the service under the list-page-1 load").
@@ -52,6 +52,7 @@ function loads(items, pick) {
   const get = (path) => ({ requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: path() }) }] });
   return {
     list: get(() => `${items}?per_page=50`),
+    per200: get(() => `${items}?per_page=200`),
     get: get(() => `${items}${pick().id}/?expand=state,labels,assignees`),
     identifier: get(() => `/api/v2/workspaces/bench/work-items/BENCH-${pick().sequence_id}/`),
     create: {

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { join } from 'node:path';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { PreparingClient } from './statement-cache';
+import { installUuidArrayParser } from './uuid-arrays';
 import { MIGRATIONS } from '../../../migrations';
 
 /**
@@ -12,6 +13,8 @@ import { MIGRATIONS } from '../../../migrations';
 export const ENTITY_FILES = join(__dirname, '..', '..', '**', '*.entity.{ts,js}');
 
 export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions {
+  // Every connection of the process reads uuid[] columns (the work items' id arrays) without postgres-array's cost.
+  installUuidArrayParser();
   return {
     type: 'postgres',
     url,
