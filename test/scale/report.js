@@ -9,9 +9,12 @@ function percentile(sorted, p) {
 
 const ms = (x) => (Number.isFinite(x) ? `${x.toFixed(0)} ms` : 'n/a');
 
-/** A failed request the kill explains: the balancer's 5xx for api2, which was answering it at the kill. */
+/**
+ * A failed request the kill explains: the balancer's 5xx for api2, or a reset, for a request under way between
+ * the signal and the moment the process was seen gone (its socket accepted until then), give or take 50 ms.
+ */
 function killedInFlight(r, kill) {
-  const inFlight = r.start <= kill.at + 50 && r.end >= kill.at;
+  const inFlight = r.start <= (kill.goneAt ?? kill.at) + 50 && r.end >= kill.at;
   // The balancer's 502 names the instance; a response cut off after its headers reaches the client as a reset.
   return inFlight && ((r.status >= 500 && r.cause.startsWith('balancer') && r.server === kill.name) || r.status === 0);
 }
@@ -104,7 +107,7 @@ function eventLines(events, db, t0) {
   const { restart, kill, rateLimit: rl } = events;
   const at = (t) => `+${((t - t0) / 1000).toFixed(1)} s`;
   return [
-    `api1 SIGTERM at ${at(restart.at)}, api2 SIGKILL at ${at(kill.at)}`,
+    `api1 SIGTERM at ${at(restart.at)}, api2 SIGKILL at ${at(kill.at)} (seen gone at ${at(kill.goneAt)})`,
     `api1 SIGTERM: exited with ${restart.code ?? restart.signal} after ${restart.stoppedMs} ms, ready again after ${restart.backMs} ms`,
     `api2 SIGKILL: started again after 2 s, ready again after ${kill.backMs} ms`,
     `API key revoked with the CLI: ${revocation(events.keyRevocation)}`,

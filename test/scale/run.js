@@ -98,10 +98,14 @@ async function killAndRestart(ctx, name, port) {
   const at = Date.now();
   p.kill('SIGKILL');
   await p.exited;
+  // Until the kernel has torn the process down, its listening socket still accepts connections: a request that
+  // arrives then is lost with the instance like one it was answering (seen: 100 ms after the signal on a busy CI
+  // machine). `goneAt` is when the process was seen gone; a request started after it had no such excuse.
+  const goneAt = Date.now();
   await sleep(2000);
   stack.startInstance(ctx.procs, name, instanceEnv(ctx, port));
   await stack.waitReady(port);
-  return { name, at, backMs: Date.now() - at };
+  return { name, at, goneAt, backMs: Date.now() - at };
 }
 
 /** The events beside the load, at fixed fractions of it. */
