@@ -22,7 +22,6 @@ const LIVE = '"deleted_at" IS NULL AND "archived_at" IS NULL';
  * Expression indexes (priority by meaning) and the trigram index of `?search=` (pg_trgm) are created by the
  * migrations (synchronize: false).
  */
-@Index('ix_work_items_by_id', ['id'])
 @Entity('work_items')
 @Index('uq_work_items_sequence', ['workspace_id', 'project_id', 'sequence_id'], { unique: true })
 @Index('uq_work_items_external', ['workspace_id', 'project_id', 'external_source', 'external_id'], {
