@@ -246,6 +246,124 @@ describe('work item activity history', () => {
       expect(summary((await history(x)).slice(1))).toEqual([['updated', 'priority', 'none', 'high']]);
   });
 
+  /** An item's entries after its `created` one, with the values that matter for a comparison across writers. */
+  const changesOf = async (item: string) =>
+    (await history(item))
+      .slice(1)
+      .map((a) => [a.verb, a.field, a.old_value, a.new_value, a.old_identifier_id, a.new_identifier_id]);
+
+  it("every writer records a change alike: a PATCH, a bulk-update and an operator's SQL UPDATE", async () => {
+    const parent = await newItem({ name: 'Parent' });
+    const initial = { name: 'Same', priority: 'low', state_id: states[0].id };
+    const [a, b, c] = [await newItem(initial), await newItem(initial), await newItem(initial)];
+    const change = {
+      name: 'Changed',
+      description_html: '<p>Described</p>',
+      priority: 'urgent',
+      state_id: states[1].id,
+      parent_id: parent,
+      start_date: '2026-03-04',
+      target_date: '2026-03-05',
+      external_source: 'jira',
+      external_id: `J-${a}`,
+    };
+    expect((await t.http.patch(`${items()}${a}/`).set(key()).send(change)).status).toBe(200);
+    const bulk = await t.http
+      .post(`${items()}bulk-update/`)
+      .set(key())
+      .send({ items: [{ id: b, ...change, external_id: `J-${b}` }] });
+    expect(bulk.body.succeeded).toBe(1);
+    // The same stored values, written by an operator's UPDATE: recorded by the history trigger.
+    await t.ds.query(
+      `UPDATE work_items c SET name = a.name, description_html = a.description_html, description_stripped = a.description_stripped,
+              priority = a.priority, state_id = a.state_id, parent_id = a.parent_id, start_date = a.start_date,
+              target_date = a.target_date, external_source = a.external_source, external_id = 'J-' || c.id, updated_by_id = $3
+         FROM work_items a WHERE a.workspace_id = $1 AND a.id = $2 AND c.workspace_id = $1 AND c.id = $4`,
+      [ten.workspaceId, a, ten.owner.id, c],
+    );
+    const expected = [
+      ['updated', 'name', 'Same', 'Changed', null, null],
+      ['updated', 'description', '', '<p>Described</p>', null, null],
+      ['updated', 'priority', 'low', 'urgent', null, null],
+      ['updated', 'state', states[0].id, states[1].id, states[0].id, states[1].id],
+      ['updated', 'parent', null, parent, null, parent],
+      ['updated', 'start_date', null, '2026-03-04', null, null],
+      ['updated', 'target_date', null, '2026-03-05', null, null],
+      ['updated', 'external_id', null, 'J-<id>', null, null],
+      ['updated', 'external_source', null, 'jira', null, null],
+    ];
+    for (const [item, writer] of [
+      [a, 'PATCH'],
+      [b, 'bulk-update'],
+      [c, 'UPDATE'],
+    ]) {
+      const got = (await changesOf(item)).map((e) => e.map((v) => (v === `J-${item}` ? 'J-<id>' : v)));
+      expect([writer, got]).toEqual([writer, expected]);
+    }
+  });
+
+  it('concurrent PATCHes of one item: each entry holds the value its change replaced, so the entries chain up', async () => {
+    const id = await newItem({ name: 'Start' });
+    const holder = t.ds.createQueryRunner();
+    await holder.connect();
+    try {
+      await holder.startTransaction();
+      await holder.query(`UPDATE work_items SET name = 'Held' WHERE workspace_id = $1 AND id = $2`, [
+        ten.workspaceId,
+        id,
+      ]);
+      // Both PATCHes start now and wait for the row: one plain (one statement, no transaction), one in a
+      // transaction (a state change reads the item FOR UPDATE first). An entry written from the statement's snapshot
+      // (not from the row version the UPDATE replaced) would say 'Start' where the chain needs 'Held'.
+      const plain = t.http
+        .patch(`${items()}${id}/`)
+        .set(key())
+        .send({ name: 'Plain' })
+        .then((r) => r);
+      const other = t.http
+        .patch(`${items()}${id}/`)
+        .set(key(contributor.key))
+        .send({ name: 'Transactional', state_id: states[1].id })
+        .then((r) => r);
+      for (let i = 0; ; i++) {
+        const [{ n }] = await t.ds.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%work_items%'`,
+        );
+        if (n >= 2) break;
+        if (i > 250) throw new Error('the two PATCHes did not both wait for the row');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await holder.commitTransaction();
+      expect([(await plain).status, (await other).status]).toEqual([200, 200]);
+    } finally {
+      if (holder.isTransactionActive) await holder.rollbackTransaction();
+      await holder.release();
+    }
+    const names = (await history(id)).filter((a) => a.field === 'name');
+    expect(names).toHaveLength(3);
+    expect(names[0]).toMatchObject({ old_value: 'Start', new_value: 'Held' });
+    for (let i = 1; i < names.length; i++) expect(names[i].old_value).toBe(names[i - 1].new_value);
+    const final = (await t.http.get(`${items()}${id}/`).set(key())).body.name;
+    expect(names[2].new_value).toBe(final);
+    expect(['Plain', 'Transactional']).toContain(names[1].new_value);
+  });
+
+  it("a delete is recorded (verb deleted, by whoever deleted it); the deleted item's history is then 404", async () => {
+    const id = await newItem({}, contributor.key);
+    expect((await t.http.delete(`${items()}${id}/`).set(key())).status).toBe(204);
+    const rows: Array<{ verb: string; field: string | null; actor_id: string }> = await t.ds.query(
+      `SELECT verb, field, actor_id FROM work_item_activities WHERE workspace_id = $1 AND work_item_id = $2
+        ORDER BY created_at, id`,
+      [ten.workspaceId, id],
+    );
+    expect(rows.map((r) => [r.verb, r.field, r.actor_id])).toEqual([
+      ['created', null, contributor.id],
+      ['deleted', null, ten.owner.id],
+    ]);
+    expectProblem(await t.http.get(acts(id)).set(key()), 404, 'resource_not_found');
+  });
+
   it('list: oldest first by default, newest first on request, filters, search, both pagination modes', async () => {
     const id = await newItem({ name: 'n0' });
     for (let i = 1; i <= 4; i++)
