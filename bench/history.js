@@ -1,7 +1,7 @@
 'use strict';
 /*
  * npm run bench:history [-- --items 20000 --duration 10 --rounds 4 --connections 32 --warm-up 2 --explain 200
- *                          --compare-before]
+ *                          --compare-before --statements 2000]
  *
  * The cost of the work item history (docs/work-item-links-relations-history.md) on the two hot write paths. Seeds
  * one project as `npm run bench` does (its seedItems), starts the built service once, then measures `create`
@@ -10,16 +10,18 @@
  * what the service did before history existed) and once enabled (`on`), in alternating order (off, on, on, off,
  * ...), so a slow spell of the shared machine weighs on both sides. Prints the median req/s and latencies of each
  * side and the overhead of each round's pair (1 - on/off req/s) with its median and spread.
- * Then `--explain` times the triggers inside PostgreSQL, where they run, free of HTTP and of other load: EXPLAIN
- * ANALYZE of the PATCH's UPDATE (two fields) and of a one-row INSERT, each in a rolled-back transaction, reports
- * the statement's execution time and the history trigger's own time; the medians are printed.
+ * Then `--explain` times the statements inside PostgreSQL, where they run, free of HTTP and of other load: EXPLAIN
+ * ANALYZE of the PATCH's statement (updateManySql: the statement the service sends, two fields) and of a one-row
+ * INSERT, each in a rolled-back transaction, reports the statement's execution time and the history trigger's own
+ * time; the medians are printed.
  * `--compare-before` adds a third side, `before`: history on, with the migrations of BEFORE reverted (their down(),
  * re-applied for the other sides), so this issue's changes to the history write are measured against the code
  * they replaced, round by round on the same data.
- * `--statements` (default 2000) then runs that many committed PATCH UPDATEs and one-row INSERTs per side from one
+ * `--statements` (default 2000) then runs that many committed PATCH statements and one-row INSERTs per side from one
  * connection, in four blocks alternating between the sides, and reports the CPU time its backend used per statement
- * (/proc: the statement, its triggers, its WAL records and commit, without the HTTP and the service): what history
- * adds to the database's work on a write, measured in the process that does it, so other load moves it least.
+ * (/proc: the statement, its triggers, its WAL records and commit, without the HTTP and the service; named, so each
+ * connection plans it as the service's prepared statements are planned): what history adds to the database's work
+ * on a write, measured in the process that does it, so other load moves it least.
  * Each row also reports the CPU time per request of the service process and of PostgreSQL (user + system from
  * /proc: the postmaster's children, plus what the postmaster collected from exited ones), the figure least moved
  * by other work on a shared machine (req/s is not). It counts the whole server, so it is this run's own only with
@@ -82,8 +84,11 @@ const TRIGGERS = [
   ['work_item_labels', 'wt_activity_label_del'],
 ];
 
-/** Issue 18's migrations (cheaper history writes), newest last: reverted for the `before` side. */
-const BEFORE = ['1795665000000-ActivityTimeOrderedIds', '1795666000000-ActivityIdOrderIsCreationOrder'];
+/**
+ * Issue 18's migrations of this change, newest last: reverted for the `before` side (the time-ordered ids of
+ * ActivityTimeOrderedIds and ActivityIdOrderIsCreationOrder, compared before, are part of every side now).
+ */
+const BEFORE = ['1795680000000-HistoryTriggersNameWorkspace'];
 const COMPARE_BEFORE = process.argv.includes('--compare-before');
 const SIDES = COMPARE_BEFORE ? ['off', 'on', 'before'] : ['off', 'on'];
 const migrations = () =>
@@ -99,15 +104,17 @@ let reverted = false;
 /** Puts the database in `side`'s state: history triggers off or on, and (--compare-before) BEFORE reverted or not. */
 async function setHistory(dbUrl, side) {
   await sql(dbUrl, async (c) => {
+    // The migrations first, then the triggers' switch (a migration may re-create a trigger, enabled).
+    const revert = side === 'before';
+    if (COMPARE_BEFORE && revert !== reverted) {
+      const q = { query: (text) => c.query(text) };
+      const ms = migrations();
+      if (revert) for (const m of [...ms].reverse()) await m.down(q);
+      else for (const m of ms) await m.up(q);
+      reverted = revert;
+    }
     for (const [table, name] of TRIGGERS)
       await c.query(`ALTER TABLE ${table} ${side === 'off' ? 'DISABLE' : 'ENABLE'} TRIGGER ${name}`);
-    const revert = side === 'before';
-    if (!COMPARE_BEFORE || revert === reverted) return;
-    const q = { query: (text) => c.query(text) };
-    const ms = migrations();
-    if (revert) for (const m of [...ms].reverse()) await m.down(q);
-    else for (const m of ms) await m.up(q);
-    reverted = revert;
   });
 }
 
@@ -123,6 +130,20 @@ async function measure(opts, pids) {
   const service = perReq('service');
   const pg = perReq('pg');
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, service, pg, cpu: service + pg };
+}
+
+/**
+ * The PATCH's statement as the service sends it (updateManySql of the built checkout: name and priority of one
+ * item; it names the workspace, so it reads the item by primary key), with its parameters for item `id`.
+ */
+function patchStatement() {
+  const { updateManySql } = require('../dist/src/work-items/work-items.repository');
+  const text = updateManySql({ sent: new Set(['name', 'priority']), assignees: false, labels: false });
+  const params = (seeded, ownerId, id, name, priority) => {
+    const row = { id, name, priority, sent: ['name', 'priority'], assignee_ids: null, label_ids: null };
+    return [seeded.ws, seeded.projectId, JSON.stringify([row]), ownerId, false];
+  };
+  return { text, params };
 }
 
 /** Execution time and history trigger time (ms) of `statement` in `count` rolled-back runs. */
@@ -243,15 +264,23 @@ async function inBlocks(dbUrl, sides, fn) {
  * four blocks alternating between the sides; one table row per statement and side.
  */
 async function explainSides(dbUrl, seeded, ownerId) {
-  const got = Object.fromEntries(ON_SIDES.map((x) => [x, { upd: [], ins: [] }]));
+  const got = Object.fromEntries(SIDES.map((x) => [x, { upd: [], ins: [] }]));
   const per = Math.max(1, Math.round(EXPLAINS / 4));
   let n = 0;
-  await inBlocks(dbUrl, ON_SIDES, async (side) => {
+  await inBlocks(dbUrl, SIDES, async (side) => {
+    const patch = patchStatement();
     got[side].upd.push(
       ...(await explainTimes(
         dbUrl,
-        `UPDATE work_items SET name = $2, priority = $3, updated_at = now(), updated_by_id = $4 WHERE id = $1`,
-        (i) => [seeded.sample[i % seeded.sample.length].id, `Explained ${i}`, i % 2 ? 'urgent' : 'low', ownerId],
+        patch.text,
+        (i) =>
+          patch.params(
+            seeded,
+            ownerId,
+            seeded.sample[i % seeded.sample.length].id,
+            `Explained ${i}`,
+            i % 2 ? 'urgent' : 'low',
+          ),
         'wt_activity_work_item_upd',
         per,
       )),
@@ -269,10 +298,10 @@ async function explainSides(dbUrl, seeded, ownerId) {
   });
   const lines = [];
   for (const [label, k] of [
-    ["PATCH's UPDATE (name + priority: 2 entries)", 'upd'],
+    ["PATCH's statement (name + priority: 2 entries)", 'upd'],
     ['one-row INSERT (1 entry)', 'ins'],
   ]) {
-    for (const side of ON_SIDES) {
+    for (const side of SIDES) {
       const exec = median(got[side][k].map((x) => x.exec));
       const trig = median(got[side][k].map((x) => x.trigger));
       lines.push(
@@ -293,6 +322,7 @@ async function backendCpu(dbUrl, seeded, ownerId) {
   let n = 0;
   await inBlocks(dbUrl, SIDES, (side) =>
     sql(dbUrl, async (c) => {
+      const patch = patchStatement();
       const pid = (await c.query('SELECT pg_backend_pid() AS p')).rows[0].p;
       const cpu = () => {
         const f = statFields(pid);
@@ -301,17 +331,26 @@ async function backendCpu(dbUrl, seeded, ownerId) {
       for (const k of ['upd', 'ins']) {
         const t0 = cpu();
         for (let i = 0; i < per; i++, n++) {
+          // Named (prepared) statements, as the service sends every parameterized statement (statement-cache.ts).
           if (k === 'upd')
-            await c.query(
-              `UPDATE work_items SET name = $2, priority = $3, updated_at = now(), updated_by_id = $4 WHERE id = $1`,
-              [seeded.sample[n % seeded.sample.length].id, `Statement ${n}`, n % 2 ? 'urgent' : 'low', ownerId],
-            );
+            await c.query({
+              name: 'patch',
+              text: patch.text,
+              values: patch.params(
+                seeded,
+                ownerId,
+                seeded.sample[n % seeded.sample.length].id,
+                `Statement ${n}`,
+                n % 2 ? 'urgent' : 'low',
+              ),
+            });
           else
-            await c.query(
-              `INSERT INTO work_items (workspace_id, project_id, sequence_id, name, state_id, created_by_id, updated_by_id)
+            await c.query({
+              name: 'insert',
+              text: `INSERT INTO work_items (workspace_id, project_id, sequence_id, name, state_id, created_by_id, updated_by_id)
                  VALUES ($1, $2, $3, 'Statement', $4, $5, $5)`,
-              [seeded.ws, seeded.projectId, ITEMS + 2000000 + n, seeded.state, ownerId],
-            );
+              values: [seeded.ws, seeded.projectId, ITEMS + 2000000 + n, seeded.state, ownerId],
+            });
         }
         got[side][k].push(((cpu() - t0) * 1000) / per);
       }
@@ -319,7 +358,7 @@ async function backendCpu(dbUrl, seeded, ownerId) {
   );
   const lines = [];
   for (const [label, k] of [
-    ["PATCH's UPDATE (name + priority: 2 entries)", 'upd'],
+    ["PATCH's statement (name + priority: 2 entries)", 'upd'],
     ['one-row INSERT (1 entry)', 'ins'],
   ]) {
     const us = (x) => median(got[x][k]);
@@ -365,7 +404,9 @@ async function main() {
           [project.id],
         )
       ).rows;
-      const state = (await c.query(`SELECT state_id FROM work_items WHERE id = $1`, [sample[0].id])).rows[0].state_id;
+      const state = (
+        await c.query(`SELECT state_id FROM work_items WHERE workspace_id = $1 AND id = $2`, [ws, sample[0].id])
+      ).rows[0].state_id;
       return { ws, sample, state };
     });
     // The postmaster: the parent of this connection's backend (read while the backend lives).

@@ -340,6 +340,46 @@ const UPDATE_RECORD = `id uuid, sent text[], name text, description_html text, d
   state_id uuid, type_id uuid, parent_id uuid, estimate_point_id uuid, start_date date, target_date date,
   external_id text, external_source text, custom_values jsonb, assignee_ids uuid[], label_ids uuid[]`;
 
+/** What a batch PATCH statement writes (updateManySql): the columns any row sent, and whether a link set is replaced. */
+export interface UpdateManyShape {
+  sent: ReadonlySet<string>;
+  assignees: boolean;
+  labels: boolean;
+}
+
+/**
+ * The statement of updateMany; parameters: $1 workspace, $2 project, $3 the rows (JSON, UPDATE_RECORD), $4 the
+ * user, $5 unlessHooked. Columns no row sent are not in the SET list (no column trigger fires for them); a link set no
+ * row sent is left out (its statement triggers do not fire). History is written by the statement's triggers. A pure
+ * function of the shape, so bench/history.js times the statement the service sends.
+ */
+export function updateManySql(shape: UpdateManyShape): string {
+  const columns = Object.fromEntries(
+    Object.entries(WORK_ITEM_COLUMNS).filter(([c]) => shape.sent.has(c)),
+  ) as UpdatableColumns<WorkItemWrite>;
+  const set = batchSetClause(columns, 'w', 'u', ['updated_at = now()', 'updated_by_id = $4']);
+  const sets = [
+    shape.assignees && replaceSet('work_item_assignees', 'assignee_id', 'assignee_ids', 'a'),
+    shape.labels && replaceSet('work_item_labels', 'label_id', 'label_ids', 'l'),
+  ].filter((x): x is string => !!x);
+  return `WITH u AS (
+         SELECT * FROM jsonb_to_recordset($3::jsonb) AS u(${UPDATE_RECORD})
+       ), hook AS (SELECT ${webhookChosenSql('$1', 'workitem.updated')} AS hooked),
+       ${sets.map((x) => `${x},`).join('\n')}
+       up AS (
+         UPDATE work_items w ${set}
+           FROM u WHERE w.workspace_id = $1 AND w.project_id = $2 AND w.id = u.id
+            AND w.deleted_at IS NULL AND w.archived_at IS NULL AND NOT ($5::boolean AND (SELECT hooked FROM hook))
+         RETURNING w.*
+       )
+       SELECT hook.hooked, r.* FROM hook LEFT JOIN (
+         SELECT ${DETAIL_SCALARS},
+                ${writtenSet('u.assignee_ids', ASSIGNEE_IDS('w', '$1'))},
+                ${writtenSet('u.label_ids', LABEL_IDS('w', '$1'))},
+                ${MODULE_IDS('w', '$1')}, p.identifier AS project_identifier
+           FROM up w JOIN u ON u.id = w.id JOIN projects p ON p.workspace_id = $1 AND p.id = w.project_id) r ON true`;
+}
+
 // Re-reads that lock what a write links to FOR KEY SHARE until commit (arguments are SQL references).
 // Deleting a label, an estimate (or point) or a work item locks the row (or its estimate) FOR UPDATE first,
 // which conflicts with KEY SHARE: the delete waits for our commit and then strips / clears what we wrote,
@@ -792,12 +832,11 @@ export class WorkItemsRepository {
   }
 
   /**
-   * The PATCHes of a batch (one row for a single PATCH), in one statement: each row's columns (only those it sent
-   * change: `sent` names them; columns no row sent are not in the SET list, so no column trigger fires for them),
-   * its assignee and label sets replaced where it sent them (a set no row sent is left out of the statement),
-   * stamped updated_by_id. The rows' values travel as one JSON array. Answers the rows as written (the read shape
-   * of `get`, with the version) and whether a webhook chooses `workitem.updated`; with `unlessHooked` nothing is
-   * written when one does (no rows), so a caller without a transaction can redo the write with its event.
+   * The PATCHes of a batch (one row for a single PATCH), in one statement (updateManySql): each row's columns (only
+   * those it sent change: `sent` names them), its assignee and label sets replaced where it sent them, stamped
+   * updated_by_id. The rows' values travel as one JSON array. Answers the rows as written (the read shape of `get`,
+   * with the version) and whether a webhook chooses `workitem.updated`; with `unlessHooked` nothing is written when
+   * one does (no rows), so a caller without a transaction can redo the write with its event.
    */
   async updateMany(
     workspaceId: string,
@@ -812,34 +851,18 @@ export class WorkItemsRepository {
       const sent = sentColumns(WORK_ITEM_COLUMNS, write);
       return { ...write, id, sent, assignee_ids: assigneeIds ?? null, label_ids: labelIds ?? null };
     });
-    const sentAny = new Set(payload.flatMap((r) => r.sent));
-    const columns = Object.fromEntries(
-      Object.entries(WORK_ITEM_COLUMNS).filter(([c]) => sentAny.has(c)),
-    ) as UpdatableColumns<WorkItemWrite>;
-    const set = batchSetClause(columns, 'w', 'u', ['updated_at = now()', 'updated_by_id = $4']);
-    const sets = [
-      payload.some((r) => r.assignee_ids) && replaceSet('work_item_assignees', 'assignee_id', 'assignee_ids', 'a'),
-      payload.some((r) => r.label_ids) && replaceSet('work_item_labels', 'label_id', 'label_ids', 'l'),
-    ].filter((x): x is string => !!x);
-    const out: Array<WorkItemDetailRow & { hooked: boolean }> = await db.query(
-      `WITH u AS (
-         SELECT * FROM jsonb_to_recordset($3::jsonb) AS u(${UPDATE_RECORD})
-       ), hook AS (SELECT ${webhookChosenSql('$1', 'workitem.updated')} AS hooked),
-       ${sets.map((x) => `${x},`).join('\n')}
-       up AS (
-         UPDATE work_items w ${set}
-           FROM u WHERE w.workspace_id = $1 AND w.project_id = $2 AND w.id = u.id
-            AND w.deleted_at IS NULL AND w.archived_at IS NULL AND NOT ($5::boolean AND (SELECT hooked FROM hook))
-         RETURNING w.*
-       )
-       SELECT hook.hooked, r.* FROM hook LEFT JOIN (
-         SELECT ${DETAIL_SCALARS},
-                ${writtenSet('u.assignee_ids', ASSIGNEE_IDS('w', '$1'))},
-                ${writtenSet('u.label_ids', LABEL_IDS('w', '$1'))},
-                ${MODULE_IDS('w', '$1')}, p.identifier AS project_identifier
-           FROM up w JOIN u ON u.id = w.id JOIN projects p ON p.workspace_id = $1 AND p.id = w.project_id) r ON true`,
-      [workspaceId, projectId, JSON.stringify(payload), userId, unlessHooked],
-    );
+    const sql = updateManySql({
+      sent: new Set(payload.flatMap((r) => r.sent)),
+      assignees: payload.some((r) => r.assignee_ids),
+      labels: payload.some((r) => r.label_ids),
+    });
+    const out: Array<WorkItemDetailRow & { hooked: boolean }> = await db.query(sql, [
+      workspaceId,
+      projectId,
+      JSON.stringify(payload),
+      userId,
+      unlessHooked,
+    ]);
     const hooked = out[0]?.hooked ?? false;
     return { hooked, rows: out.filter((r) => r.id).map(({ hooked: _h, ...r }) => r) };
   }
