@@ -1,6 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 import { TRIGGERS } from './1795510000000-WorkItemLinksRelationsHistory';
 import { timeOrdered } from './1795665000000-ActivityTimeOrderedIds';
+import { createIndexOnline, dropIndexOnline } from './online-index';
 
 /**
  * Issue 18 (and issue 25's plain id indexes): the history triggers on assignee, label and module link rows
@@ -24,15 +25,18 @@ const fn = (name: string, body: string) =>
 
 export class HistoryTriggersNameWorkspace1795680000000 implements MigrationInterface {
   name = 'HistoryTriggersNameWorkspace1795680000000';
+  // Online (migrations/online-index.ts): work_items is among the largest tables. Each step is safe to run again
+  // (CREATE OR REPLACE, DROP ... IF EXISTS), so a run interrupted between them can be repeated.
+  transaction = false;
 
   public async up(q: QueryRunner): Promise<void> {
     if (MEMBERSHIP.length !== 6) throw new Error(`expected 6 membership history triggers, found ${MEMBERSHIP.length}`);
     for (const m of MEMBERSHIP) await q.query(fn(m.name, timeOrdered(m.body.replace(BY_ID, BY_WORKSPACE))));
-    await q.query(`DROP INDEX "ix_work_items_by_id"`);
+    await dropIndexOnline(q, 'ix_work_items_by_id');
   }
 
   public async down(q: QueryRunner): Promise<void> {
-    await q.query(`CREATE INDEX "ix_work_items_by_id" ON "work_items" ("id")`);
+    await createIndexOnline(q, 'ix_work_items_by_id', `"work_items" ("id")`);
     for (const m of MEMBERSHIP) await q.query(fn(m.name, timeOrdered(m.body)));
   }
 }
