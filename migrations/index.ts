@@ -37,6 +37,7 @@ import { WorkItemOrderIndexesWorkspace1795660000000 } from './1795660000000-Work
 import { ActivityTimeOrderedIds1795665000000 } from './1795665000000-ActivityTimeOrderedIds';
 import { ActivityIdOrderIsCreationOrder1795666000000 } from './1795666000000-ActivityIdOrderIsCreationOrder';
 import { DropPlainIdIndexes1795670000000 } from './1795670000000-DropPlainIdIndexes';
+import { WorkItemProjectWorkspaceStatistics1795690000000 } from './1795690000000-WorkItemProjectWorkspaceStatistics';
 
 export const MIGRATIONS: Array<new () => unknown> = [
   Foundation1795323810286,
@@ -76,4 +77,5 @@ export const MIGRATIONS: Array<new () => unknown> = [
   ActivityTimeOrderedIds1795665000000,
   ActivityIdOrderIsCreationOrder1795666000000,
   DropPlainIdIndexes1795670000000,
+  WorkItemProjectWorkspaceStatistics1795690000000,
 ];
