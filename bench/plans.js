@@ -35,8 +35,13 @@ async function statistics(c) {
   if (process.argv.includes('--no-stats')) {
     for (const t of TABLES) await c.query(`ALTER TABLE ${t} SET (autovacuum_enabled = false)`);
     await c.query(`DELETE FROM pg_statistic WHERE starelid = ANY($1::regclass[])`, [TABLES]);
+    // Extended statistics (st_work_items_project_workspace) are built by ANALYZE too.
+    await c.query(
+      `DELETE FROM pg_statistic_ext_data WHERE stxoid IN (SELECT oid FROM pg_statistic_ext WHERE stxrelid = ANY($1::regclass[]))`,
+      [TABLES],
+    );
     await c.query(`UPDATE pg_class SET reltuples = -1 WHERE oid = ANY($1::regclass[])`, [TABLES]);
-    STATS_NOTE = `none: ${TABLES.join(', ')} as never analyzed (pg_statistic rows deleted, reltuples -1, autovacuum off)`;
+    STATS_NOTE = `none: ${TABLES.join(', ')} as never analyzed (pg_statistic and pg_statistic_ext_data rows deleted, reltuples -1, autovacuum off)`;
   } else if (process.argv.includes('--analyze')) {
     for (const t of TABLES) await c.query(`ALTER TABLE ${t} RESET (autovacuum_enabled)`);
     for (const t of TABLES) await c.query(`ANALYZE ${t}`);

@@ -38,6 +38,7 @@ import { ActivityTimeOrderedIds1795665000000 } from './1795665000000-ActivityTim
 import { ActivityIdOrderIsCreationOrder1795666000000 } from './1795666000000-ActivityIdOrderIsCreationOrder';
 import { DropPlainIdIndexes1795670000000 } from './1795670000000-DropPlainIdIndexes';
 import { HistoryTriggersNameWorkspace1795680000000 } from './1795680000000-HistoryTriggersNameWorkspace';
+import { WorkItemProjectWorkspaceStatistics1795690000000 } from './1795690000000-WorkItemProjectWorkspaceStatistics';
 
 export const MIGRATIONS: Array<new () => unknown> = [
   Foundation1795323810286,
@@ -78,4 +79,5 @@ export const MIGRATIONS: Array<new () => unknown> = [
   ActivityIdOrderIsCreationOrder1795666000000,
   DropPlainIdIndexes1795670000000,
   HistoryTriggersNameWorkspace1795680000000,
+  WorkItemProjectWorkspaceStatistics1795690000000,
 ];
