@@ -21,6 +21,8 @@ describe('memoizeRuleLookup (class-validator rule lookups kept per class)', () =
     const first = storage.getTargetValidationMetadatas(Child, '', false, false);
     expect(storage.getTargetValidationMetadatas(Child, '', false, false)).toBe(first);
     expect(first.map((m) => m.propertyName).sort()).toEqual(['count', 'name']);
+    expect(storage.groupByPropertyName(first)).toBe(storage.groupByPropertyName(first));
+    expect(Object.keys(storage.groupByPropertyName(first)).sort()).toEqual(['count', 'name']);
     expect(failed(Object.assign(new Child(), { name: 1, count: 'x' })).sort()).toEqual([
       'count:isInt',
       'name:isString',

@@ -68,8 +68,8 @@ type Lookup = MetadataStorage['getTargetValidationMetadatas'];
  * class that has rules (`instanceof`, for the inherited ones): a few hundred DTOs, about 2% of a work item
  * create's CPU (issue 27, docs/read-path-profile.md). Its answer changes only when rules are added (decorators
  * while modules load; @nestjs/mapped-types when it derives a class), so it is kept per class and arguments, and
- * every kept answer is dropped when a rule or schema is added. Callers get the same array each time; class-validator
- * and mapped-types only read it.
+ * every kept answer is dropped when a rule or schema is added; so is its grouping by property. Callers get the same
+ * array (and grouping) each time; class-validator and mapped-types only read them.
  */
 export function memoizeRuleLookup(storage: MetadataStorage = getMetadataStorage()): void {
   const marked = storage as MetadataStorage & { [MEMOIZED]?: true };
@@ -94,6 +94,14 @@ export function memoizeRuleLookup(storage: MetadataStorage = getMetadataStorage(
     let rules = byArgs.get(key);
     if (!rules) byArgs.set(key, (rules = lookup(target, schema, always, strictGroups, groups)));
     return rules;
+  };
+  // The rules grouped by property, kept with the (kept) array they were grouped from.
+  const group = storage.groupByPropertyName.bind(storage);
+  const grouped = new WeakMap<object, ReturnType<typeof group>>();
+  storage.groupByPropertyName = (rules) => {
+    let byProperty = grouped.get(rules);
+    if (!byProperty) grouped.set(rules, (byProperty = group(rules)));
+    return byProperty;
   };
 }
 memoizeRuleLookup();
