@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { replaceIndexOnline } from './online-index';
 
 const LIVE = `"deleted_at" IS NULL AND "archived_at" IS NULL`;
 
@@ -22,21 +23,23 @@ const ORDER_INDEXES: Array<[string, string]> = [
  * `priority` included as well; so widened, at a million items never analyzed, the planner (guessing one row)
  * preferred scanning the narrower ix_work_items_state_group and sorting, and the first page in priority order
  * ran past 3 s. Its offset walks still visit the table.
+ *
+ * Built CONCURRENTLY (migrations/online-index.ts): each new index is built beside the one it replaces, so the
+ * list keeps its index and writes go on while it builds.
  */
 export class WorkItemOrderIndexesWorkspace1795660000000 implements MigrationInterface {
   name = 'WorkItemOrderIndexesWorkspace1795660000000';
+  transaction = false;
 
   public async up(q: QueryRunner): Promise<void> {
     for (const [name, cols] of ORDER_INDEXES) {
-      await q.query(`DROP INDEX "public"."${name}"`);
-      await q.query(`CREATE INDEX "${name}" ON "work_items" (${cols}) INCLUDE ("workspace_id") WHERE ${LIVE}`);
+      await replaceIndexOnline(q, name, `"work_items" (${cols}) INCLUDE ("workspace_id") WHERE ${LIVE}`);
     }
   }
 
   public async down(q: QueryRunner): Promise<void> {
     for (const [name, cols] of ORDER_INDEXES) {
-      await q.query(`DROP INDEX "public"."${name}"`);
-      await q.query(`CREATE INDEX "${name}" ON "work_items" (${cols}) WHERE ${LIVE}`);
+      await replaceIndexOnline(q, name, `"work_items" (${cols}) WHERE ${LIVE}`);
     }
   }
 }

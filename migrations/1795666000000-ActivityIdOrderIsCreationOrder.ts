@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { createIndexOnline, dropIndexOnline } from './online-index';
 
 /**
  * Issue 18 (cost of the history on the write paths): one index fewer per history entry. Since
@@ -16,12 +17,14 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  */
 export class ActivityIdOrderIsCreationOrder1795666000000 implements MigrationInterface {
   name = 'ActivityIdOrderIsCreationOrder1795666000000';
+  // Online (migrations/online-index.ts): the history table is among the largest.
+  transaction = false;
 
   public async up(q: QueryRunner): Promise<void> {
-    await q.query(`DROP INDEX "ix_work_item_activities_id"`);
+    await dropIndexOnline(q, 'ix_work_item_activities_id');
   }
 
   public async down(q: QueryRunner): Promise<void> {
-    await q.query(`CREATE INDEX "ix_work_item_activities_id" ON "work_item_activities" ("work_item_id", "id")`);
+    await createIndexOnline(q, 'ix_work_item_activities_id', `"work_item_activities" ("work_item_id", "id")`);
   }
 }

@@ -31,6 +31,11 @@ interface Run {
   stderr: string;
 }
 
+// A test runs up to three CLI processes one after the other, each a node process starting Nest: about a second
+// of CPU each, but 10-20 s on a 2-core CI machine that runs the other suites beside it. The per-test limit covers
+// three such runs; each run keeps its own 60 s limit (execFile below).
+jest.setTimeout(180_000);
+
 describe('admin CLI', () => {
   let t: TestApp;
   let cli: (...args: string[]) => Promise<Run>;

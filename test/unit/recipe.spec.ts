@@ -3,6 +3,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { MIGRATIONS } from '../../migrations';
+import { ONLINE_INDEX_SINCE } from '../../migrations/online-index';
+import { blockingIndexChanges } from '../helpers/migration-rules';
 import { ENTITY_FILES } from '../../src/common/database/data-source';
 
 const ROOT = join(__dirname, '..', '..');
@@ -136,5 +138,43 @@ describe('recipe step: the HTTP test', () => {
         }),
     );
     expect(untested).toEqual([]);
+  });
+});
+
+describe('recipe step: an index on a large table is built online (migrations/online-index.ts)', () => {
+  /** Migrations from before the rule that changed indexes of large tables in their transaction, with the reason. */
+  const EXEMPT: Record<string, string> = {
+    // Drops plain indexes (short locks, no build) in the transaction that rewrites the trigger functions which
+    // stopped needing them; run once on upgrade.
+    '1795670000000-DropPlainIdIndexes': 'drops only, tied to its function rewrites',
+  };
+
+  it('the check itself: blocking forms are found, online ones and new tables pass', () => {
+    expect(blockingIndexChanges('CREATE INDEX "ix_work_items_x" ON "work_items" ("a")')).toHaveLength(1);
+    expect(blockingIndexChanges('CREATE UNIQUE INDEX uq_audit_logs_x ON audit_logs (a)')).toHaveLength(1);
+    expect(blockingIndexChanges('DROP INDEX "public"."ix_work_item_labels_x"')).toHaveLength(1);
+    expect(blockingIndexChanges('CREATE INDEX "ix_${t}_x" ON "${t}" ("a")')).toHaveLength(1);
+    expect(blockingIndexChanges('transaction = true; CREATE INDEX CONCURRENTLY "ix" ON "work_items" (a)')).toEqual([
+      'CONCURRENTLY without `transaction = false`',
+    ]);
+    expect(blockingIndexChanges('transaction = false; await createIndexOnline(q, "ix", `"work_items" (a)`)')).toEqual(
+      [],
+    );
+    expect(blockingIndexChanges('CREATE TABLE "webhook_logs" (a int); CREATE INDEX "i" ON "webhook_logs" (a)')).toEqual(
+      [],
+    );
+    expect(blockingIndexChanges('CREATE INDEX "ix_states_x" ON "states" ("a"); DROP INDEX "ix_labels_x"')).toEqual([]);
+  });
+
+  it(`every migration from ${ONLINE_INDEX_SINCE} on changes large tables' indexes without blocking writes`, () => {
+    const checked = readdirSync(join(ROOT, 'migrations'))
+      .filter((f) => /^\d{13}-.+\.ts$/.test(f) && Number(f.slice(0, 13)) >= ONLINE_INDEX_SINCE)
+      .map((f) => f.replace(/\.ts$/, ''));
+    expect(checked.length).toBeGreaterThan(1);
+    const offending = checked
+      .filter((m) => !EXEMPT[m])
+      .map((m) => [m, blockingIndexChanges(read(`migrations/${m}.ts`))] as const)
+      .filter(([, found]) => found.length > 0);
+    expect(offending).toEqual([]);
   });
 });

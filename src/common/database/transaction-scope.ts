@@ -13,7 +13,10 @@ import { DataSource, QueryRunner, ReplicationMode } from 'typeorm';
  * check of a conditional PATCH), so that either both commit or neither does.
  *
  * Outside a scope nothing changes. Statements of one scope share a connection: work the service runs in
- * parallel (`Promise.all`) is queued on it, and a failed statement outside a savepoint aborts the scope.
+ * parallel (`Promise.all`) is sent one statement at a time (pg's own queueing of concurrent `client.query` calls
+ * is deprecated and goes in pg 9), and a failed statement outside a savepoint aborts the scope. Once the scope
+ * ends, a statement that a still-running branch sends (the other half of a `Promise.all` whose first half
+ * failed) is refused: sent after ROLLBACK it would run, and commit, on its own.
  */
 interface Scope {
   runner: QueryRunner;
@@ -44,18 +47,77 @@ export async function inTransactionScope<T>(ds: DataSource, fn: (client: PoolCli
   const release = runner.release.bind(runner);
   // Code in the scope "releases" the runner it was handed after each statement: the scope releases it once, at its end.
   runner.release = async () => undefined;
+  let gate: ScopeGate | undefined;
   try {
     const client = (await runner.connect()) as PoolClient;
+    gate = gateClient(client);
     await runner.startTransaction();
     const result = await scopes.run({ runner, client }, () => fn(client));
+    gate.close();
     await runner.commitTransaction();
     return result;
   } catch (err) {
-    if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+    gate?.close();
+    // ROLLBACK itself, not rollbackTransaction(): a branch still inside a savepoint would make that a ROLLBACK TO
+    // SAVEPOINT. (A connection lost meanwhile is discarded by the runner's error listener.)
+    if (gate && runner.isTransactionActive) await gate.rollback();
     throw err;
   } finally {
+    gate?.restore();
     await release();
   }
+}
+
+/** Thrown to a statement sent after its scope ended. */
+export class TransactionScopeEndedError extends Error {
+  constructor() {
+    super('statement sent after its transaction scope ended');
+  }
+}
+
+interface ScopeGate {
+  /** From now on only the scope's own COMMIT or ROLLBACK goes through. */
+  close(): void;
+  /** Sends ROLLBACK after the statements already issued (its failure is not the caller's error). */
+  rollback(): Promise<void>;
+  /** Gives the client its own `query` back (before it returns to the pool). */
+  restore(): void;
+}
+
+type QueryFn = (...args: unknown[]) => unknown;
+
+/**
+ * Sends the scope's statements to `client` one at a time, in the order they were issued, and refuses those
+ * issued after `close()` (see the header). Callback and submittable (cursor) forms pass straight through.
+ */
+function gateClient(client: PoolClient): ScopeGate {
+  const target = client as unknown as { query: QueryFn };
+  const own = Object.prototype.hasOwnProperty.call(target, 'query');
+  const query = target.query;
+  let open = true;
+  let tail: Promise<unknown> = Promise.resolve();
+  target.query = function gated(this: unknown, ...args: unknown[]): unknown {
+    const first = args[0] as { submit?: unknown } | undefined;
+    if (typeof args[args.length - 1] === 'function' || typeof first?.submit === 'function') {
+      return query.apply(client, args);
+    }
+    const sent = tail.then(() => {
+      if (!open && args[0] !== 'COMMIT' && args[0] !== 'ROLLBACK') throw new TransactionScopeEndedError();
+      return query.apply(client, args);
+    });
+    tail = sent.catch(() => undefined);
+    return sent;
+  };
+  return {
+    close: () => (open = false),
+    rollback: async () => {
+      await Promise.resolve(target.query('ROLLBACK')).catch(() => undefined);
+    },
+    restore: () => {
+      if (own) target.query = query;
+      else delete (target as { query?: QueryFn }).query;
+    },
+  };
 }
 
 /**
