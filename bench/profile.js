@@ -1,7 +1,7 @@
 'use strict';
 /*
  * npm run bench:profile [-- --rows list,per200,get,create --items 20000 --duration 15 --warm-up 5 --connections 16
- *                          --top 10 --port 3970 --keep DIR]
+ *                          --top 10 --port 3970 --keep DIR --database wt_bench_profile]
  *
  * Where the service's CPU goes under one kind of load (issue 27: "profile the service under the list-page-1 load").
  * Seeds one project as `npm run bench` does (its seedItems; BENCH_DATABASE_URL's server, else the embedded
@@ -32,6 +32,8 @@ const TOP = numberOption('top', 10);
 const PORT = numberOption('port', 3970);
 const ROWS = (stringOption('rows') ?? 'list,get,create').split(',');
 const KEEP = stringOption('keep');
+/** The database seeded (dropped first): `--database NAME`, for a run that must not touch another's. */
+const DB_NAME = stringOption('database') ?? 'wt_bench_profile';
 const log = (...a) => process.stderr.write(`[profile] ${a.join(' ')}\n`);
 
 /** Groups of samples: a name and a test on the charged frame's `url#function`. */
@@ -183,7 +185,7 @@ function report(results) {
 async function main() {
   const admin = await adminUrl();
   try {
-    const dbUrl = await freshDatabase(admin.url, 'wt_bench_profile');
+    const dbUrl = await freshDatabase(admin.url, DB_NAME);
     cli(dbUrl, 'migrate');
     const owner = cli(dbUrl, 'user', 'create', '--email', 'bench@example.com', '--display-name', 'Bench Owner');
     cli(dbUrl, 'workspace', 'create', '--slug', 'bench', '--name', 'Bench');
@@ -236,7 +238,12 @@ async function seed(dbUrl, env, key, ownerId) {
   }
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+module.exports = { loads };
+
+// Run as a script (npm run bench:profile); bench/memory.js only borrows the loads.
+if (require.main === module) {
+  main().catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });
+}

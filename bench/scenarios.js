@@ -151,4 +151,4 @@ function selectRows(all, wanted) {
   return all.filter((r) => r.id === 'ceiling' || ids.includes(r.id) || ownCeilings.includes(r.id));
 }
 
-module.exports = { scenarios, selectRows, DEFAULT_ROWS };
+module.exports = { scenarios, selectRows, DEFAULT_ROWS, mixedRequest };

@@ -1,7 +1,8 @@
-import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { DynamicModule, Module, Provider } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE, Reflector } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { AdminModule } from './admin/admin.module';
 import { AuditModule } from './audit/audit.module';
 import { AuditSecurityModule } from './audit/audit-security.module';
@@ -37,6 +38,7 @@ import { WorkItemTypesModule } from './work-item-types/work-item-types.module';
 import { WorkItemsModule } from './work-items/work-items.module';
 import { CommentsModule } from './comments/comments.module';
 import { ConditionalInterceptor } from './common/http/conditional';
+import { ComposedInterceptor } from './common/http/composed-interceptor';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyModule } from './idempotency/idempotency.module';
 import { WorkItemActivitiesModule } from './work-item-activities/work-item-activities.module';
@@ -44,6 +46,25 @@ import { WorkItemLinksModule } from './work-item-links/work-item-links.module';
 import { WorkItemRelationsModule } from './work-item-relations/work-item-relations.module';
 import { V1Module } from './v1/v1.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
+
+/**
+ * One layer of Nest's interceptor chain for the four (ComposedInterceptor), in this order. Outermost: idempotency
+ * (the response it stores is the one the client gets, after expand and fields). Innermost: conditional requests
+ * (sees the service's own response object, withRowVersion, and wraps only the handler).
+ */
+function requestInterceptors(): Provider {
+  return {
+    provide: APP_INTERCEPTOR,
+    inject: [IdempotencyInterceptor, Reflector, DataSource],
+    useFactory: (idempotency: IdempotencyInterceptor, reflector: Reflector, ds: DataSource) =>
+      new ComposedInterceptor([
+        idempotency,
+        new ExpandInterceptor(reflector),
+        new FieldsInterceptor(currentOpenApi as never),
+        new ConditionalInterceptor(ds, reflector),
+      ]),
+  };
+}
 
 @Module({})
 export class AppModule {
@@ -96,12 +117,7 @@ export class AppModule {
         { provide: APP_GUARD, useClass: CredentialThrottlerGuard },
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_GUARD, useClass: InputProblemGuard },
-        // Outermost: the response it stores is the one the client gets (after expand and fields).
-        { provide: APP_INTERCEPTOR, useExisting: IdempotencyInterceptor },
-        { provide: APP_INTERCEPTOR, useClass: ExpandInterceptor },
-        { provide: APP_INTERCEPTOR, useFactory: () => new FieldsInterceptor(currentOpenApi as never) },
-        // Innermost: sees the service's own response object (withRowVersion) and wraps only the handler.
-        { provide: APP_INTERCEPTOR, useClass: ConditionalInterceptor },
+        requestInterceptors(),
         { provide: APP_PIPE, useClass: BodyValidationPipe },
         { provide: APP_FILTER, useFactory: () => new ProblemFilter(cfg.publicBaseUrl) },
       ],

@@ -7,7 +7,15 @@ import {
   ValidationPipe,
 } from '@nestjs/common';
 import { Transform } from 'class-transformer';
-import { buildMessage, NotEquals, ValidateBy, ValidateIf, ValidationOptions } from 'class-validator';
+import {
+  buildMessage,
+  getMetadataStorage,
+  MetadataStorage,
+  NotEquals,
+  ValidateBy,
+  ValidateIf,
+  ValidationOptions,
+} from 'class-validator';
 import { exceedsVarchar } from '../database/columns';
 import { FieldError, ProblemException } from '../errors/problem.exception';
 
@@ -51,6 +59,52 @@ function flatten(errors: ValidationError[], parent = ''): FieldError[] {
   }
   return out;
 }
+
+const MEMOIZED = Symbol('wt.validation.memoized');
+type Lookup = MetadataStorage['getTargetValidationMetadatas'];
+
+/**
+ * class-validator looks a class's rules up on every validation, and the lookup tests the class against every
+ * class that has rules (`instanceof`, for the inherited ones): a few hundred DTOs, about 2% of a work item
+ * create's CPU (issue 27, docs/read-path-profile.md). Its answer changes only when rules are added (decorators
+ * while modules load; @nestjs/mapped-types when it derives a class), so it is kept per class and arguments, and
+ * every kept answer is dropped when a rule or schema is added; so is its grouping by property. Callers get the same
+ * array (and grouping) each time; class-validator and mapped-types only read them.
+ */
+export function memoizeRuleLookup(storage: MetadataStorage = getMetadataStorage()): void {
+  const marked = storage as MetadataStorage & { [MEMOIZED]?: true };
+  if (marked[MEMOIZED]) return;
+  marked[MEMOIZED] = true;
+  const lookup: Lookup = storage.getTargetValidationMetadatas.bind(storage);
+  const kept = new Map<unknown, Map<string, ReturnType<Lookup>>>();
+  const addMetadata = storage.addValidationMetadata.bind(storage);
+  const addSchema = storage.addValidationSchema.bind(storage);
+  storage.addValidationMetadata = (metadata) => {
+    kept.clear();
+    addMetadata(metadata);
+  };
+  storage.addValidationSchema = (schema) => {
+    kept.clear();
+    addSchema(schema);
+  };
+  storage.getTargetValidationMetadatas = (target, schema, always, strictGroups, groups) => {
+    const key = `${schema}|${always}|${strictGroups}|${groups === undefined ? '' : JSON.stringify(groups)}`;
+    let byArgs = kept.get(target);
+    if (!byArgs) kept.set(target, (byArgs = new Map()));
+    let rules = byArgs.get(key);
+    if (!rules) byArgs.set(key, (rules = lookup(target, schema, always, strictGroups, groups)));
+    return rules;
+  };
+  // The rules grouped by property, kept with the (kept) array they were grouped from.
+  const group = storage.groupByPropertyName.bind(storage);
+  const grouped = new WeakMap<object, ReturnType<typeof group>>();
+  storage.groupByPropertyName = (rules) => {
+    let byProperty = grouped.get(rules);
+    if (!byProperty) grouped.set(rules, (byProperty = group(rules)));
+    return byProperty;
+  };
+}
+memoizeRuleLookup();
 
 /**
  * Body validation for every route: unknown and read-only fields are dropped (whitelist), the rest
