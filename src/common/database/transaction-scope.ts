@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { PoolClient } from 'pg';
-import { DataSource, QueryRunner, ReplicationMode } from 'typeorm';
+import { DataSource, EntityManager, QueryRunner, ReplicationMode } from 'typeorm';
+import type { IsolationLevel } from 'typeorm/driver/types/IsolationLevel';
 
 /**
  * A request-level transaction that the service code it runs joins without knowing it.
@@ -16,7 +17,8 @@ import { DataSource, QueryRunner, ReplicationMode } from 'typeorm';
  * parallel (`Promise.all`) is sent one statement at a time (pg's own queueing of concurrent `client.query` calls
  * is deprecated and goes in pg 9), and a failed statement outside a savepoint aborts the scope. Once the scope
  * ends, a statement that a still-running branch sends (the other half of a `Promise.all` whose first half
- * failed) is refused: sent after ROLLBACK it would run, and commit, on its own.
+ * failed) is refused: sent after ROLLBACK it would run, and commit, on its own. `ds.transaction(...)` outside a
+ * scope gets the same gate (ScopedDataSource.transaction), without becoming a scope.
  */
 interface Scope {
   runner: QueryRunner;
@@ -42,6 +44,18 @@ export function inScope(): boolean {
 export async function inTransactionScope<T>(ds: DataSource, fn: (client: PoolClient) => Promise<T>): Promise<T> {
   const outer = scopes.getStore();
   if (outer) return fn(outer.client);
+  return gatedTransaction(ds, undefined, (runner, client) => scopes.run({ runner, client }, () => fn(client)));
+}
+
+/**
+ * One transaction on a runner of its own whose statements are gated (gateClient): sent one at a time, none after
+ * the transaction ended. Commits when `fn` resolves, rolls back when it throws.
+ */
+async function gatedTransaction<T>(
+  ds: DataSource,
+  level: IsolationLevel | undefined,
+  fn: (runner: QueryRunner, client: PoolClient) => Promise<T>,
+): Promise<T> {
   // The base class's runner: a scoped data source would hand out the (absent) scope's.
   const runner = DataSource.prototype.createQueryRunner.call(ds, 'master');
   const release = runner.release.bind(runner);
@@ -51,8 +65,8 @@ export async function inTransactionScope<T>(ds: DataSource, fn: (client: PoolCli
   try {
     const client = (await runner.connect()) as PoolClient;
     gate = gateClient(client);
-    await runner.startTransaction();
-    const result = await scopes.run({ runner, client }, () => fn(client));
+    await runner.startTransaction(level);
+    const result = await fn(runner, client);
     gate.close();
     await runner.commitTransaction();
     return result;
@@ -127,5 +141,21 @@ function gateClient(client: PoolClient): ScopeGate {
 export class ScopedDataSource extends DataSource {
   override createQueryRunner(mode: ReplicationMode = 'master'): QueryRunner {
     return scopes.getStore()?.runner ?? super.createQueryRunner(mode);
+  }
+
+  /**
+   * `ds.transaction(...)`: inside a scope, a savepoint of it (TypeORM's own nesting); outside, a transaction whose
+   * statements are gated as a scope's are (see the header: parallel work sent one statement at a time, nothing
+   * sent after its COMMIT or ROLLBACK runs on its own).
+   */
+  override transaction<T>(fn: (manager: EntityManager) => Promise<T>): Promise<T>;
+  override transaction<T>(level: IsolationLevel, fn: (manager: EntityManager) => Promise<T>): Promise<T>;
+  override transaction<T>(
+    levelOrFn: IsolationLevel | ((manager: EntityManager) => Promise<T>),
+    maybeFn?: (manager: EntityManager) => Promise<T>,
+  ): Promise<T> {
+    const [level, fn] = typeof levelOrFn === 'function' ? [undefined, levelOrFn] : [levelOrFn, maybeFn!];
+    if (inScope()) return level === undefined ? super.transaction(fn) : super.transaction(level, fn);
+    return gatedTransaction(this, level, (runner) => fn(runner.manager));
   }
 }
