@@ -7,7 +7,7 @@
  * (installed with apt-get when missing), a Redis of its own and three API instances. Through the balancer it runs a
  * mixed load for `--duration` seconds while it restarts api1 gracefully (SIGTERM) and kills api2 (SIGKILL), then
  * checks what docs/scaling.md lists and prints a report; the last line is "N passed, N failed".
- * Ports: SCALE_PORT_BASE (default 55100) to SCALE_PORT_BASE + 6. Logs: .data/scale/logs/.
+ * Ports: SCALE_PORT_BASE (default: the first free seven from 29100) to SCALE_PORT_BASE + 6. Logs: .data/scale/logs/.
  */
 const { writeFileSync } = require('node:fs');
 const { resolve } = require('node:path');
@@ -148,7 +148,7 @@ async function runLoad(ctx) {
 async function main() {
   stack.ensurePackages();
   stack.prepareDirs();
-  const ports = stack.ports();
+  const ports = await stack.ports();
   const ctx = {
     ports,
     apiPorts: ports.apis,

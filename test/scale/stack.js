@@ -39,10 +39,31 @@ function ensurePackages() {
   log(`installed ${pkgs.join(', ')}`);
 }
 
-/** Ports of their own: SCALE_PORT_BASE (default 55100) and the next six. */
-function ports() {
-  const base = Number(process.env.SCALE_PORT_BASE || 55100);
-  return { balancer: base, apis: [base + 1, base + 2, base + 3], bouncer: base + 4, pg: base + 5, redis: base + 6 };
+/**
+ * Ports of their own: SCALE_PORT_BASE and the next six. The default, 29100, is below Linux's ephemeral range
+ * (32768-60999), where an outgoing connection of anything else on the machine (a test suite's, a pool's) may hold
+ * the very port a component is about to listen on. Without SCALE_PORT_BASE the first base from 29100 up (in
+ * steps of 10) whose seven ports are all free is taken.
+ */
+async function ports() {
+  const given = process.env.SCALE_PORT_BASE;
+  for (let base = Number(given || 29100), tries = given ? 1 : 20; tries > 0; base += 10, tries--) {
+    const all = Array.from({ length: 7 }, (_, i) => base + i);
+    if ((await Promise.all(all.map(isFree))).every(Boolean)) {
+      return { balancer: base, apis: [base + 1, base + 2, base + 3], bouncer: base + 4, pg: base + 5, redis: base + 6 };
+    }
+    log(`a port of ${base}..${base + 6} is taken${given ? '' : ', trying the next ten'}`);
+  }
+  throw new Error(`no seven free ports from ${given || 29100} (set SCALE_PORT_BASE)`);
+}
+
+/** Whether 127.0.0.1:`port` can be listened on now. */
+function isFree(port) {
+  const server = require('node:net').createServer();
+  return new Promise((res) => {
+    server.once('error', () => res(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => res(true)));
+  });
 }
 
 /** Every process this run started, stopped at the end whatever happens. */
