@@ -36,6 +36,7 @@ const CONNECTIONS = opt('connections', 32);
 const AUDIT_ENTRIES = opt('audit-entries', 1000000);
 const SERVICE_PORT = opt('port', 3997);
 const BARE_PORT = SERVICE_PORT + 1;
+const BARE200_PORT = SERVICE_PORT + 4;
 /** The database seeded (dropped first): `--database NAME`, for a run that must not touch another's wt_bench. */
 const DB_NAME = lib.stringOption('database') ?? 'wt_bench';
 /** `--seed-only`: seed the database and stop (for `npm run bench:plans` on it), no load. */
@@ -113,6 +114,23 @@ async function compareRows(dbUrl, ctx, children) {
   return selectRows(scenarios({ ...ctx, S: `http://127.0.0.1:${COMPARE_PORT}` }))
     .filter((r) => !r.id.startsWith('ceiling'))
     .map((r) => ({ ...r, name: `${r.name} [${tag}]` }));
+}
+
+/** A ceiling process (bench/bare-server.js), run with the service's heap flags: with Node's defaults its young
+ * generation differed. */
+function startBare(dbUrl, seeded, main, port) {
+  return fork(resolve(__dirname, 'bare-server.js'), [], {
+    execArgv: lib.startFlags(),
+    env: {
+      ...process.env,
+      DATABASE_URL: dbUrl,
+      PORT: String(port),
+      BENCH_WORKSPACE_ID: seeded.bench,
+      BENCH_PROJECT_ID: main.id,
+      BENCH_IDENTIFIER: 'BENCH',
+    },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
 }
 
 function rssPeakMb(pid) {
@@ -218,23 +236,21 @@ async function main() {
     children.push(service);
     await waitFor(`http://127.0.0.1:${SERVICE_PORT}/healthz`);
 
-    // The ceiling runs with the service's heap flags: with Node's defaults its young generation differed.
-    const bare = fork(resolve(__dirname, 'bare-server.js'), [], {
-      execArgv: lib.startFlags(),
-      env: {
-        ...process.env,
-        DATABASE_URL: dbUrl,
-        PORT: String(BARE_PORT),
-        BENCH_WORKSPACE_ID: seeded.bench,
-        BENCH_PROJECT_ID: main.id,
-        BENCH_IDENTIFIER: 'BENCH',
-      },
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    });
-    children.push(bare);
-    await new Promise((r) => bare.once('message', r));
+    // Each ceiling gets a process of its own: sharing one, the 200-row page's slices left its heap grown, and the
+    // 50-row ceiling's next slice paid the collection (slices 10-20% slower after a 200-row one).
+    const bare = startBare(dbUrl, seeded, main, BARE_PORT);
+    const bare200 = startBare(dbUrl, seeded, main, BARE200_PORT);
+    children.push(bare, bare200);
+    await Promise.all([bare, bare200].map((b) => new Promise((r) => b.once('message', r))));
 
-    const ctx = { S: `http://127.0.0.1:${SERVICE_PORT}`, bare: `http://127.0.0.1:${BARE_PORT}`, key, main, seeded };
+    const ctx = {
+      S: `http://127.0.0.1:${SERVICE_PORT}`,
+      bare: `http://127.0.0.1:${BARE_PORT}`,
+      bare200: `http://127.0.0.1:${BARE200_PORT}`,
+      key,
+      main,
+      seeded,
+    };
     const rows = selectRows(scenarios(ctx)).map((r) =>
       r.id.startsWith('ceiling') ? { ...r, warmUp: CEILING_WARM_UP } : r,
     );
@@ -259,6 +275,7 @@ async function main() {
     // The service is stopped before the audit export, which starts its own on another database.
     service.kill('SIGTERM');
     bare.kill('SIGTERM');
+    bare200.kill('SIGTERM');
 
     const head = [
       `work items: ${ITEMS} in one project (+ noise); ${CONNECTIONS} connections (unless the row says); ${SLICES} interleaved slices of ${SLICE_SECONDS} s per row (each after ${LEAD} s unmeasured) after ${WARM_UP} s of warm-up (the ceiling ${CEILING_WARM_UP} s), randomised order; ${REPEAT} run(s)`,
