@@ -54,7 +54,7 @@ async function interleave(rows, { rounds, seconds, warmUp, lead, connections, lo
       const s = await slice(row, seconds, connections, lead);
       samples.get(row.name).push(s);
       // Every slice in the order it ran, so a noisy ceiling slice can be matched with the slice before it.
-      log(`  ${row.name}: ${s.rps.toFixed(0)} req/s, p50 ${s.p50} ms`);
+      log(`  ${row.name}: ${s.rps.toFixed(0)} req/s, p50 ${s.p50} ms, p99 ${s.p99} ms`);
     }
     log(`round ${i + 1}/${rounds}`);
   }
