@@ -1,5 +1,7 @@
 import { createTestApp, expectProblem, Tenant, TestApp } from '../helpers/test-app';
 import { expectedUserRef } from '../helpers/user-ref';
+import { oneEntrySql } from '../../src/work-item-activities/work-item-activities.repository';
+import { entryCreatedAt } from '../../src/work-item-activities/entry-time';
 
 type User = { id: string; email: string; key: string };
 type Activity = {
@@ -551,6 +553,46 @@ describe('work item activity history', () => {
       await qr.release();
     }
     expect((await t.http.get(`${acts(id)}${entry.id}/`).set(key())).body.id).toBe(entry.id);
+  });
+
+  it('one entry is read by its whole key (the id carries created_at); random-id entries and missing ids still answer right', async () => {
+    const id = await newItem();
+    await t.http.patch(`${items()}${id}/`).set(key()).send({ name: 'keyed', priority: 'high' });
+    const entries = await history(id);
+    const [ws] = await t.ds.query(`SELECT workspace_id FROM work_items WHERE id = $1`, [id]);
+    // Every entry's id gives back its created_at to the microsecond (else the read would fall back to the scan).
+    const stored: Array<{ id: string; at: string }> = await t.ds.query(
+      `SELECT id, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at
+         FROM work_item_activities WHERE workspace_id = $1 AND work_item_id = $2`,
+      [ws.workspace_id, id],
+    );
+    expect(stored.length).toBe(entries.length);
+    for (const e of stored) expect(entryCreatedAt(e.id)).toBe(e.at);
+    const qr = t.ds.createQueryRunner();
+    await qr.connect();
+    try {
+      await qr.query('SET enable_seqscan = off');
+      const params = [ws.workspace_id, pid, id, entries[1].id, entryCreatedAt(entries[1].id)];
+      const plan = (await qr.query(`EXPLAIN (COSTS OFF) ${oneEntrySql(false)}`, params))
+        .map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN'])
+        .join('\n');
+      expect(plan).toMatch(/CTE exact[\s\S]*Index Cond: .*work_item_id = .*created_at = .*\bid = /);
+      expect(plan).toMatch(/One-Time Filter: \(NOT/);
+    } finally {
+      await qr.query('RESET enable_seqscan');
+      await qr.release();
+    }
+    expect((await t.http.get(`${acts(id)}${entries[1].id}/`).set(key())).body).toMatchObject({ id: entries[1].id });
+    // An entry written before time-ordered ids has a random id: found by the scan.
+    const [old] = await t.ds.query(
+      `INSERT INTO work_item_activities (id, workspace_id, project_id, work_item_id, verb, epoch, xact_id, created_at)
+       VALUES (gen_random_uuid(), $1, $2, $3, 'updated', 1, 1, now() - interval '1 day') RETURNING id`,
+      [ws.workspace_id, pid, id],
+    );
+    expect((await t.http.get(`${acts(id)}${old.id}/`).set(key())).body).toMatchObject({ id: old.id });
+    // A version 7 id of no entry (its time from a real one, other random bits) is 404.
+    const missing = `${entries[1].id.slice(0, 19)}8000-000000000000`;
+    expectProblem(await t.http.get(`${acts(id)}${missing}/`).set(key()), 404, 'resource_not_found');
   });
 
   it('?expand=actor adds who made each change, on the list and on one entry; null when no user made it', async () => {
