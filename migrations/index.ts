@@ -41,6 +41,7 @@ import { HistoryTriggersNameWorkspace1795680000000 } from './1795680000000-Histo
 import { WorkItemProjectWorkspaceStatistics1795690000000 } from './1795690000000-WorkItemProjectWorkspaceStatistics';
 import { ActivityEntryOneIndex1795700000000 } from './1795700000000-ActivityEntryOneIndex';
 import { CheaperActivityStamps1795701000000 } from './1795701000000-CheaperActivityStamps';
+import { WorkItemFilterIndexes1795710000000 } from './1795710000000-WorkItemFilterIndexes';
 
 export const MIGRATIONS: Array<new () => unknown> = [
   Foundation1795323810286,
@@ -84,4 +85,5 @@ export const MIGRATIONS: Array<new () => unknown> = [
   WorkItemProjectWorkspaceStatistics1795690000000,
   ActivityEntryOneIndex1795700000000,
   CheaperActivityStamps1795701000000,
+  WorkItemFilterIndexes1795710000000,
 ];
