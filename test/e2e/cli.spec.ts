@@ -51,7 +51,10 @@ describe('admin CLI', () => {
           [CLI, ...args],
           { cwd: ROOT, env, timeout: 60_000, maxBuffer: 64 * 1024 * 1024 },
           (err, stdout, stderr) => {
-            res({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+            // A run stopped by the 60 s limit has no exit code and, often, nothing on stderr: say so, or the
+            // failure reads as a CLI that exited 1 silently.
+            const killed = err?.killed ? `\n[the test killed this run: ${err.signal} after 60 s]` : '';
+            res({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr: stderr + killed });
           },
         );
       });
