@@ -223,6 +223,7 @@ async function main() {
       execArgv: lib.startFlags(),
       env: {
         ...process.env,
+        ...lib.startCommand().env,
         DATABASE_URL: dbUrl,
         PORT: String(BARE_PORT),
         BENCH_WORKSPACE_ID: seeded.bench,
