@@ -43,7 +43,7 @@ VACUUM ANALYZE work_item_relations;
 \timing off
 SELECT source_id AS wi FROM work_item_relations LIMIT 1 \gset
 \echo '== counts'
-SELECT (SELECT count(*) FROM work_item_activities) AS activities, (SELECT count(*) FROM work_item_links) AS links, (SELECT count(*) FROM work_item_relations) AS relations, (SELECT count(*) FROM work_item_activities WHERE work_item_id = :'wi') AS this_item_entries;
+SELECT (SELECT count(*) FROM work_item_activities) AS activities, (SELECT count(*) FROM work_item_links) AS links, (SELECT count(*) FROM work_item_relations) AS relations, (SELECT count(*) FROM work_item_activities WHERE workspace_id = '11111111-1111-4111-8111-111111111111' AND work_item_id = :'wi') AS this_item_entries;
 \set ws '''11111111-1111-4111-8111-111111111111'''
 \set pr '''22222222-2222-4222-8222-222222222222'''
 \set C 'a.id, a.work_item_id, a.verb, a.field, a.old_value, a.new_value, a.old_identifier_id, a.new_identifier_id, a.issue_comment_id, a.actor_id, a.epoch, a.created_at'
@@ -59,7 +59,7 @@ EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) SELECT :C FROM work_item_activities a WHER
 \echo '== activities: total_count'
 EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) SELECT count(*) FROM work_item_activities a WHERE a.work_item_id = :'wi' AND a.workspace_id = :ws AND a.project_id = :pr;
 \echo '== activity by id'
-EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) SELECT :C FROM work_item_activities a WHERE a.workspace_id = :ws AND a.id = (SELECT id FROM work_item_activities WHERE work_item_id = :'wi' LIMIT 1) AND a.project_id = :pr AND a.work_item_id = :'wi';
+EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) SELECT :C FROM work_item_activities a WHERE a.workspace_id = :ws AND a.id = (SELECT id FROM work_item_activities WHERE workspace_id = :ws AND work_item_id = :'wi' ORDER BY created_at DESC LIMIT 1) AND a.project_id = :pr AND a.work_item_id = :'wi';
 \echo '== links: page 1 with ?search='
 EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) SELECT l.id, l.url, l.title FROM work_item_links l WHERE l.work_item_id = :'wi' AND l.workspace_id = :ws AND l.project_id = :pr AND l.deleted_at IS NULL AND (l.title ILIKE '%doc 3%' OR l.url ILIKE '%doc 3%') ORDER BY l.created_at, l.id LIMIT 51;
 \echo '== links: ?url= (exact)'

@@ -1,7 +1,7 @@
 'use strict';
 /*
  * npm run bench:history [-- --items 20000 --duration 10 --rounds 4 --connections 32 --warm-up 2 --explain 200
- *                          --compare-before --statements 2000]
+ *                          --compare-before [--before <migration>,...] [--revert <migration>,...] --statements 2000]
  *
  * The cost of the work item history (docs/work-item-links-relations-history.md) on the two hot write paths. Seeds
  * one project as `npm run bench` does (its seedItems), starts the built service once, then measures `create`
@@ -85,14 +85,21 @@ const TRIGGERS = [
 ];
 
 /**
- * Issue 18's migrations of this change, newest last: reverted for the `before` side (the time-ordered ids of
- * ActivityTimeOrderedIds and ActivityIdOrderIsCreationOrder, compared before, are part of every side now).
+ * Issue 18's migrations of this change, newest last: reverted for the `before` side (the earlier ones, compared
+ * before, are part of every side now). `--before <file>,<file>` names others (migration files without `.ts`).
  */
-const BEFORE = ['1795680000000-HistoryTriggersNameWorkspace'];
+const BEFORE_ARG = process.argv.indexOf('--before');
+const BEFORE =
+  BEFORE_ARG > 0
+    ? process.argv[BEFORE_ARG + 1].split(',')
+    : ['1795700000000-ActivityEntryOneIndex', '1795701000000-CheaperActivityStamps'];
+/** `--revert <file>,<file>`: migrations reverted on every side, newest last (to measure one step of several). */
+const REVERT_ARG = process.argv.indexOf('--revert');
+const REVERT = REVERT_ARG > 0 ? process.argv[REVERT_ARG + 1].split(',') : [];
 const COMPARE_BEFORE = process.argv.includes('--compare-before');
 const SIDES = COMPARE_BEFORE ? ['off', 'on', 'before'] : ['off', 'on'];
-const migrations = () =>
-  BEFORE.map((file) => {
+const migrations = (files = BEFORE) =>
+  files.map((file) => {
     const m = require(`../dist/migrations/${file}`);
     const Class = Object.values(m).find((x) => typeof x === 'function' && x.prototype?.up);
     return new Class();
@@ -107,7 +114,7 @@ async function setHistory(dbUrl, side) {
     // The migrations first, then the triggers' switch (a migration may re-create a trigger, enabled).
     const revert = side === 'before';
     if (COMPARE_BEFORE && revert !== reverted) {
-      const q = { query: (text) => c.query(text) };
+      const q = { query: (text) => c.query(text).then((r) => r.rows) };
       const ms = migrations();
       if (revert) for (const m of [...ms].reverse()) await m.down(q);
       else for (const m of ms) await m.up(q);
@@ -374,6 +381,10 @@ async function main() {
   try {
     const dbUrl = await freshDatabase(admin.url, 'wt_bench_history');
     cli(dbUrl, 'migrate');
+    await sql(dbUrl, async (c) => {
+      for (const m of migrations(REVERT).reverse())
+        await m.down({ query: (text) => c.query(text).then((r) => r.rows) });
+    });
     const owner = cli(dbUrl, 'user', 'create', '--email', 'bench@example.com', '--display-name', 'Bench Owner');
     cli(dbUrl, 'workspace', 'create', '--slug', 'bench', '--name', 'Bench');
     cli(dbUrl, 'member', 'add', '--workspace', 'bench', '--email', 'bench@example.com', '--role', 'owner');

@@ -11,6 +11,12 @@ const { median, shuffle } = require('./lib');
 
 const NOISY = 0.15;
 
+// The load generator runs in this process for every row, so garbage one slice left (the 200-row pages' bodies
+// most) would be collected during the next slice, on the same two cores as the servers it measures. A full
+// collection between slices, unmeasured, starts each slice from the same state.
+require('node:v8').setFlagsFromString('--expose-gc');
+const collect = require('node:vm').runInNewContext('gc');
+
 /**
  * One slice of `row`: req/s over the slice, latency percentiles, failed requests. `lead` seconds of the same load
  * run first, unmeasured: a server that sat idle through the other rows' slices (the ceiling most of all) was
@@ -18,6 +24,7 @@ const NOISY = 0.15;
  */
 async function slice(row, seconds, connections, lead = 0) {
   const load = { connections: row.connections ?? connections, ...row.opts };
+  collect();
   if (lead > 0) await autocannon({ ...load, duration: lead });
   const r = await autocannon({ ...load, duration: seconds });
   const took = r.duration > 0 ? r.duration : seconds;
@@ -47,7 +54,7 @@ async function interleave(rows, { rounds, seconds, warmUp, lead, connections, lo
       const s = await slice(row, seconds, connections, lead);
       samples.get(row.name).push(s);
       // Every slice in the order it ran, so a noisy ceiling slice can be matched with the slice before it.
-      log(`  ${row.name}: ${s.rps.toFixed(0)} req/s, p50 ${s.p50} ms`);
+      log(`  ${row.name}: ${s.rps.toFixed(0)} req/s, p50 ${s.p50} ms, p99 ${s.p99} ms`);
     }
     log(`round ${i + 1}/${rounds}`);
   }

@@ -130,6 +130,8 @@ async function main() {
     ['created_at range', { created_at__gte: '2020-01-01T00:00:00Z', created_at__lte: '2030-01-01T00:00:00Z' }],
     ['target_date range', { target_date__gte: '2025-03-01', target_date__lte: '2025-03-31' }],
     ['search (3+ characters)', { search: 'number 12345' }],
+    ['search (common term)', { search: 'number 1' }],
+    ['search (3+ characters) offset 1000', { search: 'number 12345', offset: '1000' }],
     ['order_by=priority', { order_by: 'priority' }],
     ['order_by=priority&priority=low', { order_by: 'priority', priority: 'low' }],
     ['order_by=-priority&priority__in=low,high', { order_by: '-priority', priority__in: 'low,high' }],

@@ -2,7 +2,7 @@
 /*
  * npm run bench [-- --items 100000 --duration 10 --slices 5 --connections 32 --warm-up 2 --ceiling-warm-up 10 --lead 1 --repeat 1
  *                   --rows list,cursor,... | all --audit-entries 1000000 --compare ../other-checkout
- *                   --database wt_bench --seed-only]
+ *                   --database wt_bench --seed-only --reuse]
  *
  * Seeds a fresh database (BENCH_DATABASE_URL's server, else the embedded PostgreSQL under .data/bench)
  * with set-based SQL: `--items` work items in one project (default 100k) with assignees and labels,
@@ -36,10 +36,13 @@ const CONNECTIONS = opt('connections', 32);
 const AUDIT_ENTRIES = opt('audit-entries', 1000000);
 const SERVICE_PORT = opt('port', 3997);
 const BARE_PORT = SERVICE_PORT + 1;
+const BARE200_PORT = SERVICE_PORT + 4;
 /** The database seeded (dropped first): `--database NAME`, for a run that must not touch another's wt_bench. */
 const DB_NAME = lib.stringOption('database') ?? 'wt_bench';
 /** `--seed-only`: seed the database and stop (for `npm run bench:plans` on it), no load. */
 const SEED_ONLY = process.argv.includes('--seed-only');
+/** `--reuse`: keep `--database` when a finished seed of `--items` is there (migrated, analyzed again), else seed. */
+const REUSE = process.argv.includes('--reuse');
 /** Seconds of each row's load before the measured slices, not measured: JIT, prepared statements, plans, cache. */
 const WARM_UP = opt('warm-up', 2);
 /** The ceiling's own warm-up: its process is loaded only by its own slices (bench/interleave.js). */
@@ -115,6 +118,146 @@ async function compareRows(dbUrl, ctx, children) {
     .map((r) => ({ ...r, name: `${r.name} [${tag}]` }));
 }
 
+/** A ceiling process (bench/bare-server.js), run with the service's heap flags: with Node's defaults its young
+ * generation differed. */
+function startBare(dbUrl, seeded, main, port) {
+  return fork(resolve(__dirname, 'bare-server.js'), [], {
+    execArgv: lib.startFlags(),
+    env: {
+      ...process.env,
+      // The start command's environment too (MALLOC_ARENA_MAX), as the service has it.
+      ...lib.startCommand().env,
+      DATABASE_URL: dbUrl,
+      PORT: String(port),
+      BENCH_WORKSPACE_ID: seeded.bench,
+      BENCH_PROJECT_ID: main.id,
+      BENCH_IDENTIFIER: 'BENCH',
+    },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+}
+
+/** The seed's mark on its database, set once seeding finished: `--reuse` trusts only a finished seed of this size. */
+const seedMark = () => `wt bench seed: ${ITEMS} items`;
+
+/** `--reuse`: the database's URL when it holds a finished seed of `--items`, else undefined (then seeded afresh). */
+async function reusableSeed(adminUrl) {
+  const mark = await sql(adminUrl, async (c) => {
+    const r = await c.query(
+      `SELECT shobj_description(oid, 'pg_database') AS mark FROM pg_database WHERE datname = $1`,
+      [DB_NAME],
+    );
+    return r.rows[0]?.mark;
+  });
+  if (mark === seedMark()) return lib.withDb(adminUrl, DB_NAME);
+  log(`--reuse: ${DB_NAME} holds no finished seed of ${ITEMS} items (${mark ?? 'none'}); seeding afresh`);
+  return undefined;
+}
+
+/** Users, workspaces, projects and `--items` work items (+ noise) in a fresh database; the service started. */
+async function seedDatabase(adminUrl, dbUrl, children) {
+  cli(dbUrl, 'migrate');
+  const owner = cli(dbUrl, 'user', 'create', '--email', 'bench@example.com', '--display-name', 'Bench Owner');
+  cli(dbUrl, 'workspace', 'create', '--slug', 'bench', '--name', 'Bench');
+  cli(dbUrl, 'workspace', 'create', '--slug', 'noise', '--name', 'Noise');
+  cli(dbUrl, 'member', 'add', '--workspace', 'bench', '--email', 'bench@example.com', '--role', 'owner');
+  cli(dbUrl, 'member', 'add', '--workspace', 'noise', '--email', 'bench@example.com', '--role', 'owner');
+  const key = cli(dbUrl, 'api-key', 'create', '--email', 'bench@example.com').key;
+  const env = serviceEnv(dbUrl, SERVICE_PORT);
+  const service = spawnService(env);
+  children.push(service);
+  await waitFor(`http://127.0.0.1:${SERVICE_PORT}/healthz`);
+  const project = (scope, name, identifier) =>
+    api('POST', `/api/v2/workspaces/${scope}/projects/`, key, { name, identifier });
+  const main = await project('bench', 'Bench', 'BENCH');
+  const noise = [await project('bench', 'Noise one', 'NA'), await project('bench', 'Noise two', 'NB')];
+  const other = await project('noise', 'Other workspace', 'NC');
+  const seeded = await sql(dbUrl, async (c) => {
+    const ws = (await c.query(`SELECT id, slug FROM workspaces`)).rows;
+    const wsId = (slug) => ws.find((w) => w.slug === slug).id;
+    const bench = wsId('bench');
+    const members = (
+      await c.query(
+        `WITH u AS (INSERT INTO users (email, display_name) SELECT 'member' || g || '@example.com', 'Member ' || g FROM generate_series(1, 20) g RETURNING id),
+              wm AS (INSERT INTO workspace_members (workspace_id, member_id, role) SELECT $1, id, 'member' FROM u),
+              pm AS (INSERT INTO project_members (workspace_id, project_id, member_id, role) SELECT $1, $2, id, 'contributor' FROM u)
+         SELECT id FROM u`,
+        [bench, main.id],
+      )
+    ).rows.map((r) => r.id);
+    const labels = (
+      await c.query(
+        `INSERT INTO labels (workspace_id, project_id, name, color, sort_order) SELECT $1, $2, 'label ' || g, '#00aaff', g * 65535 FROM generate_series(1, 10) g RETURNING id`,
+        [bench, main.id],
+      )
+    ).rows.map((r) => r.id);
+    log(`seeding ${ITEMS} work items (+ ${3 * Math.round(ITEMS / 10)} noise)`);
+    await seedItems(c, bench, main.id, ITEMS, owner.id, members, labels);
+    await seedItems(c, bench, noise[0].id, Math.round(ITEMS / 10), owner.id, members, labels);
+    await seedItems(c, bench, noise[1].id, Math.round(ITEMS / 10), owner.id, [], []);
+    await seedItems(c, wsId('noise'), other.id, Math.round(ITEMS / 10), owner.id, [], []);
+    await settle(c, log);
+    return { bench, members, ...(await seedSamples(c, bench, main.id, members)) };
+  });
+  await sql(adminUrl, (c) => c.query(`COMMENT ON DATABASE ${DB_NAME} IS '${seedMark()}'`));
+  return { key, main, seeded, env, service };
+}
+
+/** `--reuse`: a finished seed, migrated to this checkout, analyzed and checkpointed again; the service started. */
+async function openSeed(dbUrl, children) {
+  cli(dbUrl, 'migrate');
+  const key = cli(dbUrl, 'api-key', 'create', '--email', 'bench@example.com').key;
+  const seeded = await sql(dbUrl, async (c) => {
+    const { bench, main } = (
+      await c.query(
+        `SELECT w.id AS bench, p.id AS main FROM workspaces w JOIN projects p ON p.workspace_id = w.id
+          WHERE w.slug = 'bench' AND p.identifier = 'BENCH'`,
+      )
+    ).rows[0];
+    const members = (
+      await c.query(
+        `SELECT m.member_id AS id FROM project_members m JOIN users u ON u.id = m.member_id
+          WHERE m.project_id = $1 AND u.email LIKE 'member%@example.com' ORDER BY length(u.email), u.email`,
+        [main],
+      )
+    ).rows.map((r) => r.id);
+    await settle(c, log);
+    return { bench, main, members, ...(await seedSamples(c, bench, main, members)) };
+  });
+  const env = serviceEnv(dbUrl, SERVICE_PORT);
+  const service = spawnService(env);
+  children.push(service);
+  await waitFor(`http://127.0.0.1:${SERVICE_PORT}/healthz`);
+  return { key, main: { id: seeded.main }, seeded, env, service };
+}
+
+/** The rows the scenarios pick from: 1,000 random items, the deep cursor's anchor, the filtered row's match count. */
+async function seedSamples(c, bench, mainId, members) {
+  const sample = (
+    await c.query(
+      `SELECT id, sequence_id FROM work_items WHERE project_id = $1 AND deleted_at IS NULL AND archived_at IS NULL ORDER BY random() LIMIT 1000`,
+      [mainId],
+    )
+  ).rows;
+  const deep = Math.min(50000, Math.floor(ITEMS * 0.9));
+  const anchor = (
+    await c.query(
+      `SELECT (created_at)::text AS v, id FROM work_items WHERE workspace_id = $1 AND project_id = $2 AND deleted_at IS NULL AND archived_at IS NULL
+        ORDER BY created_at DESC, id DESC OFFSET $3 LIMIT 1`,
+      [bench, mainId, deep - 1],
+    )
+  ).rows[0];
+  const started = (
+    await c.query(
+      `SELECT count(*)::int AS c FROM work_items w JOIN states s ON s.id = w.state_id
+        JOIN work_item_assignees a ON a.work_item_id = w.id AND a.assignee_id = $2
+       WHERE w.project_id = $1 AND s."group" = 'started' AND w.deleted_at IS NULL AND w.archived_at IS NULL`,
+      [mainId, members[0]],
+    )
+  ).rows[0].c;
+  return { sample, anchor, deep, started };
+}
+
 function rssPeakMb(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = Number(/VmHWM:\s+(\d+)/.exec(status)[1]);
@@ -130,85 +273,21 @@ async function main() {
     await admin.stop();
   };
   try {
-    const dbUrl = await freshDatabase(admin.url, DB_NAME);
     const t0 = Date.now();
-    cli(dbUrl, 'migrate');
-    const owner = cli(dbUrl, 'user', 'create', '--email', 'bench@example.com', '--display-name', 'Bench Owner');
-    cli(dbUrl, 'workspace', 'create', '--slug', 'bench', '--name', 'Bench');
-    cli(dbUrl, 'workspace', 'create', '--slug', 'noise', '--name', 'Noise');
-    cli(dbUrl, 'member', 'add', '--workspace', 'bench', '--email', 'bench@example.com', '--role', 'owner');
-    cli(dbUrl, 'member', 'add', '--workspace', 'noise', '--email', 'bench@example.com', '--role', 'owner');
-    const key = cli(dbUrl, 'api-key', 'create', '--email', 'bench@example.com').key;
-
-    const env = serviceEnv(dbUrl, SERVICE_PORT);
-    let service = spawnService(env);
-    children.push(service);
-    await waitFor(`http://127.0.0.1:${SERVICE_PORT}/healthz`);
-    const main = await api('POST', '/api/v2/workspaces/bench/projects/', key, { name: 'Bench', identifier: 'BENCH' });
-    const noise1 = await api('POST', '/api/v2/workspaces/bench/projects/', key, {
-      name: 'Noise one',
-      identifier: 'NA',
-    });
-    const noise2 = await api('POST', '/api/v2/workspaces/bench/projects/', key, {
-      name: 'Noise two',
-      identifier: 'NB',
-    });
-    const noise3 = await api('POST', '/api/v2/workspaces/noise/projects/', key, {
-      name: 'Other workspace',
-      identifier: 'NC',
-    });
-
-    const seeded = await sql(dbUrl, async (c) => {
-      const ws = (await c.query(`SELECT id, slug FROM workspaces`)).rows;
-      const wsId = (slug) => ws.find((w) => w.slug === slug).id;
-      const bench = wsId('bench');
-      const members = (
-        await c.query(
-          `WITH u AS (INSERT INTO users (email, display_name) SELECT 'member' || g || '@example.com', 'Member ' || g FROM generate_series(1, 20) g RETURNING id),
-                wm AS (INSERT INTO workspace_members (workspace_id, member_id, role) SELECT $1, id, 'member' FROM u),
-                pm AS (INSERT INTO project_members (workspace_id, project_id, member_id, role) SELECT $1, $2, id, 'contributor' FROM u)
-           SELECT id FROM u`,
-          [bench, main.id],
-        )
-      ).rows.map((r) => r.id);
-      const labels = (
-        await c.query(
-          `INSERT INTO labels (workspace_id, project_id, name, color, sort_order) SELECT $1, $2, 'label ' || g, '#00aaff', g * 65535 FROM generate_series(1, 10) g RETURNING id`,
-          [bench, main.id],
-        )
-      ).rows.map((r) => r.id);
-      log(`seeding ${ITEMS} work items (+ ${3 * Math.round(ITEMS / 10)} noise)`);
-      await seedItems(c, bench, main.id, ITEMS, owner.id, members, labels);
-      await seedItems(c, bench, noise1.id, Math.round(ITEMS / 10), owner.id, members, labels);
-      await seedItems(c, bench, noise2.id, Math.round(ITEMS / 10), owner.id, [], []);
-      await seedItems(c, wsId('noise'), noise3.id, Math.round(ITEMS / 10), owner.id, [], []);
-      await settle(c, log);
-      const sample = (
-        await c.query(
-          `SELECT id, sequence_id FROM work_items WHERE project_id = $1 AND deleted_at IS NULL AND archived_at IS NULL ORDER BY random() LIMIT 1000`,
-          [main.id],
-        )
-      ).rows;
-      const deep = Math.min(50000, Math.floor(ITEMS * 0.9));
-      const anchor = (
-        await c.query(
-          `SELECT (created_at)::text AS v, id FROM work_items WHERE workspace_id = $1 AND project_id = $2 AND deleted_at IS NULL AND archived_at IS NULL
-          ORDER BY created_at DESC, id DESC OFFSET $3 LIMIT 1`,
-          [bench, main.id, deep - 1],
-        )
-      ).rows[0];
-      const started = (
-        await c.query(
-          `SELECT count(*)::int AS c FROM work_items w JOIN states s ON s.id = w.state_id
-          JOIN work_item_assignees a ON a.work_item_id = w.id AND a.assignee_id = $2
-         WHERE w.project_id = $1 AND s."group" = 'started' AND w.deleted_at IS NULL AND w.archived_at IS NULL`,
-          [main.id, members[0]],
-        )
-      ).rows[0].c;
-      return { bench, members, sample, anchor, deep, started };
-    });
+    const reused = REUSE ? await reusableSeed(admin.url) : undefined;
+    const dbUrl = reused ?? (await freshDatabase(admin.url, DB_NAME));
+    const {
+      key,
+      main,
+      seeded,
+      env,
+      service: first,
+    } = reused ? await openSeed(dbUrl, children) : await seedDatabase(admin.url, dbUrl, children);
+    let service = first;
     const seedSeconds = (Date.now() - t0) / 1000;
-    log(`seeded in ${seedSeconds.toFixed(1)} s; filtered list matches ${seeded.started} rows`);
+    log(
+      `${reused ? 'reused the seed' : 'seeded'} in ${seedSeconds.toFixed(1)} s; filtered list matches ${seeded.started} rows`,
+    );
     if (SEED_ONLY) return;
 
     // Restart the service so its peak RSS covers the measured load only, not the seeding phase.
@@ -218,24 +297,21 @@ async function main() {
     children.push(service);
     await waitFor(`http://127.0.0.1:${SERVICE_PORT}/healthz`);
 
-    // The ceiling runs with the service's heap flags: with Node's defaults its young generation differed.
-    const bare = fork(resolve(__dirname, 'bare-server.js'), [], {
-      execArgv: lib.startFlags(),
-      env: {
-        ...process.env,
-        ...lib.startCommand().env,
-        DATABASE_URL: dbUrl,
-        PORT: String(BARE_PORT),
-        BENCH_WORKSPACE_ID: seeded.bench,
-        BENCH_PROJECT_ID: main.id,
-        BENCH_IDENTIFIER: 'BENCH',
-      },
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    });
-    children.push(bare);
-    await new Promise((r) => bare.once('message', r));
+    // Each ceiling gets a process of its own: sharing one, the 200-row page's slices left its heap grown, and the
+    // 50-row ceiling's next slice paid the collection (slices 10-20% slower after a 200-row one).
+    const bare = startBare(dbUrl, seeded, main, BARE_PORT);
+    const bare200 = startBare(dbUrl, seeded, main, BARE200_PORT);
+    children.push(bare, bare200);
+    await Promise.all([bare, bare200].map((b) => new Promise((r) => b.once('message', r))));
 
-    const ctx = { S: `http://127.0.0.1:${SERVICE_PORT}`, bare: `http://127.0.0.1:${BARE_PORT}`, key, main, seeded };
+    const ctx = {
+      S: `http://127.0.0.1:${SERVICE_PORT}`,
+      bare: `http://127.0.0.1:${BARE_PORT}`,
+      bare200: `http://127.0.0.1:${BARE200_PORT}`,
+      key,
+      main,
+      seeded,
+    };
     const rows = selectRows(scenarios(ctx)).map((r) =>
       r.id.startsWith('ceiling') ? { ...r, warmUp: CEILING_WARM_UP } : r,
     );
@@ -260,6 +336,7 @@ async function main() {
     // The service is stopped before the audit export, which starts its own on another database.
     service.kill('SIGTERM');
     bare.kill('SIGTERM');
+    bare200.kill('SIGTERM');
 
     const head = [
       `work items: ${ITEMS} in one project (+ noise); ${CONNECTIONS} connections (unless the row says); ${SLICES} interleaved slices of ${SLICE_SECONDS} s per row (each after ${LEAD} s unmeasured) after ${WARM_UP} s of warm-up (the ceiling ${CEILING_WARM_UP} s), randomised order; ${REPEAT} run(s)`,

@@ -121,7 +121,7 @@ function itemRows(S, items, headers, pick) {
 }
 
 /** Every row: the ceiling first. */
-function scenarios({ S, bare, key, main, seeded }) {
+function scenarios({ S, bare, bare200, key, main, seeded }) {
   const items = `/api/v2/workspaces/bench/projects/${main.id}/work-items/`;
   const headers = { 'X-Api-Key': key, 'content-type': 'application/json' };
   const pick = () => seeded.sample[Math.floor(Math.random() * seeded.sample.length)];
@@ -133,7 +133,7 @@ function scenarios({ S, bare, key, main, seeded }) {
     {
       id: 'ceiling200',
       name: 'bare Fastify + pg, per_page=200 SQL (its ceiling)',
-      opts: { url: `${bare}/list?per_page=200` },
+      opts: { url: `${bare200 ?? bare}/list?per_page=200` },
     },
     ...listRows(S, items, headers, seeded, cursor),
     ...itemRows(S, items, headers, pick),

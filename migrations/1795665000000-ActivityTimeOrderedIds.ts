@@ -35,7 +35,7 @@ const TYPES = [
   'timestamptz',
 ];
 
-const UUID_V7 = `CREATE OR REPLACE FUNCTION wt_uuid_v7(ts timestamptz) RETURNS uuid LANGUAGE sql VOLATILE PARALLEL SAFE AS $$
+export const UUID_V7 = `CREATE OR REPLACE FUNCTION wt_uuid_v7(ts timestamptz) RETURNS uuid LANGUAGE sql VOLATILE PARALLEL SAFE AS $$
   SELECT encode(
     int8send((floor(extract(epoch FROM ts) * 1000)::bigint << 16) | 28672
              | (floor(extract(epoch FROM ts) * 1000000)::bigint % 1000 * 4096 / 1000))
@@ -58,7 +58,8 @@ export function timeOrdered(body: string): string {
   SELECT ${typed}, wt_uuid_v7(s.created_at) FROM (${select}) s(${NAMES.join(', ')})`;
 }
 
-const fn = (name: string, body: string) =>
+/** A history trigger's function with `body` (exported for the later migrations that rewrite the bodies). */
+export const fn = (name: string, body: string) =>
   `CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN ${body}; RETURN NULL; END $$`;
 
 export class ActivityTimeOrderedIds1795665000000 implements MigrationInterface {

@@ -11,8 +11,8 @@ import { createIndexOnline, dropIndexOnline } from './online-index';
  * (workspace_id, id) primary key answers, and the plain index goes (docs/scaling.md, "The plain ix_<table>_by_id
  * indexes"). The bodies are otherwise those ActivityTimeOrderedIds wrote (time-ordered entry ids).
  */
-const BY_ID = 'JOIN work_items w ON w.id = m.work_item_id';
-const BY_WORKSPACE = 'JOIN work_items w ON w.workspace_id = m.workspace_id AND w.id = m.work_item_id';
+export const BY_ID = 'JOIN work_items w ON w.id = m.work_item_id';
+export const BY_WORKSPACE = 'JOIN work_items w ON w.workspace_id = m.workspace_id AND w.id = m.work_item_id';
 
 /** The membership triggers (the only history bodies with BY_ID): name and body as ActivityTimeOrderedIds left them. */
 const MEMBERSHIP = TRIGGERS.filter(([, , , body]) => body.includes(BY_ID)).map(([, name, , body]) => ({

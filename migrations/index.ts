@@ -39,6 +39,9 @@ import { ActivityIdOrderIsCreationOrder1795666000000 } from './1795666000000-Act
 import { DropPlainIdIndexes1795670000000 } from './1795670000000-DropPlainIdIndexes';
 import { HistoryTriggersNameWorkspace1795680000000 } from './1795680000000-HistoryTriggersNameWorkspace';
 import { WorkItemProjectWorkspaceStatistics1795690000000 } from './1795690000000-WorkItemProjectWorkspaceStatistics';
+import { ActivityEntryOneIndex1795700000000 } from './1795700000000-ActivityEntryOneIndex';
+import { CheaperActivityStamps1795701000000 } from './1795701000000-CheaperActivityStamps';
+import { WorkItemFilterIndexes1795710000000 } from './1795710000000-WorkItemFilterIndexes';
 
 export const MIGRATIONS: Array<new () => unknown> = [
   Foundation1795323810286,
@@ -80,4 +83,7 @@ export const MIGRATIONS: Array<new () => unknown> = [
   DropPlainIdIndexes1795670000000,
   HistoryTriggersNameWorkspace1795680000000,
   WorkItemProjectWorkspaceStatistics1795690000000,
+  ActivityEntryOneIndex1795700000000,
+  CheaperActivityStamps1795701000000,
+  WorkItemFilterIndexes1795710000000,
 ];

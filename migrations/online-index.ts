@@ -57,3 +57,30 @@ export async function replaceIndexOnline(q: QueryRunner, name: string, definitio
   await dropIndexOnline(q, name);
   await q.query(`ALTER INDEX "public"."${next}" RENAME TO "${name}"`);
 }
+
+/**
+ * Makes `columns` the primary key of `table` (constraint `constraint`, kept under its name) without blocking the
+ * table's writes while the key's index is built: a unique index on the new columns is built CONCURRENTLY beside the
+ * old key, then one `ALTER TABLE` drops the old constraint (and its index) and adopts the new index as the key
+ * (`ADD CONSTRAINT ... PRIMARY KEY USING INDEX`, which renames it to the constraint). That last step holds the
+ * table's ACCESS EXCLUSIVE lock, but only for a catalog change: the columns are NOT NULL already (else PostgreSQL
+ * would scan the table to set them so) and nothing is built or checked under it; it waits, like any DDL, for the
+ * transactions that hold the table at that moment. Safe to run again: a key that already has `columns` is left as
+ * it is (a leftover `<constraint>_next` from an interrupted run is dropped), an interrupted build is started over.
+ */
+export async function replacePrimaryKeyOnline(
+  q: QueryRunner,
+  table: string,
+  constraint: string,
+  columns: string[],
+): Promise<void> {
+  const next = `${constraint.slice(0, 57)}_next`;
+  const [key] = await q.query(
+    `SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conrelid = '"public"."${table}"'::regclass AND contype = 'p'`,
+  );
+  if (key?.def === `PRIMARY KEY (${columns.join(', ')})`) return dropIndexOnline(q, next);
+  await createIndexOnline(q, next, `"${table}" (${columns.map((c) => `"${c}"`).join(', ')})`, true);
+  await q.query(
+    `ALTER TABLE "${table}" DROP CONSTRAINT IF EXISTS "${constraint}", ADD CONSTRAINT "${constraint}" PRIMARY KEY USING INDEX "${next}"`,
+  );
+}

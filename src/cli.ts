@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { DataSource } from 'typeorm';
 import { resolveDatabase } from './common/database/database';
 import { dataSourceOptions } from './common/database/data-source';
-import { runMigrations } from './common/database/migrate';
+import { analyzeNeverAnalyzed, runMigrations } from './common/database/migrate';
 import { ProblemException } from './common/errors/problem.exception';
 import { LIST_SPECS, UsageError } from './cli-args';
 
@@ -112,7 +112,10 @@ async function migrate(url: string): Promise<string[]> {
   const ds = new DataSource(dataSourceOptions(url, 1));
   await ds.initialize();
   try {
-    return await runMigrations(ds, url);
+    const applied = await runMigrations(ds, url);
+    // As the service does at start-up: tables holding rows PostgreSQL never analyzed are analyzed now.
+    await analyzeNeverAnalyzed(ds);
+    return applied;
   } finally {
     await ds.destroy();
   }

@@ -6,7 +6,7 @@ import { AdminService } from './admin/admin.service';
 import { loadConfig } from './common/config/config';
 import { resolveDatabase } from './common/database/database';
 import { dataSourceOptions } from './common/database/data-source';
-import { runMigrations } from './common/database/migrate';
+import { analyzeNeverAnalyzed, runMigrations } from './common/database/migrate';
 import { createApp } from './app.factory';
 import { inFlightIdle } from './common/http/in-flight';
 import { startDraining } from './common/health/draining';
@@ -49,8 +49,11 @@ async function main() {
     );
   });
   const applied = await runMigrations(migrator, db.url);
-  await migrator.destroy();
   if (applied.length) log('migrations applied', { applied });
+  // Tables holding rows PostgreSQL never analyzed (a restore, a bulk import, autovacuum off): analyzed before serving.
+  const analyzed = await analyzeNeverAnalyzed(migrator);
+  await migrator.destroy();
+  if (analyzed.length) log('tables never analyzed, analyzed', { analyzed });
 
   const app = await createApp(cfg, db.url);
   if (cfg.seedOnEmpty) {

@@ -30,6 +30,12 @@ const COLUMNS = {
 
 export type V1Table = keyof typeof COLUMNS;
 
+/**
+ * The column a table's primary key has between workspace_id and id, which a read by id must name to use the key:
+ * a history entry's key is (workspace_id, work_item_id, created_at, id) (migration ActivityEntryOneIndex).
+ */
+const KEY_SCOPE: Partial<Record<V1Table, string>> = { work_item_activities: 'work_item_id' };
+
 /** The keys each table's stored columns add to a v1 record (their `AS` names), for the v1 document. */
 export const V1_STORED_KEYS = Object.fromEntries(
   Object.entries(COLUMNS).map(([table, cols]) => [
@@ -57,12 +63,19 @@ export interface V1UserNames {
 export class V1RecordsRepository {
   constructor(private readonly ds: DataSource) {}
 
-  /** The v1-only columns of `ids` in `table`, by id (`updated_at` as ISO 8601, `updated_by` null where untracked). */
-  async stored(table: V1Table, workspaceId: string, ids: string[]): Promise<Map<string, V1Stored>> {
-    if (!ids.length) return new Map();
+  /**
+   * The v1-only columns of `records` in `table`, by id (`updated_at` as ISO 8601, `updated_by` null where
+   * untracked). A table whose key has a column between workspace_id and id (KEY_SCOPE) is read by that too.
+   */
+  async stored(table: V1Table, workspaceId: string, records: Array<{ id: string }>): Promise<Map<string, V1Stored>> {
+    if (!records.length) return new Map();
+    const scope = KEY_SCOPE[table];
+    const params: unknown[] = [workspaceId, records.map((r) => r.id)];
+    if (scope) params.push([...new Set(records.map((r) => String((r as Record<string, unknown>)[scope])))]);
     const rows: Array<Record<string, unknown>> = await this.ds.query(
-      `SELECT id, ${COLUMNS[table]} FROM ${table} WHERE workspace_id = $1 AND id = ANY($2::uuid[])`,
-      [workspaceId, ids],
+      `SELECT id, ${COLUMNS[table]} FROM ${table}
+        WHERE workspace_id = $1${scope ? ` AND ${scope} = ANY($3::uuid[])` : ''} AND id = ANY($2::uuid[])`,
+      params,
     );
     return new Map(
       rows.map(({ id, ...rest }) => [

@@ -14,11 +14,7 @@ export class V1Shaper {
     rows: T[],
     renames: Record<string, string> = {},
   ): Promise<Array<Record<string, unknown>>> {
-    const stored = await this.records.stored(
-      table,
-      ctx.workspace.id,
-      rows.map((r) => r.id),
-    );
+    const stored = await this.records.stored(table, ctx.workspace.id, rows);
     const inProject = ctx.project && table !== 'projects';
     const tenant = { workspace: ctx.workspace.id, ...(inProject ? { project: ctx.project!.id } : {}) };
     return rows.map((r) => toV1(r, { ...tenant, ...(stored.get(r.id) ?? {}) }, renames));

@@ -5,6 +5,7 @@ import { ListQuery } from '../common/pagination/list-query';
 import { runList } from '../common/pagination/run-list';
 import { SqlParams } from '../common/pagination/sql-params';
 import { ActorColumns } from '../users/user-ref';
+import { entryCreatedAt } from './entry-time';
 
 const COLS = `a.id, a.work_item_id, a.verb, a.field, a.old_value, a.new_value, a.old_identifier_id, a.new_identifier_id,
   a.issue_comment_id, a.actor_id, a.epoch, a.created_at`;
@@ -28,6 +29,15 @@ export interface ActivityRow extends Record<string, unknown>, ActorColumns {
   created_at: Date;
 }
 
+/** The one-entry statement ($1 workspace, $2 project, $3 work item, $4 id, $5 the id's creation time or null). */
+export function oneEntrySql(withActor: boolean): string {
+  const read = (where: string) =>
+    `SELECT ${withActor ? `${COLS}, ${ACTOR_COLS}` : COLS} FROM work_item_activities a ${withActor ? ACTOR_JOIN : ''}
+      WHERE a.workspace_id = $1 AND a.work_item_id = $3 AND ${where} AND a.id = $4 AND a.project_id = $2`;
+  return `WITH exact AS MATERIALIZED (${read('a.created_at = $5::timestamptz')})
+    SELECT * FROM exact UNION ALL ${read('NOT EXISTS (SELECT FROM exact)')}`;
+}
+
 /** Reads the history the triggers write; every statement is scoped by workspace, project and work item. */
 @Injectable()
 export class WorkItemActivitiesRepository {
@@ -43,6 +53,12 @@ export class WorkItemActivitiesRepository {
     });
   }
 
+  /**
+   * One entry. When its id carries its creation time (entryCreatedAt), the first branch reaches it by the whole
+   * primary key, one descent whatever the size of the item's history; the second, the item's history scanned for
+   * the id, runs only when the first found nothing (an entry with a random id from before time-ordered ids, or no
+   * such entry): its NOT EXISTS over the materialized first branch is a one-time filter.
+   */
   async get(
     workspaceId: string,
     projectId: string,
@@ -50,11 +66,13 @@ export class WorkItemActivitiesRepository {
     id: string,
     withActor = false,
   ): Promise<ActivityRow | null> {
-    const rows = await this.ds.query(
-      `SELECT ${withActor ? `${COLS}, ${ACTOR_COLS}` : COLS} FROM work_item_activities a ${withActor ? ACTOR_JOIN : ''}
-        WHERE a.workspace_id = $1 AND a.id = $4 AND a.project_id = $2 AND a.work_item_id = $3`,
-      [workspaceId, projectId, workItemId, id],
-    );
+    const rows = await this.ds.query(oneEntrySql(withActor), [
+      workspaceId,
+      projectId,
+      workItemId,
+      id,
+      entryCreatedAt(id),
+    ]);
     return rows[0] ?? null;
   }
 

@@ -46,7 +46,13 @@ const LIVE = '"deleted_at" IS NULL AND "archived_at" IS NULL';
 @Index('ix_work_items_state', { synchronize: false })
 @Index('ix_work_items_state_group', { synchronize: false })
 @Index('ix_work_items_state_group_created', ['project_id', 'state_group_rank', 'created_at', 'id'], { where: LIVE })
-@Index('ix_work_items_type', ['project_id', 'type_id'], { where: LIVE })
+/*
+ * The filter indexes of migration WorkItemFilterIndexes, live rows, INCLUDE (workspace_id): type (project_id,
+ * type_id, created_at, id); with_parent and in_cycle (project_id, created_at, id) over items with a parent / a cycle.
+ */
+@Index('ix_work_items_type', { synchronize: false })
+@Index('ix_work_items_with_parent', { synchronize: false })
+@Index('ix_work_items_in_cycle', { synchronize: false })
 @Index('ix_work_items_parent', ['parent_id'], { where: '"deleted_at" IS NULL AND "parent_id" IS NOT NULL' })
 @Index('ix_work_items_cycle', ['cycle_id'], { where: '"deleted_at" IS NULL AND "cycle_id" IS NOT NULL' })
 @Index('ix_work_items_start', ['project_id', 'start_date'], { where: LIVE })

@@ -133,7 +133,8 @@ export const WORK_ITEM_LIST: ListSpec = {
   ],
   search: ['w.name'],
   orderings: {
-    created_at: { expr: 'w.created_at', cursor: true, cast: 'timestamptz', immutable: true },
+    // `type_id__in` reads one range of ix_work_items_type (project_id, type_id, created_at, id) per type.
+    created_at: { expr: 'w.created_at', cursor: true, cast: 'timestamptz', immutable: true, rangedBy: ['type_id'] },
     updated_at: { expr: 'w.updated_at', cursor: true, cast: 'timestamptz' },
     sequence_id: { expr: 'w.sequence_id', cursor: true, cast: 'int', immutable: true },
     id: { expr: 'w.id', cursor: true, cast: 'uuid', immutable: true },
@@ -166,5 +167,9 @@ export const WORKSPACE_WORK_ITEM_LIST: ListSpec = {
       f.name === 'sequence_id' ? { name: f.name, type: f.type, ops: f.ops, column: 'w.sequence_id' } : f,
     ),
   ],
-  orderings: { created_at: WORK_ITEM_LIST.orderings.created_at, updated_at: WORK_ITEM_LIST.orderings.updated_at },
+  // ix_work_items_type leads with one project: the workspace list's type filter stays a filter of its walk.
+  orderings: {
+    created_at: { ...WORK_ITEM_LIST.orderings.created_at, rangedBy: undefined },
+    updated_at: WORK_ITEM_LIST.orderings.updated_at,
+  },
 };

@@ -191,6 +191,27 @@ const LINK_DRIVEN_LIST: ListSpec = {
   idExpr: 'x.work_item_id',
 };
 
+/**
+ * Rows of the ordering a search walks before it reads its trigram index instead (ListSource.searchIndex): a term
+ * in a tenth of the items fills a page of 50 within them; a rarer one is read by `ix_work_items_name_trgm`.
+ */
+export const SEARCH_WALK = 1000;
+
+/**
+ * `search` by `ix_work_items_name_trgm` (pg_trgm, live items): the workspace's items whose name matches, in a
+ * subquery fenced by OFFSET 0 so that the list's other conditions (project, filters, cursor) only check its rows and
+ * no other index can be chosen for it. Never analyzed, the planner guessed that walking the ordering's index would
+ * find the page sooner, and walked every item of the project for a rare term (issue 27).
+ */
+const SEARCH_INDEX: NonNullable<ListSource['searchIndex']> = {
+  alias: 'w',
+  budget: SEARCH_WALK,
+  // pg_trgm finds no trigram in a shorter term: the index would be read whole.
+  minLength: 3,
+  candidates: (cond) =>
+    `(SELECT * FROM work_items w WHERE w.workspace_id = $1 AND w.deleted_at IS NULL AND ${cond} OFFSET 0) w`,
+};
+
 /** A walked key's work item: a primary key probe, still scoped to the project's live items. */
 const ITEM_BY_KEY = {
   table: 'work_items',
@@ -637,6 +658,7 @@ export class WorkItemsRepository {
         sql: `SELECT coalesce(sum(n), 0)::int AS c FROM project_work_item_counts WHERE project_id = $2 AND workspace_id = $1`,
         params: [workspaceId, projectId],
       },
+      searchIndex: SEARCH_INDEX,
       // Unfiltered offset pages in created_at, sequence_id or id order start from remembered positions while the
       // project's live set is unchanged (migration WorkItemLiveSetChanges).
       offsetAnchors: {
@@ -729,6 +751,7 @@ export class WorkItemsRepository {
         params: leading,
       },
       filteredCount: statePriorityCount(q, leading, '= ANY($2::uuid[])') ?? linkCount(q, leading, '= ANY($2::uuid[])'),
+      searchIndex: SEARCH_INDEX,
     });
   }
 

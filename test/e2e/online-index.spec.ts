@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import type { QueryRunner } from 'typeorm';
-import { createIndexOnline, replaceIndexOnline } from '../../migrations/online-index';
+import { createIndexOnline, replaceIndexOnline, replacePrimaryKeyOnline } from '../../migrations/online-index';
 import { createTestDatabase } from '../helpers/database';
 
 /** migrations/online-index.ts on real PostgreSQL: builds that leave no lock behind and can be run again. */
@@ -47,6 +47,34 @@ describe('online index changes (migrations)', () => {
       expect((await index('ix_probe_a')).def).toContain('WHERE (a > 0)');
       expect(await index('ix_probe_a_next')).toBeUndefined();
     }
+  });
+
+  it('a replaced primary key keeps its constraint name, adopts the built index, and is left alone when run again', async () => {
+    await c.query(
+      'CREATE TABLE keyed (w int NOT NULL, i int NOT NULL, at int NOT NULL, CONSTRAINT "PK_keyed" PRIMARY KEY (w, i))',
+    );
+    await c.query('INSERT INTO keyed SELECT g % 3, g, g % 7 FROM generate_series(1, 500) g');
+    const key = async () =>
+      (
+        await c.query(
+          `SELECT conname, pg_get_constraintdef(oid) AS def, conindid::regclass::text AS index
+             FROM pg_constraint WHERE conrelid = 'keyed'::regclass AND contype = 'p'`,
+        )
+      ).rows;
+    // An earlier run interrupted after its build left the new index behind, unused.
+    await c.query('CREATE UNIQUE INDEX "PK_keyed_next" ON keyed (w, at, i)');
+    for (let run = 0; run < 2; run++) {
+      await replacePrimaryKeyOnline(q, 'keyed', 'PK_keyed', ['w', 'at', 'i']);
+      expect(await key()).toEqual([{ conname: 'PK_keyed', def: 'PRIMARY KEY (w, at, i)', index: '"PK_keyed"' }]);
+      expect(await index('PK_keyed_next')).toBeUndefined();
+      expect(
+        (await c.query(`SELECT count(*)::int AS n FROM pg_index WHERE indrelid = 'keyed'::regclass`)).rows,
+      ).toEqual([{ n: 1 }]);
+    }
+    // And back (a down()), the rows untouched.
+    await replacePrimaryKeyOnline(q, 'keyed', 'PK_keyed', ['w', 'i']);
+    expect(await key()).toEqual([{ conname: 'PK_keyed', def: 'PRIMARY KEY (w, i)', index: '"PK_keyed"' }]);
+    expect((await c.query('SELECT count(*)::int AS n FROM keyed')).rows).toEqual([{ n: 500 }]);
   });
 
   it('a write waits for no build: an open transaction that wrote the table does not stop the next one', async () => {

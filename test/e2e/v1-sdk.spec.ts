@@ -581,6 +581,8 @@ describe('v1 through the published Plane Node SDK', () => {
         updated_at: expect.any(String),
       }),
     );
+    // updated_at is the entry's created_at, read by work item and id (the history's key: ActivityEntryOneIndex).
+    expect(page.results[0].updated_at).toBe(page.results[0].created_at);
     const next = await sdk.workItems.activities.list(ten.slug, project.id, item.id, { cursor: page.next_cursor });
     expect(next.results).toEqual([expect.objectContaining({ field: 'priority', new_value: 'urgent' })]);
     const one = await sdk.workItems.activities.retrieve(ten.slug, project.id, item.id, next.results[0].id);

@@ -1,5 +1,7 @@
 import { createTestApp, expectProblem, Tenant, TestApp } from '../helpers/test-app';
 import { expectedUserRef } from '../helpers/user-ref';
+import { oneEntrySql } from '../../src/work-item-activities/work-item-activities.repository';
+import { entryCreatedAt } from '../../src/work-item-activities/entry-time';
 
 type User = { id: string; email: string; key: string };
 type Activity = {
@@ -449,6 +451,148 @@ describe('work item activity history', () => {
       await qr.rollbackTransaction();
       await qr.release();
     }
+  });
+
+  it('wt_uuid_v7 (migration CheaperActivityStamps): the same timestamp bits as the numeric formula, version 7, variant 10, distinct', async () => {
+    // A million microseconds of one second (every microsecond of the millisecond), a leap day, the Unix epoch and
+    // a date past 2038, each checked against the formula ActivityTimeOrderedIds wrote (numeric extract).
+    const [r] = await t.ds.query(`
+      WITH ts AS (
+        SELECT '2026-11-27 13:00:00+00'::timestamptz + make_interval(secs => g / 1000000.0) AS ts
+          FROM generate_series(0, 999999, 7) g
+        UNION ALL SELECT unnest(ARRAY['2024-02-29 23:59:59.999999+00', '1970-01-01 00:00:00+00',
+                                      '2100-06-30 12:34:56.000001+00']::timestamptz[])),
+      ids AS (SELECT ts, wt_uuid_v7(ts) AS id FROM ts)
+      SELECT count(*)::int AS n, count(DISTINCT id)::int AS distinct_ids,
+             count(*) FILTER (WHERE substring(uuid_send(id) FROM 1 FOR 8) <> int8send(
+               (floor(extract(epoch FROM ts) * 1000)::bigint << 16) | 28672
+               | (floor(extract(epoch FROM ts) * 1000000)::bigint % 1000 * 4096 / 1000)))::int AS wrong_time,
+             count(*) FILTER (WHERE get_byte(uuid_send(id), 8) >> 6 <> 2)::int AS wrong_variant,
+             -- The random bits reach the last byte (one random() draw has 52 random bits, not 62).
+             count(DISTINCT get_byte(uuid_send(id), 15))::int AS last_bytes,
+             count(DISTINCT get_byte(uuid_send(id), 8) & 63)::int AS first_random_bytes
+        FROM ids`);
+    expect(r).toEqual({
+      n: 142861,
+      distinct_ids: 142861,
+      wrong_time: 0,
+      wrong_variant: 0,
+      last_bytes: 256,
+      first_random_bytes: 64,
+    });
+  });
+
+  it("one statement's entries share the transaction's epoch, xact_id and wt.actor_id (computed once per statement)", async () => {
+    const a = await newItem();
+    const b = await newItem();
+    const qr = t.ds.createQueryRunner();
+    await qr.connect();
+    try {
+      await qr.startTransaction();
+      await qr.query(`SELECT set_config('wt.actor_id', $1, true)`, [commenter.id]);
+      await qr.query(`UPDATE work_items SET name = name || '!', priority = 'low' WHERE id = ANY($1::uuid[])`, [[a, b]]);
+      const [tx] = await qr.query(
+        `SELECT pg_current_xact_id()::text::bigint::text AS xact, (extract(epoch FROM now()) * 1000)::bigint::text AS epoch`,
+      );
+      const rows: Array<{ xact_id: string; epoch: string; actor_id: string }> = await qr.query(
+        `SELECT xact_id::text, epoch::text, actor_id FROM work_item_activities
+          WHERE work_item_id = ANY($1::uuid[]) AND verb = 'updated' ORDER BY created_at, id`,
+        [[a, b]],
+      );
+      await qr.commitTransaction();
+      expect(rows).toHaveLength(4);
+      for (const x of rows) expect(x).toMatchObject({ xact_id: tx.xact, epoch: tx.epoch, actor_id: commenter.id });
+    } finally {
+      await qr.release();
+    }
+  });
+
+  it('an entry costs one index: the primary key (workspace_id, work_item_id, created_at, id) serves the list and the one-entry read', async () => {
+    const indexes: Array<{ def: string }> = await t.ds.query(
+      `SELECT pg_get_indexdef(indexrelid) AS def FROM pg_index WHERE indrelid = 'work_item_activities'::regclass`,
+    );
+    expect(indexes.map((i) => i.def)).toEqual([
+      expect.stringContaining(
+        '"PK_work_item_activities" ON public.work_item_activities USING btree (workspace_id, work_item_id, created_at, id)',
+      ),
+    ]);
+    const id = await newItem();
+    await t.http.patch(`${items()}${id}/`).set(key()).send({ name: 'planned', priority: 'low' });
+    const [entry] = await history(id);
+    const [ws] = await t.ds.query(`SELECT workspace_id FROM work_items WHERE id = $1`, [id]);
+    // A small table: without seqscans the planner shows which index it would read.
+    const qr = t.ds.createQueryRunner();
+    await qr.connect();
+    const plan = async (sql: string, params: unknown[]) => {
+      await qr.query('SET enable_seqscan = off');
+      const rows: Array<{ 'QUERY PLAN': string }> = await qr.query(`EXPLAIN (COSTS OFF) ${sql}`, params);
+      return rows.map((r) => r['QUERY PLAN']).join('\n');
+    };
+    const where = `a.work_item_id = $2 AND a.workspace_id = $1 AND a.project_id = $3`;
+    try {
+      for (const order of ['a.created_at, a.id', 'a.created_at DESC, a.id DESC']) {
+        const p = await plan(`SELECT a.id FROM work_item_activities a WHERE ${where} ORDER BY ${order} LIMIT 51`, [
+          ws.workspace_id,
+          id,
+          pid,
+        ]);
+        expect(p).toMatch(/Index Scan( Backward)? using "PK_work_item_activities"/);
+        expect(p).not.toMatch(/Sort/);
+      }
+      const one = await plan(`SELECT a.id FROM work_item_activities a WHERE ${where} AND a.id = $4`, [
+        ws.workspace_id,
+        id,
+        pid,
+        entry.id,
+      ]);
+      expect(one).toMatch(
+        /using "PK_work_item_activities"[\s\S]*Index Cond: .*workspace_id = .*work_item_id = .*\bid = /,
+      );
+    } finally {
+      await qr.query('RESET enable_seqscan');
+      await qr.release();
+    }
+    expect((await t.http.get(`${acts(id)}${entry.id}/`).set(key())).body.id).toBe(entry.id);
+  });
+
+  it('one entry is read by its whole key (the id carries created_at); random-id entries and missing ids still answer right', async () => {
+    const id = await newItem();
+    await t.http.patch(`${items()}${id}/`).set(key()).send({ name: 'keyed', priority: 'high' });
+    const entries = await history(id);
+    const [ws] = await t.ds.query(`SELECT workspace_id FROM work_items WHERE id = $1`, [id]);
+    // Every entry's id gives back its created_at to the microsecond (else the read would fall back to the scan).
+    const stored: Array<{ id: string; at: string }> = await t.ds.query(
+      `SELECT id, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at
+         FROM work_item_activities WHERE workspace_id = $1 AND work_item_id = $2`,
+      [ws.workspace_id, id],
+    );
+    expect(stored.length).toBe(entries.length);
+    for (const e of stored) expect(entryCreatedAt(e.id)).toBe(e.at);
+    const qr = t.ds.createQueryRunner();
+    await qr.connect();
+    try {
+      await qr.query('SET enable_seqscan = off');
+      const params = [ws.workspace_id, pid, id, entries[1].id, entryCreatedAt(entries[1].id)];
+      const plan = (await qr.query(`EXPLAIN (COSTS OFF) ${oneEntrySql(false)}`, params))
+        .map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN'])
+        .join('\n');
+      expect(plan).toMatch(/CTE exact[\s\S]*Index Cond: .*work_item_id = .*created_at = .*\bid = /);
+      expect(plan).toMatch(/One-Time Filter: \(NOT/);
+    } finally {
+      await qr.query('RESET enable_seqscan');
+      await qr.release();
+    }
+    expect((await t.http.get(`${acts(id)}${entries[1].id}/`).set(key())).body).toMatchObject({ id: entries[1].id });
+    // An entry written before time-ordered ids has a random id: found by the scan.
+    const [old] = await t.ds.query(
+      `INSERT INTO work_item_activities (id, workspace_id, project_id, work_item_id, verb, epoch, xact_id, created_at)
+       VALUES (gen_random_uuid(), $1, $2, $3, 'updated', 1, 1, now() - interval '1 day') RETURNING id`,
+      [ws.workspace_id, pid, id],
+    );
+    expect((await t.http.get(`${acts(id)}${old.id}/`).set(key())).body).toMatchObject({ id: old.id });
+    // A version 7 id of no entry (its time from a real one, other random bits) is 404.
+    const missing = `${entries[1].id.slice(0, 19)}8000-000000000000`;
+    expectProblem(await t.http.get(`${acts(id)}${missing}/`).set(key()), 404, 'resource_not_found');
   });
 
   it('?expand=actor adds who made each change, on the list and on one entry; null when no user made it', async () => {

@@ -164,6 +164,19 @@ describe('recipe step: an index on a large table is built online (migrations/onl
       [],
     );
     expect(blockingIndexChanges('CREATE INDEX "ix_states_x" ON "states" ("a"); DROP INDEX "ix_labels_x"')).toEqual([]);
+    expect(
+      blockingIndexChanges(
+        'ALTER TABLE "work_item_activities" DROP CONSTRAINT "PK", ADD CONSTRAINT "PK" PRIMARY KEY ("a")',
+      ),
+    ).toHaveLength(1);
+    expect(blockingIndexChanges('ALTER TABLE work_items ADD UNIQUE (a, b)')).toHaveLength(1);
+    expect(blockingIndexChanges('ALTER TABLE "states" ADD CONSTRAINT "uq" UNIQUE ("a")')).toEqual([]);
+    expect(
+      blockingIndexChanges('transaction = false; await replacePrimaryKeyOnline(q, "work_items", "PK", ["a"])'),
+    ).toEqual([]);
+    expect(blockingIndexChanges('await replacePrimaryKeyOnline(q, "work_items", "PK", ["a"])')).toEqual([
+      'CONCURRENTLY without `transaction = false`',
+    ]);
   });
 
   it(`every migration from ${ONLINE_INDEX_SINCE} on changes large tables' indexes without blocking writes`, () => {

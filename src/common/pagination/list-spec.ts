@@ -41,6 +41,12 @@ export interface OrderDef {
    * read several ranges of one index in order, and sorted every matching row instead.
    */
   pinnedBy?: string;
+  /**
+   * Filters with an index of (the list's scope, the filter's column, this ordering's key, id): their `in` form is
+   * read as one range of it per value, merged, as for `pinnedBy` (never analyzed, PostgreSQL walked the ordering's
+   * index past every row instead, or sorted every match). The values' ranges must be disjoint (one value per row).
+   */
+  rangedBy?: string[];
 }
 
 export interface ListSpec {

@@ -95,6 +95,16 @@ export interface ListSource {
    * the same leading params as `where`, like `unfilteredCount`); `scope` names the list in the cache (tenant ids).
    */
   offsetAnchors?: { cache: OffsetAnchors; scope: string; generation: string };
+  /**
+   * `search` read by its own index (issue 27: never analyzed, the planner walked the ordering's index past every
+   * row instead). `candidates(cond)` is a FROM item aliased `alias`, the tenant's rows matching the search condition
+   * `cond` read by that index alone (a fenced subquery: no other index can serve it). A page first walks the
+   * ordering, `budget` rows past the offset (SearchWalk); when they hold the page (a common term) it is served
+   * from them, else from the candidates (a rare term: few of them), sorted. The count alike: a sample of `budget`
+   * rows tells a common term (counted on the walk of its matches) from a rare one (counted off the candidates).
+   * Terms shorter than `minLength` (no trigram to look up) stay a filter of the walk.
+   */
+  searchIndex?: { alias: string; candidates: (cond: string) => string; budget: number; minLength: number };
 }
 
 /** Cast failures of a position that got past positionFits (a backstop: 22009 bad zone offset, 22021 bad byte). */
@@ -141,9 +151,9 @@ function filterCondition(f: ListFilter, op: 'eq' | 'in', ref: string): string {
 }
 
 /**
- * Adds the filter and search conditions of `q` to `where`. The filter `pin` (an `in` filter on the ordering's
- * expression, OrderDef.pinnedBy) only binds its values: the array's reference is returned, for the caller to
- * read the page one value at a time.
+ * Adds the filter and search conditions of `q` to `where` (the search's to `searchOut` when given). The filter `pin`
+ * (an `in` filter on the ordering's expression, OrderDef.pinnedBy) only binds its values: the array's reference is
+ * returned, for the caller to read the page one value at a time.
  */
 export function applyFilters(
   spec: ListSpec,
@@ -151,6 +161,7 @@ export function applyFilters(
   where: string[],
   p: SqlParams,
   pin?: ListFilter,
+  searchOut: string[] = where,
 ): string | undefined {
   let pinRef: string | undefined;
   for (const f of q.filters) {
@@ -190,7 +201,7 @@ export function applyFilters(
   }
   if (q.search && spec.search?.length) {
     const ref = p.add(`%${escapeLike(q.search)}%`);
-    where.push(`(${spec.search.map((e) => `${e} ILIKE ${ref}`).join(' OR ')})`);
+    searchOut.push(`(${spec.search.map((e) => `${e} ILIKE ${ref}`).join(' OR ')})`);
   }
   return pinRef;
 }
@@ -228,6 +239,8 @@ class ListRun<R extends Record<string, unknown>> {
   private readonly counter: { sql: string; params: unknown[] } | null;
   private readonly anchors: ListSource['offsetAnchors'] | null;
   private readonly select: string;
+  /** The search condition when the source's search index answers it (ListSource.searchIndex), kept out of `where`. */
+  private readonly search: string | undefined;
   /** Whether rows carry their ordering key as text (`__cv`): cursor pages and anchored offset pages. */
   private cv = false;
 
@@ -240,8 +253,13 @@ class ListRun<R extends Record<string, unknown>> {
     this.p = src.params;
     this.ord = spec.orderings[q.orderKey];
     const ord = this.ord;
-    this.pin = ord.pinnedBy ? q.filters.find((f) => f.def.name === ord.pinnedBy && f.op === 'in') : undefined;
-    this.pinRef = applyFilters(spec, q, this.filters, this.p, this.pin);
+    // The first `in` filter of the ordering's key (pinnedBy) or of an index ending in it (rangedBy) is read by range.
+    const ranged = (f: ListFilter) => f.def.name === ord.pinnedBy || !!ord.rangedBy?.includes(f.def.name);
+    this.pin = q.filters.find((f) => f.op === 'in' && ranged(f));
+    const indexed = src.searchIndex && q.search && q.search.length >= src.searchIndex.minLength;
+    const searched: string[] = [];
+    this.pinRef = applyFilters(spec, q, this.filters, this.p, this.pin, indexed ? searched : this.filters);
+    this.search = searched[0];
     this.where = [...src.where, ...this.filters];
     this.countWhere =
       this.pin && this.pinRef ? [...this.where, filterCondition(this.pin, 'in', this.pinRef)] : [...this.where];
@@ -285,10 +303,11 @@ class ListRun<R extends Record<string, unknown>> {
     // property falls into V8's slow dictionary mode, which every mapper's reads of the row then pay for.
     for (const r of rows as Record<string, unknown>[]) {
       if (q.mode === 'cursor' || this.anchors) r.__cv = undefined;
-      if (this.pin) {
+      if (this.pin || this.search) {
         r.__pk = undefined;
         r.__pid = undefined;
       }
+      if (this.search) r.__hit = undefined;
     }
     return { rows, envelope: <T>(data: T[]) => envelopeOf(q, data, { hasMore, nextCursor, total }) };
   }
@@ -332,11 +351,55 @@ class ListRun<R extends Record<string, unknown>> {
     const { src, db } = this;
     if (!this.wantCount || this.counter) return Promise.resolve(null);
     if (src.filteredCount) return db.query<Array<{ c: number }>>(src.filteredCount.sql, src.filteredCount.params);
-    const countWhereSql = this.countWhere.length ? `WHERE ${this.countWhere.join(' AND ')}` : '';
-    return db.query<Array<{ c: number }>>(
-      `SELECT count(*)::int AS c FROM ${src.from} ${countWhereSql}`,
-      this.countParams,
-    );
+    if (this.search) return db.query<Array<{ c: number }>>(this.searchCountSql(this.search), this.countParams);
+    const ranges = this.pinRanges();
+    // A ranged filter (OrderDef.pinnedBy / rangedBy) counts one range of its index per distinct value: an `= ANY`
+    // on an index's second column, never analyzed, was read as a filter over the project's whole range instead.
+    const sql = ranges
+      ? `SELECT coalesce(sum(k.n), 0)::int AS c FROM (SELECT DISTINCT "v" FROM unnest(${ranges.values}) AS "__u"("v")) "__pv"
+          CROSS JOIN LATERAL (SELECT count(*) AS n FROM ${src.from} ${whereOf([...this.where, ranges.cond('"__pv"."v"')])}) k`
+      : `SELECT count(*)::int AS c FROM ${src.from} ${whereOf(this.countWhere)}`;
+    return db.query<Array<{ c: number }>>(sql, this.countParams);
+  }
+
+  /**
+   * The count of a search its index answers (ListSource.searchIndex): a sample of the first `budget` rows of the
+   * walk tells a common term (a tenth of the sample or more, or the whole list in the sample) from a rare one. A
+   * common term is counted on the walk (its matches are a good part of the rows read); a rare one off the index's
+   * candidates. The CASE runs only the subquery of the branch taken.
+   */
+  private searchCountSql(search: string): string {
+    const { src, countWhere } = this;
+    const { alias, budget, candidates } = src.searchIndex!;
+    const sample = `SELECT * FROM ${src.from} ${whereOf(countWhere)} ORDER BY ${this.orderBy} LIMIT ${budget}`;
+    return `WITH "__sample" AS MATERIALIZED (SELECT count(*) AS n, count(*) FILTER (WHERE ${search}) AS hits FROM (${sample}) ${alias})
+      SELECT (CASE WHEN (SELECT n < ${budget} OR hits * 10 >= n FROM "__sample")
+        THEN (SELECT count(*) FROM ${src.from} ${whereOf([...countWhere, search])})
+        ELSE (SELECT count(*) FROM ${candidates(search)} ${whereOf(countWhere)}) END)::int AS c`;
+  }
+
+  /**
+   * A page of a search its index answers (ListSource.searchIndex): the ordering walked `budget` rows past the
+   * offset, each row marked whether it matches (`__hit`); when the walk holds the page (offset + take matches) or the
+   * whole list, the page is read from it; otherwise from the search index's candidates, sorted. Either way at most
+   * the budget, the offset and the term's matches are read, whatever the statistics say.
+   */
+  private searchPageSql(search: string, conds: string[], offset: number, take: number): string {
+    const { src, p, ord, dir, orderBy } = this;
+    const { budget, candidates } = src.searchIndex!;
+    const cv = this.cv ? `, (${ord.expr})::text AS "__cv"` : '';
+    const cols = `${this.select}${cv}, ${ord.expr} AS "__pk", ${this.spec.idExpr} AS "__pid"`;
+    const offRef = `${p.add(offset)}::int`;
+    // countWhere: the list's conditions with a ranged filter's (pin) too, as one condition.
+    const all = [...this.countWhere, ...conds];
+    const walk = `SELECT ${cols}, ${search} AS "__hit" FROM ${src.from} ${whereOf(all)} ORDER BY ${orderBy} LIMIT ${budget} + ${offRef}`;
+    const held = `(SELECT count(*) FROM "__walk") < ${budget} + ${offRef} OR (SELECT count(*) FROM "__walk" WHERE "__hit") >= ${offRef} + ${take}`;
+    const read = `SELECT ${cols}, true AS "__hit" FROM ${candidates(search)} ${whereOf(all)} ORDER BY ${orderBy} LIMIT ${offRef} + ${take}`;
+    const nulls = ord.nullable ? ' NULLS LAST' : '';
+    return `WITH "__walk" AS MATERIALIZED (${walk}), "__held" AS MATERIALIZED (SELECT ${held} AS ok)
+      SELECT "__r".* FROM (SELECT * FROM "__walk" WHERE "__hit" AND (SELECT ok FROM "__held")
+        UNION ALL SELECT * FROM (${read}) "__c" WHERE NOT (SELECT ok FROM "__held")) "__r"
+      ORDER BY "__r"."__pk" ${dir}${nulls}, "__r"."__pid" ${dir} LIMIT ${take} OFFSET ${offRef}`;
   }
 
   private bind(v: unknown, cast: string): string {
@@ -395,6 +458,7 @@ class ListRun<R extends Record<string, unknown>> {
   private pageSql(conds: string[], offset: number, take: number): string {
     const { src, p, ord } = this;
     const id = this.spec.idExpr;
+    if (this.search) return this.searchPageSql(this.search, conds, offset, take);
     const walk = src.keyWalk && (offset || src.keyWalk.always) ? src.keyWalk : null;
     const cv = this.cv ? `, (${ord.expr})::text AS "__cv"` : '';
     if (!walk)
