@@ -69,20 +69,31 @@ async function waitFor(url) {
  * process is the service itself, not npm.
  */
 /** The built service of this checkout, or of the checkout at `root` (run.js --compare), as `npm run start:prod` starts it. */
+/**
+ * The start command (`start:prod`) in parts: its environment assignments (`MALLOC_ARENA_MAX=2`, which the shell
+ * applies over the inherited environment), the program, its Node options and its script resolved against `root`.
+ */
+function startCommand(root = ROOT) {
+  const words = require('../package.json').scripts['start:prod'].split(/\s+/);
+  const env = {};
+  while (/^[A-Z_][A-Z0-9_]*=/.test(words[0])) {
+    const [name, ...value] = words.shift().split('=');
+    env[name] = value.join('=');
+  }
+  const [cmd, ...args] = words;
+  const flags = args.filter((a) => a.startsWith('-'));
+  const script = args.filter((a) => !a.startsWith('-')).map((a) => resolve(root, a));
+  return { env, cmd, flags, script };
+}
+
 /** The Node options of the start command (`start:prod`): heap bounds the service runs with. */
 function startFlags() {
-  return require('../package.json')
-    .scripts['start:prod'].split(/\s+/)
-    .filter((a) => a.startsWith('--'));
+  return startCommand().flags;
 }
 
 function spawnService(env, stdio = ['ignore', 'ignore', 'inherit'], root = ROOT) {
-  const [cmd, ...args] = require('../package.json').scripts['start:prod'].split(/\s+/);
-  return spawn(
-    cmd,
-    args.map((a) => (a.startsWith('-') ? a : resolve(root, a))),
-    { env, stdio },
-  );
+  const start = startCommand(root);
+  return spawn(start.cmd, [...start.flags, ...start.script], { env: { ...env, ...start.env }, stdio });
 }
 
 function serviceEnv(dbUrl, port) {
@@ -141,6 +152,7 @@ module.exports = {
   waitFor,
   serviceEnv,
   spawnService,
+  startCommand,
   startFlags,
   settle,
 };

@@ -1,11 +1,12 @@
 'use strict';
 /*
  * node bench/memory.js --database wt_bench [--rows list,per200,get,create,patch,mixed --requests 6000 --warm-up 1500
- *                       --connections 32 --port 3960 --flags "--max-old-space-size=192 --max-semi-space-size=32" --root DIR]
+ *                       --connections 32 --port 3960 --flags "--max-old-space-size=192 --max-semi-space-size=32"
+ *                       --env "MALLOC_ARENA_MAX=2" --root DIR]
  *
  * Peak RSS and CPU per request of the built service (issue 27), on a database `npm run bench -- --seed-only
  * --database NAME` left (BENCH_DATABASE_URL's server). Starts the service as `start:prod` does (or with `--flags`
- * instead of its Node options) under `--trace-gc`, then for each row sends `--warm-up` requests (not counted)
+ * instead of its Node options, `--env` instead of its environment assignments) under `--trace-gc`, then for each row sends `--warm-up` requests (not counted)
  * and `--requests` counted ones at `--connections`, and prints per row: the service process's CPU time per
  * request (user + system from /proc/<pid>/stat), scavenges and full collections per 1,000 requests (from the
  * trace), and VmRSS / VmHWM after the row; first the memory after start. CPU time per request depends far less
@@ -29,16 +30,27 @@ const CONNECTIONS = numberOption('connections', 32);
 const CYCLES = numberOption('cycles', 1);
 const PORT = numberOption('port', 3960);
 const FLAGS = stringOption('flags');
+const ENV = stringOption('env');
 /** `--root DIR`: the built service of another checkout (same migrations), for an A/B one run after the other. */
 const ROOT_DIR = resolve(stringOption('root') ?? ROOT);
 const log = (...a) => process.stderr.write(`[memory] ${a.join(' ')}\n`);
 
-/** The start command's Node options, or `--flags`, and its script. */
+/**
+ * The start command's environment assignments (or, with `--env`, those given: `--env ""` for none), its Node options
+ * (or `--flags`) and its script.
+ */
 function command() {
-  const [cmd, ...args] = require('../package.json').scripts['start:prod'].split(/\s+/);
-  const script = args.filter((a) => !a.startsWith('-')).map((a) => resolve(ROOT_DIR, a));
-  const flags = FLAGS !== undefined ? FLAGS.split(/\s+/).filter(Boolean) : args.filter((a) => a.startsWith('-'));
-  return { cmd, flags, script };
+  const start = lib.startCommand(ROOT_DIR);
+  const flags = FLAGS !== undefined ? FLAGS.split(/\s+/).filter(Boolean) : start.flags;
+  const env =
+    ENV !== undefined
+      ? Object.fromEntries(
+          ENV.split(/\s+/)
+            .filter(Boolean)
+            .map((a) => a.split('=')),
+        )
+      : start.env;
+  return { cmd: start.cmd, flags, script: start.script, env };
 }
 
 function status(pid) {
@@ -108,11 +120,22 @@ async function main() {
   // `mixed`: npm run bench's mixed row (70% reads, 20% PATCH, 10% create) at twice the connections, as there.
   const mixed = { connections: CONNECTIONS * 2, requests: [{ setupRequest: (req) => mixedRequest(req, items, pick) }] };
   const all = { ...loads(items, pick), mixed };
-  const { cmd, flags, script } = command();
-  const env = { ...serviceEnv(dbUrl, PORT), OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '' };
+  const { cmd, flags, script, env: startEnv } = command();
+  const env = {
+    ...serviceEnv(dbUrl, PORT),
+    ...startEnv,
+    OTEL_EXPORTER_OTLP_ENDPOINT: '',
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '',
+  };
   const child = spawn(cmd, [...flags, '--trace-gc', ...script], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const gc = gcCounter(child.stdout);
-  const out = [`${ROOT_DIR}, flags: ${flags.join(' ')}; ${lib.machineLine()}; load average ${lib.loadAverage()}`];
+  const envText =
+    Object.entries(startEnv)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ') || 'none';
+  const out = [
+    `${ROOT_DIR}, env: ${envText}, flags: ${flags.join(' ')}; ${lib.machineLine()}; load average ${lib.loadAverage()}`,
+  ];
   try {
     await waitFor(`http://127.0.0.1:${PORT}/healthz`);
     const s0 = status(child.pid);

@@ -131,16 +131,12 @@ function summarize(samples) {
 
 async function profileRow(name, opts, env, key) {
   const dir = mkdtempSync(join(tmpdir(), 'wt-prof-'));
-  const [cmd, ...args] = require('../package.json').scripts['start:prod'].split(/\s+/);
+  const start = lib.startCommand();
   const started = process.hrtime.bigint();
-  const child = spawn(
-    cmd,
-    ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...args.map((a) => (a.startsWith('-') ? a : resolve(ROOT, a)))],
-    {
-      env,
-      stdio: ['ignore', 'ignore', 'inherit'],
-    },
-  );
+  const child = spawn(start.cmd, ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...start.flags, ...start.script], {
+    env: { ...env, ...start.env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   await waitFor(`http://127.0.0.1:${PORT}/healthz`);
   const base = {
     url: `http://127.0.0.1:${PORT}`,

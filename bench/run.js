@@ -125,6 +125,8 @@ function startBare(dbUrl, seeded, main, port) {
     execArgv: lib.startFlags(),
     env: {
       ...process.env,
+      // The start command's environment too (MALLOC_ARENA_MAX), as the service has it.
+      ...lib.startCommand().env,
       DATABASE_URL: dbUrl,
       PORT: String(port),
       BENCH_WORKSPACE_ID: seeded.bench,

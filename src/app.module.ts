@@ -20,7 +20,7 @@ import { ProblemFilter } from './common/errors/problem.filter';
 import { ExpandInterceptor } from './common/expand/expand';
 import { BodyValidationPipe } from './common/http/validation';
 import { FieldsInterceptor } from './common/fields/fields';
-import { currentOpenApi } from './common/openapi/openapi';
+import { openApiToRead } from './common/openapi/openapi';
 import { CredentialThrottlerGuard } from './common/throttle/credential-throttler.guard';
 import { MemoryThrottlerStorage } from './common/throttle/memory-throttler.storage';
 import { RedisThrottlerStorage } from './common/throttle/redis-throttler.storage';
@@ -60,7 +60,7 @@ function requestInterceptors(): Provider {
       new ComposedInterceptor([
         idempotency,
         new ExpandInterceptor(reflector),
-        new FieldsInterceptor(currentOpenApi as never),
+        new FieldsInterceptor(openApiToRead as never),
         new ConditionalInterceptor(ds, reflector),
       ]),
   };

@@ -1,6 +1,5 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { errors } from 'oidc-provider';
 import { AppRow } from '../apps/apps.service';
 import { AppsService } from '../apps/apps.service';
 import { isKnownScope } from '../common/auth/scopes';
@@ -11,6 +10,7 @@ import { Csrf } from './csrf';
 import { OAuthAudit } from './oauth-audit';
 import { requestInfo } from './oauth-request';
 import { OAuthServer } from './oauth-server';
+import { oidcErrors } from './oidc';
 import { consentPage, errorPage, loginPage } from './pages';
 import { ServerSecrets } from './server-secrets';
 import { SignInService } from './sign-in.service';
@@ -131,7 +131,7 @@ export class OAuthInteractions implements OnModuleInit {
     try {
       details = await this.server.interactionDetails(req, reply);
     } catch (err) {
-      if (!(err instanceof errors.SessionNotFound)) throw err;
+      if (!(err instanceof oidcErrors().SessionNotFound)) throw err;
       this.fail(reply, 400, 'invalid_request', 'This sign-in request has expired or belongs to another browser.');
       return null;
     }

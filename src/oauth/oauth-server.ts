@@ -2,7 +2,8 @@ import { generateKeyPairSync, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import Provider, { errors, type Configuration, type InteractionResults, type KoaContextWithOIDC } from 'oidc-provider';
+import type Provider from 'oidc-provider';
+import type { Configuration, InteractionResults, KoaContextWithOIDC } from 'oidc-provider';
 import { DataSource } from 'typeorm';
 import { AppsService } from '../apps/apps.service';
 import { hashSecret } from '../common/auth/credentials';
@@ -11,6 +12,7 @@ import { APP_CONFIG, AppConfig } from '../common/config/config';
 import { OAuthAudit } from './oauth-audit';
 import { oauthRequest, requestInfo } from './oauth-request';
 import { OAuthStore } from './oauth-store';
+import { oidcErrors, oidcProvider } from './oidc';
 import { errorPage } from './pages';
 import { ServerSecrets } from './server-secrets';
 
@@ -50,8 +52,11 @@ const METADATA_KEYS = [
 @Injectable()
 export class OAuthServer implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('OAuthServer');
-  private provider!: Provider;
-  private handler!: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+  /** The provider and its request handler, made on first use (oidc.ts says why not at start). */
+  private ready: Promise<{
+    provider: Provider;
+    handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+  }> | null = null;
   private sweeper: NodeJS.Timeout | undefined;
 
   constructor(
@@ -63,9 +68,24 @@ export class OAuthServer implements OnModuleInit, OnModuleDestroy {
     private readonly secrets: ServerSecrets,
   ) {}
 
-  async onModuleInit(): Promise<void> {
+  onModuleInit(): void {
+    this.sweeper = setInterval(() => void this.store.sweep().catch(() => undefined), 10 * 60_000);
+    this.sweeper.unref();
+  }
+
+  /** The provider, made by the first request that needs it (concurrent first requests share it; a failure is retried). */
+  private server() {
+    this.ready ??= this.makeProvider().catch((err: unknown) => {
+      this.ready = null;
+      throw err;
+    });
+    return this.ready;
+  }
+
+  private async makeProvider() {
     const cookieKey = await this.secrets.get('cookie_key');
-    const provider = new Provider(this.cfg.publicBaseUrl, this.configuration(cookieKey));
+    const { default: OidcProvider } = oidcProvider();
+    const provider = new OidcProvider(this.cfg.publicBaseUrl, this.configuration(cookieKey));
     // Behind a load balancer (TRUST_PROXY), X-Forwarded-Proto decides whether cookies are Secure.
     provider.proxy = this.cfg.trustProxy;
     provider.use(async (ctx, next) => {
@@ -75,7 +95,7 @@ export class OAuthServer implements OnModuleInit, OnModuleDestroy {
         ctx.body = Object.fromEntries(METADATA_KEYS.filter((k) => doc[k] !== undefined).map((k) => [k, doc[k]]));
       }
     });
-    provider.on('grant.error', (ctx: KoaContextWithOIDC, err: Error) => void this.onGrantError(ctx, err));
+    provider.on('grant.error', (ctx: KoaContextWithOIDC, err: Error) => void this.onGrantError(provider, ctx, err));
     provider.on('server_error', (_ctx: KoaContextWithOIDC, err: Error) =>
       this.logger.error({ msg: 'authorization server error', err: err?.message }),
     );
@@ -86,10 +106,7 @@ export class OAuthServer implements OnModuleInit, OnModuleDestroy {
         const given = Buffer.from(hashSecret(String(actual)));
         return stored.length === given.length && timingSafeEqual(stored, given);
       };
-    this.provider = provider;
-    this.handler = provider.callback();
-    this.sweeper = setInterval(() => void this.store.sweep().catch(() => undefined), 10 * 60_000);
-    this.sweeper.unref();
+    return { provider, handler: provider.callback() };
   }
 
   onModuleDestroy(): void {
@@ -103,24 +120,27 @@ export class OAuthServer implements OnModuleInit, OnModuleDestroy {
     req.raw.url = path
       ? path + (req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '')
       : req.originalUrl;
-    await oauthRequest.run(requestInfo(req), () => this.handler(req.raw, reply.raw));
+    const { handler } = await this.server();
+    await oauthRequest.run(requestInfo(req), () => handler(req.raw, reply.raw));
   }
 
-  interactionDetails(req: FastifyRequest, reply: FastifyReply) {
-    return this.provider.interactionDetails(req.raw, reply.raw);
+  async interactionDetails(req: FastifyRequest, reply: FastifyReply) {
+    const { provider } = await this.server();
+    return provider.interactionDetails(req.raw, reply.raw);
   }
 
   /** Stores the outcome of the sign-in or consent page; returns where the browser goes next (303). */
-  interactionResult(req: FastifyRequest, reply: FastifyReply, result: InteractionResults): Promise<string> {
+  async interactionResult(req: FastifyRequest, reply: FastifyReply, result: InteractionResults): Promise<string> {
+    const { provider } = await this.server();
     return oauthRequest.run(requestInfo(req), () =>
-      this.provider.interactionResult(req.raw, reply.raw, result, { mergeWithLastSubmission: true }),
+      provider.interactionResult(req.raw, reply.raw, result, { mergeWithLastSubmission: true }),
     );
   }
 
   /** A grant with `scopes` added (the user approved them), saved; returns its id. */
   async grantScopes(grantId: string | undefined, accountId: string, clientId: string, scopes: string[]) {
-    const grant =
-      (grantId && (await this.provider.Grant.find(grantId))) || new this.provider.Grant({ accountId, clientId });
+    const { provider } = await this.server();
+    const grant = (grantId && (await provider.Grant.find(grantId))) || new provider.Grant({ accountId, clientId });
     if (scopes.length) grant.addOIDCScope(scopes.join(' '));
     return grant.save();
   }
@@ -188,14 +208,14 @@ export class OAuthServer implements OnModuleInit, OnModuleDestroy {
     const app = await this.apps.byClientId(ctx.oidc.client!.clientId);
     const named = ctx.oidc.body?.app_installation_id;
     if (named !== undefined && typeof named !== 'string')
-      throw new errors.InvalidRequest('app_installation_id must be a string');
+      throw new (oidcErrors().InvalidRequest)('app_installation_id must be a string');
     const installation = app ? await this.apps.installationFor(app, named) : null;
-    if (!installation) throw new errors.InvalidGrant('no such installation of this app');
+    if (!installation) throw new (oidcErrors().InvalidGrant)('no such installation of this app');
     return { app_installation_id: installation.id };
   }
 
   /** A consumed code or rotated refresh token presented again: the provider revoked its grant's tokens. */
-  private async onGrantError(ctx: KoaContextWithOIDC, err: Error): Promise<void> {
+  private async onGrantError(provider: Provider, ctx: KoaContextWithOIDC, err: Error): Promise<void> {
     // The detail, not the description: the provider tells clients only "grant request is invalid".
     const detail = (err as { error_detail?: string }).error_detail ?? '';
     if (!/already (consumed|used)/.test(detail)) return;
@@ -205,7 +225,7 @@ export class OAuthServer implements OnModuleInit, OnModuleDestroy {
     const code = ctx.oidc.params?.code as string | undefined;
     const source =
       ctx.oidc.entities.RefreshToken ??
-      (code ? await this.provider.AuthorizationCode.find(code, { ignoreExpiration: true }) : undefined);
+      (code ? await provider.AuthorizationCode.find(code, { ignoreExpiration: true }) : undefined);
     await this.audit.recordNow({ userId: source?.accountId ?? null, kind: 'oauth' }, app.workspace_id, {
       event_name: 'oauth.replay_detected',
       category: 'security',

@@ -1,11 +1,12 @@
 import { Injectable, Optional } from '@nestjs/common';
-import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
+import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { DataSource } from 'typeorm';
 import { AppsService } from '../apps/apps.service';
 import { AuthCache } from '../common/auth/auth-cache';
 import { hashSecret } from '../common/auth/credentials';
 import { Queryable } from '../common/pagination/sql-params';
 import { OAuthAudit, revocationReason } from './oauth-audit';
+import { oidcErrors } from './oidc';
 
 /** The provider's models kept in oauth_tokens, where the AuthGuard resolves bearer tokens. */
 const TOKEN_MODELS = new Set(['AccessToken', 'ClientCredentials']);
@@ -221,7 +222,7 @@ export class OAuthStore {
             WHERE kind = $1 AND id_hash = $2 AND consumed_at IS NULL RETURNING 1`,
           [kind, hashSecret(id)],
         );
-        if (!rows.length) throw new errors.InvalidGrant(`${kind} already consumed`);
+        if (!rows.length) throw new (oidcErrors().InvalidGrant)(`${kind} already consumed`);
       },
       destroy: async (id) => {
         await this.ds.query(`DELETE FROM oauth_artifacts WHERE kind = $1 AND id_hash = $2`, [kind, hashSecret(id)]);

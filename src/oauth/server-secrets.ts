@@ -4,7 +4,8 @@ import { DataSource } from 'typeorm';
 
 /**
  * Random keys every instance shares (the sign-in cookies' signing key, the CSRF key), made by whichever instance
- * starts first and kept in the database: nothing to configure, and a cookie signed by one instance is good on all.
+ * needs one first (the CSRF key at start, the cookie key when the authorization server first serves a request) and
+ * kept in the database: nothing to configure, and a cookie signed by one instance is good on all.
  */
 @Injectable()
 export class ServerSecrets {

@@ -140,7 +140,8 @@ export class V1Module implements OnModuleInit {
   }
 }
 
-// v1's document, built at start beside v2's when the module is served (API_V1_ENABLED), at /api/v1/schema/.
+// v1's document, built on first use (its schema route, its Swagger UI) when the module is served (API_V1_ENABLED),
+// at /api/v1/schema/.
 registerApiDocument({
   name: 'v1',
   module: V1Module,

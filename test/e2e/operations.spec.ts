@@ -46,9 +46,19 @@ describe('operations files', () => {
     expect(df).toMatch(/^EXPOSE 3000$/m);
     expect(df).toMatch(/PORT=3000/);
     expect(df).toMatch(/^HEALTHCHECK[\s\S]*\/healthz/m);
-    // The image starts the service exactly as `npm run start:prod` does (node flags included).
-    const startProd = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts['start:prod'].split(/\s+/);
-    expect(startProd).toEqual(['node', '--max-old-space-size=192', '--max-semi-space-size=32', 'dist/src/main.js']);
+    // The image starts the service exactly as `npm run start:prod` does (node flags and environment included).
+    const words = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts['start:prod'].split(/\s+/);
+    expect(words).toEqual([
+      'MALLOC_ARENA_MAX=2',
+      'node',
+      '--max-old-space-size=192',
+      '--max-semi-space-size=32',
+      'dist/src/main.js',
+    ]);
+    const assignments = words.filter((w: string) => /^[A-Z_]+=/.test(w));
+    const startProd = words.filter((w: string) => !/^[A-Z_]+=/.test(w));
+    // Each of the command's environment assignments is set by an ENV instruction (its line or a continuation).
+    for (const a of assignments) expect(df).toMatch(new RegExp(`^(ENV)?\\s+${a}(\\s|$)`, 'm'));
     expect(df).toMatch(
       new RegExp(`^CMD ${JSON.stringify(startProd).replace(/[[\]]/g, '\\$&').replace(/,/g, ', ')}$`, 'm'),
     );

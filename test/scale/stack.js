@@ -211,12 +211,19 @@ async function startHaproxy(procs, port, apiPorts) {
 
 /** The service as `npm run start:prod` starts it, as instance `name`. */
 function startInstance(procs, name, env) {
-  const [cmd, ...args] = require('../../package.json').scripts['start:prod'].split(/\s+/);
+  const words = require('../../package.json').scripts['start:prod'].split(/\s+/);
+  // Leading `NAME=value` words are environment assignments (MALLOC_ARENA_MAX), applied as the shell would.
+  const assigned = {};
+  while (/^[A-Z_][A-Z0-9_]*=/.test(words[0])) {
+    const [k, ...v] = words.shift().split('=');
+    assigned[k] = v.join('=');
+  }
+  const [cmd, ...args] = words;
   return procs.start(
     name,
     cmd,
     args.map((a) => (a.startsWith('-') ? a : resolve(ROOT, a))),
-    { env },
+    { env: { ...env, ...assigned } },
   );
 }
 

@@ -18,8 +18,6 @@ import {
   WRITE_CONFLICT,
 } from './problem-responses';
 
-let current: OpenAPIObject | null = null;
-
 /**
  * Another API version's OpenAPI document (src/v1/ registers v1's): built beside v2's when its routes are served,
  * served by its own schema route and offered in Swagger UI's document picker.
@@ -36,15 +34,54 @@ export interface ApiDocumentSource {
 }
 
 const sources: ApiDocumentSource[] = [];
-const built = new Map<string, OpenAPIObject>();
 
 export function registerApiDocument(source: ApiDocumentSource): void {
   if (!sources.some((s) => s.name === source.name)) sources.push(source);
 }
 
-/** A registered document as built at start (null when its version is not served). */
+/**
+ * The documents of the application set up last, built when first asked for (a schema route, Swagger UI, the first
+ * `?fields=`), not at start: building them takes 5 MB of live heap and about 10 MB of peak RSS that serving does
+ * not need (docs/read-path-profile.md, "Peak memory, third pass"). They are built from the same code either way.
+ */
+interface Documents {
+  v2(): OpenAPIObject;
+  /** null when that version is not served. */
+  other(name: string): OpenAPIObject | null;
+  /** v2's document to read once: the kept one, else one built for the reading and not kept. */
+  v2ToRead(): OpenAPIObject;
+}
+
+let active: Documents | null = null;
+
+function lazyDocuments(app: INestApplication, baseUrl: string, served: ApiDocumentSource[]): Documents {
+  let v2: OpenAPIObject | null = null;
+  const others = new Map<string, OpenAPIObject | null>();
+  const docs: Documents = {
+    v2: () => (v2 ??= buildOpenApi(app, baseUrl)),
+    other: (name) => {
+      const source = served.find((s) => s.name === name);
+      if (!source) return null;
+      if (!others.has(name)) {
+        const doc = source.build(app, baseUrl, docs.v2());
+        others.set(name, Object.keys(doc.paths).length ? doc : null);
+      }
+      return others.get(name)!;
+    },
+    v2ToRead: () => v2 ?? buildOpenApi(app, baseUrl),
+  };
+  return docs;
+}
+
+/** A registered document (null when its version is not served), built on first use. */
 export function apiDocument(name: string): OpenAPIObject | null {
-  return built.get(name) ?? null;
+  return active?.other(name) ?? null;
+}
+
+/** Registered versions whose module the application serves. */
+function servedSources(app: INestApplication): ApiDocumentSource[] {
+  const modules = new Set([...app.get(ModulesContainer).values()].map((m) => m.metatype));
+  return sources.filter((s) => modules.has(s.module as never));
 }
 
 export const API_DESCRIPTION = `Self-hosted work-tracking service, REST API v2.
@@ -169,16 +206,12 @@ export function typePathParameters(doc: OpenAPIObject): void {
   }
 }
 
+/** The schema routes' documents and Swagger UI, built on first use (see Documents). */
 export function setupOpenApi(app: INestApplication, cfg: AppConfig): void {
-  current = buildOpenApi(app, cfg.publicBaseUrl);
-  const others: string[] = [];
-  for (const source of sources) {
-    const doc = source.build(app, cfg.publicBaseUrl, current);
-    if (!Object.keys(doc.paths).length) continue;
-    built.set(source.name, doc);
-    others.push(source.name);
-  }
-  SwaggerModule.setup('api/v2/docs', app, current, {
+  const served = servedSources(app);
+  const docs = lazyDocuments(app, cfg.publicBaseUrl, served);
+  active = docs;
+  SwaggerModule.setup('api/v2/docs', app, () => docs.v2(), {
     useGlobalPrefix: false,
     jsonDocumentUrl: 'api/v2/docs/openapi.json',
     yamlDocumentUrl: 'api/v2/docs/openapi.yaml',
@@ -191,15 +224,15 @@ export function setupOpenApi(app: INestApplication, cfg: AppConfig): void {
       initOAuth: { usePkceWithAuthorizationCodeGrant: true, scopeSeparator: ' ' },
     },
   });
-  for (const name of others) setupVersionUi(app, cfg, name);
+  for (const source of served) setupVersionUi(app, cfg, source.name, () => docs.other(source.name)!);
 }
 
 /**
  * Swagger UI of another version at /api/{name}/docs/, with a picker (explorer) between its document and v2's: the
  * v2 page stays as it is, and links here from its description.
  */
-function setupVersionUi(app: INestApplication, cfg: AppConfig, name: string): void {
-  SwaggerModule.setup(`api/${name}/docs`, app, built.get(name)!, {
+function setupVersionUi(app: INestApplication, cfg: AppConfig, name: string, doc: () => OpenAPIObject): void {
+  SwaggerModule.setup(`api/${name}/docs`, app, doc, {
     useGlobalPrefix: false,
     explorer: true,
     jsonDocumentUrl: `api/${name}/docs/openapi.json`,
@@ -218,7 +251,18 @@ function setupVersionUi(app: INestApplication, cfg: AppConfig, name: string): vo
   });
 }
 
+/** v2's document of the application set up last, built on first use. */
 export function currentOpenApi(): OpenAPIObject {
-  if (!current) throw new Error('OpenAPI document not built yet');
-  return current;
+  if (!active) throw new Error('OpenAPI document not set up yet');
+  return active.v2();
+}
+
+/**
+ * v2's document to read once (the `?fields=` rules are derived from it): the kept one when a schema route built it
+ * already, else one built for this reading and left to the collector, so that `?fields=` alone does not keep the
+ * whole document in memory.
+ */
+export function openApiToRead(): OpenAPIObject {
+  if (!active) throw new Error('OpenAPI document not set up yet');
+  return active.v2ToRead();
 }

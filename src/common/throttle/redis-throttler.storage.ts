@@ -1,6 +1,6 @@
 import { Logger, OnApplicationShutdown } from '@nestjs/common';
 import { ThrottlerStorage } from '@nestjs/throttler';
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
 
 // Fixed window per key, shared by every instance: INCR + PEXPIRE, and a block key once over the limit.
 // The window gets its expiry on the first hit, or again if it somehow has none (never a window for ever).
@@ -50,7 +50,11 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnApplicationShu
     url: string,
     private readonly prefix = 'wt:throttle',
   ) {
-    this.redis = new Redis(url, {
+    // Loaded here, not at import: without REDIS_URL (the in-memory limiter) the client library is never loaded
+    // (0.3 MB of source and code kept in memory: docs/read-path-profile.md, "Peak memory, third pass").
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { Redis: RedisClient } = require('ioredis') as typeof import('ioredis');
+    this.redis = new RedisClient(url, {
       maxRetriesPerRequest: 1,
       connectTimeout: 2000,
       disconnectTimeout: 200,
