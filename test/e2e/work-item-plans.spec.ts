@@ -119,6 +119,25 @@ describe('work item list plans do not depend on statistics', () => {
   let qr: QueryRunner;
   const ids: Record<string, string[]> = {};
   let cases: Array<[string, Record<string, string>]>;
+  /** The project's work item list with `query`; 200 expected. */
+  const get = async (query: string) => {
+    const res = await t.http
+      .get(`/api/v2/workspaces/${ten.slug}/projects/${pid}/work-items/?${query}`)
+      .set('X-Api-Key', ten.owner.key);
+    expect(res.status).toBe(200);
+    return res.body;
+  };
+  /** Every id of the list with `query`, read in cursor pages of 200. */
+  const walkCursor = async (query: string): Promise<string[]> => {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const body = await get(`${query}&per_page=200&paginate=cursor${cursor ? `&cursor=${cursor}` : ''}`);
+      seen.push(...body.data.map((w: { id: string }) => w.id));
+      cursor = body.next_cursor;
+    } while (cursor);
+    return seen;
+  };
 
   beforeAll(async () => {
     t = await createTestApp();
@@ -485,7 +504,6 @@ describe('work item list plans do not depend on statistics', () => {
   });
 
   it('the ranged, partial-index and searched pages and totals are those of plain SQL', async () => {
-    const base = `/api/v2/workspaces/${ten.slug}/projects/${pid}/work-items/`;
     const oracle = async (cond: string, params: unknown[]) =>
       (
         await qr.query(
@@ -494,11 +512,6 @@ describe('work item list plans do not depend on statistics', () => {
           [pid, ...params],
         )
       ).map((r: { id: string }) => r.id);
-    const get = async (query: string) => {
-      const res = await t.http.get(`${base}?${query}`).set('X-Api-Key', ten.owner.key);
-      expect(res.status).toBe(200);
-      return res.body;
-    };
     const [a, rare, b] = ids.type;
     const checks: Array<[string, string, unknown[]]> = [
       [`type_id__in=${a},${b}`, 'w.type_id = ANY($2::uuid[])', [[a, b]]],
@@ -524,13 +537,7 @@ describe('work item list plans do not depend on statistics', () => {
         ]);
         expect([query, body.total_count]).toEqual([query, all.length]);
       }
-      const seen: string[] = [];
-      let cursor: string | null = null;
-      do {
-        const body = await get(`${query}&per_page=200&paginate=cursor${cursor ? `&cursor=${cursor}` : ''}`);
-        seen.push(...body.data.map((w: { id: string }) => w.id));
-        cursor = body.next_cursor;
-      } while (cursor);
+      const seen = await walkCursor(query);
       expect([query, seen]).toEqual([query, all]);
     }
   }, 300_000);
@@ -538,7 +545,6 @@ describe('work item list plans do not depend on statistics', () => {
   it('the link-driven pages and totals are those of plain SQL', async () => {
     const [l1, l2] = ids.label;
     const [u1, u2] = ids.user;
-    const base = `/api/v2/workspaces/${ten.slug}/projects/${pid}/work-items/`;
     const oracle = async (table: string, col: string, keys: string[], extra = '') =>
       (
         await qr.query(
@@ -548,11 +554,6 @@ describe('work item list plans do not depend on statistics', () => {
           [pid, keys],
         )
       ).map((r: { id: string }) => r.id);
-    const get = async (query: string) => {
-      const res = await t.http.get(`${base}?${query}`).set('X-Api-Key', ten.owner.key);
-      expect(res.status).toBe(200);
-      return res.body;
-    };
     const checks: Array<[string, string, string, string[], string]> = [
       [`label_id__in=${l1},${l2}`, 'work_item_labels', 'label_id', [l1, l2], ''],
       [`label_id=${l2}`, 'work_item_labels', 'label_id', [l2], ''],
@@ -575,13 +576,7 @@ describe('work item list plans do not depend on statistics', () => {
         expect(body.data.map((w: { id: string }) => w.id)).toEqual(all.slice(offset, offset + PER_PAGE));
         expect(body.total_count).toBe(all.length);
       }
-      const seen: string[] = [];
-      let cursor: string | null = null;
-      do {
-        const body = await get(`${query}&per_page=200&paginate=cursor${cursor ? `&cursor=${cursor}` : ''}`);
-        seen.push(...body.data.map((w: { id: string }) => w.id));
-        cursor = body.next_cursor;
-      } while (cursor);
+      const seen = await walkCursor(query);
       expect(seen).toEqual(all);
     }
   }, 300_000);
