@@ -12,7 +12,7 @@
  * side, each round's overhead (1 - this/baseline req/s) as median and range, and the services' own CPU time per
  * request (user + system from /proc), the figure least moved by other work on a shared machine.
  */
-const { execFileSync, spawn } = require('node:child_process');
+const { execFileSync } = require('node:child_process');
 const { randomUUID } = require('node:crypto');
 const { readFileSync } = require('node:fs');
 const { resolve } = require('node:path');
@@ -69,14 +69,8 @@ function startSides(dbUrl, children) {
   const env = { ...serviceEnv(dbUrl, 0), OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '' };
   const base = { name: 'baseline', port: PORT, env: { ...env, PORT: String(PORT) } };
   const self = { name: 'this', port: PORT + 1, env: { ...env, PORT: String(PORT + 1) } };
-  base.child = spawn(
-    'node',
-    ['--max-old-space-size=192', '--max-semi-space-size=32', resolve(BASELINE, 'dist/src/main.js')],
-    {
-      env: base.env,
-      stdio: ['ignore', 'ignore', 'inherit'],
-    },
-  );
+  // Both sides as the start command (start:prod) starts the service, its environment (MALLOC_ARENA_MAX) included.
+  base.child = spawnService(base.env, undefined, BASELINE);
   self.child = spawnService(self.env);
   children.push(base.child, self.child);
   return { base, self };
