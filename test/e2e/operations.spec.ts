@@ -34,11 +34,11 @@ describe('operations files', () => {
     expect([...read].filter((name) => !listed.has(name)).sort()).toEqual([]);
   });
 
-  it('the Dockerfile builds in stages on node:22-slim (LTS), runs as a non-root user on port 3000 with a /healthz check and the start:prod command', () => {
+  it('the Dockerfile builds in stages on node:24-slim (LTS, the runtime the memory settings were measured on), runs as a non-root user on port 3000 with a /healthz check and the start:prod command', () => {
     const df = readFileSync(join(ROOT, 'docker/Dockerfile'), 'utf8');
     const froms = [...df.matchAll(/^FROM\s+(\S+)/gm)].map((m) => m[1]);
     expect(froms.length).toBeGreaterThanOrEqual(2);
-    expect(froms.every((f) => f === 'node:22-slim')).toBe(true);
+    expect(froms.every((f) => f === 'node:24-slim')).toBe(true);
     expect(df).toMatch(/^VOLUME \["\/app\/\.data"\]$/m);
     expect(df).toMatch(/^RUN npm (ci|install)\b/m);
     expect(df).toMatch(/npm run build/);
