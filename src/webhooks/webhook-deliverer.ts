@@ -49,7 +49,11 @@ export class WebhookDeliverer implements OnApplicationBootstrap {
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    if (!this.settings.workers || !this.queue.started) return;
+    // The engine may start later (first webhook work in this instance: WebhookQueue); the workers start with it.
+    if (this.settings.workers) await this.queue.whenStarted(() => this.startWorkers());
+  }
+
+  private async startWorkers(): Promise<void> {
     await this.queue.work<EventJob>(DISPATCH_QUEUE, (job) => this.dispatch(job.data));
     await this.queue.work<DeliveryJob>(DELIVER_QUEUE, (job) => this.deliver(job.data), this.settings.concurrency);
     await this.queue.work<object>(MAINTAIN_QUEUE, () => this.maintain());

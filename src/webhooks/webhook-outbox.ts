@@ -64,7 +64,7 @@ export class WebhookOutbox {
       previous_attributes: e.before ? changedAttributes(e.before, e.data) : null,
     }));
     // Without the job engine an event waits for the maintenance sweep (dispatched_at null).
-    const deliveries: Array<{ id: string }> = await db.query(
+    const deliveries: Array<{ id: string | null }> = await db.query(
       `WITH e AS (
          SELECT * FROM jsonb_to_recordset($2::jsonb) AS e(ord int, event text, family text, entity_type text,
                   entity_id uuid, project_id uuid, actor_id uuid, data jsonb, previous_attributes jsonb)),
@@ -77,17 +77,23 @@ export class WebhookOutbox {
           WHERE EXISTS (SELECT 1 FROM webhooks w WHERE w.workspace_id = $1 AND w.is_active
                            AND ('*' = ANY (w.scopes) OR e.event = ANY (w.scopes) OR e.family = ANY (w.scopes)))
           ORDER BY e.ord
-         RETURNING workspace_id, id, event)
-       INSERT INTO webhook_deliveries (workspace_id, webhook_id, event_id)
-       SELECT w.workspace_id, w.id, ev.id
-         FROM ev JOIN webhooks w ON w.workspace_id = ev.workspace_id
-        WHERE w.workspace_id = $1 AND $3::boolean AND w.is_active
-          AND ('*' = ANY (w.scopes) OR ev.event = ANY (w.scopes)
-               OR regexp_replace(ev.event, '[^.]+$', '*') = ANY (w.scopes))
-       RETURNING id`,
+         RETURNING workspace_id, id, event),
+       d AS (
+         INSERT INTO webhook_deliveries (workspace_id, webhook_id, event_id)
+         SELECT w.workspace_id, w.id, ev.id
+           FROM ev JOIN webhooks w ON w.workspace_id = ev.workspace_id
+          WHERE w.workspace_id = $1 AND $3::boolean AND w.is_active
+            AND ('*' = ANY (w.scopes) OR ev.event = ANY (w.scopes)
+                 OR regexp_replace(ev.event, '[^.]+$', '*') = ANY (w.scopes))
+         RETURNING id)
+       SELECT id FROM d
+       UNION ALL
+       SELECT NULL FROM ev WHERE NOT $3::boolean`,
       [workspaceId, JSON.stringify(rows), fanOut],
     );
-    if (!deliveries.length) return;
+    // Events written without the engine (a row each, id null): the sweep of the engine they start fans them out.
+    if (!fanOut && deliveries.length) this.queue.startInBackground();
+    if (!fanOut || !deliveries.length) return;
     const jobs = deliveries.map((r) => ({ workspace_id: workspaceId, delivery_id: r.id }));
     await this.queue.insert(DELIVER_QUEUE, jobs, db);
   }

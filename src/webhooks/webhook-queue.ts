@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, BeforeApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { PgBoss, type Db, type Job, type SendOptions } from 'pg-boss';
+import type { Db, Job, PgBoss, SendOptions } from 'pg-boss';
 import { DataSource } from 'typeorm';
 import { Queryable } from '../common/pagination/sql-params';
 import { WEBHOOK_SETTINGS } from './webhook-tokens';
@@ -22,16 +22,29 @@ export function inTransaction(db: Queryable): Db {
   };
 }
 
+/** How often an instance without the job engine looks for webhook work that needs one (a webhook, an event). */
+const IDLE_CHECK_MS = 60_000;
+
 /**
  * The job engine behind webhook delivery: pg-boss, with its jobs in the service's own PostgreSQL (schema
  * `pgboss`, installed and migrated by pg-boss at start). Workers of every instance fetch with SKIP LOCKED, so a job
  * runs in one of them at a time; LISTEN/NOTIFY wakes an idle worker as soon as a job commits (polling
  * remains the floor where NOTIFY cannot reach, e.g. behind a transaction-mode pooler).
+ *
+ * pg-boss (with luxon, cron-parser and rrule, about 3 MB of heap, and its own connections) is loaded and started
+ * only where there is webhook work (peak RSS, issue 27): at start when any webhook or webhook event exists, else by
+ * the first of: a webhook created or updated here, an event this instance records (the outbox), or the minute's
+ * check finding a webhook another instance registered. Until then nothing can need it: no webhook means no event
+ * and no delivery.
  */
 @Injectable()
 export class WebhookQueue implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger = new Logger('Webhooks');
   private boss: PgBoss | undefined;
+  private starting: Promise<void> | undefined;
+  private stopping = false;
+  private idleCheck: NodeJS.Timeout | undefined;
+  private readonly onStart: Array<() => Promise<void>> = [];
 
   constructor(
     private readonly ds: DataSource,
@@ -43,8 +56,53 @@ export class WebhookQueue implements OnModuleInit, BeforeApplicationShutdown {
   }
 
   async onModuleInit(): Promise<void> {
+    if (await this.webhookWorkExists()) return this.ensureStarted();
+    this.idleCheck = setInterval(() => void this.startIfWork(), IDLE_CHECK_MS);
+    this.idleCheck.unref();
+  }
+
+  /** Runs `fn` once the engine has started (at once when it runs already): the workers' start. */
+  async whenStarted(fn: () => Promise<void>): Promise<void> {
+    this.onStart.push(fn);
+    if (this.boss) await fn();
+  }
+
+  /** Starts the engine unless it runs or is starting; resolves once it runs. */
+  ensureStarted(): Promise<void> {
+    if (this.stopping) return Promise.resolve();
+    this.starting ??= this.start().catch((err: unknown) => {
+      this.starting = undefined;
+      throw err;
+    });
+    return this.starting;
+  }
+
+  /** Starts the engine in the background (a failure is logged; the next need, or the minute's check, tries again). */
+  startInBackground(): void {
+    if (this.boss) return;
+    this.ensureStarted().catch((err: Error) => this.logger.warn(`job engine: could not start: ${err.message}`));
+  }
+
+  private async webhookWorkExists(): Promise<boolean> {
+    const [r] = await this.ds.query<Array<{ found: boolean }>>(
+      // Marked as the job engine's (tests' statement recorders leave pgboss statements out as background work).
+      `SELECT /* pgboss: needed? */ EXISTS (SELECT 1 FROM webhooks) OR EXISTS (SELECT 1 FROM webhook_events) AS found`,
+    );
+    return r.found;
+  }
+
+  private async startIfWork(): Promise<void> {
+    if (this.boss || this.starting) return;
+    const found = await this.webhookWorkExists().catch(() => false);
+    if (found) this.startInBackground();
+  }
+
+  private async start(): Promise<void> {
     const url = (this.ds.options as { url?: string }).url;
     if (!url) throw new Error('webhooks: the data source has no connection URL for the job engine');
+    // Loaded here, not at the top: an instance without webhook work never loads it.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { PgBoss } = require('pg-boss') as typeof import('pg-boss');
     const boss = new PgBoss({
       connectionString: url,
       max: this.settings.poolSize,
@@ -54,6 +112,21 @@ export class WebhookQueue implements OnModuleInit, BeforeApplicationShutdown {
     // Errors of pg-boss's own loops (maintenance, a lost connection): logged, never thrown at a request.
     boss.on('error', (err: Error) => this.logger.warn(`job engine: ${err.message}`));
     await boss.start();
+    try {
+      await this.ensureQueues(boss);
+    } catch (err) {
+      await boss.stop({ graceful: false }).catch(() => undefined);
+      throw err;
+    }
+    clearInterval(this.idleCheck);
+    this.boss = boss;
+    // Started: a listener's failure (a worker that could not subscribe) is logged, the engine stays up for the rest.
+    for (const fn of this.onStart) {
+      await fn().catch((err: Error) => this.logger.warn(`job engine: ${err.message}`));
+    }
+  }
+
+  private async ensureQueues(boss: PgBoss): Promise<void> {
     await this.ensureQueue(boss, DISPATCH_QUEUE, { retryLimit: 20, retryDelay: 5, retryBackoff: true });
     // A delivery job retries by itself only when its worker died or the database failed mid-job; receiver
     // failures are rescheduled as new jobs with the webhook backoff (WebhookDeliverer).
@@ -64,7 +137,6 @@ export class WebhookQueue implements OnModuleInit, BeforeApplicationShutdown {
       expireInSeconds: Math.ceil(this.settings.timeoutMs / 1000) + 60,
     });
     await this.ensureQueue(boss, MAINTAIN_QUEUE, { retryLimit: 0 });
-    this.boss = boss;
   }
 
   private async ensureQueue(boss: PgBoss, name: string, options: Omit<SendOptions, 'db'>): Promise<void> {
@@ -120,6 +192,9 @@ export class WebhookQueue implements OnModuleInit, BeforeApplicationShutdown {
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    clearInterval(this.idleCheck);
+    await this.starting?.catch(() => undefined);
     const boss = this.boss;
     this.boss = undefined;
     await boss?.stop({ graceful: true, timeout: this.settings.timeoutMs + 1000 });

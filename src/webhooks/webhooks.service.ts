@@ -9,6 +9,7 @@ import { Queryable } from '../common/pagination/sql-params';
 import { ListQuery } from '../common/pagination/list-query';
 import { refusal } from './address-policy';
 import { changedAttributes } from './webhook-events';
+import { WebhookQueue } from './webhook-queue';
 import { WebhookSettings } from './webhook-settings';
 import { WEBHOOK_SETTINGS } from './webhook-tokens';
 import { CreateWebhookDto, UpdateWebhookDto, WebhookDto, WebhookLogDto, WebhookWithSecretDto } from './webhooks.dto';
@@ -29,6 +30,7 @@ export class WebhooksService {
     private readonly ds: DataSource,
     private readonly repo: WebhooksRepository,
     private readonly audit: AuditService,
+    private readonly queue: WebhookQueue,
     @Inject(WEBHOOK_SETTINGS) private readonly settings: WebhookSettings,
   ) {}
 
@@ -44,6 +46,8 @@ export class WebhooksService {
   async create(ctx: WorkspaceContext, dto: CreateWebhookDto): Promise<WebhookWithSecretDto> {
     this.checkUrl(dto.url);
     const secret = newSecret();
+    // This instance's job engine runs from its first webhook on (WebhookQueue), so its next event fans out at once.
+    await this.queue.ensureStarted();
     return this.ds.transaction(async (tx) => {
       const row = await this.repo.insert(
         ctx.workspace.id,
@@ -59,6 +63,7 @@ export class WebhooksService {
 
   async update(ctx: WorkspaceContext, id: string, dto: UpdateWebhookDto): Promise<WebhookDto> {
     if (dto.url !== undefined) this.checkUrl(dto.url);
+    await this.queue.ensureStarted();
     return this.ds.transaction(async (tx) => {
       const before = await this.mustGet(ctx, id, tx, true);
       const name = dto.name === undefined ? undefined : dto.name?.trim() || null;

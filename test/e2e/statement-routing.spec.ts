@@ -16,11 +16,13 @@ const CREDENTIAL_TABLES = ['apps', 'app_installations', 'oauth_tokens', 'audit_l
 /**
  * Exceptions: the webhook workers' maintenance (the undispatched-event sweep, pruning of old events, deliveries
  * and logs) reads across workspaces on a timer, off the request path; it runs when it runs, sometimes during the
- * tour. On Citus these are multi-shard statements by design (docs/scaling.md).
+ * tour; so does the minute's check of an instance without the job engine for any webhook work (WebhookQueue). On
+ * Citus these are multi-shard statements by design (docs/scaling.md).
  */
 const MAINTENANCE = [
   /^\s*DELETE FROM webhook_(events|deliveries|logs)\b[^;]*make_interval/,
   /^\s*SELECT workspace_id, id FROM webhook_events\s+WHERE dispatched_at IS NULL/,
+  /^\s*SELECT \/\* pgboss: needed\? \*\/ EXISTS \(SELECT 1 FROM webhooks\)/,
 ];
 
 /**

@@ -1,11 +1,13 @@
 import { Logger } from '@nestjs/common';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import request from 'supertest';
 import { AppConfig, APP_CONFIG } from '../../src/common/config/config';
 import { createApp } from '../../src/app.factory';
 import { Metrics } from '../../src/common/metrics/metrics';
 import { changeEvent } from '../../src/webhooks/webhook-events';
 import { WebhookDeliverer } from '../../src/webhooks/webhook-deliverer';
 import { WebhookOutbox } from '../../src/webhooks/webhook-outbox';
+import { WebhookQueue } from '../../src/webhooks/webhook-queue';
 import { createTestApp, expectProblem, Tenant, TestApp } from '../helpers/test-app';
 import { waitFor } from '../helpers/wait';
 import { verifyPlane, verifyTimestamped, WebhookReceiver } from '../helpers/webhook-receiver';
@@ -687,6 +689,46 @@ describe('webhooks', () => {
         expect(got.map((r) => r.body.data.name).sort()).toEqual([...names].sort());
       } finally {
         await second.close();
+      }
+    });
+  });
+
+  describe('the job engine starts with the first webhook work (issue 27: pg-boss is not loaded without it)', () => {
+    it('an instance started before any webhook runs none until one is registered there, or until it records an event', async () => {
+      // A database of its own with no webhook: both instances start without the engine.
+      const a = await createTestApp();
+      const b: NestFastifyApplication = await createApp(a.app.get<AppConfig>(APP_CONFIG), a.dbUrl, { logger: false });
+      try {
+        await b.getHttpAdapter().getInstance().ready();
+        expect([a.app.get(WebhookQueue).started, b.get(WebhookQueue).started]).toEqual([false, false]);
+        const ws = await a.tenant();
+        const project = await a.project(ws.slug, ws.owner.key);
+        const hook = await a.http
+          .post(`/api/v2/workspaces/${ws.slug}/webhooks/`)
+          .set({ 'X-Api-Key': ws.owner.key })
+          .send({ url: rx.url('/lazy'), scopes: ['workitem.created'] });
+        expect(hook.status).toBe(201);
+        // Registering started A's engine before answering; B has not seen any webhook work yet.
+        expect([a.app.get(WebhookQueue).started, b.get(WebhookQueue).started]).toEqual([true, false]);
+        const made = await request(b.getHttpServer())
+          .post(`/api/v2/workspaces/${ws.slug}/projects/${project.id}/work-items/`)
+          .set({ 'X-Api-Key': ws.owner.key })
+          .send({ name: 'recorded by B' });
+        expect(made.status).toBe(201);
+        // B wrote the event without fanning it out (no engine then), and started its engine for the next ones.
+        const [ev] = await a.ds.query(`SELECT count(*)::int AS n FROM webhook_events WHERE dispatched_at IS NULL`);
+        expect(ev.n).toBe(1);
+        await waitFor("B's job engine", () => b.get(WebhookQueue).started);
+        // The sweep (every minute, events older than 10 s) fans it out: run now on an aged event.
+        await a.ds.query(`UPDATE webhook_events SET created_at = created_at - interval '1 minute'`);
+        await a.app.get(WebhookDeliverer).maintain();
+        await waitFor('the swept delivery', () => rx.at('/lazy').length >= 1);
+        expect(rx.at('/lazy')[0].body).toEqual(
+          expect.objectContaining({ event: 'workitem.created', entity_id: made.body.id, webhook_id: hook.body.id }),
+        );
+      } finally {
+        await b.close();
+        await a.close();
       }
     });
   });
