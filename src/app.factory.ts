@@ -1,3 +1,5 @@
+// Before TypeORM loads (a process that starts here, as the tests' probes do): PostgreSQL's driver only.
+import './common/database/postgres-driver-only';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
 import type { AppConfig } from './common/config/config';

@@ -1,4 +1,6 @@
 import 'reflect-metadata';
+// Before TypeORM loads: its factory then loads PostgreSQL's driver only (peak RSS, issue 27).
+import './common/database/postgres-driver-only';
 import { DataSource } from 'typeorm';
 import { resolveDatabase } from './common/database/database';
 import { dataSourceOptions } from './common/database/data-source';

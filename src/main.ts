@@ -1,6 +1,8 @@
 // First: tracing (when configured) must patch pg and node:http before anything loads them.
 import { stopTracing } from './common/tracing/register';
 import 'reflect-metadata';
+// Before TypeORM loads: its factory then loads PostgreSQL's driver only (peak RSS, issue 27).
+import './common/database/postgres-driver-only';
 import { DataSource } from 'typeorm';
 import { AdminService } from './admin/admin.service';
 import { loadConfig } from './common/config/config';

@@ -1,4 +1,4 @@
-import sanitizeHtml from 'sanitize-html';
+import { sanitizeWithDefaults } from '../common/html/rich-text';
 import { FieldError } from '../common/errors/problem.exception';
 import { isUuid } from '../common/http/validation';
 import { isValidDate, isValidDateTime } from '../common/pagination/list-query';
@@ -322,7 +322,7 @@ function coerceEmail(v: unknown, rules: Rules): string | null {
 function coerceRelation(cfg: ValueConfig, v: unknown, rules: Rules, refs: ValueRefs): string | null {
   if (cfg.relation_type === 'RICH_TEXT') {
     if (typeof v !== 'string') throw new ValueError('Must be an HTML string.');
-    const clean = sanitizeHtml(v).trim();
+    const clean = sanitizeWithDefaults(v).trim();
     if (clean === '') return null;
     checkLength(clean, rules, TEXT_MAX);
     return clean;

@@ -1,5 +1,5 @@
 import safeRegex from 'safe-regex2';
-import { createContext, Script } from 'node:vm';
+import { Context, createContext, Script } from 'node:vm';
 
 /**
  * TEXT `validation_rules.pattern`: a regular expression written by a project admin and run against values
@@ -12,8 +12,12 @@ import { createContext, Script } from 'node:vm';
  */
 export const PATTERN_BUDGET_MS = 50;
 
-const sandbox = createContext({ re: /(?:)/u, s: '' });
-const test = new Script('re.test(s)');
+/**
+ * The sandbox is made by the first test, not at load: a vm context is a second V8 context with builtins of its own
+ * (memory held for the life of the process), and most instances never see a TEXT pattern (peak RSS, issue 27).
+ */
+let sandbox: Context | undefined;
+let test: Script | undefined;
 
 /** Why `pattern` cannot be a TEXT pattern, or null when it can. */
 export function patternProblem(pattern: string): string | null {
@@ -43,6 +47,8 @@ const threadCpuMs = () => {
 
 /** true / false, or 'timeout' when the test used its CPU budget (the value is then refused). */
 export function matchesPattern(pattern: string, value: string): boolean | 'timeout' {
+  sandbox ??= createContext({ re: /(?:)/u, s: '' });
+  test ??= new Script('re.test(s)');
   sandbox.re = new RegExp(pattern, 'u');
   sandbox.s = value;
   try {

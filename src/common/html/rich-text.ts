@@ -1,5 +1,5 @@
-import { Parser } from 'htmlparser2';
-import sanitizeHtml from 'sanitize-html';
+import type { Parser as HtmlParser } from 'htmlparser2';
+import type sanitizeHtml from 'sanitize-html';
 import { ProblemException } from '../errors/problem.exception';
 
 /**
@@ -7,40 +7,64 @@ import { ProblemException } from '../errors/problem.exception';
  * patterns): the library's default tag allowlist plus images, headings and task-list markup; no
  * scripts, styles, event handlers or `javascript:` URLs. The plain-text form (search, `*_stripped`)
  * is derived from the cleaned HTML by the same library.
+ *
+ * sanitize-html (with postcss and htmlparser2) is loaded by the first rich text cleaned, not at start: an instance
+ * serving reads only never needs it (peak RSS, issue 27).
  */
-const ALLOWED_TAGS = new Set<string>([
-  ...sanitizeHtml.defaults.allowedTags,
-  'img',
-  'h1',
-  'h2',
-  's',
-  'del',
-  'ins',
-  'mark',
-  'label',
-  'input',
-]);
+interface Sanitizer {
+  sanitize: typeof sanitizeHtml;
+  allowedTags: Set<string>;
+  options: sanitizeHtml.IOptions;
+  Parser: typeof HtmlParser;
+}
+let loaded: Sanitizer | undefined;
+
+/* eslint-disable @typescript-eslint/no-require-imports */
+function sanitizer(): Sanitizer {
+  if (loaded) return loaded;
+  const sanitize = require('sanitize-html') as typeof sanitizeHtml;
+  const { Parser } = require('htmlparser2') as typeof import('htmlparser2');
+  const allowedTags = new Set<string>([
+    ...sanitize.defaults.allowedTags,
+    'img',
+    'h1',
+    'h2',
+    's',
+    'del',
+    'ins',
+    'mark',
+    'label',
+    'input',
+  ]);
+  const options: sanitizeHtml.IOptions = {
+    allowedTags: [...allowedTags],
+    allowedAttributes: {
+      ...sanitize.defaults.allowedAttributes,
+      a: ['href', 'name', 'target', 'rel'],
+      img: ['src', 'alt', 'title', 'width', 'height'],
+      input: ['type', 'checked', 'disabled'],
+      '*': ['class', 'data-type', 'data-checked', 'data-id', 'data-label'],
+      ol: ['start'],
+      td: ['colspan', 'rowspan'],
+      th: ['colspan', 'rowspan'],
+    },
+    allowedSchemes: ['http', 'https', 'mailto'],
+    allowedSchemesByTag: { img: ['http', 'https', 'data'] },
+    allowProtocolRelative: false,
+    disallowedTagsMode: 'discard',
+  };
+  loaded = { sanitize, allowedTags, options, Parser };
+  return loaded;
+}
+/* eslint-enable @typescript-eslint/no-require-imports */
+
+/** sanitize-html with its default options (loaded on first use, as above): RICH_TEXT property values. */
+export function sanitizeWithDefaults(input: string): string {
+  return sanitizer().sanitize(input);
+}
 
 /** Dropped like any disallowed tag, but a whole-document wrapper around nothing is still an empty document. */
 const DOCUMENT_WRAPPERS = new Set(['html', 'body']);
-
-const HTML_OPTIONS: sanitizeHtml.IOptions = {
-  allowedTags: [...ALLOWED_TAGS],
-  allowedAttributes: {
-    ...sanitizeHtml.defaults.allowedAttributes,
-    a: ['href', 'name', 'target', 'rel'],
-    img: ['src', 'alt', 'title', 'width', 'height'],
-    input: ['type', 'checked', 'disabled'],
-    '*': ['class', 'data-type', 'data-checked', 'data-id', 'data-label'],
-    ol: ['start'],
-    td: ['colspan', 'rowspan'],
-    th: ['colspan', 'rowspan'],
-  },
-  allowedSchemes: ['http', 'https', 'mailto'],
-  allowedSchemesByTag: { img: ['http', 'https', 'data'] },
-  allowProtocolRelative: false,
-  disallowedTagsMode: 'discard',
-};
 
 /**
  * Elements whose boundaries separate words: text of adjacent blocks must not run together ("<p>a</p><p>b</p>"
@@ -94,7 +118,7 @@ function plain(html: string): string {
   const boundary = (name: string) => {
     if (BLOCK_TAGS.has(name)) out += ' ';
   };
-  const parser = new Parser(
+  const parser = new (sanitizer().Parser)(
     { onopentagname: boundary, onclosetag: boundary, ontext: (text) => (out += text) },
     { decodeEntities: true },
   );
@@ -118,10 +142,11 @@ export interface CleanRichText {
  */
 export function cleanRichText(field: string, input: string, opts: { required?: boolean } = {}): CleanRichText {
   const dropped = new Set<string>();
-  const html = sanitizeHtml(input, {
-    ...HTML_OPTIONS,
+  const { sanitize, allowedTags, options } = sanitizer();
+  const html = sanitize(input, {
+    ...options,
     onOpenTag: (name) => {
-      if (!ALLOWED_TAGS.has(name) && !DOCUMENT_WRAPPERS.has(name)) dropped.add(name);
+      if (!allowedTags.has(name) && !DOCUMENT_WRAPPERS.has(name)) dropped.add(name);
     },
   }).trim();
   const stripped = plain(html);
@@ -147,5 +172,5 @@ export function cleanRichText(field: string, input: string, opts: { required?: b
 /** Markup with no text at all in the original either (`<p></p>`, `<br>`): an empty document, not an attack. */
 function isEmptyMarkup(input: string): boolean {
   // Every tag dropped but the text of script/style kept: `<script>x</script>` has content, `<p></p>` has none.
-  return sanitizeHtml(input, { allowedTags: [], allowedAttributes: {}, nonTextTags: [] }).trim() === '';
+  return sanitizer().sanitize(input, { allowedTags: [], allowedAttributes: {}, nonTextTags: [] }).trim() === '';
 }
