@@ -74,7 +74,7 @@ describe('the start leaves out what serving does not need', () => {
   }, 240_000);
   afterAll(() => db?.drop());
 
-  it('builds no OpenAPI document, loads neither oidc-provider, ioredis, pg-boss nor sanitize-html until something needs them, and no database driver but PostgreSQL\'s', () => {
+  it("builds no OpenAPI document, loads neither oidc-provider, ioredis, pg-boss nor sanitize-html until something needs them, and no database driver but PostgreSQL's", () => {
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       DATABASE_URL: db.url,
