@@ -52,7 +52,7 @@ describe('operations files', () => {
       'MALLOC_ARENA_MAX=2',
       'node',
       '--max-old-space-size=192',
-      '--max-semi-space-size=32',
+      '--max-semi-space-size=16',
       'dist/src/main.js',
     ]);
     const assignments = words.filter((w: string) => /^[A-Z_]+=/.test(w));
