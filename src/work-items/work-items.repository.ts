@@ -248,9 +248,8 @@ function notInModuleCount(q: ListQuery, rest: ListFilter[], leading: unknown[]) 
 }
 
 /**
- * Date filters read off their own index (migration WorkItemDatedIndexes: live items that have the date, by project
- * and date), target first when both are asked: the range's rows are the candidates of a page (ListSource.candidateFilter)
- * and its count.
+ * Date filters counted off their own index (migration WorkItemDatedIndexes: undeleted items that have the date, by
+ * project and date), target first when both are asked.
  */
 const DATE_RANGED = ['target_date', 'start_date'];
 
@@ -265,10 +264,11 @@ const datedCandidates = (conds: string[]) =>
 
 /**
  * A count read off `candidates` (a FROM item of work item rows aliased `w`, binding `p`'s leading values), checked
- * against the list's scope and the other filters `rest` (bound after).
+ * against `scope` (the list's, or what the candidates do not check themselves) and the other filters `rest` (bound
+ * after).
  */
-function candidateCount(q: ListQuery, rest: ListFilter[], candidates: string, p: SqlParams) {
-  const where = liveItems();
+function candidateCount(q: ListQuery, rest: ListFilter[], candidates: string, p: SqlParams, scope = liveItems()) {
+  const where = [...scope];
   applyFilters(WORK_ITEM_LIST, { ...q, filters: rest, search: null }, where, p);
   return { sql: `SELECT count(*)::int AS c FROM ${candidates} WHERE ${where.join(' AND ')}`, params: p.values };
 }
@@ -753,19 +753,20 @@ export class WorkItemsRepository {
   }
 
   /**
-   * A `column` range (`__gte`, `__lte`; DATE_RANGED): paged as a search is (ListSource.candidateFilter), the ordering's
-   * first SEARCH_WALK rows past the offset, else the range read off the date's index, sorted; counted off that range.
-   * Never analyzed, the count read every item of the project (0.59 s at a million), and the page walked them all for
-   * a range that matches few.
+   * A `column` range (`__gte`, `__lte`; DATE_RANGED), counted off the date's index (datedCandidates: the fence checks
+   * the project and the range; only `archived_at` and the other filters are checked outside, so the count can be
+   * index-only). Never analyzed, the count read every item of the project (0.3-0.6 s at a million). The page keeps
+   * the ordering's walk: read as a search is (walk, else the range sorted), a range over a few percent of the items
+   * fell to the sorted range (56 ms instead of 0.5 ms at a million never analyzed).
    */
   private dateRangeList(q: ListQuery, src: ListSource, column: string) {
     const range = q.filters.filter((f) => f.def.name === column);
     const rest = q.filters.filter((f) => f.def.name !== column);
+    const cp = new SqlParams([...src.params.values]);
     const conds: string[] = [];
-    applyFilters(WORK_ITEM_LIST, { ...q, filters: range, search: null }, conds, src.params);
-    const candidates = datedCandidates(conds);
-    src.filteredCount = candidateCount(q, rest, candidates, new SqlParams([...src.params.values]));
-    return this.candidateList(q, rest, src, `(${conds.join(' AND ')})`, candidates);
+    applyFilters(WORK_ITEM_LIST, { ...q, filters: range, search: null }, conds, cp);
+    src.filteredCount = candidateCount(q, rest, datedCandidates(conds), cp, ['w.archived_at IS NULL']);
+    return runList<WorkItemRow>(this.pageReader, WORK_ITEM_LIST, q, src);
   }
 
   /**
