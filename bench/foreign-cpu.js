@@ -30,20 +30,30 @@ function servesBench(title, database) {
   return !client || title.includes(` ${database} `);
 }
 
-/** Clock ticks of the PostgreSQL processes that serve `database` (see servesBench). */
-function postgresTicks(database) {
-  let ticks = 0;
+/** The PostgreSQL processes that serve `database` (see servesBench), each with its clock ticks. */
+function postgresTicks(database, into) {
   for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     try {
       if (!readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('postgres')) continue;
       const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
-      if (servesBench(title, database)) ticks += processTicks(pid);
+      if (servesBench(title, database)) into.set(Number(pid), processTicks(pid));
     } catch {
       /* the process ended while being read */
     }
   }
-  return ticks;
+  return into;
+}
+
+/**
+ * The benchmark's CPU between two snapshots of its processes' ticks (pid -> ticks): what each process present at
+ * the end used since the start (all of it for one started since). A process gone by the end is left out: a sum
+ * would drop by all it ever used (a pool's backend closed mid-slice once made a slice read 1,591% foreign).
+ */
+function usedBetween(a, b) {
+  let used = 0;
+  for (const [pid, ticks] of b) used += Math.max(0, ticks - (a.get(pid) ?? 0));
+  return used;
 }
 
 /** The machine's busy and total clock ticks. */
@@ -63,17 +73,19 @@ function foreignCpuMeter(pids, database) {
   } catch {
     return undefined;
   }
-  const ours = () =>
-    processTicks(process.pid) + pids().reduce((n, pid) => n + processTicks(pid), 0) + postgresTicks(database);
+  const ours = () => {
+    const ticks = new Map([process.pid, ...pids()].map((pid) => [pid, processTicks(pid)]));
+    return postgresTicks(database, ticks);
+  };
   return {
     snapshot: () => ({ ...machineTicks(), ours: ours() }),
     foreign: (a, b) => {
       const total = b.total - a.total;
       if (total <= 0) return 0;
       // Process times and /proc/stat are sampled apart, so a quiet slice can read a little below zero.
-      return Math.max(0, b.busy - a.busy - (b.ours - a.ours)) / total;
+      return Math.min(1, Math.max(0, b.busy - a.busy - usedBetween(a.ours, b.ours)) / total);
     },
   };
 }
 
-module.exports = { foreignCpuMeter, servesBench };
+module.exports = { foreignCpuMeter, servesBench, usedBetween };

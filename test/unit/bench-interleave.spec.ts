@@ -1,7 +1,7 @@
 // The benchmark's noise rules (bench/interleave.js, issue 27): ratios per round, medians, the 15% noise flag.
 const { summarize, combine, table, undisturbedSlice } = jest.requireActual('../../bench/interleave');
 const { selectRows, DEFAULT_ROWS } = jest.requireActual('../../bench/scenarios');
-const { foreignCpuMeter, servesBench } = jest.requireActual('../../bench/foreign-cpu');
+const { foreignCpuMeter, servesBench, usedBetween } = jest.requireActual('../../bench/foreign-cpu');
 
 const slices = (...rps: number[]) => rps.map((r) => ({ rps: r, p50: 10, p99: 20, errors: 0 }));
 const rows = [{ name: 'ceiling' }, { name: 'list' }];
@@ -117,12 +117,25 @@ describe('foreign CPU (other processes during a slice)', () => {
 
   it("takes the machine's busy time less the benchmark's as the foreign share, never below zero", () => {
     const meter = foreignCpuMeter(() => [], 'wt_bench');
-    const at = (busy: number, total: number, ours: number) => ({ busy, total, ours });
+    const at = (busy: number, total: number, ours: number) => ({ busy, total, ours: new Map([[1, ours]]) });
     expect(meter.foreign(at(0, 0, 0), at(300, 400, 200))).toBe(0.25);
     expect(meter.foreign(at(0, 0, 0), at(300, 400, 310))).toBe(0);
     const now = meter.snapshot();
     expect(now.total).toBeGreaterThan(0);
-    expect(now.ours).toBeGreaterThan(0);
+    expect(now.ours.get(process.pid)).toBeGreaterThan(0);
+  });
+
+  it('counts what each process used during the slice: a new one all of it, one that ended none of its past', () => {
+    const before = new Map([
+      [10, 500],
+      [11, 9000],
+    ]);
+    // 11 (a pool's backend with a long past) closed; 12 started; 10 used 40 ticks.
+    const after = new Map([
+      [10, 540],
+      [12, 25],
+    ]);
+    expect(usedBetween(before, after)).toBe(65);
   });
 });
 
