@@ -10,6 +10,11 @@ const autocannon = require('autocannon');
 const { median, shuffle } = require('./lib');
 
 const NOISY = 0.15;
+const pct = (x) => `${(x * 100).toFixed(0)}%`;
+/** A slice in which other processes used more than this share of the machine's CPU is measured again. */
+const DISTURBED = 0.05;
+/** Times a disturbed slice is measured again before it is kept, marked, and the run called noisy. */
+const RETRIES = 3;
 
 // The load generator runs in this process for every row, so garbage one slice left (the 200-row pages' bodies
 // most) would be collected during the next slice, on the same two cores as the servers it measures. A full
@@ -22,11 +27,13 @@ const collect = require('node:vm').runInNewContext('gc');
  * run first, unmeasured: a server that sat idle through the other rows' slices (the ceiling most of all) was
  * slower for its first second back, which alone moved a lone server's back-to-back 2 s slices by a third.
  */
-async function slice(row, seconds, connections, lead = 0) {
+async function slice(row, seconds, connections, lead = 0, meter = undefined) {
   const load = { connections: row.connections ?? connections, ...row.opts };
   collect();
   if (lead > 0) await autocannon({ ...load, duration: lead });
+  const before = meter?.snapshot();
   const r = await autocannon({ ...load, duration: seconds });
+  const foreign = meter ? meter.foreign(before, meter.snapshot()) : 0;
   const took = r.duration > 0 ? r.duration : seconds;
   // Which statuses failed, so an error count is explained in the log rather than guessed at.
   if (r.non2xx) process.stderr.write(`[bench] ${row.name}: statuses ${JSON.stringify(r.statusCodeStats)}\n`);
@@ -35,7 +42,21 @@ async function slice(row, seconds, connections, lead = 0) {
     p50: r.latency.p50,
     p99: r.latency.p99,
     errors: r.errors + r.timeouts + r.non2xx,
+    foreign,
   };
+}
+
+/**
+ * One slice of a row in a round (`measure()`), measured again (up to RETRIES times) while other processes took
+ * more than DISTURBED of the CPU (bench/foreign-cpu.js): such a slice measures the neighbour. The kept slice says
+ * how many attempts it took; one still disturbed after them is kept as it is, and summarize() calls the run noisy.
+ */
+async function undisturbedSlice(measure, name, log) {
+  for (let attempt = 0; ; attempt++) {
+    const s = await measure();
+    if (s.foreign <= DISTURBED || attempt === RETRIES) return { ...s, retries: attempt };
+    log(`  ${name}: ${s.rps.toFixed(0)} req/s while other processes used ${pct(s.foreign)} of the CPU: again`);
+  }
 }
 
 /**
@@ -43,7 +64,7 @@ async function slice(row, seconds, connections, lead = 0) {
  * rows, so its JIT warms only in its own slices), then `rounds` rounds of one slice per row in random order, each
  * after `lead` seconds of unmeasured load; the slices per row.
  */
-async function interleave(rows, { rounds, seconds, warmUp, lead, connections, log }) {
+async function interleave(rows, { rounds, seconds, warmUp, lead, connections, meter, log }) {
   for (const row of rows) {
     const w = Math.max(warmUp, row.warmUp ?? 0);
     if (w > 0) await slice(row, w, connections);
@@ -51,10 +72,10 @@ async function interleave(rows, { rounds, seconds, warmUp, lead, connections, lo
   const samples = new Map(rows.map((r) => [r.name, []]));
   for (let i = 0; i < rounds; i++) {
     for (const row of shuffle(rows)) {
-      const s = await slice(row, seconds, connections, lead);
+      const s = await undisturbedSlice(() => slice(row, seconds, connections, lead, meter), row.name, log);
       samples.get(row.name).push(s);
       // Every slice in the order it ran, so a noisy ceiling slice can be matched with the slice before it.
-      log(`  ${row.name}: ${s.rps.toFixed(0)} req/s, p50 ${s.p50} ms, p99 ${s.p99} ms`);
+      log(`  ${row.name}: ${s.rps.toFixed(0)} req/s, p50 ${s.p50} ms, p99 ${s.p99} ms, foreign CPU ${pct(s.foreign)}`);
     }
     log(`round ${i + 1}/${rounds}`);
   }
@@ -87,7 +108,17 @@ function summarize(rows, samples, ceilingName) {
     };
   });
   const spread = spreadOf(ceilingRps);
-  return { rows: out, ceilingRps, spread, noisy: spread > NOISY };
+  const foreign = foreignOf([...samples.values()].flat());
+  return { rows: out, ceilingRps, spread, ...foreign, noisy: spread > NOISY || foreign.disturbed > 0 };
+}
+
+/** Slices measured again for foreign CPU, slices kept while still disturbed, the most foreign CPU in a kept one. */
+function foreignOf(slices) {
+  return {
+    retried: slices.reduce((n, s) => n + (s.retries ?? 0), 0),
+    disturbed: slices.filter((s) => (s.foreign ?? 0) > DISTURBED).length,
+    maxForeign: Math.max(0, ...slices.map((s) => s.foreign ?? 0)),
+  };
 }
 
 /** The median of several runs' summaries, row by row (`--repeat N`); noisy when any run was. */
@@ -108,10 +139,16 @@ function combine(runs) {
     };
   });
   const ceilingRps = runs.flatMap((r) => r.ceilingRps);
-  return { rows, ceilingRps, spread: Math.max(...runs.map((r) => r.spread)), noisy: runs.some((r) => r.noisy) };
+  return {
+    rows,
+    ceilingRps,
+    spread: Math.max(...runs.map((r) => r.spread)),
+    retried: runs.reduce((n, r) => n + r.retried, 0),
+    disturbed: runs.reduce((n, r) => n + r.disturbed, 0),
+    maxForeign: Math.max(...runs.map((r) => r.maxForeign)),
+    noisy: runs.some((r) => r.noisy),
+  };
 }
-
-const pct = (x) => `${(x * 100).toFixed(0)}%`;
 
 /** The table of one summary, with the noise verdict under it. */
 function table(summary, title) {
@@ -127,11 +164,16 @@ function table(summary, title) {
     );
   }
   const slices = summary.ceilingRps.map((x) => x.toFixed(0)).join(', ');
+  const foreign =
+    `foreign CPU (other processes' share of the machine): at most ${pct(summary.maxForeign)} in a kept slice; ` +
+    `${summary.retried} slice(s) measured again above ${pct(DISTURBED)}, ${summary.disturbed} kept above it`;
+  const why = summary.spread > NOISY ? `the ceiling's slices differ by ${pct(summary.spread)} (> ${pct(NOISY)})` : '';
+  const disturbed = summary.disturbed > 0 ? `${summary.disturbed} slice(s) stayed disturbed` : '';
   const verdict = summary.noisy
-    ? `NOISY: the ceiling's slices differ by ${pct(summary.spread)} (> ${pct(NOISY)}): not a result, rerun on a quiet machine`
+    ? `NOISY: ${[why, disturbed].filter(Boolean).join('; ')}: not a result, rerun on a quiet machine`
     : `quiet: the ceiling's slices differ by ${pct(summary.spread)} (<= ${pct(NOISY)})`;
-  lines.push(`ceiling slices req/s: ${slices}`, verdict);
+  lines.push(`ceiling slices req/s: ${slices}`, foreign, verdict);
   return lines.join('\n');
 }
 
-module.exports = { interleave, summarize, combine, table, NOISY };
+module.exports = { interleave, undisturbedSlice, summarize, combine, table, NOISY, DISTURBED };

@@ -1,11 +1,11 @@
 'use strict';
 /*
- * npm run bench:plans [-- --workspace] [-- --no-stats | --analyze] [-- --database NAME]   (after `npm run bench`, on
+ * npm run bench:plans [-- --workspace] [-- --no-stats | --analyze] [-- --database NAME] [-- --only REGEX]   (after `npm run bench`, on
  * the database it leaves: BENCH_DATABASE_URL's server, database wt_bench or `--database` (as given to `npm run bench
  * -- --database NAME --seed-only`); --workspace: the workspace-wide list's statements instead of
  * the project list's; --no-stats: first drop the work item tables' statistics and turn their autovacuum off, as on
  * a server that never analyzed them (after a bulk import, or with autovacuum off; needs a superuser); --analyze:
- * first ANALYZE them and turn their autovacuum back on)
+ * first ANALYZE them and turn their autovacuum back on; --only: the rows whose name matches REGEX, case-insensitive)
  *
  * The work item list's plans at the benchmark's scale: for every filter and ordering of gap-reference 3.1, the
  * statements WorkItemsRepository.list sends (captured from the compiled code, not written by hand) are prepared
@@ -29,6 +29,8 @@ let STATS_NOTE = 'as the database has them';
 const timeoutAt = process.argv.indexOf('--timeout');
 const TIMEOUT_S = timeoutAt > 0 ? Number(process.argv[timeoutAt + 1]) : 10;
 const databaseAt = process.argv.indexOf('--database');
+const onlyAt = process.argv.indexOf('--only');
+const ONLY = onlyAt > 0 ? new RegExp(process.argv[onlyAt + 1], 'i') : null;
 
 /** --no-stats / --analyze: the work item tables as never analyzed, or analyzed now; says which in STATS_NOTE. */
 async function statistics(c) {
@@ -129,6 +131,7 @@ async function main() {
     ['external_source + external_id', { external_source: 'jira', external_id: 'X-1' }],
     ['created_at range', { created_at__gte: '2020-01-01T00:00:00Z', created_at__lte: '2030-01-01T00:00:00Z' }],
     ['target_date range', { target_date__gte: '2025-03-01', target_date__lte: '2025-03-31' }],
+    ['start_date range', { start_date__gte: '2025-01-01', start_date__lte: '2025-01-31' }],
     ['search (3+ characters)', { search: 'number 12345' }],
     ['search (common term)', { search: 'number 1' }],
     ['search (3+ characters) offset 1000', { search: 'number 12345', offset: '1000' }],
@@ -190,11 +193,13 @@ async function main() {
   };
   if (WORKSPACE) {
     for (const [name, projects, raw] of WS_QUERIES) {
+      if (ONLY && !ONLY.test(name)) continue;
       current = name;
       await repo.listWorkspace(ws, projects, parseListQuery({ per_page: '50', ...raw }, WORKSPACE_WORK_ITEM_LIST));
     }
   } else {
     for (const [name, raw] of QUERIES) {
+      if (ONLY && !ONLY.test(name)) continue;
       current = name;
       await repo.list(ws, project, parseListQuery({ per_page: '50', ...raw }, WORK_ITEM_LIST));
     }

@@ -28,6 +28,7 @@ const { bulkVsSingle } = require('./bulk');
 const { adminUrl, sql, freshDatabase, cli, waitFor, serviceEnv, spawnService, settle } = lib;
 const { runAuditExport } = require('./audit-export');
 const { interleave, summarize, combine, table } = require('./interleave');
+const { foreignCpuMeter } = require('./foreign-cpu');
 const { scenarios, selectRows: pickRows } = require('./scenarios');
 
 const opt = lib.numberOption;
@@ -318,6 +319,8 @@ async function main() {
     if (COMPARE) rows.push(...(await compareRows(dbUrl, ctx, children)));
     const loadBefore = lib.loadAverage();
     const ticks = lib.cpuTicks();
+    // Every server this run started (the services, the ceilings) and the bench database's PostgreSQL processes.
+    const meter = foreignCpuMeter(() => children.map((c) => c.pid), DB_NAME);
     const runs = [];
     for (let i = 0; i < REPEAT; i++) {
       const samples = await interleave(rows, {
@@ -326,6 +329,7 @@ async function main() {
         warmUp: WARM_UP,
         lead: LEAD,
         connections: CONNECTIONS,
+        meter,
         log,
       });
       runs.push(summarize(rows, samples, rows[0].name));

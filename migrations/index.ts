@@ -42,6 +42,7 @@ import { WorkItemProjectWorkspaceStatistics1795690000000 } from './1795690000000
 import { ActivityEntryOneIndex1795700000000 } from './1795700000000-ActivityEntryOneIndex';
 import { CheaperActivityStamps1795701000000 } from './1795701000000-CheaperActivityStamps';
 import { WorkItemFilterIndexes1795710000000 } from './1795710000000-WorkItemFilterIndexes';
+import { WorkItemDatedIndexes1795720000000 } from './1795720000000-WorkItemDatedIndexes';
 
 export const MIGRATIONS: Array<new () => unknown> = [
   Foundation1795323810286,
@@ -86,4 +87,5 @@ export const MIGRATIONS: Array<new () => unknown> = [
   ActivityEntryOneIndex1795700000000,
   CheaperActivityStamps1795701000000,
   WorkItemFilterIndexes1795710000000,
+  WorkItemDatedIndexes1795720000000,
 ];

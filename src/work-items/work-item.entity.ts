@@ -55,8 +55,12 @@ const LIVE = '"deleted_at" IS NULL AND "archived_at" IS NULL';
 @Index('ix_work_items_in_cycle', { synchronize: false })
 @Index('ix_work_items_parent', ['parent_id'], { where: '"deleted_at" IS NULL AND "parent_id" IS NOT NULL' })
 @Index('ix_work_items_cycle', ['cycle_id'], { where: '"deleted_at" IS NULL AND "cycle_id" IS NOT NULL' })
-@Index('ix_work_items_start', ['project_id', 'start_date'], { where: LIVE })
-@Index('ix_work_items_target', ['project_id', 'target_date'], { where: LIVE })
+/*
+ * The date filters' indexes (migration WorkItemDatedIndexes): (project_id, date) INCLUDE (workspace_id, archived_at)
+ * over undeleted items that have the date.
+ */
+@Index('ix_work_items_start', { synchronize: false })
+@Index('ix_work_items_target', { synchronize: false })
 @Index('ix_work_items_estimate', ['estimate_point_id'], { where: '"estimate_point_id" IS NOT NULL' })
 @Index('ix_work_items_priority', { synchronize: false })
 @Index('ix_work_items_name_trgm', { synchronize: false })

@@ -36,12 +36,29 @@ const MAX_BUFFERS = 10 * ITEMS;
  * type is one short range per type; items with a parent or a cycle are their partial index's range.
  */
 const TAKE = PER_PAGE + 2;
-const PASSED_MAX: Record<string, { page: number; count: number; sorts?: boolean }> = {
+/**
+ * Items in a module: every fourth of the oldest MODULED_UP_TO (seed), so a walk of the newest items finds none (the
+ * benchmark's million items are in no module at all).
+ */
+const MODULED_UP_TO = 1000;
+const MODULED = MODULED_UP_TO / 4;
+const PASSED_MAX: Record<string, { page?: number; count: number; sorts?: boolean }> = {
   'search (rare)': { page: SEARCH_WALK + 2 * TAKE, count: SEARCH_WALK + 2 * TAKE },
   'type_id__in (rare)': { page: 2 * TAKE, count: 2 * TAKE },
   // `sorts`: analyzed, the planner may rightly read this project's few hundred matches by another index and sort them.
   parent_id__isnull: { page: TAKE, count: ITEMS / 9 + TAKE, sorts: true },
   'cycle_id__isnull=false': { page: TAKE, count: ITEMS / 10 + TAKE, sorts: true },
+  // The ordering's first SEARCH_WALK rows, then the module links' items; counts off the module links (items in no
+  // module: the project's counter less those).
+  'module_id__isnull=false': { page: SEARCH_WALK + MODULED + 2 * TAKE, count: MODULED + TAKE },
+  module_id: { page: SEARCH_WALK + MODULED + 2 * TAKE, count: MODULED + TAKE },
+  module_id__in: { page: SEARCH_WALK + MODULED + 2 * TAKE, count: MODULED + TAKE },
+  'module_id__isnull=true': { count: MODULED + TAKE },
+  // Date ranges are counted off the date's index (ix_work_items_target / _start, dated items only). A third of the
+  // items have a target date over a year (seed); none has a start date. Their pages still walk the ordering.
+  'target_date range': { count: ITEMS / 8 + TAKE },
+  'target_date range (rare)': { count: TAKE },
+  start_date__gte: { count: TAKE },
 };
 
 const LINKS = ['work_item_assignees', 'work_item_labels', 'module_work_items'];
@@ -231,8 +248,9 @@ describe('work item list plans do not depend on statistics', () => {
     );
     await q(
       `INSERT INTO module_work_items (module_id, work_item_id, workspace_id, project_id)
-       SELECT ($3::uuid[])[1 + w.sequence_id % 2], w.id, $1, $2 FROM work_items w WHERE w.project_id = $2 AND w.sequence_id % 4 = 0`,
-      [ws, pid, ids.module],
+       SELECT ($3::uuid[])[1 + w.sequence_id % 2], w.id, $1, $2 FROM work_items w
+        WHERE w.project_id = $2 AND w.sequence_id % 4 = 0 AND w.sequence_id <= $4`,
+      [ws, pid, ids.module, MODULED_UP_TO],
     );
     await q(
       `UPDATE work_items c SET parent_id = p.id FROM work_items p
@@ -302,7 +320,8 @@ describe('work item list plans do not depend on statistics', () => {
       ['label_id + assignee_id', { label_id: l1, assignee_id: u1 }],
       ['module_id', { module_id: ids.module[0] }],
       ['module_id__in', { module_id__in: ids.module.join(',') }],
-      ['module_id__isnull', { module_id__isnull: 'false' }],
+      ['module_id__isnull=false', { module_id__isnull: 'false' }],
+      ['module_id__isnull=true', { module_id__isnull: 'true' }],
       ['cycle_id', { cycle_id: ids.cycle[0] }],
       ['cycle_id__isnull', { cycle_id__isnull: 'true' }],
       ['parent_id__isnull', { parent_id__isnull: 'false' }],
@@ -312,6 +331,8 @@ describe('work item list plans do not depend on statistics', () => {
       ['type_id__in (rare)', { type_id__in: `${ids.type[1]},${ids.type[3]}` }],
       ['sequence_id', { sequence_id: String(ITEMS / 2) }],
       ['target_date range', { target_date__gte: '2025-03-01', target_date__lte: '2025-06-30' }],
+      ['target_date range (rare)', { target_date__gte: '2026-02-20', target_date__lte: '2026-02-28' }],
+      ['start_date__gte', { start_date__gte: '2025-01-01' }],
       ['search', { search: 'item 12' }],
       ['search (rare)', { search: 'item 1234' }],
       ['search (common)', { search: 'item' }],
@@ -513,12 +534,40 @@ describe('work item list plans do not depend on statistics', () => {
         )
       ).map((r: { id: string }) => r.id);
     const [a, rare, b] = ids.type;
+    const IN_MODULE = 'EXISTS (SELECT 1 FROM module_work_items x WHERE x.work_item_id = w.id)';
+    const [m1, m2] = ids.module;
     const checks: Array<[string, string, unknown[]]> = [
       [`type_id__in=${a},${b}`, 'w.type_id = ANY($2::uuid[])', [[a, b]]],
       [`type_id__in=${rare},${ids.type[3]}`, 'w.type_id = ANY($2::uuid[])', [[rare, ids.type[3]]]],
       [`type_id=${a}`, 'w.type_id = $2', [a]],
       ['parent_id__isnull=false', 'w.parent_id IS NOT NULL', []],
       ['cycle_id__isnull=false', 'w.cycle_id IS NOT NULL', []],
+      // Walked past the newest items (in no module), then read off the module links; items in no module, counted as
+      // the project's (or the state and priority counters') total less those.
+      ['module_id__isnull=false', IN_MODULE, []],
+      [
+        `module_id=${m1}`,
+        `EXISTS (SELECT 1 FROM module_work_items x WHERE x.work_item_id = w.id AND x.module_id = $2)`,
+        [m1],
+      ],
+      [`module_id__in=${m1},${m2}&priority=low`, `${IN_MODULE} AND w.priority = 'low'`, []],
+      ['module_id__isnull=true', `NOT ${IN_MODULE}`, []],
+      ['module_id__isnull=false&priority=high', `${IN_MODULE} AND w.priority = 'high'`, []],
+      ['module_id__isnull=true&state_group=started', `NOT ${IN_MODULE} AND w.state_group_rank = 2`, []],
+      [`module_id__isnull=true&type_id=${a}`, `NOT ${IN_MODULE} AND w.type_id = $2`, [a]],
+      // Counted off the date's index: a common range, a rare one, none, with another filter.
+      [
+        'target_date__gte=2025-03-01&target_date__lte=2025-06-30',
+        `w.target_date BETWEEN '2025-03-01' AND '2025-06-30'`,
+        [],
+      ],
+      [
+        'target_date__gte=2026-02-20&target_date__lte=2026-02-28',
+        `w.target_date BETWEEN '2026-02-20' AND '2026-02-28'`,
+        [],
+      ],
+      ['target_date__lte=2025-03-20&priority=high', `w.target_date <= '2025-03-20' AND w.priority = 'high'`, []],
+      ['start_date__gte=2025-01-01', `w.start_date >= '2025-01-01'`, []],
       // Walked (a common term), read by the trigram index (rare terms), and with another filter.
       ['search=item', `w.name ILIKE '%item%'`, []],
       ['search=item%2012', `w.name ILIKE '%item 12%'`, []],

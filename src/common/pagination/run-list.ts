@@ -105,6 +105,24 @@ export interface ListSource {
    * Terms shorter than `minLength` (no trigram to look up) stay a filter of the walk.
    */
   searchIndex?: { alias: string; candidates: (cond: string) => string; budget: number; minLength: number };
+  /**
+   * A filter read as an indexed search is (searchIndex), when the request has no such search: `cond` (on the rows
+   * of `from`) is kept out of the walk's conditions and marks the rows the walk passes; `candidates` is a FROM item
+   * of the tenant's rows that meet it, read by their own index (fenced). The caller leaves the filter out of the
+   * request's filters and counts it itself (`filteredCount`).
+   */
+  candidateFilter?: Probe;
+}
+
+/**
+ * A condition a page reads first off `budget` rows of the ordering, then off its `candidates` (ListSource.searchIndex):
+ * both, and `cond`, name the rows `alias`.
+ */
+export interface Probe {
+  cond: string;
+  candidates: string;
+  budget: number;
+  alias: string;
 }
 
 /** Cast failures of a position that got past positionFits (a backstop: 22009 bad zone offset, 22021 bad byte). */
@@ -239,8 +257,11 @@ class ListRun<R extends Record<string, unknown>> {
   private readonly counter: { sql: string; params: unknown[] } | null;
   private readonly anchors: ListSource['offsetAnchors'] | null;
   private readonly select: string;
-  /** The search condition when the source's search index answers it (ListSource.searchIndex), kept out of `where`. */
-  private readonly search: string | undefined;
+  /**
+   * The search condition when the source's search index answers it (ListSource.searchIndex), or the source's
+   * candidate filter, kept out of `where`.
+   */
+  private readonly search: Probe | undefined;
   /** Whether rows carry their ordering key as text (`__cv`): cursor pages and anchored offset pages. */
   private cv = false;
 
@@ -259,7 +280,11 @@ class ListRun<R extends Record<string, unknown>> {
     const indexed = src.searchIndex && q.search && q.search.length >= src.searchIndex.minLength;
     const searched: string[] = [];
     this.pinRef = applyFilters(spec, q, this.filters, this.p, this.pin, indexed ? searched : this.filters);
-    this.search = searched[0];
+    const index = src.searchIndex;
+    this.search =
+      index && searched[0]
+        ? { cond: searched[0], candidates: index.candidates(searched[0]), budget: index.budget, alias: index.alias }
+        : src.candidateFilter;
     this.where = [...src.where, ...this.filters];
     this.countWhere =
       this.pin && this.pinRef ? [...this.where, filterCondition(this.pin, 'in', this.pinRef)] : [...this.where];
@@ -368,25 +393,24 @@ class ListRun<R extends Record<string, unknown>> {
    * common term is counted on the walk (its matches are a good part of the rows read); a rare one off the index's
    * candidates. The CASE runs only the subquery of the branch taken.
    */
-  private searchCountSql(search: string): string {
+  private searchCountSql({ cond: search, budget, candidates, alias }: Probe): string {
     const { src, countWhere } = this;
-    const { alias, budget, candidates } = src.searchIndex!;
     const sample = `SELECT * FROM ${src.from} ${whereOf(countWhere)} ORDER BY ${this.orderBy} LIMIT ${budget}`;
     return `WITH "__sample" AS MATERIALIZED (SELECT count(*) AS n, count(*) FILTER (WHERE ${search}) AS hits FROM (${sample}) ${alias})
       SELECT (CASE WHEN (SELECT n < ${budget} OR hits * 10 >= n FROM "__sample")
         THEN (SELECT count(*) FROM ${src.from} ${whereOf([...countWhere, search])})
-        ELSE (SELECT count(*) FROM ${candidates(search)} ${whereOf(countWhere)}) END)::int AS c`;
+        ELSE (SELECT count(*) FROM ${candidates} ${whereOf(countWhere)}) END)::int AS c`;
   }
 
   /**
-   * A page of a search its index answers (ListSource.searchIndex): the ordering walked `budget` rows past the
-   * offset, each row marked whether it matches (`__hit`); when the walk holds the page (offset + take matches) or the
-   * whole list, the page is read from it; otherwise from the search index's candidates, sorted. Either way at most
-   * the budget, the offset and the term's matches are read, whatever the statistics say.
+   * A page of a search its index answers (ListSource.searchIndex), or of a candidate filter (candidateFilter): the
+   * ordering walked `budget` rows past the offset, each row marked whether it matches (`__hit`); when the walk holds
+   * the page (offset + take matches) or the whole list, the page is read from it; otherwise from the candidates,
+   * sorted. Either way at most the budget, the offset and the matches are read, whatever the statistics say.
    */
-  private searchPageSql(search: string, conds: string[], offset: number, take: number): string {
+  private searchPageSql(probe: Probe, conds: string[], offset: number, take: number): string {
     const { src, p, ord, dir, orderBy } = this;
-    const { budget, candidates } = src.searchIndex!;
+    const { cond: search, budget, candidates } = probe;
     const cv = this.cv ? `, (${ord.expr})::text AS "__cv"` : '';
     const cols = `${this.select}${cv}, ${ord.expr} AS "__pk", ${this.spec.idExpr} AS "__pid"`;
     const offRef = `${p.add(offset)}::int`;
@@ -394,7 +418,7 @@ class ListRun<R extends Record<string, unknown>> {
     const all = [...this.countWhere, ...conds];
     const walk = `SELECT ${cols}, ${search} AS "__hit" FROM ${src.from} ${whereOf(all)} ORDER BY ${orderBy} LIMIT ${budget} + ${offRef}`;
     const held = `(SELECT count(*) FROM "__walk") < ${budget} + ${offRef} OR (SELECT count(*) FROM "__walk" WHERE "__hit") >= ${offRef} + ${take}`;
-    const read = `SELECT ${cols}, true AS "__hit" FROM ${candidates(search)} ${whereOf(all)} ORDER BY ${orderBy} LIMIT ${offRef} + ${take}`;
+    const read = `SELECT ${cols}, true AS "__hit" FROM ${candidates} ${whereOf(all)} ORDER BY ${orderBy} LIMIT ${offRef} + ${take}`;
     const nulls = ord.nullable ? ' NULLS LAST' : '';
     return `WITH "__walk" AS MATERIALIZED (${walk}), "__held" AS MATERIALIZED (SELECT ${held} AS ok)
       SELECT "__r".* FROM (SELECT * FROM "__walk" WHERE "__hit" AND (SELECT ok FROM "__held")
