@@ -43,6 +43,7 @@ import { ActivityEntryOneIndex1795700000000 } from './1795700000000-ActivityEntr
 import { CheaperActivityStamps1795701000000 } from './1795701000000-CheaperActivityStamps';
 import { WorkItemFilterIndexes1795710000000 } from './1795710000000-WorkItemFilterIndexes';
 import { WorkItemDatedIndexes1795720000000 } from './1795720000000-WorkItemDatedIndexes';
+import { LinkSyncCheckWithoutEarlyExit1795730000000 } from './1795730000000-LinkSyncCheckWithoutEarlyExit';
 
 export const MIGRATIONS: Array<new () => unknown> = [
   Foundation1795323810286,
@@ -88,4 +89,5 @@ export const MIGRATIONS: Array<new () => unknown> = [
   CheaperActivityStamps1795701000000,
   WorkItemFilterIndexes1795710000000,
   WorkItemDatedIndexes1795720000000,
+  LinkSyncCheckWithoutEarlyExit1795730000000,
 ];
