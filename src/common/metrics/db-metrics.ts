@@ -55,11 +55,15 @@ export class DbMetrics implements OnApplicationBootstrap {
 
   onApplicationBootstrap(): void {
     const pool = (this.ds.driver as unknown as { master: Pool }).master;
+    // Read the pool once the scrape's own statements (webhook_queue_depth's, when this instance runs no job engine)
+    // have their connections: pg-pool queues a request until its next tick even with idle connections, so read in
+    // the same tick the scrape itself showed as a caller waiting for the pool.
     const gauge = (name: string, help: string, read: () => number) =>
       this.metrics.gauge({
         name,
         help,
-        collect() {
+        async collect() {
+          await new Promise<void>((resolve) => setImmediate(resolve));
           this.set(read());
         },
       });
