@@ -9,9 +9,7 @@
  * share (bench/foreign-cpu.js) and PostgreSQL's checkpoints. Ends with the slices' spread, as run.js's noise check
  * computes it, over all slices and over those with at most 5% foreign CPU.
  */
-const { fork } = require('node:child_process');
 const { readFileSync } = require('node:fs');
-const { resolve } = require('node:path');
 const autocannon = require('autocannon');
 const lib = require('./lib');
 const { foreignCpuMeter } = require('./foreign-cpu');
@@ -26,7 +24,6 @@ const CONNECTIONS = lib.numberOption('connections', 32);
 const base = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const url = lib.withDb(base, DB);
 
-const procStat = () => readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
 function cpuStall() {
   try {
     return Number(/some .*total=(\d+)/.exec(readFileSync('/proc/pressure/cpu', 'utf8'))[1]) / 1000;
@@ -38,7 +35,7 @@ function cpuStall() {
 /** The machine's counters at one moment. */
 async function counters(c, meter) {
   const ck = await c.query(`SELECT checkpoints_timed + checkpoints_req AS n FROM pg_stat_bgwriter`);
-  return { stat: procStat(), stall: cpuStall(), meter: meter.snapshot(), checkpoints: Number(ck.rows[0].n) };
+  return { stat: lib.procStat(), stall: cpuStall(), meter: meter.snapshot(), checkpoints: Number(ck.rows[0].n) };
 }
 
 /** One line of the per-slice table from the counters before and after a slice. */
@@ -67,13 +64,7 @@ async function main() {
       await c.query(`SELECT w.id AS bench, p.id AS main FROM workspaces w JOIN projects p ON p.workspace_id = w.id
                       WHERE w.slug = 'bench' AND p.identifier = 'BENCH'`)
     ).rows[0];
-    const env = { ...process.env, ...lib.startCommand().env, DATABASE_URL: url, PORT: String(PORT) };
-    Object.assign(env, { BENCH_WORKSPACE_ID: bench, BENCH_PROJECT_ID: project, BENCH_IDENTIFIER: 'BENCH' });
-    const bare = fork(resolve(__dirname, 'bare-server.js'), [], {
-      execArgv: lib.startFlags(),
-      env,
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    });
+    const bare = lib.startBare(url, bench, project, PORT);
     try {
       await new Promise((r) => bare.once('message', r));
       const load = { url: `http://127.0.0.1:${PORT}/list`, connections: CONNECTIONS };

@@ -8,6 +8,7 @@
  * made every run NOISY, and the load average or steal time (0.0% throughout) did not show them.
  */
 const { readFileSync, readdirSync } = require('node:fs');
+const { procStat } = require('./lib');
 
 /** utime + stime of a process, in clock ticks; 0 when it is gone. */
 function processTicks(pid) {
@@ -58,7 +59,7 @@ function usedBetween(a, b) {
 
 /** The machine's busy and total clock ticks. */
 function machineTicks() {
-  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const f = procStat();
   return { busy: f[0] + f[1] + f[2], total: f.reduce((a, b) => a + b, 0) };
 }
 

@@ -184,9 +184,12 @@ function shuffle(xs) {
 }
 
 /** The CPU counters of /proc/stat (first line), for steal time over a run; null where there is none. */
+/** The machine's CPU time so far, in clock ticks, from /proc/stat: user, nice, system, idle, iowait, irq, softirq, steal... */
+const procStat = () => readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+
 function cpuTicks() {
   try {
-    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const f = procStat();
     return { total: f.reduce((a, b) => a + b, 0), steal: f[7] ?? 0 };
   } catch {
     return null;
@@ -235,4 +238,36 @@ const loadAverage = () =>
     .map((x) => x.toFixed(2))
     .join(' ');
 
-Object.assign(module.exports, { median, shuffle, cpuTicks, stealBetween, pgSettings, machineLine, loadAverage });
+/**
+ * A ceiling process (bench/bare-server.js) on `dbUrl`, serving the bench project's list page, with the service's heap
+ * flags and start environment (MALLOC_ARENA_MAX): with Node's defaults its young generation differed. It sends
+ * 'ready' once listening.
+ */
+function startBare(dbUrl, workspaceId, projectId, port) {
+  const { fork } = require('node:child_process');
+  return fork(resolve(__dirname, 'bare-server.js'), [], {
+    execArgv: startFlags(),
+    env: {
+      ...process.env,
+      ...startCommand().env,
+      DATABASE_URL: dbUrl,
+      PORT: String(port),
+      BENCH_WORKSPACE_ID: workspaceId,
+      BENCH_PROJECT_ID: projectId,
+      BENCH_IDENTIFIER: 'BENCH',
+    },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+}
+
+Object.assign(module.exports, {
+  median,
+  shuffle,
+  procStat,
+  cpuTicks,
+  stealBetween,
+  pgSettings,
+  machineLine,
+  loadAverage,
+  startBare,
+});

@@ -20,7 +20,6 @@
  * measured against both, in the same interleaved rounds, so both sides see the same neighbours; its rows are named
  * `<row> [DIR's name]`.
  */
-const { fork } = require('node:child_process');
 const { readFileSync } = require('node:fs');
 const { basename, resolve } = require('node:path');
 const lib = require('./lib');
@@ -117,25 +116,6 @@ async function compareRows(dbUrl, ctx, children) {
   return selectRows(scenarios({ ...ctx, S: `http://127.0.0.1:${COMPARE_PORT}` }))
     .filter((r) => !r.id.startsWith('ceiling'))
     .map((r) => ({ ...r, name: `${r.name} [${tag}]` }));
-}
-
-/** A ceiling process (bench/bare-server.js), run with the service's heap flags: with Node's defaults its young
- * generation differed. */
-function startBare(dbUrl, seeded, main, port) {
-  return fork(resolve(__dirname, 'bare-server.js'), [], {
-    execArgv: lib.startFlags(),
-    env: {
-      ...process.env,
-      // The start command's environment too (MALLOC_ARENA_MAX), as the service has it.
-      ...lib.startCommand().env,
-      DATABASE_URL: dbUrl,
-      PORT: String(port),
-      BENCH_WORKSPACE_ID: seeded.bench,
-      BENCH_PROJECT_ID: main.id,
-      BENCH_IDENTIFIER: 'BENCH',
-    },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
 }
 
 /** The seed's mark on its database, set once seeding finished: `--reuse` trusts only a finished seed of this size. */
@@ -300,8 +280,8 @@ async function main() {
 
     // Each ceiling gets a process of its own: sharing one, the 200-row page's slices left its heap grown, and the
     // 50-row ceiling's next slice paid the collection (slices 10-20% slower after a 200-row one).
-    const bare = startBare(dbUrl, seeded, main, BARE_PORT);
-    const bare200 = startBare(dbUrl, seeded, main, BARE200_PORT);
+    const bare = lib.startBare(dbUrl, seeded.bench, main.id, BARE_PORT);
+    const bare200 = lib.startBare(dbUrl, seeded.bench, main.id, BARE200_PORT);
     children.push(bare, bare200);
     await Promise.all([bare, bare200].map((b) => new Promise((r) => b.once('message', r))));
 
