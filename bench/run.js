@@ -63,6 +63,9 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const api = (method, path, key, body) => lib.api(SERVICE_PORT, method, path, key, body);
 
+/** The item `w`'s priority rank, as the link rows copy it (PRIORITY_RANK, migration WorkItemLinkPriorityCopies). */
+const RANK = `(CASE w.priority WHEN 'urgent' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 WHEN 'low' THEN 3 ELSE 4 END)`;
+
 /** Set-based seed of one project: n items, assignees from `members`, labels from `labels`. */
 async function seedItems(c, ws, project, n, ownerId, members, labels) {
   const states = (
@@ -81,11 +84,11 @@ async function seedItems(c, ws, project, n, ownerId, members, labels) {
   await c.query(`UPDATE projects SET last_sequence_id = $2 WHERE id = $1`, [project, n]);
   if (members.length) {
     await c.query(
-      `INSERT INTO work_item_assignees (work_item_id, assignee_id, workspace_id, project_id, item_created_at, item_state_group_rank, item_live)
-       SELECT w.id, ($3::uuid[])[1 + w.sequence_id % cardinality($3::uuid[])], $1::uuid, $2::uuid, w.created_at, w.state_group_rank, true
+      `INSERT INTO work_item_assignees (work_item_id, assignee_id, workspace_id, project_id, item_created_at, item_state_group_rank, item_live, item_priority_rank)
+       SELECT w.id, ($3::uuid[])[1 + w.sequence_id % cardinality($3::uuid[])], $1::uuid, $2::uuid, w.created_at, w.state_group_rank, true, ${RANK}
          FROM work_items w WHERE w.project_id = $2
        UNION ALL
-       SELECT w.id, ($3::uuid[])[1 + (w.sequence_id / 7 + 1) % cardinality($3::uuid[])], $1::uuid, $2::uuid, w.created_at, w.state_group_rank, true
+       SELECT w.id, ($3::uuid[])[1 + (w.sequence_id / 7 + 1) % cardinality($3::uuid[])], $1::uuid, $2::uuid, w.created_at, w.state_group_rank, true, ${RANK}
          FROM work_items w
         WHERE w.project_id = $2 AND w.sequence_id % 3 = 0 AND (w.sequence_id / 7 + 1) % cardinality($3::uuid[]) <> w.sequence_id % cardinality($3::uuid[])`,
       [ws, project, members],
@@ -93,8 +96,8 @@ async function seedItems(c, ws, project, n, ownerId, members, labels) {
   }
   if (labels.length) {
     await c.query(
-      `INSERT INTO work_item_labels (work_item_id, label_id, workspace_id, project_id, item_created_at, item_state_group_rank, item_live)
-       SELECT w.id, ($3::uuid[])[1 + w.sequence_id % cardinality($3::uuid[])], $1, $2, w.created_at, w.state_group_rank, true
+      `INSERT INTO work_item_labels (work_item_id, label_id, workspace_id, project_id, item_created_at, item_state_group_rank, item_live, item_priority_rank)
+       SELECT w.id, ($3::uuid[])[1 + w.sequence_id % cardinality($3::uuid[])], $1, $2, w.created_at, w.state_group_rank, true, ${RANK}
          FROM work_items w WHERE w.project_id = $2 AND w.sequence_id % 4 <> 0`,
       [ws, project, labels],
     );

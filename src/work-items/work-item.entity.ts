@@ -108,7 +108,31 @@ abstract class WorkItemLinkCopies {
   @Column('smallint') item_state_group_rank!: number;
   /** The item is neither deleted nor archived. */
   @Column('boolean') item_live!: boolean;
+  /**
+   * The item's priority rank, urgent 0 ... none 4 (migration WorkItemLinkPriorityCopies). Nullable for one release:
+   * the previous release's create statement does not set it, and a trigger fills it at that statement's end.
+   */
+  @Column('smallint', { nullable: true }) item_priority_rank!: number | null;
 }
+
+/**
+ * One (key, priority)'s live links in created_at order (`assignee_id=…&priority=…`, `label_id=…&priority=…`; migration
+ * WorkItemLinkPriorityCopies): a page is one range, a count index-only.
+ */
+const linkPriorityIndex = (table: string, key: string) =>
+  Index(
+    `ix_${table}_priority`,
+    [
+      key,
+      'project_id',
+      'item_priority_rank',
+      'item_created_at',
+      'work_item_id',
+      'item_state_group_rank',
+      'workspace_id',
+    ],
+    { where: '"item_live"' },
+  );
 
 /** Assignees of a work item; the set is replaced as a whole on writes. */
 @Entity('work_item_assignees')
@@ -123,6 +147,7 @@ abstract class WorkItemLinkCopies {
   ['assignee_id', 'project_id', 'item_state_group_rank', 'item_created_at', 'work_item_id', 'workspace_id'],
   { where: '"item_live"' },
 )
+@linkPriorityIndex('work_item_assignees', 'assignee_id')
 export class WorkItemAssigneeEntity extends WorkItemLinkCopies {
   @PrimaryColumn('uuid', tenantKey('work_item_assignees')) work_item_id!: string;
   @PrimaryColumn('uuid', tenantKey('work_item_assignees')) assignee_id!: string;
@@ -144,6 +169,7 @@ export class WorkItemAssigneeEntity extends WorkItemLinkCopies {
   ['label_id', 'project_id', 'item_state_group_rank', 'item_created_at', 'work_item_id', 'workspace_id'],
   { where: '"item_live"' },
 )
+@linkPriorityIndex('work_item_labels', 'label_id')
 export class WorkItemLabelEntity extends WorkItemLinkCopies {
   @PrimaryColumn('uuid', tenantKey('work_item_labels')) work_item_id!: string;
   @PrimaryColumn('uuid', tenantKey('work_item_labels')) label_id!: string;

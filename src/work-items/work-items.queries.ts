@@ -26,8 +26,11 @@ export const READABLE_PROJECT = (workspaceRef: string, projectCol: string, userR
 export const LIVE_PROJECT_OF = (w: string) =>
   `EXISTS (SELECT 1 FROM projects lp WHERE lp.workspace_id = ${w}.workspace_id AND lp.id = ${w}.project_id AND lp.deleted_at IS NULL)`;
 
+/** The priority rank of the work item row `alias`: its position in PRIORITIES (urgent 0 ... none 4). */
+export const priorityRankOf = (alias: string) =>
+  `(CASE ${alias}.priority WHEN 'urgent' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 WHEN 'low' THEN 3 ELSE 4 END)`;
 /** Priority by meaning, urgent first. The expression index `ix_work_items_priority` is built on exactly this. */
-export const PRIORITY_RANK = `(CASE w.priority WHEN 'urgent' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 WHEN 'low' THEN 3 ELSE 4 END)`;
+export const PRIORITY_RANK = priorityRankOf('w');
 /** The priorities in rank order, as SQL: a priority's rank is its position here, less one. */
 export const PRIORITY_ARRAY = `ARRAY[${PRIORITIES.map((p) => `'${p}'`).join(', ')}]::text[]`;
 /** The state groups in rank order, as SQL: the rank `state_group_rank` stores is the position here, less one. */

@@ -8,13 +8,14 @@ import { Viewer } from '../common/auth/roles';
 import { ListQuery } from '../common/pagination/list-query';
 import { ListSpec } from '../common/pagination/list-spec';
 import { OffsetAnchors } from '../common/pagination/offset-anchors';
-import { applyFilters, ListSource, probeByKey, runList } from '../common/pagination/run-list';
+import { applyFilters, ListSource, probeByKey, rangeValues, runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
 import { poolReader } from '../common/database/prepared';
 import { STATE_GROUPS, StateGroup } from '../states/state.entity';
+import { PRIORITIES } from './work-item.entity';
 import { visibleInProject } from '../work-item-types/work-item-types.queries';
 import { creationRuleSql } from '../workflows/workflows.queries';
-import { LIVE_PROJECT_OF, READABLE_PROJECT } from './work-items.queries';
+import { LIVE_PROJECT_OF, priorityRankOf, READABLE_PROJECT } from './work-items.queries';
 
 /** The list's scope: $1 workspace, $2 project, live items. */
 const liveItems = () => ['w.workspace_id = $1', 'w.project_id = $2', 'w.deleted_at IS NULL', 'w.archived_at IS NULL'];
@@ -36,12 +37,12 @@ const liveItemsAnyProject = () => [
 ];
 
 /**
- * Relation filters whose link rows carry copies of the item's created_at, state group rank and
- * liveness (migration WorkItemLinkListColumns), indexed on live links by (key, project, item_created_at,
- * id, …) and (key, project, rank, item_created_at, id, …). An `eq` filter on one of them drives the
- * created_at-ordered page from those ranges (joined to work_items by id), and its count, alone or with
- * `state_group`, is index-only.
- * The ranks are STATE_GROUPS' positions, as the state-group-rank triggers store them.
+ * Relation filters whose link rows carry copies of the item's created_at, state group rank, liveness (migration
+ * WorkItemLinkListColumns) and priority rank (WorkItemLinkPriorityCopies), indexed on live links by (key, project,
+ * item_created_at, id, …), (key, project, group rank, item_created_at, id, …) and (key, project, priority rank,
+ * item_created_at, id, …). A filter on one of them drives the created_at-ordered page from those ranges (each link
+ * row's item then read by primary key), and its count, alone or with `state_group` / `priority`, reads counters or
+ * link rows only.
  */
 const LINK_DRIVERS: Record<string, { table: string; key: string; counts: string }> = {
   assignee_id: { table: 'work_item_assignees', key: 'assignee_id', counts: 'work_item_assignee_counts' },
@@ -65,32 +66,47 @@ const STATE_PRIORITY_COUNTED: Record<string, { cast: string; cond: (ref: string,
 
 type ListFilter = ListQuery['filters'][number];
 
+/** The item filters a link row answers from its copies (`state_group`, `priority`), when the request asks them. */
+export interface LinkCopied {
+  stateGroup?: ListFilter;
+  priority?: ListFilter;
+}
+
+/** Where a row keeps the copied ranks: a link row has both, its counter row the state group's only. */
+const LINK_ROW = { stateGroup: 'item_state_group_rank', priority: 'item_priority_rank' };
+const COUNTER_ROW = { stateGroup: 'state_group_rank' };
+
+/** The distinct ranks of an enum filter's value(s): their positions in `order` (STATE_GROUPS, PRIORITIES). */
+export function ranksOf(f: ListFilter, order: readonly string[]): number[] {
+  return [...new Set(([] as string[]).concat(f.value as string | string[]).map((v) => order.indexOf(v)))];
+}
+
+/** `column` is one of `ranks`: one rank is an equality the planner sees in a generic plan too (an index range). */
+function rankCond(column: string, ranks: number[], p: SqlParams): string {
+  return ranks.length === 1
+    ? `${column} = ${p.add(ranks[0])}::smallint`
+    : `${column} = ANY(${p.add(ranks)}::smallint[])`;
+}
+
 /**
- * The driving key and, if asked, the state group(s), on columns of `alias` (the link row or its counter row);
- * binds the key, then the rank(s).
+ * The driving key and, if asked, the copied filters (state group, priority), on columns of `alias` (the link row or
+ * its counter row, `columns` naming where it keeps the ranks); binds the key, then the ranks.
  */
 function linkConds(
   link: (typeof LINK_DRIVERS)[string],
   key: string | string[] | undefined,
-  stateGroup: ListFilter | undefined,
+  copied: LinkCopied,
   p: SqlParams,
   alias: string,
-  rank: string,
+  columns: { stateGroup: string; priority?: string } = LINK_ROW,
 ): string[] {
   const conds = [`${alias}.workspace_id = $1`, `${alias}.project_id = $2`];
   if (Array.isArray(key)) conds.push(`${alias}.${link.key} = ANY(${p.add(key)}::uuid[])`);
   else if (key !== undefined) conds.push(`${alias}.${link.key} = ${p.add(key)}::uuid`);
-  if (stateGroup) {
-    const ranks = ([] as string[])
-      .concat(stateGroup.value as string | string[])
-      .map((g) => STATE_GROUPS.indexOf(g as StateGroup));
-    // One group is an equality the planner can see in a generic plan too: the group index's range.
-    conds.push(
-      ranks.length === 1
-        ? `${alias}.${rank} = ${p.add(ranks[0])}::smallint`
-        : `${alias}.${rank} = ANY(${p.add(ranks)}::smallint[])`,
-    );
-  }
+  if (copied.stateGroup)
+    conds.push(rankCond(`${alias}.${columns.stateGroup}`, ranksOf(copied.stateGroup, STATE_GROUPS), p));
+  if (copied.priority && columns.priority)
+    conds.push(rankCond(`${alias}.${columns.priority}`, ranksOf(copied.priority, PRIORITIES), p));
   return conds;
 }
 
@@ -143,30 +159,34 @@ function linkCount(q: ListQuery, leading: unknown[], projects: string) {
 }
 
 /**
- * The total of a list driven by a link filter (`keys` of `link`, with or without `state_group`, plus `itemFilters`
- * on the item): one id and nothing else, a sum of that link's counter rows, read by the page statement; several
- * ids, the distinct items of their link rows (an index-only range per id); with filters on the item, those items
- * then each read by primary key. Never a semi-join of every item of the project against the link table.
+ * The total of a list driven by a link filter (`keys` of `link`, with or without `state_group` / `priority`, the
+ * filters its rows copy, plus `itemFilters` on the item): one id and no priority or item filter, a sum of that link's
+ * counter rows, read by the page statement; one id and a priority, the count of its link rows (index-only on the
+ * priority index, the matches only); several ids, the distinct items of their link rows (an index-only range per id);
+ * with filters on the item, those items then each read by primary key. Never a semi-join of every item of the
+ * project against the link table, nor a probe of items the copies rule out.
  */
 function linkDrivenCount(
   link: (typeof LINK_DRIVERS)[string],
   keys: string[],
-  stateGroup: ListFilter | undefined,
+  copied: LinkCopied,
   itemFilters: ListFilter[],
   q: ListQuery,
   leading: unknown[],
 ): ListSource['filteredCount'] {
   const cp = new SqlParams(leading);
   const key = keys.length === 1 ? keys[0] : keys;
-  if (keys.length === 1 && !itemFilters.length) {
-    const conds = linkConds(link, key, stateGroup, cp, 'k', 'state_group_rank');
+  if (keys.length === 1 && !itemFilters.length && !copied.priority) {
+    const conds = linkConds(link, key, copied, cp, 'k', COUNTER_ROW);
     return {
       sql: `SELECT coalesce(sum(k.n), 0)::int AS c FROM ${link.counts} k WHERE ${conds.join(' AND ')}`,
       params: cp.values,
       inPage: q.orderKey === 'created_at',
     };
   }
-  const linked = `SELECT DISTINCT x.work_item_id FROM ${link.table} x WHERE ${[...linkConds(link, key, stateGroup, cp, 'x', 'item_state_group_rank'), 'x.item_live'].join(' AND ')}`;
+  const linked = copied.priority
+    ? prioritizedLinks(link, keys, copied, cp)
+    : `SELECT DISTINCT x.work_item_id FROM ${link.table} x WHERE ${[...linkConds(link, key, copied, cp, 'x'), 'x.item_live'].join(' AND ')}`;
   if (!itemFilters.length) return { sql: `SELECT count(*)::int AS c FROM (${linked}) k`, params: cp.values };
   const where = liveItems();
   applyFilters(WORK_ITEM_LIST, { ...q, filters: itemFilters, search: null }, where, cp);
@@ -175,6 +195,53 @@ function linkDrivenCount(
     sql: `SELECT count(*)::int AS c FROM (${linked}) k WHERE EXISTS (${itemProbe('k.work_item_id', where)})`,
     params: cp.values,
   };
+}
+
+/**
+ * The ranges a link-driven page reads (KeyWalk.ranges), each one range of a link index in created_at order: one per
+ * id when several are asked (`keyed`), one per priority when several are (`prioritized`), one per pair when both;
+ * undefined for one id and at most one priority (a single range). Binds the ids, then the priority ranks.
+ */
+export function linkRanges(link: (typeof LINK_DRIVERS)[string], keys: string[], copied: LinkCopied, p: SqlParams) {
+  const ranks = copied.priority ? ranksOf(copied.priority, PRIORITIES) : [];
+  const keyed = keys.length > 1;
+  const prioritized = ranks.length > 1;
+  const byKey = keyed ? { values: `${p.add(keys)}::uuid[]`, cond: (v: string) => `x.${link.key} = ${v}` } : undefined;
+  const byPriority = prioritized
+    ? { values: `${p.add(ranks)}::smallint[]`, cond: (v: string) => `x.item_priority_rank = ${v}` }
+    : undefined;
+  const walk = byKey && byPriority ? { ...byKey, by: byPriority } : (byKey ?? byPriority);
+  return walk && { walk, keyed, prioritized };
+}
+
+/**
+ * The live link rows of `keys` whose copies meet `copied`, as read in created_at order: the walk's conditions on `x`
+ * and its ranges (linkRanges: undefined for a single range). Binds the ranges' values, then the key and ranks.
+ */
+function linkWalk(link: (typeof LINK_DRIVERS)[string], keys: string[], copied: LinkCopied, p: SqlParams) {
+  const ranges = linkRanges(link, keys, copied, p);
+  const conds = linkConds(
+    link,
+    ranges?.keyed ? undefined : keys[0],
+    { ...copied, priority: ranges?.prioritized ? undefined : copied.priority },
+    p,
+    'x',
+  );
+  return { ranges: ranges?.walk, conds: [...conds, 'x.item_live'] };
+}
+
+/**
+ * SQL: the distinct items of the live links of `keys` whose copies meet `copied` (a priority among them), read one
+ * range of the link's priority index per (id, priority) (linkWalk), each fenced by OFFSET 0: an index-only read of
+ * the matches whatever the statistics say (never analyzed, an `= ANY` of the priorities beside the id could be read
+ * as a filter of the id's whole range).
+ */
+function prioritizedLinks(link: (typeof LINK_DRIVERS)[string], keys: string[], copied: LinkCopied, p: SqlParams) {
+  const { ranges, conds } = linkWalk(link, keys, copied, p);
+  if (!ranges) return `SELECT x.work_item_id FROM ${link.table} x WHERE ${conds.join(' AND ')}`;
+  const values = rangeValues(ranges);
+  return `SELECT DISTINCT k.work_item_id FROM ${values.from}
+    CROSS JOIN LATERAL (SELECT x.work_item_id FROM ${link.table} x WHERE ${[...conds, ...values.conds].join(' AND ')} OFFSET 0) k`;
 }
 
 /** SQL: the work item `key` (an outer reference) of the workspace $1, read by primary key, meets `conds` (on `w`). */
@@ -573,16 +640,18 @@ const checkedInsert = (links: {
           links.assignees
             ? `,
         a AS (
-          INSERT INTO work_item_assignees (work_item_id, assignee_id, workspace_id, project_id, item_created_at, item_state_group_rank, item_live)
-          SELECT item.id, x, $1, $2, item.created_at, item.state_group_rank, true FROM item, unnest($17::uuid[]) AS x
+          INSERT INTO work_item_assignees (work_item_id, assignee_id, workspace_id, project_id, item_created_at, item_state_group_rank, item_live,
+                                  item_priority_rank)
+          SELECT item.id, x, $1, $2, item.created_at, item.state_group_rank, true, ${priorityRankOf('item')} FROM item, unnest($17::uuid[]) AS x
         )`
             : ''
         }${
           links.labels
             ? `,
         l AS (
-          INSERT INTO work_item_labels (work_item_id, label_id, workspace_id, project_id, item_created_at, item_state_group_rank, item_live)
-          SELECT item.id, x, $1, $2, item.created_at, item.state_group_rank, true FROM item, unnest($18::uuid[]) AS x
+          INSERT INTO work_item_labels (work_item_id, label_id, workspace_id, project_id, item_created_at, item_state_group_rank, item_live,
+                                  item_priority_rank)
+          SELECT item.id, x, $1, $2, item.created_at, item.state_group_rank, true, ${priorityRankOf('item')} FROM item, unnest($18::uuid[]) AS x
         )`
             : ''
         }
@@ -660,16 +729,18 @@ const CHECKED_INSERT_MANY = `WITH r AS (
                ok.parent_id, ok.estimate_point_id, ok.start_date, ok.target_date, ok.external_id, ok.external_source,
                ok.custom_values, ok.seq * 65535.0, $4, $4
           FROM ok ORDER BY ok.ord
-        RETURNING id, sequence_id, created_at, state_group_rank
+        RETURNING id, sequence_id, created_at, state_group_rank, priority
       ),
       a AS (
-        INSERT INTO work_item_assignees (work_item_id, assignee_id, workspace_id, project_id, item_created_at, item_state_group_rank, item_live)
-        SELECT item.id, x, $1, $2, item.created_at, item.state_group_rank, true
+        INSERT INTO work_item_assignees (work_item_id, assignee_id, workspace_id, project_id, item_created_at, item_state_group_rank, item_live,
+                                item_priority_rank)
+        SELECT item.id, x, $1, $2, item.created_at, item.state_group_rank, true, ${priorityRankOf('item')}
           FROM item JOIN ok ON ok.seq = item.sequence_id, unnest(ok.assignee_ids) AS x
       ),
       l AS (
-        INSERT INTO work_item_labels (work_item_id, label_id, workspace_id, project_id, item_created_at, item_state_group_rank, item_live)
-        SELECT item.id, x, $1, $2, item.created_at, item.state_group_rank, true
+        INSERT INTO work_item_labels (work_item_id, label_id, workspace_id, project_id, item_created_at, item_state_group_rank, item_live,
+                                item_priority_rank)
+        SELECT item.id, x, $1, $2, item.created_at, item.state_group_rank, true, ${priorityRankOf('item')}
           FROM item JOIN ok ON ok.seq = item.sequence_id, unnest(ok.label_ids) AS x
       )
  SELECT chk.*, item.id FROM chk JOIN r ON r.ord = chk.ord LEFT JOIN item ON item.sequence_id = r.seq ORDER BY chk.ord`;
@@ -798,22 +869,20 @@ export class WorkItemsRepository {
     const link = LINK_DRIVERS[driver.def.name];
     const keys = [...new Set(([] as string[]).concat(driver.value as string | string[]))];
     const rest = q.filters.filter((f) => f !== driver);
-    const stateGroup = rest.find((f) => f.def.name === 'state_group');
-    const itemFilters = rest.filter((f) => f !== stateGroup);
-    src.filteredCount = linkDrivenCount(link, keys, stateGroup, itemFilters, q, [workspaceId, projectId]);
+    const copied: LinkCopied = {
+      stateGroup: rest.find((f) => f.def.name === 'state_group'),
+      priority: rest.find((f) => f.def.name === 'priority'),
+    };
+    const itemFilters = rest.filter((f) => f !== copied.stateGroup && f !== copied.priority);
+    src.filteredCount = linkDrivenCount(link, keys, copied, itemFilters, q, [workspaceId, projectId]);
     // Other orderings walk their own work item index, probing the link table (cheap unless the filter is rare).
     if (q.orderKey !== 'created_at') return runList<WorkItemRow>(this.pageReader, WORK_ITEM_LIST, q, src);
     const p = new SqlParams([workspaceId, projectId]);
-    // Several ids: one range per id (KeyWalk.ranges), so the key is not among the walk's conditions.
-    const ranges =
-      keys.length > 1 ? { values: `${p.add(keys)}::uuid[]`, cond: (v: string) => `x.${link.key} = ${v}` } : undefined;
-    const walkConds = [
-      ...linkConds(link, ranges ? undefined : keys[0], stateGroup, p, 'x', 'item_state_group_rank'),
-      'x.item_live',
-    ];
-    // The state group is the link row's rank condition, an exact copy of the item's: asked again on the item it
-    // only joins states, which made PostgreSQL re-plan the statement on every execution (a generic plan would
-    // hash-join every item of the group): 0.8 ms of planning per request. Other filters ask the link row's item.
+    const { ranges, conds: walkConds } = linkWalk(link, keys, copied, p);
+    // The state group and priority are the link row's rank conditions, exact copies of the item's: asked again on
+    // the item, the state group only joins states, which made PostgreSQL re-plan the statement on every execution (a
+    // generic plan would hash-join every item of the group): 0.8 ms of planning per request; the priority, probed
+    // per link, read every link of the key where the two seldom meet. Other filters ask the link row's item.
     const itemConds: string[] = [];
     applyFilters(WORK_ITEM_LIST, { ...q, filters: itemFilters }, itemConds, p);
     if (itemConds.length) walkConds.push(`EXISTS (${itemProbe('x.work_item_id', itemConds)})`);

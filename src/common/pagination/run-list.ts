@@ -40,9 +40,30 @@ export interface KeyWalk {
   lookup?: { table: string; alias: string; on: string; where: string[] };
   /**
    * One ordered range of the walk per value of the bound array `values` (`cond` the condition of one value `v`),
-   * each read only as far as the page reaches, merged and de-duplicated (a row may lie in several ranges).
+   * each read only as far as the page reaches, merged and de-duplicated (a row may lie in several ranges); with `by`,
+   * one per pair of a value and one of `by.values`.
    */
-  ranges?: { values: string; cond: (v: string) => string };
+  ranges?: Ranges;
+}
+
+/** Values read one ordered range each (KeyWalk.ranges, OrderDef.pinnedBy), or pairs of values with `by`. */
+export interface Ranges {
+  values: string;
+  cond: (v: string) => string;
+  by?: { values: string; cond: (v: string) => string };
+  /** Ranges may share rows (link rows of one item under two keys): each row kept once. */
+  distinct?: boolean;
+}
+
+/** The FROM item of the ranges' values (one row per distinct value or pair, aliased "__pv") and a range's conditions. */
+export function rangeValues(ranges: Ranges): { from: string; conds: string[] } {
+  const { values, cond, by } = ranges;
+  if (!by)
+    return { from: `(SELECT DISTINCT "v" FROM unnest(${values}) AS "__u"("v")) "__pv"`, conds: [cond('"__pv"."v"')] };
+  return {
+    from: `(SELECT DISTINCT "v", "w" FROM unnest(${values}) AS "__u"("v") CROSS JOIN unnest(${by.values}) AS "__b"("w")) "__pv"`,
+    conds: [cond('"__pv"."v"'), by.cond('"__pv"."w"')],
+  };
 }
 
 export interface ListSource {
@@ -380,9 +401,10 @@ class ListRun<R extends Record<string, unknown>> {
     const ranges = this.pinRanges();
     // A ranged filter (OrderDef.pinnedBy / rangedBy) counts one range of its index per distinct value: an `= ANY`
     // on an index's second column, never analyzed, was read as a filter over the project's whole range instead.
-    const sql = ranges
-      ? `SELECT coalesce(sum(k.n), 0)::int AS c FROM (SELECT DISTINCT "v" FROM unnest(${ranges.values}) AS "__u"("v")) "__pv"
-          CROSS JOIN LATERAL (SELECT count(*) AS n FROM ${src.from} ${whereOf([...this.where, ranges.cond('"__pv"."v"')])}) k`
+    const values = ranges && rangeValues(ranges);
+    const sql = values
+      ? `SELECT coalesce(sum(k.n), 0)::int AS c FROM ${values.from}
+          CROSS JOIN LATERAL (SELECT count(*) AS n FROM ${src.from} ${whereOf([...this.where, ...values.conds])}) k`
       : `SELECT count(*)::int AS c FROM ${src.from} ${whereOf(this.countWhere)}`;
     return db.query<Array<{ c: number }>>(sql, this.countParams);
   }
@@ -460,16 +482,17 @@ class ListRun<R extends Record<string, unknown>> {
     const id = this.spec.idExpr;
     const skip = offsetRef ? ` OFFSET ${offsetRef}` : '';
     if (!ranges) return `SELECT ${cols} FROM ${from} ${whereOf(conds)} ORDER BY ${orderBy} LIMIT ${limit}${skip}`;
-    const one = `SELECT ${cols}, ${ord.expr} AS "__pk", ${id} AS "__pid" FROM ${from} ${whereOf([...conds, ranges.cond('"__pv"."v"')])}
+    const values = rangeValues(ranges);
+    const one = `SELECT ${cols}, ${ord.expr} AS "__pk", ${id} AS "__pid" FROM ${from} ${whereOf([...conds, ...values.conds])}
       ORDER BY ${orderBy} LIMIT ${offsetRef ? `${limit} + ${offsetRef}` : limit}`;
     // Ranges that may share rows (link rows of one item under two keys) keep each row once.
     const distinct = ranges.distinct ? `DISTINCT ON ("__pr"."__pk", "__pr"."__pid") ` : '';
-    return `SELECT ${distinct}"__pr".* FROM (SELECT DISTINCT "v" FROM unnest(${ranges.values}) AS "__u"("v")) "__pv" CROSS JOIN LATERAL (${one}) "__pr"
+    return `SELECT ${distinct}"__pr".* FROM ${values.from} CROSS JOIN LATERAL (${one}) "__pr"
       ORDER BY "__pr"."__pk" ${dir}, "__pr"."__pid" ${dir} LIMIT ${limit}${skip}`;
   }
 
   /** The ranges a pinning filter (OrderDef.pinnedBy) splits the page into: one per value, disjoint. */
-  private pinRanges(): { values: string; cond: (v: string) => string; distinct?: boolean } | undefined {
+  private pinRanges(): Ranges | undefined {
     const { pin, pinRef } = this;
     return pin && pinRef ? { values: pinRef, cond: (v) => filterCondition(pin, 'eq', v) } : undefined;
   }
