@@ -44,6 +44,7 @@ import { CheaperActivityStamps1795701000000 } from './1795701000000-CheaperActiv
 import { WorkItemFilterIndexes1795710000000 } from './1795710000000-WorkItemFilterIndexes';
 import { WorkItemDatedIndexes1795720000000 } from './1795720000000-WorkItemDatedIndexes';
 import { LinkSyncCheckWithoutEarlyExit1795730000000 } from './1795730000000-LinkSyncCheckWithoutEarlyExit';
+import { WorkItemDatedIndexesCarryKeys1795760000000 } from './1795760000000-WorkItemDatedIndexesCarryKeys';
 
 export const MIGRATIONS: Array<new () => unknown> = [
   Foundation1795323810286,
@@ -90,4 +91,5 @@ export const MIGRATIONS: Array<new () => unknown> = [
   WorkItemFilterIndexes1795710000000,
   WorkItemDatedIndexes1795720000000,
   LinkSyncCheckWithoutEarlyExit1795730000000,
+  WorkItemDatedIndexesCarryKeys1795760000000,
 ];

@@ -1,7 +1,7 @@
 import { QueryRunner } from 'typeorm';
 import { parseListQuery } from '../../src/common/pagination/list-query';
 import { WORK_ITEM_LIST } from '../../src/work-items/work-items.queries';
-import { SEARCH_WALK, WorkItemsRepository } from '../../src/work-items/work-items.repository';
+import { DATE_WALK, SEARCH_WALK, WorkItemsRepository } from '../../src/work-items/work-items.repository';
 import { createTestApp, Tenant, TestApp } from '../helpers/test-app';
 
 /**
@@ -32,7 +32,8 @@ const MAX_BUFFERS = 10 * ITEMS;
  * Filters whose matches an index of their own reads (issue 27: at a million items never analyzed, each walked the
  * ordering's index past every item of the project, 0.3-3 s or cancelled): the rows of `work_items` a statement's
  * scans may pass in all (rows returned and filtered out), for the page (default order) and the count. A search
- * first walks SEARCH_WALK rows of the ordering, then reads a rare term's few matches by the trigram index; a rare
+ * first walks SEARCH_WALK rows of the ordering (and, short of a page, counts them again to tell whether the list
+ * ended there), then reads a rare term's few matches by the trigram index; a rare
  * type is one short range per type; items with a parent or a cycle are their partial index's range.
  */
 const TAKE = PER_PAGE + 2;
@@ -42,23 +43,30 @@ const TAKE = PER_PAGE + 2;
  */
 const MODULED_UP_TO = 1000;
 const MODULED = MODULED_UP_TO / 4;
+/**
+ * The walk of a date range's page here (the service's DATE_WALK is longer than this project): short enough that a
+ * rare range's page reads the range off the date's index, as it does at a million items.
+ */
+const DATE_WALK_HERE = 300;
 const PASSED_MAX: Record<string, { page?: number; count: number; sorts?: boolean }> = {
-  'search (rare)': { page: SEARCH_WALK + 2 * TAKE, count: SEARCH_WALK + 2 * TAKE },
+  'search (rare)': { page: 2 * SEARCH_WALK + 2 * TAKE, count: SEARCH_WALK + 2 * TAKE },
   'type_id__in (rare)': { page: 2 * TAKE, count: 2 * TAKE },
   // `sorts`: analyzed, the planner may rightly read this project's few hundred matches by another index and sort them.
   parent_id__isnull: { page: TAKE, count: ITEMS / 9 + TAKE, sorts: true },
   'cycle_id__isnull=false': { page: TAKE, count: ITEMS / 10 + TAKE, sorts: true },
   // The ordering's first SEARCH_WALK rows, then the module links' items; counts off the module links (items in no
   // module: the project's counter less those).
-  'module_id__isnull=false': { page: SEARCH_WALK + MODULED + 2 * TAKE, count: MODULED + TAKE },
-  module_id: { page: SEARCH_WALK + MODULED + 2 * TAKE, count: MODULED + TAKE },
-  module_id__in: { page: SEARCH_WALK + MODULED + 2 * TAKE, count: MODULED + TAKE },
+  'module_id__isnull=false': { page: 2 * SEARCH_WALK + MODULED + 2 * TAKE, count: MODULED + TAKE },
+  module_id: { page: 2 * SEARCH_WALK + MODULED + 2 * TAKE, count: MODULED + TAKE },
+  module_id__in: { page: 2 * SEARCH_WALK + MODULED + 2 * TAKE, count: MODULED + TAKE },
   'module_id__isnull=true': { count: MODULED + TAKE },
   // Date ranges are counted off the date's index (ix_work_items_target / _start, dated items only). A third of the
-  // items have a target date over a year (seed); none has a start date. Their pages still walk the ordering.
+  // items have a target date over a year (seed); none has a start date. Their pages walk DATE_WALK_HERE rows of the
+  // ordering, then read the range off the date's index: a rare range (a few items) or none passes no more.
   'target_date range': { count: ITEMS / 8 + TAKE },
-  'target_date range (rare)': { count: TAKE },
-  start_date__gte: { count: TAKE },
+  'target_date range (rare)': { page: 2 * DATE_WALK_HERE + 2 * TAKE, count: TAKE },
+  'target_date range (none)': { page: 2 * DATE_WALK_HERE + 2 * TAKE, count: TAKE },
+  start_date__gte: { page: 2 * DATE_WALK_HERE + 2 * TAKE, count: TAKE },
 };
 
 const LINKS = ['work_item_assignees', 'work_item_labels', 'module_work_items'];
@@ -332,6 +340,7 @@ describe('work item list plans do not depend on statistics', () => {
       ['sequence_id', { sequence_id: String(ITEMS / 2) }],
       ['target_date range', { target_date__gte: '2025-03-01', target_date__lte: '2025-06-30' }],
       ['target_date range (rare)', { target_date__gte: '2026-02-20', target_date__lte: '2026-02-28' }],
+      ['target_date range (none)', { target_date__gte: '2030-01-01' }],
       ['start_date__gte', { start_date__gte: '2025-01-01' }],
       ['search', { search: 'item 12' }],
       ['search (rare)', { search: 'item 1234' }],
@@ -370,7 +379,7 @@ describe('work item list plans do not depend on statistics', () => {
     const recorder = {
       query: async (sql: string, params: unknown[] = []) => (sent.push({ sql, params }), [{ ...blank }]),
     };
-    Object.assign(repo, { reader: recorder, pageReader: recorder });
+    Object.assign(repo, { reader: recorder, pageReader: recorder, dateWalk: DATE_WALK_HERE });
     await repo.list(ws, pid, parseListQuery({ per_page: String(PER_PAGE), ...raw }, WORK_ITEM_LIST));
     return sent;
   }
@@ -568,6 +577,8 @@ describe('work item list plans do not depend on statistics', () => {
       ],
       ['target_date__lte=2025-03-20&priority=high', `w.target_date <= '2025-03-20' AND w.priority = 'high'`, []],
       ['start_date__gte=2025-01-01', `w.start_date >= '2025-01-01'`, []],
+      ['target_date__gte=2030-01-01', `w.target_date >= '2030-01-01'`, []],
+      ['target_date__gte=2025-06-15&target_date__lte=2025-06-15', `w.target_date = '2025-06-15'`, []],
       // Walked (a common term), read by the trigram index (rare terms), and with another filter.
       ['search=item', `w.name ILIKE '%item%'`, []],
       ['search=item%2012', `w.name ILIKE '%item 12%'`, []],
@@ -575,7 +586,7 @@ describe('work item list plans do not depend on statistics', () => {
       [`search=item%2012&priority=high`, `w.name ILIKE '%item 12%' AND w.priority = 'high'`, []],
       [`search=item%202&type_id=${a}`, `w.name ILIKE '%item 2%' AND w.type_id = $2`, [a]],
     ];
-    for (const [query, cond, params] of checks) {
+    const check = async ([query, cond, params]: [string, string, unknown[]]) => {
       const all = await oracle(cond, params);
       for (const offset of [0, 50, Math.max(0, Math.min(1000, all.length - 10))]) {
         const body = await get(`${query}&per_page=${PER_PAGE}&offset=${offset}`);
@@ -588,6 +599,16 @@ describe('work item list plans do not depend on statistics', () => {
       }
       const seen = await walkCursor(query);
       expect([query, seen]).toEqual([query, all]);
+    };
+    for (const c of checks) await check(c);
+    // Date ranges again with a walk shorter than the project: every page but the first ones of a common range is
+    // read off the date's index (sorted), as at a million items.
+    const repo = t.app.get(WorkItemsRepository);
+    Object.assign(repo, { dateWalk: DATE_WALK_HERE });
+    try {
+      for (const c of checks.filter(([query]) => /_date__/.test(query))) await check(c);
+    } finally {
+      Object.assign(repo, { dateWalk: DATE_WALK });
     }
   }, 300_000);
 

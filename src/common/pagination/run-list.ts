@@ -409,6 +409,8 @@ class ListRun<R extends Record<string, unknown>> {
    * sorted. Either way at most the budget, the offset and the matches are read, whatever the statistics say.
    */
   private searchPageSql(probe: Probe, conds: string[], offset: number, take: number): string {
+    const lookup = this.src.keyWalk?.lookup;
+    if (lookup) return this.searchKeysPageSql(probe, conds, offset, take, lookup);
     const { src, p, ord, dir, orderBy } = this;
     const { cond: search, budget, candidates } = probe;
     const cv = this.cv ? `, (${ord.expr})::text AS "__cv"` : '';
@@ -424,6 +426,43 @@ class ListRun<R extends Record<string, unknown>> {
       SELECT "__r".* FROM (SELECT * FROM "__walk" WHERE "__hit" AND (SELECT ok FROM "__held")
         UNION ALL SELECT * FROM (${read}) "__c" WHERE NOT (SELECT ok FROM "__held")) "__r"
       ORDER BY "__r"."__pk" ${dir}${nulls}, "__r"."__pid" ${dir} LIMIT ${take} OFFSET ${offRef}`;
+  }
+
+  /**
+   * searchPageSql for a source whose rows are read by primary key (KeyWalk.lookup): the walk and the candidates carry
+   * only the ordering key, the id and the mark, so neither forms nor sorts whole rows (a date range's candidates are
+   * thousands of rows); the page's keys are picked, then only its rows are read, each by its primary key.
+   */
+  private searchKeysPageSql(
+    probe: Probe,
+    conds: string[],
+    offset: number,
+    take: number,
+    lookup: NonNullable<KeyWalk['lookup']>,
+  ): string {
+    const { src, p, ord, dir, orderBy } = this;
+    const { cond: search, budget, candidates } = probe;
+    const keyCols = `${ord.expr} AS "__pk", ${this.spec.idExpr} AS "__pid"`;
+    const offRef = `${p.add(offset)}::int`;
+    const all = [...this.countWhere, ...conds];
+    // The walk stops at the page's last match (Limit nodes pull rows lazily), or after `budget` rows past the offset.
+    const walked = `SELECT ${keyCols}, ${search} AS "__hit" FROM ${src.from} ${whereOf(all)} ORDER BY ${orderBy} LIMIT ${budget} + ${offRef}`;
+    const walk = `SELECT * FROM (${walked}) "__w" WHERE "__hit" LIMIT ${offRef} + ${take}`;
+    // Short of the page, the walk still held every match if the list ended within it: counted only then.
+    const rows = `SELECT count(*) FROM (SELECT 1 FROM ${src.from} ${whereOf(all)} ORDER BY ${orderBy} LIMIT ${budget} + ${offRef}) "__n"`;
+    const held = `CASE WHEN (SELECT count(*) FROM "__walk") >= ${offRef} + ${take} THEN true ELSE (${rows}) < ${budget} + ${offRef} END`;
+    const read = `SELECT ${keyCols}, true AS "__hit" FROM ${candidates} ${whereOf(all)} ORDER BY ${orderBy} LIMIT ${offRef} + ${take}`;
+    const nulls = ord.nullable ? ' NULLS LAST' : '';
+    const order = `"__keys"."__pk" ${dir}${nulls}, "__keys"."__pid" ${dir}`;
+    const keys = `SELECT "__r".*, "__r"."__pid" AS "__key" FROM (SELECT * FROM "__walk" WHERE (SELECT ok FROM "__held")
+        UNION ALL SELECT * FROM (${read}) "__c" WHERE NOT (SELECT ok FROM "__held")) "__r"
+      ORDER BY "__r"."__pk" ${dir}${nulls}, "__r"."__pid" ${dir} LIMIT ${take} OFFSET ${offRef}`;
+    const cv = this.cv ? `, ("__keys"."__pk")::text AS "__cv"` : '';
+    const { table, alias, on, where } = lookup;
+    const row = `SELECT ${this.select} FROM ${probeByKey(table, alias, on)} ${whereOf(where)}`;
+    return `WITH "__walk" AS MATERIALIZED (${walk}), "__held" AS MATERIALIZED (SELECT ${held} AS ok),
+      "__keys" AS MATERIALIZED (${keys})
+      SELECT "__row".*${cv}, "__keys"."__pk", "__keys"."__pid", "__keys"."__hit" FROM "__keys" CROSS JOIN LATERAL (${row}) "__row" ORDER BY ${order}`;
   }
 
   private bind(v: unknown, cast: string): string {
