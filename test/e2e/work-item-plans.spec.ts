@@ -579,6 +579,12 @@ describe('work item list plans do not depend on statistics', () => {
       ['start_date__gte=2025-01-01', `w.start_date >= '2025-01-01'`, []],
       ['target_date__gte=2030-01-01', `w.target_date >= '2030-01-01'`, []],
       ['target_date__gte=2025-06-15&target_date__lte=2025-06-15', `w.target_date = '2025-06-15'`, []],
+      // One item by its primary key: live, with a filter it fails, archived (17) and deleted (33) ones.
+      ['sequence_id=1500', 'w.sequence_id = 1500', []],
+      ['sequence_id=1500&priority=urgent', `w.sequence_id = 1500 AND w.priority = 'urgent'`, []],
+      ['sequence_id=1500&priority=high', `w.sequence_id = 1500 AND w.priority = 'high'`, []],
+      ['sequence_id=117', 'w.sequence_id = 117', []],
+      ['sequence_id=233', 'w.sequence_id = 233', []],
       // Walked (a common term), read by the trigram index (rare terms), and with another filter.
       ['search=item', `w.name ILIKE '%item%'`, []],
       ['search=item%2012', `w.name ILIKE '%item 12%'`, []],

@@ -445,24 +445,28 @@ class ListRun<R extends Record<string, unknown>> {
     const keyCols = `${ord.expr} AS "__pk", ${this.spec.idExpr} AS "__pid"`;
     const offRef = `${p.add(offset)}::int`;
     const all = [...this.countWhere, ...conds];
+    const read = `SELECT ${keyCols}, true AS "__hit" FROM ${candidates} ${whereOf(all)} ORDER BY ${orderBy} LIMIT ${offRef} + ${take}`;
+    const nulls = ord.nullable ? ' NULLS LAST' : '';
+    const pick = (from: string) =>
+      `SELECT "__r".*, "__r"."__pid" AS "__key" FROM (${from}) "__r"
+      ORDER BY "__r"."__pk" ${dir}${nulls}, "__r"."__pid" ${dir} LIMIT ${take} OFFSET ${offRef}`;
+    const cv = this.cv ? `, ("__keys"."__pk")::text AS "__cv"` : '';
+    const { table, alias, on, where } = lookup;
+    const row = `SELECT ${this.select} FROM ${probeByKey(table, alias, on)} ${whereOf(where)}`;
+    const page = `SELECT "__row".*${cv}, "__keys"."__pk", "__keys"."__pid", "__keys"."__hit" FROM "__keys" CROSS JOIN LATERAL (${row}) "__row"
+      ORDER BY "__keys"."__pk" ${dir}${nulls}, "__keys"."__pid" ${dir}`;
+    // No walk (a filter naming its few rows): the candidates alone.
+    if (!budget) return `WITH "__keys" AS MATERIALIZED (${pick(read)}) ${page}`;
     // The walk stops at the page's last match (Limit nodes pull rows lazily), or after `budget` rows past the offset.
     const walked = `SELECT ${keyCols}, ${search} AS "__hit" FROM ${src.from} ${whereOf(all)} ORDER BY ${orderBy} LIMIT ${budget} + ${offRef}`;
     const walk = `SELECT * FROM (${walked}) "__w" WHERE "__hit" LIMIT ${offRef} + ${take}`;
     // Short of the page, the walk still held every match if the list ended within it: counted only then.
     const rows = `SELECT count(*) FROM (SELECT 1 FROM ${src.from} ${whereOf(all)} ORDER BY ${orderBy} LIMIT ${budget} + ${offRef}) "__n"`;
     const held = `CASE WHEN (SELECT count(*) FROM "__walk") >= ${offRef} + ${take} THEN true ELSE (${rows}) < ${budget} + ${offRef} END`;
-    const read = `SELECT ${keyCols}, true AS "__hit" FROM ${candidates} ${whereOf(all)} ORDER BY ${orderBy} LIMIT ${offRef} + ${take}`;
-    const nulls = ord.nullable ? ' NULLS LAST' : '';
-    const order = `"__keys"."__pk" ${dir}${nulls}, "__keys"."__pid" ${dir}`;
-    const keys = `SELECT "__r".*, "__r"."__pid" AS "__key" FROM (SELECT * FROM "__walk" WHERE (SELECT ok FROM "__held")
-        UNION ALL SELECT * FROM (${read}) "__c" WHERE NOT (SELECT ok FROM "__held")) "__r"
-      ORDER BY "__r"."__pk" ${dir}${nulls}, "__r"."__pid" ${dir} LIMIT ${take} OFFSET ${offRef}`;
-    const cv = this.cv ? `, ("__keys"."__pk")::text AS "__cv"` : '';
-    const { table, alias, on, where } = lookup;
-    const row = `SELECT ${this.select} FROM ${probeByKey(table, alias, on)} ${whereOf(where)}`;
+    const either = `SELECT * FROM "__walk" WHERE (SELECT ok FROM "__held")
+        UNION ALL SELECT * FROM (${read}) "__c" WHERE NOT (SELECT ok FROM "__held")`;
     return `WITH "__walk" AS MATERIALIZED (${walk}), "__held" AS MATERIALIZED (SELECT ${held} AS ok),
-      "__keys" AS MATERIALIZED (${keys})
-      SELECT "__row".*${cv}, "__keys"."__pk", "__keys"."__pid", "__keys"."__hit" FROM "__keys" CROSS JOIN LATERAL (${row}) "__row" ORDER BY ${order}`;
+      "__keys" AS MATERIALIZED (${pick(either)}) ${page}`;
   }
 
   private bind(v: unknown, cast: string): string {
