@@ -908,11 +908,19 @@ export class WorkItemsRepository {
   listWorkspace(workspaceId: string, projectIds: string[], q: ListQuery, arrays: ListArrays = ALL_ARRAYS) {
     const perRow = pageArrays(arrays);
     const leading = [workspaceId, projectIds];
+    const where = [
+      'w.workspace_id = $1',
+      'w.project_id = ANY($2::uuid[])',
+      'w.deleted_at IS NULL',
+      'w.archived_at IS NULL',
+    ];
     return runList<WorkItemRow>(this.pageReader, WORKSPACE_WORK_ITEM_LIST, q, {
       select: COLS,
       from: 'work_items w',
-      where: ['w.workspace_id = $1', 'w.project_id = ANY($2::uuid[])', 'w.deleted_at IS NULL', 'w.archived_at IS NULL'],
+      where,
       params: new SqlParams(leading),
+      // Offset and search pages pick their keys first, then read the page's rows by primary key.
+      keyWalk: { from: 'work_items w', where, lookup: { ...ITEM_BY_KEY, where } },
       pageSelect: perRow.length ? perRow.join(', ') : undefined,
       unfilteredCount: {
         sql: `SELECT coalesce(sum(n), 0)::int AS c FROM project_work_item_counts WHERE workspace_id = $1 AND project_id = ANY($2::uuid[])`,
