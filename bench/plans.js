@@ -138,6 +138,12 @@ async function main() {
     ['created_at range', { created_at__gte: '2020-01-01T00:00:00Z', created_at__lte: '2030-01-01T00:00:00Z' }],
     ['target_date range', { target_date__gte: '2025-03-01', target_date__lte: '2025-03-31' }],
     ['start_date range', { start_date__gte: '2025-01-01', start_date__lte: '2025-01-31' }],
+    ['target_date one day', { target_date__gte: '2025-06-15', target_date__lte: '2025-06-15' }],
+    ['target_date range matching none', { target_date__gte: '2030-01-01' }],
+    [
+      'target_date range offset 1000',
+      { target_date__gte: '2025-03-01', target_date__lte: '2025-03-31', offset: '1000' },
+    ],
     ['search (3+ characters)', { search: 'number 12345' }],
     ['search (common term)', { search: 'number 1' }],
     ['search (3+ characters) offset 1000', { search: 'number 12345', offset: '1000' }],

@@ -45,6 +45,7 @@ import { WorkItemFilterIndexes1795710000000 } from './1795710000000-WorkItemFilt
 import { WorkItemDatedIndexes1795720000000 } from './1795720000000-WorkItemDatedIndexes';
 import { LinkSyncCheckWithoutEarlyExit1795730000000 } from './1795730000000-LinkSyncCheckWithoutEarlyExit';
 import { WorkItemLinkPriorityCopies1795750000000 } from './1795750000000-WorkItemLinkPriorityCopies';
+import { WorkItemDatedIndexesCarryKeys1795760000000 } from './1795760000000-WorkItemDatedIndexesCarryKeys';
 
 export const MIGRATIONS: Array<new () => unknown> = [
   Foundation1795323810286,
@@ -92,4 +93,5 @@ export const MIGRATIONS: Array<new () => unknown> = [
   WorkItemDatedIndexes1795720000000,
   LinkSyncCheckWithoutEarlyExit1795730000000,
   WorkItemLinkPriorityCopies1795750000000,
+  WorkItemDatedIndexesCarryKeys1795760000000,
 ];

@@ -321,6 +321,14 @@ function notInModuleCount(q: ListQuery, rest: ListFilter[], leading: unknown[]) 
 const DATE_RANGED = ['target_date', 'start_date'];
 
 /**
+ * Rows of the ordering a date range's page walks before it reads the range off the date's index instead
+ * (dateRangeList). Longer than SEARCH_WALK: a range's matches cluster by date, not by the ordering, so a range over a
+ * few percent of the items needs a few thousand rows for a page, and reading them sorted off the index costs more
+ * per row (every match of the range) than the walk.
+ */
+export const DATE_WALK = 4000;
+
+/**
  * The project's undeleted items whose date meets `conds` (on `w`), read by the date's index (fenced): aliased `w`.
  * `archived_at` is checked outside: never analyzed, every index partial on live items is guessed to hold about one
  * entry, so with it inside any of them could be chosen; without it only the date's index (undeleted items with the
@@ -328,6 +336,10 @@ const DATE_RANGED = ['target_date', 'start_date'];
  */
 const datedCandidates = (conds: string[]) =>
   `(SELECT * FROM work_items w WHERE w.workspace_id = $1 AND w.project_id = $2 AND w.deleted_at IS NULL AND ${conds.join(' AND ')} OFFSET 0) w`;
+
+/** The project's item whose conditions `conds` (on `w`) name its primary key (sequenceList), fenced: aliased `w`. */
+const byKeyCandidates = (conds: string[]) =>
+  `(SELECT * FROM work_items w WHERE w.workspace_id = $1 AND w.project_id = $2 AND ${conds.join(' AND ')} OFFSET 0) w`;
 
 /**
  * A count read off `candidates` (a FROM item of work item rows aliased `w`, binding `p`'s leading values), checked
@@ -753,6 +765,8 @@ export class WorkItemsRepository {
   private readonly pageReader: Queryable;
   /** Where deep offset pages of unfiltered lists start (runList, OffsetAnchors): per process, validated per request. */
   private readonly anchors = new OffsetAnchors();
+  /** A date range page's walk (DATE_WALK); a field so that a test's small project can reach the sorted range. */
+  private readonly dateWalk = DATE_WALK;
 
   constructor(private readonly ds: DataSource) {
     this.reader = poolReader(ds);
@@ -765,6 +779,8 @@ export class WorkItemsRepository {
    */
   list(workspaceId: string, projectId: string, q: ListQuery, arrays: ListArrays = ALL_ARRAYS) {
     const src = this.listSource(workspaceId, projectId, q, arrays);
+    const named = q.search ? undefined : q.filters.find((f) => f.def.name === 'sequence_id');
+    if (named) return this.sequenceList(q, src, named);
     const driver = q.search ? undefined : q.filters.find((f) => LINK_DRIVERS[f.def.name] && f.op !== 'isnull');
     if (driver) return this.linkDrivenList(workspaceId, projectId, q, src, driver);
     const moduled = q.search ? undefined : q.filters.find((f) => f.def.name === 'module_id');
@@ -826,25 +842,58 @@ export class WorkItemsRepository {
   /**
    * A `column` range (`__gte`, `__lte`; DATE_RANGED), counted off the date's index (datedCandidates: the fence checks
    * the project and the range; only `archived_at` and the other filters are checked outside, so the count can be
-   * index-only). Never analyzed, the count read every item of the project (0.3-0.6 s at a million). The page keeps
-   * the ordering's walk: read as a search is (walk, else the range sorted), a range over a few percent of the items
-   * fell to the sorted range (56 ms instead of 0.5 ms at a million never analyzed).
+   * index-only). Never analyzed, the count read every item of the project (0.3-0.6 s at a million). The page is read
+   * as a search is (ListSource.candidateFilter): DATE_WALK rows of the ordering, else the range's items off the
+   * date's index, sorted; a range matching few items or none used to walk the whole project.
    */
   private dateRangeList(q: ListQuery, src: ListSource, column: string) {
     const range = q.filters.filter((f) => f.def.name === column);
-    const rest = q.filters.filter((f) => f.def.name !== column);
-    const cp = new SqlParams([...src.params.values]);
+    return this.pickedList(q, src, range, datedCandidates, this.dateWalk, ['w.archived_at IS NULL']);
+  }
+
+  /**
+   * A `sequence_id` (unique in the project): its one item read by primary key in a fenced subquery, and the other
+   * filters checked on it. As a filter of the walk, a planner without statistics chose an index led by the project
+   * (partial on live items, guessed nearly empty) over the primary key and read the project's range of it (53 ms,
+   * 10,000 buffers at a million items).
+   */
+  private sequenceList(q: ListQuery, src: ListSource, filter: ListFilter) {
+    return this.pickedList(q, src, [filter], byKeyCandidates, 0);
+  }
+
+  /**
+   * The list with the filters `picked` read as a candidate filter: their rows off `candidatesOf` (their conditions,
+   * fenced), the ordering walked `budget` rows first; counted off the candidates, checked against `countScope`.
+   */
+  private pickedList(
+    q: ListQuery,
+    src: ListSource,
+    picked: ListFilter[],
+    candidatesOf: (conds: string[]) => string,
+    budget: number,
+    countScope?: string[],
+  ) {
+    const rest = q.filters.filter((f) => !picked.includes(f));
     const conds: string[] = [];
-    applyFilters(WORK_ITEM_LIST, { ...q, filters: range, search: null }, conds, cp);
-    src.filteredCount = candidateCount(q, rest, datedCandidates(conds), cp, ['w.archived_at IS NULL']);
-    return runList<WorkItemRow>(this.pageReader, WORK_ITEM_LIST, q, src);
+    applyFilters(WORK_ITEM_LIST, { ...q, filters: picked, search: null }, conds, src.params);
+    const candidates = candidatesOf(conds);
+    const cp = new SqlParams([...src.params.values]);
+    src.filteredCount = candidateCount(q, rest, candidates, cp, countScope);
+    return this.candidateList(q, rest, src, conds.join(' AND '), candidates, budget);
   }
 
   /**
    * The list with the other filters `rest`, and `cond` read as a candidate filter (ListSource.candidateFilter: the
    * walk's SEARCH_WALK rows, else `candidates`), counted by the source's `filteredCount`.
    */
-  private candidateList(q: ListQuery, rest: ListFilter[], src: ListSource, cond: string, candidates: string) {
+  private candidateList(
+    q: ListQuery,
+    rest: ListFilter[],
+    src: ListSource,
+    cond: string,
+    candidates: string,
+    budget = SEARCH_WALK,
+  ) {
     return runList<WorkItemRow>(
       this.pageReader,
       WORK_ITEM_LIST,
@@ -854,7 +903,7 @@ export class WorkItemsRepository {
         // The filter is out of the request's filters: neither the project's counter nor its offset anchors apply.
         unfilteredCount: undefined,
         offsetAnchors: undefined,
-        candidateFilter: { cond, candidates, budget: SEARCH_WALK, alias: 'w' },
+        candidateFilter: { cond, candidates, budget, alias: 'w' },
       },
     );
   }
@@ -928,11 +977,19 @@ export class WorkItemsRepository {
   listWorkspace(workspaceId: string, projectIds: string[], q: ListQuery, arrays: ListArrays = ALL_ARRAYS) {
     const perRow = pageArrays(arrays);
     const leading = [workspaceId, projectIds];
+    const where = [
+      'w.workspace_id = $1',
+      'w.project_id = ANY($2::uuid[])',
+      'w.deleted_at IS NULL',
+      'w.archived_at IS NULL',
+    ];
     return runList<WorkItemRow>(this.pageReader, WORKSPACE_WORK_ITEM_LIST, q, {
       select: COLS,
       from: 'work_items w',
-      where: ['w.workspace_id = $1', 'w.project_id = ANY($2::uuid[])', 'w.deleted_at IS NULL', 'w.archived_at IS NULL'],
+      where,
       params: new SqlParams(leading),
+      // Offset and search pages pick their keys first, then read the page's rows by primary key.
+      keyWalk: { from: 'work_items w', where, lookup: { ...ITEM_BY_KEY, where } },
       pageSelect: perRow.length ? perRow.join(', ') : undefined,
       unfilteredCount: {
         sql: `SELECT coalesce(sum(n), 0)::int AS c FROM project_work_item_counts WHERE workspace_id = $1 AND project_id = ANY($2::uuid[])`,

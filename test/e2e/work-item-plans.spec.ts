@@ -1,7 +1,7 @@
 import { QueryRunner } from 'typeorm';
 import { parseListQuery } from '../../src/common/pagination/list-query';
 import { PRIORITY_RANK as RANK, WORK_ITEM_LIST } from '../../src/work-items/work-items.queries';
-import { SEARCH_WALK, WorkItemsRepository } from '../../src/work-items/work-items.repository';
+import { DATE_WALK, SEARCH_WALK, WorkItemsRepository } from '../../src/work-items/work-items.repository';
 import { createTestApp, Tenant, TestApp } from '../helpers/test-app';
 
 /**
@@ -42,6 +42,11 @@ const TAKE = PER_PAGE + 2;
  */
 const MODULED_UP_TO = 1000;
 const MODULED = MODULED_UP_TO / 4;
+/**
+ * The walk of a date range's page here (the service's DATE_WALK is longer than this project): short enough that a
+ * rare range's page reads the range off the date's index, as it does at a million items.
+ */
+const DATE_WALK_HERE = 300;
 const PASSED_MAX: Record<string, { page?: number; count: number; sorts?: boolean }> = {
   'search (rare)': { page: SEARCH_WALK + 2 * TAKE, count: SEARCH_WALK + 2 * TAKE },
   'type_id__in (rare)': { page: 2 * TAKE, count: 2 * TAKE },
@@ -55,10 +60,12 @@ const PASSED_MAX: Record<string, { page?: number; count: number; sorts?: boolean
   module_id__in: { page: SEARCH_WALK + MODULED + 2 * TAKE, count: MODULED + TAKE },
   'module_id__isnull=true': { count: MODULED + TAKE },
   // Date ranges are counted off the date's index (ix_work_items_target / _start, dated items only). A third of the
-  // items have a target date over a year (seed); none has a start date. Their pages still walk the ordering.
+  // items have a target date over a year (seed); none has a start date. Their pages walk DATE_WALK_HERE rows of the
+  // ordering, then read the range off the date's index: a rare range (a few items) or none passes no more.
   'target_date range': { count: ITEMS / 8 + TAKE },
-  'target_date range (rare)': { count: TAKE },
-  start_date__gte: { count: TAKE },
+  'target_date range (rare)': { page: DATE_WALK_HERE + 2 * TAKE, count: TAKE },
+  'target_date range (none)': { page: DATE_WALK_HERE + 2 * TAKE, count: TAKE },
+  start_date__gte: { page: DATE_WALK_HERE + 2 * TAKE, count: TAKE },
 };
 
 const LINKS = ['work_item_assignees', 'work_item_labels', 'module_work_items'];
@@ -358,6 +365,7 @@ describe('work item list plans do not depend on statistics', () => {
       ['sequence_id', { sequence_id: String(ITEMS / 2) }],
       ['target_date range', { target_date__gte: '2025-03-01', target_date__lte: '2025-06-30' }],
       ['target_date range (rare)', { target_date__gte: '2026-02-20', target_date__lte: '2026-02-28' }],
+      ['target_date range (none)', { target_date__gte: '2030-01-01' }],
       ['start_date__gte', { start_date__gte: '2025-01-01' }],
       ['search', { search: 'item 12' }],
       ['search (rare)', { search: 'item 1234' }],
@@ -396,7 +404,7 @@ describe('work item list plans do not depend on statistics', () => {
     const recorder = {
       query: async (sql: string, params: unknown[] = []) => (sent.push({ sql, params }), [{ ...blank }]),
     };
-    Object.assign(repo, { reader: recorder, pageReader: recorder });
+    Object.assign(repo, { reader: recorder, pageReader: recorder, dateWalk: DATE_WALK_HERE });
     await repo.list(ws, pid, parseListQuery({ per_page: String(PER_PAGE), ...raw }, WORK_ITEM_LIST));
     return sent;
   }
@@ -597,6 +605,14 @@ describe('work item list plans do not depend on statistics', () => {
       ],
       ['target_date__lte=2025-03-20&priority=high', `w.target_date <= '2025-03-20' AND w.priority = 'high'`, []],
       ['start_date__gte=2025-01-01', `w.start_date >= '2025-01-01'`, []],
+      ['target_date__gte=2030-01-01', `w.target_date >= '2030-01-01'`, []],
+      ['target_date__gte=2025-06-15&target_date__lte=2025-06-15', `w.target_date = '2025-06-15'`, []],
+      // One item by its primary key: live, with a filter it fails, archived (17) and deleted (33) ones.
+      ['sequence_id=1500', 'w.sequence_id = 1500', []],
+      ['sequence_id=1500&priority=urgent', `w.sequence_id = 1500 AND w.priority = 'urgent'`, []],
+      ['sequence_id=1500&priority=high', `w.sequence_id = 1500 AND w.priority = 'high'`, []],
+      ['sequence_id=117', 'w.sequence_id = 117', []],
+      ['sequence_id=233', 'w.sequence_id = 233', []],
       // Walked (a common term), read by the trigram index (rare terms), and with another filter.
       ['search=item', `w.name ILIKE '%item%'`, []],
       ['search=item%2012', `w.name ILIKE '%item 12%'`, []],
@@ -604,7 +620,7 @@ describe('work item list plans do not depend on statistics', () => {
       [`search=item%2012&priority=high`, `w.name ILIKE '%item 12%' AND w.priority = 'high'`, []],
       [`search=item%202&type_id=${a}`, `w.name ILIKE '%item 2%' AND w.type_id = $2`, [a]],
     ];
-    for (const [query, cond, params] of checks) {
+    const check = async ([query, cond, params]: [string, string, unknown[]]) => {
       const all = await oracle(cond, params);
       for (const offset of [0, 50, Math.max(0, Math.min(1000, all.length - 10))]) {
         const body = await get(`${query}&per_page=${PER_PAGE}&offset=${offset}`);
@@ -617,6 +633,16 @@ describe('work item list plans do not depend on statistics', () => {
       }
       const seen = await walkCursor(query);
       expect([query, seen]).toEqual([query, all]);
+    };
+    for (const c of checks) await check(c);
+    // Date ranges again with a walk shorter than the project: every page but the first ones of a common range is
+    // read off the date's index (sorted), as at a million items.
+    const repo = t.app.get(WorkItemsRepository);
+    Object.assign(repo, { dateWalk: DATE_WALK_HERE });
+    try {
+      for (const c of checks.filter(([query]) => /_date__/.test(query))) await check(c);
+    } finally {
+      Object.assign(repo, { dateWalk: DATE_WALK });
     }
   }, 300_000);
 

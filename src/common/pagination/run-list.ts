@@ -426,26 +426,44 @@ class ListRun<R extends Record<string, unknown>> {
 
   /**
    * A page of a search its index answers (ListSource.searchIndex), or of a candidate filter (candidateFilter): the
-   * ordering walked `budget` rows past the offset, each row marked whether it matches (`__hit`); when the walk holds
+   * ordering walked at most `budget` rows past the offset, each row marked whether it matches; when the walk holds
    * the page (offset + take matches) or the whole list, the page is read from it; otherwise from the candidates,
-   * sorted. Either way at most the budget, the offset and the matches are read, whatever the statistics say.
+   * sorted. Either way at most the budget, the offset and the matches are read, whatever the statistics say. The
+   * walk and the candidates carry only the ordering key, the id and the mark, so neither forms nor sorts whole rows
+   * (a date range's candidates are thousands of rows); the page's keys are picked, then only its rows are read, each
+   * by its primary key (KeyWalk.lookup, which such a source must have).
    */
   private searchPageSql(probe: Probe, conds: string[], offset: number, take: number): string {
+    const lookup = this.src.keyWalk?.lookup;
+    if (!lookup) throw new Error('a searched or candidate-filtered list needs ListSource.keyWalk.lookup');
     const { src, p, ord, dir, orderBy } = this;
     const { cond: search, budget, candidates } = probe;
-    const cv = this.cv ? `, (${ord.expr})::text AS "__cv"` : '';
-    const cols = `${this.select}${cv}, ${ord.expr} AS "__pk", ${this.spec.idExpr} AS "__pid"`;
+    const keyCols = `${ord.expr} AS "__pk", ${this.spec.idExpr} AS "__pid"`;
     const offRef = `${p.add(offset)}::int`;
-    // countWhere: the list's conditions with a ranged filter's (pin) too, as one condition.
     const all = [...this.countWhere, ...conds];
-    const walk = `SELECT ${cols}, ${search} AS "__hit" FROM ${src.from} ${whereOf(all)} ORDER BY ${orderBy} LIMIT ${budget} + ${offRef}`;
-    const held = `(SELECT count(*) FROM "__walk") < ${budget} + ${offRef} OR (SELECT count(*) FROM "__walk" WHERE "__hit") >= ${offRef} + ${take}`;
-    const read = `SELECT ${cols}, true AS "__hit" FROM ${candidates} ${whereOf(all)} ORDER BY ${orderBy} LIMIT ${offRef} + ${take}`;
+    const read = `SELECT ${keyCols}, true AS "__hit" FROM ${candidates} ${whereOf(all)} ORDER BY ${orderBy} LIMIT ${offRef} + ${take}`;
     const nulls = ord.nullable ? ' NULLS LAST' : '';
-    return `WITH "__walk" AS MATERIALIZED (${walk}), "__held" AS MATERIALIZED (SELECT ${held} AS ok)
-      SELECT "__r".* FROM (SELECT * FROM "__walk" WHERE "__hit" AND (SELECT ok FROM "__held")
-        UNION ALL SELECT * FROM (${read}) "__c" WHERE NOT (SELECT ok FROM "__held")) "__r"
+    const pick = (from: string) =>
+      `SELECT "__r".*, "__r"."__pid" AS "__key" FROM (${from}) "__r"
       ORDER BY "__r"."__pk" ${dir}${nulls}, "__r"."__pid" ${dir} LIMIT ${take} OFFSET ${offRef}`;
+    const cv = this.cv ? `, ("__keys"."__pk")::text AS "__cv"` : '';
+    const { table, alias, on, where } = lookup;
+    const row = `SELECT ${this.select} FROM ${probeByKey(table, alias, on)} ${whereOf(where)}`;
+    const page = `SELECT "__row".*${cv}, "__keys"."__pk", "__keys"."__pid", "__keys"."__hit" FROM "__keys" CROSS JOIN LATERAL (${row}) "__row"
+      ORDER BY "__keys"."__pk" ${dir}${nulls}, "__keys"."__pid" ${dir}`;
+    // No walk (a filter naming its few rows): the candidates alone.
+    if (!budget) return `WITH "__keys" AS MATERIALIZED (${pick(read)}) ${page}`;
+    // The walk stops at the page's last match (Limit nodes pull rows lazily), or after `budget` rows past the offset;
+    // it keeps its last row (numbered budget + offset) too, which tells that the list goes on past the walk.
+    const last = `${budget} + ${offRef}`;
+    const walked = `SELECT ${keyCols}, ${search} AS "__hit" FROM ${src.from} ${whereOf(all)} ORDER BY ${orderBy} LIMIT ${last}`;
+    const walk = `SELECT * FROM (SELECT *, row_number() OVER () AS "__n" FROM (${walked}) "__w0") "__w" WHERE "__hit" OR "__n" = ${last} LIMIT ${offRef} + ${take}`;
+    // The walk holds the page when it found the page's matches, or every match (the list ended within it).
+    const held = `count(*) FILTER (WHERE "__hit") >= ${offRef} + ${take} OR NOT coalesce(bool_or("__n" = ${last}), false)`;
+    const either = `SELECT "__pk", "__pid", "__hit" FROM "__walk" WHERE "__hit" AND (SELECT ok FROM "__held")
+        UNION ALL SELECT * FROM (${read}) "__c" WHERE NOT (SELECT ok FROM "__held")`;
+    return `WITH "__walk" AS MATERIALIZED (${walk}), "__held" AS MATERIALIZED (SELECT ${held} AS ok FROM "__walk"),
+      "__keys" AS MATERIALIZED (${pick(either)}) ${page}`;
   }
 
   private bind(v: unknown, cast: string): string {
