@@ -46,6 +46,7 @@ import { WorkItemDatedIndexes1795720000000 } from './1795720000000-WorkItemDated
 import { LinkSyncCheckWithoutEarlyExit1795730000000 } from './1795730000000-LinkSyncCheckWithoutEarlyExit';
 import { WorkItemLinkPriorityCopies1795750000000 } from './1795750000000-WorkItemLinkPriorityCopies';
 import { WorkItemDatedIndexesCarryKeys1795760000000 } from './1795760000000-WorkItemDatedIndexesCarryKeys';
+import { TriggerJoinsWithoutNestedLoops1795770000000 } from './1795770000000-TriggerJoinsWithoutNestedLoops';
 
 export const MIGRATIONS: Array<new () => unknown> = [
   Foundation1795323810286,
@@ -94,4 +95,5 @@ export const MIGRATIONS: Array<new () => unknown> = [
   LinkSyncCheckWithoutEarlyExit1795730000000,
   WorkItemLinkPriorityCopies1795750000000,
   WorkItemDatedIndexesCarryKeys1795760000000,
+  TriggerJoinsWithoutNestedLoops1795770000000,
 ];

@@ -61,6 +61,8 @@ describe('work item statement triggers on an UPDATE of many items', () => {
     const plans: string[] = [];
     client.on('notice', (m) => plans.push(m.message));
     try {
+      // The connection may have run the triggers for many rows already (an earlier test): plans start over here.
+      if (warm) await qr.query('DISCARD PLANS');
       for (let k = 1; warm && k <= 7; k++) {
         await qr.startTransaction();
         await qr.query(`${sql} AND sequence_id = ${k}`, params);
@@ -116,18 +118,19 @@ describe('work item statement triggers on an UPDATE of many items', () => {
     expect(Math.max(0, ...removedByJoinFilters(plans))).toBeLessThanOrEqual(2 * ITEMS);
   });
 
-  it("after single-item updates on the same connection, the link copies' statements still join no rows pairwise", async () => {
-    // The link sync's own statements (migration WorkItemLinkPriorityCopies). The count, state/priority counter and
-    // history triggers still join old to new rows in a plan kept from the first execution (docs/work-items-plans.md,
-    // "What to change next" 6).
-    const linkSync = (p: string) =>
-      /EXCEPT SELECT o\.workspace_id|UPDATE work_item_(assignees|labels) x SET item_created_at/.test(p);
+  it('after single-item updates on the same connection, no trigger statement joins rows pairwise', async () => {
+    // PL/pgSQL keeps each trigger statement's plan from the connection's first execution (one item here): the link
+    // sync's statements carry no join of old to new rows (migration WorkItemLinkPriorityCopies); the counter's and
+    // the history's join them with nested loops off (migration TriggerJoinsWithoutNestedLoops). Before, the history
+    // and counter statements discarded ITEMS² rows after this warm-up.
     for (const sql of [
       `UPDATE work_items SET priority = 'low' WHERE project_id = $1`,
       `UPDATE work_items SET target_date = date '2026-02-01' WHERE project_id = $1`,
+      `UPDATE work_items SET archived_at = now() WHERE project_id = $1`,
     ]) {
-      const plans = (await plansOf(sql, [pid], undefined, true)).filter(linkSync);
-      expect(plans.length).toBeGreaterThan(0);
+      const plans = await plansOf(sql, [pid], undefined, true);
+      // The history's statement ran among them (its plan names the activity table).
+      expect(plans.some((p) => /work_item_activities/.test(p))).toBe(true);
       expect({ sql, pairwise: Math.max(0, ...removedByJoinFilters(plans)) > 2 * ITEMS }).toEqual({
         sql,
         pairwise: false,
