@@ -447,10 +447,11 @@ class ListRun<R extends Record<string, unknown>> {
       `SELECT "__r".*, "__r"."__pid" AS "__key" FROM (${from}) "__r"
       ORDER BY "__r"."__pk" ${dir}${nulls}, "__r"."__pid" ${dir} LIMIT ${take} OFFSET ${offRef}`;
     const cv = this.cv ? `, ("__keys"."__pk")::text AS "__cv"` : '';
-    const { table, alias, on, where } = lookup;
-    const row = `SELECT ${this.select} FROM ${probeByKey(table, alias, on)} ${whereOf(where)}`;
-    const page = `SELECT "__row".*${cv}, "__keys"."__pk", "__keys"."__pid", "__keys"."__hit" FROM "__keys" CROSS JOIN LATERAL (${row}) "__row"
-      ORDER BY "__keys"."__pk" ${dir}${nulls}, "__keys"."__pid" ${dir}`;
+    const page = this.rowsOfKeys(
+      lookup,
+      `${cv}, "__keys"."__pk", "__keys"."__pid", "__keys"."__hit"`,
+      `"__keys"."__pk" ${dir}${nulls}, "__keys"."__pid" ${dir}`,
+    );
     // No walk (a filter naming its few rows): the candidates alone.
     if (!budget) return `WITH "__keys" AS MATERIALIZED (${pick(read)}) ${page}`;
     // The walk stops at the page's last match (Limit nodes pull rows lazily), or after `budget` rows past the offset;
@@ -558,9 +559,17 @@ class ListRun<R extends Record<string, unknown>> {
         ? `"__keys"."__key" ${this.dir}`
         : `"__keys"."__o" ${this.dir}${nulls}, "__keys"."__key" ${this.dir}`;
     const keyCv = this.cv ? `, ("__keys"."__o")::text AS "__cv"` : '';
-    const { table, alias, on, where } = walk.lookup;
+    return `WITH "__keys" AS MATERIALIZED (${keys}) ${this.rowsOfKeys(walk.lookup, keyCv, order)}`;
+  }
+
+  /**
+   * The page's rows, each read by its primary key (KeyWalk.lookup, probeByKey) for a key of the CTE "__keys"
+   * (`"__keys"."__key"`), with `extra` columns of "__keys" after the row's, in `order`.
+   */
+  private rowsOfKeys(lookup: NonNullable<KeyWalk['lookup']>, extra: string, order: string): string {
+    const { table, alias, on, where } = lookup;
     const row = `SELECT ${this.select} FROM ${probeByKey(table, alias, on)} ${whereOf(where)}`;
-    return `WITH "__keys" AS MATERIALIZED (${keys}) SELECT "__row".*${keyCv} FROM "__keys" CROSS JOIN LATERAL (${row}) "__row" ORDER BY ${order}`;
+    return `SELECT "__row".*${extra} FROM "__keys" CROSS JOIN LATERAL (${row}) "__row" ORDER BY ${order}`;
   }
 
   /** Wraps a page statement with the per-page columns, the counter and (anchored offsets) the live-set generation. */
