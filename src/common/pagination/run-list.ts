@@ -191,8 +191,8 @@ function filterCondition(f: ListFilter, op: 'eq' | 'in', ref: string): string {
 
 /**
  * Adds the filter and search conditions of `q` to `where` (the search's to `searchOut` when given). The filter `pin`
- * (an `in` filter on the ordering's expression, OrderDef.pinnedBy) only binds its values: the array's reference is
- * returned, for the caller to read the page one value at a time.
+ * (an `eq` or `in` filter on the ordering's expression, OrderDef.pinnedBy) only binds its values, as an array: its
+ * reference is returned, for the caller to read the page one value at a time.
  */
 export function applyFilters(
   spec: ListSpec,
@@ -206,7 +206,7 @@ export function applyFilters(
   for (const f of q.filters) {
     const cast = SQL_CAST[f.def.type];
     if (f === pin) {
-      pinRef = `${p.add(f.value)}::${cast}[]`;
+      pinRef = `${p.add(f.op === 'in' ? f.value : [f.value])}::${cast}[]`;
       continue;
     }
     if (f.def.sql) {
@@ -295,9 +295,11 @@ class ListRun<R extends Record<string, unknown>> {
     this.p = src.params;
     this.ord = spec.orderings[q.orderKey];
     const ord = this.ord;
-    // The first `in` filter of the ordering's key (pinnedBy) or of an index ending in it (rangedBy) is read by range.
+    // The first `in` filter of the ordering's key (pinnedBy) or of an index ending in it (rangedBy) is read by range;
+    // so is an `eq` of the ordering's key (one range, written as FilterDef.pinned says).
     const ranged = (f: ListFilter) => f.def.name === ord.pinnedBy || !!ord.rangedBy?.includes(f.def.name);
-    this.pin = q.filters.find((f) => f.op === 'in' && ranged(f));
+    const pinning = (f: ListFilter) => f.op === 'in' || (f.op === 'eq' && f.def.name === ord.pinnedBy);
+    this.pin = q.filters.find((f) => pinning(f) && ranged(f));
     const indexed = src.searchIndex && q.search && q.search.length >= src.searchIndex.minLength;
     const searched: string[] = [];
     this.pinRef = applyFilters(spec, q, this.filters, this.p, this.pin, indexed ? searched : this.filters);
@@ -306,6 +308,8 @@ class ListRun<R extends Record<string, unknown>> {
       index && searched[0]
         ? { cond: searched[0], candidates: index.candidates(searched[0]), budget: index.budget, alias: index.alias }
         : src.candidateFilter;
+    // The ordering's partial index condition (OrderDef.partialOn) is asked with the filters, so the walks ask it too.
+    if (ord.partialOn) this.filters.push(ord.partialOn);
     this.where = [...src.where, ...this.filters];
     this.countWhere =
       this.pin && this.pinRef ? [...this.where, filterCondition(this.pin, 'in', this.pinRef)] : [...this.where];
@@ -513,7 +517,9 @@ class ListRun<R extends Record<string, unknown>> {
   /** The ranges a pinning filter (OrderDef.pinnedBy) splits the page into: one per value, disjoint. */
   private pinRanges(): Ranges | undefined {
     const { pin, pinRef } = this;
-    return pin && pinRef ? { values: pinRef, cond: (v) => filterCondition(pin, 'eq', v) } : undefined;
+    if (!pin || !pinRef) return undefined;
+    const { pinned } = pin.def;
+    return { values: pinRef, cond: (v) => (pinned ? pinned(v) : filterCondition(pin, 'eq', v)) };
   }
 
   /**
@@ -525,7 +531,7 @@ class ListRun<R extends Record<string, unknown>> {
     const { src, p, ord } = this;
     const id = this.spec.idExpr;
     if (this.search) return this.searchPageSql(this.search, conds, offset, take);
-    const walk = src.keyWalk && (offset || src.keyWalk.always) ? src.keyWalk : null;
+    const walk = src.keyWalk && (offset || src.keyWalk.always || ord.keysFirst) ? src.keyWalk : null;
     const cv = this.cv ? `, (${ord.expr})::text AS "__cv"` : '';
     if (!walk)
       return this.ordered(
