@@ -47,7 +47,6 @@ import { LinkSyncCheckWithoutEarlyExit1795730000000 } from './1795730000000-Link
 import { WorkItemLinkPriorityCopies1795750000000 } from './1795750000000-WorkItemLinkPriorityCopies';
 import { WorkItemDatedIndexesCarryKeys1795760000000 } from './1795760000000-WorkItemDatedIndexesCarryKeys';
 import { TriggerJoinsWithoutNestedLoops1795770000000 } from './1795770000000-TriggerJoinsWithoutNestedLoops';
-import { WorkItemPriorityIndexCarriesKeys1795810000000 } from './1795810000000-WorkItemPriorityIndexCarriesKeys';
 
 export const MIGRATIONS: Array<new () => unknown> = [
   Foundation1795323810286,
@@ -97,5 +96,4 @@ export const MIGRATIONS: Array<new () => unknown> = [
   WorkItemLinkPriorityCopies1795750000000,
   WorkItemDatedIndexesCarryKeys1795760000000,
   TriggerJoinsWithoutNestedLoops1795770000000,
-  WorkItemPriorityIndexCarriesKeys1795810000000,
 ];

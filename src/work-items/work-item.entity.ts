@@ -62,10 +62,6 @@ const LIVE = '"deleted_at" IS NULL AND "archived_at" IS NULL';
 @Index('ix_work_items_start', { synchronize: false })
 @Index('ix_work_items_target', { synchronize: false })
 @Index('ix_work_items_estimate', ['estimate_point_id'], { where: '"estimate_point_id" IS NOT NULL' })
-/*
- * (project_id, priority rank, id) INCLUDE (workspace_id, priority), live rows with `priority IS NOT NULL` (migration
- * WorkItemPriorityIndexCarriesKeys: index-only walks in priority order; the condition keeps other statements off it).
- */
 @Index('ix_work_items_priority', { synchronize: false })
 @Index('ix_work_items_name_trgm', { synchronize: false })
 /** GIN over custom_values (created by migration CustomValuesIndex, types area): value clean-ups and future custom property filters. */

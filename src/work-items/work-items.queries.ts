@@ -31,14 +31,6 @@ export const priorityRankOf = (alias: string) =>
   `(CASE ${alias}.priority WHEN 'urgent' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 WHEN 'low' THEN 3 ELSE 4 END)`;
 /** Priority by meaning, urgent first. The expression index `ix_work_items_priority` is built on exactly this. */
 export const PRIORITY_RANK = priorityRankOf('w');
-/**
- * The condition `ix_work_items_priority` is partial on besides liveness (always true: the column is NOT NULL). Only
- * statements that name it can read the index: those ordered or filtered by priority. Never analyzed (and never
- * vacuumed), PostgreSQL guesses one row for every index partial on live items and, costs being equal, takes the index
- * created last: the rank index (rebuilt by WorkItemPriorityIndexCarriesKeys) then served counts of other filters,
- * walking the project's whole range of it.
- */
-export const PRIORITY_INDEXED = 'w.priority IS NOT NULL';
 /** The priorities in rank order, as SQL: a priority's rank is its position here, less one. */
 export const PRIORITY_ARRAY = `ARRAY[${PRIORITIES.map((p) => `'${p}'`).join(', ')}]::text[]`;
 /** The state groups in rank order, as SQL: the rank `state_group_rank` stores is the position here, less one. */
@@ -47,22 +39,21 @@ export const STATE_GROUP_ARRAY = `ARRAY[${STATE_GROUPS.map((g) => `'${g}'`).join
 export const STATE_GROUP_RANK = 'w.state_group_rank';
 
 /**
- * A filter on an enum by its rank expression (`rank`, over the enum's values in rank order `values`, an SQL
- * array): the value is turned into its rank, so the index on the rank answers the filter. When it pins the ordering
- * by that rank (FilterDef.pinned), one value is a range of one rank: the rank stays a key of the range's ordering,
- * which only the rank's own index gives (never analyzed, an equated rank let PostgreSQL walk `ix_work_items_id`
- * filtering the rank, a table visit for every item of the project).
+ * A filter on an enum by its rank expression (`rank`, over the enum's values in rank order: `order`, and `values` the
+ * same as an SQL array): the value is turned into its rank, so the index on the rank answers the filter. When it pins
+ * the ordering by that rank (FilterDef.pinned), one value is a range of one rank, its bounds integers of the text:
+ * the rank stays a key of the range's ordering, which only the rank's own index gives (never analyzed, an equated
+ * rank let PostgreSQL walk `ix_work_items_id` filtering the rank, a table visit for every item of the project), and
+ * with statistics the planner sizes the range from them (with bounds it could not see, it guessed a few thousand of
+ * a priority's 200,000 items and read them all to sort them).
  */
-function rankFilter(rank: string, values: string, indexed?: string): Pick<FilterDef, 'sql' | 'pinned'> {
-  const of = (ref: string) => `array_position(${values}, ${ref}) - 1`;
-  // The rank index's own partial condition (PRIORITY_INDEXED), so that the index can answer the filter.
-  const and = indexed ? `${indexed} AND ` : '';
+function rankFilter(rank: string, values: string, order: readonly string[]): Pick<FilterDef, 'sql' | 'pinned'> {
   return {
     sql: (op, ref) =>
       op === 'in'
-        ? `${and}${rank} = ANY(ARRAY(SELECT array_position(${values}, v) - 1 FROM unnest(${ref}) v))`
-        : `${and}${rank} = ${of(ref!)}`,
-    pinned: (ref) => `${and}${rank} BETWEEN ${of(ref)} AND ${of(ref)}`,
+        ? `${rank} = ANY(ARRAY(SELECT array_position(${values}, v) - 1 FROM unnest(${ref}) v))`
+        : `${rank} = array_position(${values}, ${ref}) - 1`,
+    pinned: (value) => `${rank} BETWEEN ${order.indexOf(value)} AND ${order.indexOf(value)}`,
   };
 }
 
@@ -91,7 +82,7 @@ export const WORK_ITEM_LIST: ListSpec = {
       type: 'enum',
       values: STATE_GROUPS,
       ops: ['eq', 'in'],
-      ...rankFilter(STATE_GROUP_RANK, STATE_GROUP_ARRAY),
+      ...rankFilter(STATE_GROUP_RANK, STATE_GROUP_ARRAY, STATE_GROUPS),
       description: 'State group: backlog, unstarted, started, completed, cancelled, triage.',
     },
     {
@@ -101,7 +92,7 @@ export const WORK_ITEM_LIST: ListSpec = {
       type: 'enum',
       values: PRIORITIES,
       ops: ['eq', 'in'],
-      ...rankFilter(PRIORITY_RANK, PRIORITY_ARRAY, PRIORITY_INDEXED),
+      ...rankFilter(PRIORITY_RANK, PRIORITY_ARRAY, PRIORITIES),
     },
     {
       name: 'assignee_id',
@@ -160,16 +151,8 @@ export const WORK_ITEM_LIST: ListSpec = {
     id: { expr: 'w.id', cursor: true, cast: 'uuid', immutable: true },
     sort_order: { expr: 'w.sort_order', cursor: false },
     // `priority` / `state_group` and their `__in` read one range of ix_work_items_priority / ix_work_items_state_group
-    // per value. Priority pages read their keys off the rank index first: it is wider than the others (it carries what
-    // an index-only walk of its expression key needs), and never analyzed a page read whole from it lost to another
-    // index and a sort of the whole project (1 s at a million items); its index-only walk does not.
-    priority: {
-      expr: PRIORITY_RANK,
-      cursor: false,
-      pinnedBy: 'priority',
-      partialOn: PRIORITY_INDEXED,
-      keysFirst: true,
-    },
+    // per value (FilterDef.pinned).
+    priority: { expr: PRIORITY_RANK, cursor: false, pinnedBy: 'priority' },
     state_group: { expr: STATE_GROUP_RANK, cursor: false, pinnedBy: 'state_group' },
   },
   defaultOrder: '-created_at',

@@ -20,13 +20,14 @@ export interface FilterDef {
    */
   sql?: (op: FilterOp, ref: string | null, value: unknown) => string;
   /**
-   * One value's condition (`ref`, a bound value) when this filter pins the list's ordering (OrderDef.pinnedBy) and
-   * the page reads that value's range of the ordering's index: the rows of its `eq`, written so that the ordering's
-   * key is not equated to a constant. Equated, the key drops out of the ordering the planner must produce, so any
-   * index of the scope in id order gives the range's order as well, and a planner without statistics may walk that
-   * one filtering every row of the scope. Default: the `eq` condition.
+   * One value's condition when this filter pins the list's ordering (OrderDef.pinnedBy) and the page reads that
+   * value's range of the ordering's index: the rows of its `eq`, written with constants derived from the (validated)
+   * `value`, never the value itself, and so that the ordering's key is not equated. Equated, the key drops out of the
+   * ordering the planner must produce, so any index of the scope in id order gives the range's order as well, and a
+   * planner without statistics may walk that one filtering every row of the scope. Default: the `eq` condition, on
+   * the bound values.
    */
-  pinned?: (ref: string) => string;
+  pinned?: (value: string) => string;
   description?: string;
 }
 
@@ -55,19 +56,6 @@ export interface OrderDef {
    * index past every row instead, or sorted every match). The values' ranges must be disjoint (one value per row).
    */
   rangedBy?: string[];
-  /**
-   * A condition true of every row of the list that the ordering's index is partial on, beyond the list's scope: the
-   * statements in this ordering name it, so that the index can serve them, and statements that do not name it
-   * cannot read that index at all (the filter of the ordering's key names it too).
-   */
-  partialOn?: string;
-  /**
-   * Every page in this ordering, first pages too, reads its keys off the ordering's index first (index-only), then
-   * its rows by key (ListSource.keyWalk with a lookup): for an ordering whose index is wider than the others. Never
-   * analyzed, the planner guesses one row everywhere and a sort of one row costs nearly nothing, so a page read whole
-   * from a wider (taller) index lost to reading another index and sorting what it returned: every row of the scope.
-   */
-  keysFirst?: boolean;
 }
 
 export interface ListSpec {

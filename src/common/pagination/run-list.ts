@@ -53,6 +53,13 @@ export interface Ranges {
   by?: { values: string; cond: (v: string) => string };
   /** Ranges may share rows (link rows of one item under two keys): each row kept once. */
   distinct?: boolean;
+  /**
+   * The ranges' conditions written out, one per range, their values constants of the text (FilterDef.pinned): each
+   * range is then a branch of a UNION ALL, not a LATERAL over `values`, so the planner sees each range's bounds (a
+   * bound it cannot see is guessed a small share of the rows even with statistics, and PostgreSQL then read a whole
+   * priority's items and sorted them).
+   */
+  each?: string[];
 }
 
 /** The FROM item of the ranges' values (one row per distinct value or pair, aliased "__pv") and a range's conditions. */
@@ -206,7 +213,9 @@ export function applyFilters(
   for (const f of q.filters) {
     const cast = SQL_CAST[f.def.type];
     if (f === pin) {
-      pinRef = `${p.add(f.op === 'in' ? f.value : [f.value])}::${cast}[]`;
+      // A filter that writes its ranges with constants (FilterDef.pinned) binds nothing: an unused parameter's type
+      // cannot be determined.
+      if (!f.def.pinned) pinRef = `${p.add(f.op === 'in' ? f.value : [f.value])}::${cast}[]`;
       continue;
     }
     if (f.def.sql) {
@@ -308,11 +317,12 @@ class ListRun<R extends Record<string, unknown>> {
       index && searched[0]
         ? { cond: searched[0], candidates: index.candidates(searched[0]), budget: index.budget, alias: index.alias }
         : src.candidateFilter;
-    // The ordering's partial index condition (OrderDef.partialOn) is asked with the filters, so the walks ask it too.
-    if (ord.partialOn) this.filters.push(ord.partialOn);
     this.where = [...src.where, ...this.filters];
     this.countWhere =
       this.pin && this.pinRef ? [...this.where, filterCondition(this.pin, 'in', this.pinRef)] : [...this.where];
+    // Ranges written with constants (FilterDef.pinned) bound no values: the count asks their conditions.
+    const each = this.pinRanges()?.each;
+    if (each) this.countWhere.push(`(${each.join(' OR ')})`);
     this.countParams = [...this.p.values];
     this.dir = q.desc ? 'DESC' : 'ASC';
     const id = spec.idExpr;
@@ -405,11 +415,13 @@ class ListRun<R extends Record<string, unknown>> {
     const ranges = this.pinRanges();
     // A ranged filter (OrderDef.pinnedBy / rangedBy) counts one range of its index per distinct value: an `= ANY`
     // on an index's second column, never analyzed, was read as a filter over the project's whole range instead.
-    const values = ranges && rangeValues(ranges);
-    const sql = values
-      ? `SELECT coalesce(sum(k.n), 0)::int AS c FROM ${values.from}
-          CROSS JOIN LATERAL (SELECT count(*) AS n FROM ${src.from} ${whereOf([...this.where, ...values.conds])}) k`
-      : `SELECT count(*)::int AS c FROM ${src.from} ${whereOf(this.countWhere)}`;
+    const values = ranges && !ranges.each && rangeValues(ranges);
+    const countOf = (conds: string[]) => `SELECT count(*) AS n FROM ${src.from} ${whereOf([...this.where, ...conds])}`;
+    const sql = ranges?.each
+      ? `SELECT coalesce(sum(k.n), 0)::int AS c FROM (${ranges.each.map((c) => countOf([c])).join(' UNION ALL ')}) k`
+      : values
+        ? `SELECT coalesce(sum(k.n), 0)::int AS c FROM ${values.from} CROSS JOIN LATERAL (${countOf(values.conds)}) k`
+        : `SELECT count(*)::int AS c FROM ${src.from} ${whereOf(this.countWhere)}`;
     return db.query<Array<{ c: number }>>(sql, this.countParams);
   }
 
@@ -505,21 +517,28 @@ class ListRun<R extends Record<string, unknown>> {
     const id = this.spec.idExpr;
     const skip = offsetRef ? ` OFFSET ${offsetRef}` : '';
     if (!ranges) return `SELECT ${cols} FROM ${from} ${whereOf(conds)} ORDER BY ${orderBy} LIMIT ${limit}${skip}`;
+    const one = (rangeConds: string[]) => `SELECT ${cols}, ${ord.expr} AS "__pk", ${id} AS "__pid"
+      FROM ${from} ${whereOf([...conds, ...rangeConds])} ORDER BY ${orderBy} LIMIT ${offsetRef ? `${limit} + ${offsetRef}` : limit}`;
+    const merged = `ORDER BY "__pr"."__pk" ${dir}, "__pr"."__pid" ${dir} LIMIT ${limit}${skip}`;
+    if (ranges.each)
+      return `SELECT "__pr".* FROM (${ranges.each.map((c) => `(${one([c])})`).join(' UNION ALL ')}) "__pr" ${merged}`;
     const values = rangeValues(ranges);
-    const one = `SELECT ${cols}, ${ord.expr} AS "__pk", ${id} AS "__pid" FROM ${from} ${whereOf([...conds, ...values.conds])}
-      ORDER BY ${orderBy} LIMIT ${offsetRef ? `${limit} + ${offsetRef}` : limit}`;
     // Ranges that may share rows (link rows of one item under two keys) keep each row once.
     const distinct = ranges.distinct ? `DISTINCT ON ("__pr"."__pk", "__pr"."__pid") ` : '';
-    return `SELECT ${distinct}"__pr".* FROM ${values.from} CROSS JOIN LATERAL (${one}) "__pr"
-      ORDER BY "__pr"."__pk" ${dir}, "__pr"."__pid" ${dir} LIMIT ${limit}${skip}`;
+    return `SELECT ${distinct}"__pr".* FROM ${values.from} CROSS JOIN LATERAL (${one(values.conds)}) "__pr" ${merged}`;
   }
 
   /** The ranges a pinning filter (OrderDef.pinnedBy) splits the page into: one per value, disjoint. */
   private pinRanges(): Ranges | undefined {
     const { pin, pinRef } = this;
-    if (!pin || !pinRef) return undefined;
-    const { pinned } = pin.def;
-    return { values: pinRef, cond: (v) => (pinned ? pinned(v) : filterCondition(pin, 'eq', v)) };
+    const { pinned } = pin?.def ?? {};
+    if (pin && pinned)
+      return {
+        values: '',
+        cond: pinned,
+        each: [...new Set(([] as string[]).concat(pin.value as string | string[]))].map(pinned),
+      };
+    return pin && pinRef ? { values: pinRef, cond: (v) => filterCondition(pin, 'eq', v) } : undefined;
   }
 
   /**
@@ -531,7 +550,7 @@ class ListRun<R extends Record<string, unknown>> {
     const { src, p, ord } = this;
     const id = this.spec.idExpr;
     if (this.search) return this.searchPageSql(this.search, conds, offset, take);
-    const walk = src.keyWalk && (offset || src.keyWalk.always || ord.keysFirst) ? src.keyWalk : null;
+    const walk = src.keyWalk && (offset || src.keyWalk.always) ? src.keyWalk : null;
     const cv = this.cv ? `, (${ord.expr})::text AS "__cv"` : '';
     if (!walk)
       return this.ordered(
