@@ -198,8 +198,9 @@ function filterCondition(f: ListFilter, op: 'eq' | 'in', ref: string): string {
 
 /**
  * Adds the filter and search conditions of `q` to `where` (the search's to `searchOut` when given). The filter `pin`
- * (an `eq` or `in` filter on the ordering's expression, OrderDef.pinnedBy) only binds its values, as an array: its
- * reference is returned, for the caller to read the page one value at a time.
+ * (an `eq` or `in` filter on the ordering's expression, OrderDef.pinnedBy) is left to the caller, who reads the page
+ * one value at a time: its values are bound as an array and the reference returned, unless the filter writes its
+ * ranges with constants (FilterDef.pinned).
  */
 export function applyFilters(
   spec: ListSpec,
@@ -532,6 +533,7 @@ class ListRun<R extends Record<string, unknown>> {
   private pinRanges(): Ranges | undefined {
     const { pin, pinRef } = this;
     const { pinned } = pin?.def ?? {};
+    // Written with constants, one condition per distinct value (`values` / `cond` unused: nothing is bound).
     if (pin && pinned)
       return {
         values: '',
