@@ -145,7 +145,7 @@ async function main() {
           const [sqls, params] = st.sql(seed, k, gaps);
           const ms = await timed(c, sqls, params);
           const side = gaps ? 'gaps' : 'main';
-          ((times[st.name] ??= { main: [], gaps: [] })[side]).push(ms);
+          (times[st.name] ??= { main: [], gaps: [] })[side].push(ms);
           process.stderr.write(`round ${round + 1} ${side} ${st.name}: ${ms.toFixed(1)} ms\n`);
         }
         k++;

@@ -141,7 +141,7 @@ function triggers(): Array<{ name: string; table: string; fn: string; trigger: s
 /**
  * "Items without assignees or labels" (docs/work-items-plans.md): `assignee_id__isnull=true` / `label_id__isnull=true`
  * read their page off a narrow table of the live items that have no assignee (resp. no label), in created_at order
- * (`ix_<gaps>_list`), and their count off a per-project counter of its rows, whatever the statistics say. Before, the
+ * (`ix_<gaps>_list`: workspace, project, created_at, id), and their count off a per-project counter of its rows, whatever the statistics say. Before, the
  * page walked the project's items probing the link table until it found link-less ones (every item when all are
  * assigned) and the count probed every item: both cancelled at 3 s at a million items never analyzed.
  *
@@ -155,7 +155,7 @@ function triggers(): Array<{ name: string; table: string; fn: string; trigger: s
  * Online (`transaction = false`): the tables are new (plain indexes), the triggers keep new writes exact from their
  * creation on, then the existing items are filled BACKFILL_ITEMS at a time in key order, each batch in a transaction of
  * its own that first locks its items FOR SHARE (waiting for, and then blocking, writes of those items only), then
- * inserts with a new snapshot. Safe to run again.
+ * inserts with a new snapshot; then the two tables are vacuumed. Safe to run again.
  */
 export class WorkItemLinkGaps1795800000000 implements MigrationInterface {
   name = 'WorkItemLinkGaps1795800000000';
@@ -166,18 +166,27 @@ export class WorkItemLinkGaps1795800000000 implements MigrationInterface {
       await q.query(`CREATE TABLE IF NOT EXISTS "${gap.gaps}" ("workspace_id" uuid NOT NULL, "work_item_id" uuid NOT NULL,
         "project_id" uuid NOT NULL, "item_created_at" TIMESTAMP WITH TIME ZONE NOT NULL,
         CONSTRAINT "PK_${gap.gaps}" PRIMARY KEY ("workspace_id", "work_item_id"))`);
-      await q.query(`CREATE INDEX IF NOT EXISTS "ix_${gap.gaps}_list" ON "${gap.gaps}" ("project_id", "item_created_at", "work_item_id")
-        INCLUDE ("workspace_id")`);
+      // Led by both equalities of the page: never analyzed, an index of (project_id, ...) INCLUDE (workspace_id) was
+      // ANDed as a bitmap with the key's workspace range and the project's gap rows sorted (250,000: 83 ms).
+      await q.query(
+        `CREATE INDEX IF NOT EXISTS "ix_${gap.gaps}_list" ON "${gap.gaps}" ("workspace_id", "project_id", "item_created_at", "work_item_id")`,
+      );
     }
     await q.query(`CREATE TABLE IF NOT EXISTS "work_item_gap_counts" ("project_id" uuid NOT NULL, "slot" smallint NOT NULL,
       "workspace_id" uuid NOT NULL, "unassigned" integer NOT NULL DEFAULT '0', "unlabelled" integer NOT NULL DEFAULT '0',
       CONSTRAINT "PK_work_item_gap_counts" PRIMARY KEY ("project_id", "slot", "workspace_id"))`);
     for (const t of triggers()) {
-      await q.query(`CREATE OR REPLACE FUNCTION ${t.name}() RETURNS trigger LANGUAGE plpgsql ${PROBES_ONLY} AS $$ ${t.fn} $$`);
+      await q.query(
+        `CREATE OR REPLACE FUNCTION ${t.name}() RETURNS trigger LANGUAGE plpgsql ${PROBES_ONLY} AS $$ ${t.fn} $$`,
+      );
       await q.query(`DROP TRIGGER IF EXISTS trg_${t.name.slice(3)} ON ${t.table}`);
       await q.query(`CREATE TRIGGER trg_${t.name.slice(3)} ${t.trigger} EXECUTE FUNCTION ${t.name}()`);
     }
     await backfill(q);
+    // The visibility map: the page's walk is index-only only on all-visible pages. Never vacuumed (and never
+    // analyzed) the planner read the project's whole range as a bitmap and sorted it (250,000 rows, 66 ms at a
+    // million items) instead of walking the index for one page (620 buffers, 0.6 ms). VACUUM blocks no reads or writes.
+    for (const gap of GAPS) await q.query(`VACUUM ${gap.gaps}`);
   }
 
   public async down(q: QueryRunner): Promise<void> {

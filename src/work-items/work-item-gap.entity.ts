@@ -4,8 +4,8 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 /**
  * A live work item that has no link of one kind (migration WorkItemLinkGaps): a row while the item has no assignee
  * (resp. no label), kept by statement triggers on the link tables and on work_items. `assignee_id__isnull=true` /
- * `label_id__isnull=true` read their created_at-ordered page off `ix_<table>_list` (project_id, item_created_at,
- * work_item_id) INCLUDE (workspace_id), which TypeORM cannot express.
+ * `label_id__isnull=true` read their created_at-ordered page off `ix_<table>_list` (workspace_id, project_id,
+ * item_created_at, work_item_id).
  */
 abstract class WorkItemGap {
   @Column('uuid') project_id!: string;
@@ -13,14 +13,14 @@ abstract class WorkItemGap {
 }
 
 @Entity('work_item_assignee_gaps')
-@Index('ix_work_item_assignee_gaps_list', { synchronize: false })
+@Index('ix_work_item_assignee_gaps_list', ['workspace_id', 'project_id', 'item_created_at', 'work_item_id'])
 export class WorkItemAssigneeGapEntity extends WorkItemGap {
   @TenantWorkspaceId('work_item_assignee_gaps') workspace_id!: string;
   @PrimaryColumn('uuid', tenantKey('work_item_assignee_gaps')) work_item_id!: string;
 }
 
 @Entity('work_item_label_gaps')
-@Index('ix_work_item_label_gaps_list', { synchronize: false })
+@Index('ix_work_item_label_gaps_list', ['workspace_id', 'project_id', 'item_created_at', 'work_item_id'])
 export class WorkItemLabelGapEntity extends WorkItemGap {
   @TenantWorkspaceId('work_item_label_gaps') workspace_id!: string;
   @PrimaryColumn('uuid', tenantKey('work_item_label_gaps')) work_item_id!: string;

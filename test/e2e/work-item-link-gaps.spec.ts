@@ -177,7 +177,11 @@ describe('items without assignees or labels (gap tables)', () => {
       })
       .expect(200);
     await check('bulk updated');
-    await t.http.post(`${base}bulk-delete/`).set(key()).send({ ids: [g, h] }).expect(200);
+    await t.http
+      .post(`${base}bulk-delete/`)
+      .set(key())
+      .send({ ids: [g, h] })
+      .expect(200);
     await check('bulk deleted');
     // Plain SQL: an item and its links in one statement (the create's shape), links added and removed by hand.
     await t.ds.query(
@@ -281,12 +285,18 @@ describe('items without assignees or labels (gap tables)', () => {
     await qr.startTransaction();
     try {
       // A PATCH's order: its item locked, then (after a while) its labels FOR KEY SHARE.
-      await qr.query(`SELECT 1 FROM work_items WHERE workspace_id = $1 AND id = $2 FOR UPDATE`, [ten.workspaceId, item]);
+      await qr.query(`SELECT 1 FROM work_items WHERE workspace_id = $1 AND id = $2 FOR UPDATE`, [
+        ten.workspaceId,
+        item,
+      ]);
       const deletion = t.http.delete(`/api/v2/workspaces/${ten.slug}/projects/${pid}/labels/${green}/`).set(key());
       const done = deletion.then((r) => r.status);
       await sleep(300);
       await qr.query(`SET LOCAL lock_timeout = '5s'`);
-      await qr.query(`SELECT 1 FROM labels WHERE workspace_id = $1 AND id = $2 FOR KEY SHARE`, [ten.workspaceId, green]);
+      await qr.query(`SELECT 1 FROM labels WHERE workspace_id = $1 AND id = $2 FOR KEY SHARE`, [
+        ten.workspaceId,
+        green,
+      ]);
       await qr.commitTransaction();
       expect(await done).toBe(204);
     } finally {
