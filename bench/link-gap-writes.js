@@ -1,6 +1,6 @@
 'use strict';
 /*
- * node bench/link-gap-writes.js --database NAME [--rounds 3]   (BENCH_DATABASE_URL's server; the database a
+ * node bench/link-gap-writes.js --database NAME [--rounds 3] [--first 0]   (BENCH_DATABASE_URL's server; the database a
  * `npm run bench -- --items 1000000 --seed-only` seed left, migrated with WorkItemLinkGaps)
  *
  * What the gap tables (migration WorkItemLinkGaps, docs/work-items-plans.md "Items without assignees or labels") cost
@@ -136,7 +136,8 @@ async function main() {
   try {
     const seed = await seedOf(c);
     await c.query('SET max_parallel_workers_per_gather = 0');
-    let k = 0;
+    // `--first K`: a later run starts where an earlier one stopped (rows of its own).
+    let k = lib.numberOption('first', 0);
     for (let round = 0; round < ROUNDS; round++) {
       const sides = round % 2 ? [true, false] : [false, true];
       for (const gaps of sides) {

@@ -39,6 +39,21 @@ const FILL_GAPS = (gap: Gap, keys: string) =>
     ORDER BY 1, 2
    ON CONFLICT DO NOTHING;`;
 
+/**
+ * SQL: FILL_GAPS for the items of deleted link rows, from the rows' copies of their item (project, created_at,
+ * liveness: migration WorkItemLinkListColumns) instead of a read of each item (a random heap page of work_items each:
+ * a label deletion reads tens of thousands). The copies are their item's as of the delete: an item UPDATE rewrites
+ * them in its own statement, and one running concurrently waits for the deleted rows (then for this statement's item
+ * locks: a deadlock, one of the two rolled back), so the copies a committed delete saw are current.
+ */
+const FILL_GAPS_FROM_COPIES = (gap: Gap) =>
+  `INSERT INTO ${gap.gaps} (workspace_id, work_item_id, project_id, item_created_at)
+   SELECT DISTINCT ON (o.workspace_id, o.work_item_id) o.workspace_id, o.work_item_id, o.project_id, o.item_created_at
+     FROM old_rows o
+    WHERE o.item_live AND ${NO_LINK(gap.links, 'o').replace('o.id', 'o.work_item_id')}
+    ORDER BY 1, 2
+   ON CONFLICT DO NOTHING;`;
+
 /** The updated items whose liveness, project or created_at changed (new rows EXCEPT old rows: never a pairwise join). */
 const CHANGED = `SELECT n.workspace_id, n.id AS work_item_id, n.project_id, n.created_at, ${LIVE('n')} AS live FROM new_rows n
   EXCEPT SELECT o.workspace_id, o.id, o.project_id, o.created_at, ${LIVE('o')} FROM old_rows o`;
@@ -76,7 +91,7 @@ function triggers(): Array<{ name: string; table: string; fn: string; trigger: s
       table: gap.links,
       fn: `BEGIN
         ${LOCK_ITEMS('old_rows')}
-        ${FILL_GAPS(gap, 'old_rows')}
+        ${FILL_GAPS_FROM_COPIES(gap)}
         RETURN NULL;
       END`,
       trigger: `AFTER DELETE ON ${gap.links} REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT`,
