@@ -74,7 +74,8 @@ function triggers(): Array<{ name: string; table: string; fn: string; trigger: s
   for (const gap of GAPS) {
     // The link statements: the first link of an item removes its gap row, the last one removed puts it back. Both
     // lock the items first, so an add and a removal of one item's links (or two removals) are ordered: the second
-    // re-reads the links after the first committed (each PL/pgSQL statement takes a new snapshot).
+    // re-reads the links after the first committed (each PL/pgSQL statement takes a new snapshot under READ
+    // COMMITTED, the service's isolation level).
     out.push({
       name: `wt_${gap.gaps}_link_ins`,
       table: gap.links,
