@@ -110,6 +110,16 @@ async function main() {
     [project],
   );
   const cursor = Buffer.from(JSON.stringify(['-created_at', anchor.v, anchor.id]), 'utf8').toString('base64url');
+  // created_at, to the second, of the project's item `at` places from its newest (the filter's precision).
+  const createdAt = async (at) =>
+    (
+      await one(
+        `SELECT to_char(date_trunc('second', created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS t FROM work_items
+          WHERE project_id = $1 AND deleted_at IS NULL AND archived_at IS NULL ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 1`,
+        [project, at],
+      )
+    ).t;
+  const [newest100k, newest1k, newest2k] = [await createdAt(100000), await createdAt(1000), await createdAt(2000)];
 
   const QUERIES = [
     ['page 1 (default -created_at)', {}],
@@ -146,6 +156,9 @@ async function main() {
     ['sequence_id', { sequence_id: '500000' }],
     ['external_source + external_id', { external_source: 'jira', external_id: 'X-1' }],
     ['created_at range', { created_at__gte: '2020-01-01T00:00:00Z', created_at__lte: '2030-01-01T00:00:00Z' }],
+    ['created_at range (all but the newest 100,000)', { created_at__lte: newest100k }],
+    ['created_at range (1,000 items)', { created_at__gte: newest2k, created_at__lte: newest1k }],
+    ['created_at range + state_group', { created_at__gte: '2020-01-01T00:00:00Z', state_group: 'started' }],
     ['target_date range', { target_date__gte: '2025-03-01', target_date__lte: '2025-03-31' }],
     ['start_date range', { start_date__gte: '2025-01-01', start_date__lte: '2025-01-31' }],
     ['target_date one day', { target_date__gte: '2025-06-15', target_date__lte: '2025-06-15' }],

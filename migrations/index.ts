@@ -47,6 +47,7 @@ import { LinkSyncCheckWithoutEarlyExit1795730000000 } from './1795730000000-Link
 import { WorkItemLinkPriorityCopies1795750000000 } from './1795750000000-WorkItemLinkPriorityCopies';
 import { WorkItemDatedIndexesCarryKeys1795760000000 } from './1795760000000-WorkItemDatedIndexesCarryKeys';
 import { TriggerJoinsWithoutNestedLoops1795770000000 } from './1795770000000-TriggerJoinsWithoutNestedLoops';
+import { WorkItemTimeOrderedIds1795780000000 } from './1795780000000-WorkItemTimeOrderedIds';
 import { WorkItemLinkGaps1795800000000 } from './1795800000000-WorkItemLinkGaps';
 
 export const MIGRATIONS: Array<new () => unknown> = [
@@ -97,5 +98,6 @@ export const MIGRATIONS: Array<new () => unknown> = [
   WorkItemLinkPriorityCopies1795750000000,
   WorkItemDatedIndexesCarryKeys1795760000000,
   TriggerJoinsWithoutNestedLoops1795770000000,
+  WorkItemTimeOrderedIds1795780000000,
   WorkItemLinkGaps1795800000000,
 ];

@@ -1,13 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import {
-  CreatedAt,
-  DeletedAt,
-  RowVersion,
-  TenantId,
-  TenantWorkspaceId,
-  UpdatedAt,
-  tenantKey,
-} from '../common/database/columns';
+import { CreatedAt, DeletedAt, RowVersion, TenantWorkspaceId, UpdatedAt, tenantKey } from '../common/database/columns';
 
 export const PRIORITIES = ['urgent', 'high', 'medium', 'low', 'none'] as const;
 export type Priority = (typeof PRIORITIES)[number];
@@ -67,7 +59,9 @@ const LIVE = '"deleted_at" IS NULL AND "archived_at" IS NULL';
 /** GIN over custom_values (created by migration CustomValuesIndex, types area): value clean-ups and future custom property filters. */
 @Index('ix_work_items_custom_values', { synchronize: false })
 export class WorkItemEntity {
-  @TenantId('work_items') id!: string;
+  /** Time-ordered (migration WorkItemTimeOrderedIds): new items' keys append instead of landing on random pages. */
+  @PrimaryColumn('uuid', { ...tenantKey('work_items'), default: () => 'wt_uuid_v7_strong(now())' })
+  id!: string;
   @RowVersion() version!: number;
   @TenantWorkspaceId('work_items') workspace_id!: string;
   @Column('uuid') project_id!: string;

@@ -1,7 +1,12 @@
 import { QueryRunner } from 'typeorm';
 import { parseListQuery } from '../../src/common/pagination/list-query';
 import { PRIORITY_RANK as RANK, WORK_ITEM_LIST } from '../../src/work-items/work-items.queries';
-import { DATE_WALK, SEARCH_WALK, WorkItemsRepository } from '../../src/work-items/work-items.repository';
+import {
+  CREATED_RANGE_CAP,
+  DATE_WALK,
+  SEARCH_WALK,
+  WorkItemsRepository,
+} from '../../src/work-items/work-items.repository';
 import { createTestApp, Tenant, TestApp } from '../helpers/test-app';
 
 /**
@@ -47,6 +52,8 @@ const MODULED = MODULED_UP_TO / 4;
  * rare range's page reads the range off the date's index, as it does at a million items.
  */
 const DATE_WALK_HERE = 300;
+/** CREATED_RANGE_CAP here: a `created_at` range over most of the project counts the items outside it instead. */
+const CREATED_RANGE_CAP_HERE = 300;
 const PASSED_MAX: Record<string, { page?: number; count: number; sorts?: boolean }> = {
   'search (rare)': { page: SEARCH_WALK + 2 * TAKE, count: SEARCH_WALK + 2 * TAKE },
   'type_id__in (rare)': { page: 2 * TAKE, count: 2 * TAKE },
@@ -66,6 +73,11 @@ const PASSED_MAX: Record<string, { page?: number; count: number; sorts?: boolean
   'target_date range (rare)': { page: DATE_WALK_HERE + 2 * TAKE, count: TAKE },
   'target_date range (none)': { page: DATE_WALK_HERE + 2 * TAKE, count: TAKE },
   start_date__gte: { page: DATE_WALK_HERE + 2 * TAKE, count: TAKE },
+  // A created_at range: its items up to the cap in created_at order (ix_work_items_created), then, when it holds
+  // more, the items before and after it (the oldest tenth here); a rare range only its own items. (With a state or
+  // priority filter too, the same walks also pass the items the filter leaves out: not bounded here.)
+  'created_at range (most)': { count: CREATED_RANGE_CAP_HERE + ITEMS / 10 + 2 * TAKE },
+  'created_at range (rare)': { count: ITEMS / 50 + TAKE },
   // Items without assignees / labels: the gap table's range (migration WorkItemLinkGaps), each page row read by key;
   // counted by the project's gap counter. Before, the page walked items probing the link table, the count every item.
   assignee_id__isnull: { page: TAKE, count: 0 },
@@ -316,6 +328,17 @@ describe('work item list plans do not depend on statistics', () => {
     await q(`UPDATE projects SET last_sequence_id = $2 WHERE id = $1`, [other, OTHER_ITEMS]);
   }
 
+  /** The created_at of the project's item `at` places from its oldest, to the second (the filter's precision). */
+  const createdAt = async (at: number): Promise<string> =>
+    (
+      await qr.query(
+        `SELECT to_char(date_trunc('second', created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS t
+           FROM work_items WHERE project_id = $1 AND deleted_at IS NULL AND archived_at IS NULL
+          ORDER BY created_at, id OFFSET $2 LIMIT 1`,
+        [pid, at],
+      )
+    )[0].t;
+
   async function buildCases(cursor: (order: string, at: number) => Promise<string>) {
     const [l1, l2, , l4, l5] = ids.label;
     const [u1, u2] = ids.user;
@@ -373,6 +396,19 @@ describe('work item list plans do not depend on statistics', () => {
       ['target_date range (rare)', { target_date__gte: '2026-02-20', target_date__lte: '2026-02-28' }],
       ['target_date range (none)', { target_date__gte: '2030-01-01' }],
       ['start_date__gte', { start_date__gte: '2025-01-01' }],
+      ['created_at range (most)', { created_at__gte: await createdAt(ITEMS / 10) }],
+      [
+        'created_at range (most) + state_group',
+        {
+          created_at__gte: await createdAt(ITEMS / 10),
+          created_at__lte: await createdAt(ITEMS - 100),
+          state_group: 'started',
+        },
+      ],
+      [
+        'created_at range (rare)',
+        { created_at__gte: await createdAt(ITEMS / 2), created_at__lte: await createdAt(ITEMS / 2 + ITEMS / 100) },
+      ],
       ['search', { search: 'item 12' }],
       ['search (rare)', { search: 'item 1234' }],
       ['search (common)', { search: 'item' }],
@@ -410,7 +446,12 @@ describe('work item list plans do not depend on statistics', () => {
     const recorder = {
       query: async (sql: string, params: unknown[] = []) => (sent.push({ sql, params }), [{ ...blank }]),
     };
-    Object.assign(repo, { reader: recorder, pageReader: recorder, dateWalk: DATE_WALK_HERE });
+    Object.assign(repo, {
+      reader: recorder,
+      pageReader: recorder,
+      dateWalk: DATE_WALK_HERE,
+      createdRangeCap: CREATED_RANGE_CAP_HERE,
+    });
     await repo.list(ws, pid, parseListQuery({ per_page: String(PER_PAGE), ...raw }, WORK_ITEM_LIST));
     return sent;
   }
@@ -581,6 +622,7 @@ describe('work item list plans do not depend on statistics', () => {
     const ASSIGNED = 'EXISTS (SELECT 1 FROM work_item_assignees x WHERE x.work_item_id = w.id)';
     const LABELLED = 'EXISTS (SELECT 1 FROM work_item_labels x WHERE x.work_item_id = w.id)';
     const [m1, m2] = ids.module;
+    const [tenth, last] = [await createdAt(ITEMS / 10), await createdAt(ITEMS - 50)];
     const checks: Array<[string, string, unknown[]]> = [
       [`type_id__in=${a},${b}`, 'w.type_id = ANY($2::uuid[])', [[a, b]]],
       [`type_id__in=${rare},${ids.type[3]}`, 'w.type_id = ANY($2::uuid[])', [[rare, ids.type[3]]]],
@@ -621,6 +663,23 @@ describe('work item list plans do not depend on statistics', () => {
       ['sequence_id=1500&priority=high', `w.sequence_id = 1500 AND w.priority = 'high'`, []],
       ['sequence_id=117', 'w.sequence_id = 117', []],
       ['sequence_id=233', 'w.sequence_id = 233', []],
+      // Counted up to the cap off the range, then as the project's total less the items outside it.
+      [`created_at__gte=${tenth}`, `w.created_at >= $2`, [tenth]],
+      [
+        `created_at__gte=${tenth}&created_at__lte=${last}&state_group=started`,
+        `w.created_at >= $2 AND w.created_at < $3::timestamptz + interval '1 second' AND w.state_group_rank = 2`,
+        [tenth, last],
+      ],
+      [
+        `created_at__lte=${tenth}&priority__in=high,low`,
+        `w.created_at < $2::timestamptz + interval '1 second' AND w.priority IN ('high', 'low')`,
+        [tenth],
+      ],
+      [
+        `created_at__gte=${last}&created_at__lte=${tenth}`,
+        `w.created_at >= $2 AND w.created_at < $3::timestamptz + interval '1 second'`,
+        [last, tenth],
+      ],
       // Walked (a common term), read by the trigram index (rare terms), and with another filter.
       ['search=item', `w.name ILIKE '%item%'`, []],
       ['search=item%2012', `w.name ILIKE '%item 12%'`, []],
@@ -653,11 +712,11 @@ describe('work item list plans do not depend on statistics', () => {
     // Date ranges again with a walk shorter than the project: every page but the first ones of a common range is
     // read off the date's index (sorted), as at a million items.
     const repo = t.app.get(WorkItemsRepository);
-    Object.assign(repo, { dateWalk: DATE_WALK_HERE });
+    Object.assign(repo, { dateWalk: DATE_WALK_HERE, createdRangeCap: CREATED_RANGE_CAP_HERE });
     try {
-      for (const c of checks.filter(([query]) => /_date__/.test(query))) await check(c);
+      for (const c of checks.filter(([query]) => /_date__|created_at__/.test(query))) await check(c);
     } finally {
-      Object.assign(repo, { dateWalk: DATE_WALK });
+      Object.assign(repo, { dateWalk: DATE_WALK, createdRangeCap: CREATED_RANGE_CAP });
     }
   }, 300_000);
 

@@ -139,4 +139,38 @@ describe('work item write path', () => {
     expect(await activities(id)).toEqual(['created  ', 'updated name Hooked, renamed']);
     await t.http.delete(`/api/v2/workspaces/${ten.slug}/webhooks/${hook.body.id}/`).set(key());
   });
+
+  /** The Unix milliseconds and the 12-bit sub-millisecond fraction of a version 7 id (RFC 9562 layout). */
+  const idTime = (id: string) => {
+    const hex = id.replace(/-/g, '');
+    return { ms: parseInt(hex.slice(0, 12), 16), fraction: parseInt(hex.slice(13, 16), 16) };
+  };
+
+  it('new work items get time-ordered ids (migration WorkItemTimeOrderedIds): version 7 of created_at, increasing', async () => {
+    const made: Array<{ id: string; created_at: string }> = [];
+    for (const name of ['first', 'second', 'third'])
+      made.push((await t.http.post(base).set(key()).send({ name })).body);
+    const bulk = await t.http
+      .post(`${base}bulk-create/`)
+      .set(key())
+      .send({ items: [{ name: 'bulk one' }, { name: 'bulk two' }] });
+    expect(bulk.status).toBe(200);
+    for (const { id } of bulk.body.results as Array<{ id: string }>)
+      made.push((await t.http.get(`${base}${id}/`).set(key())).body);
+    for (const item of made) {
+      // Version 7, variant 10; the id's milliseconds are created_at's (both are of the transaction's now()).
+      expect(item.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(idTime(item.id).ms).toBe(Date.parse(item.created_at));
+    }
+    // Separate requests are separate transactions: each id sorts after the one before (the keys append).
+    for (let i = 1; i < 4; i++) expect(made[i].id > made[i - 1].id).toBe(true);
+    // The two of one bulk statement share the timestamp bits; their 62 random bits tell them apart.
+    expect(made[3].id.slice(0, 18)).toBe(made[4].id.slice(0, 18));
+    expect(made[3].id).not.toBe(made[4].id);
+    const [fn] = await t.ds.query(
+      `SELECT count(DISTINCT id)::int AS n, count(*) FILTER (WHERE get_byte(uuid_send(id), 8) >> 6 <> 2)::int AS bad_variant
+         FROM (SELECT wt_uuid_v7_strong(now()) AS id FROM generate_series(1, 10000)) x`,
+    );
+    expect(fn).toEqual({ n: 10000, bad_variant: 0 });
+  });
 });
