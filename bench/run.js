@@ -66,8 +66,56 @@ const api = (method, path, key, body) => lib.api(SERVICE_PORT, method, path, key
 /** The item `w`'s priority rank, as the link rows copy it (PRIORITY_RANK, migration WorkItemLinkPriorityCopies). */
 const RANK = `(CASE w.priority WHEN 'urgent' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 WHEN 'low' THEN 3 ELSE 4 END)`;
 
+/**
+ * The gap triggers (migration WorkItemLinkGaps): per statement they lock the items a link statement touches and keep
+ * one row per item without links. A seed writes a whole project at once with nobody else writing, so it turns them
+ * off and fills the project's gap rows in one statement per kind at the end (3 times faster at 100,000 items).
+ */
+const GAP_TRIGGERS = [
+  ['work_items', 'trg_work_item_gaps_item_ins'],
+  ['work_items', 'trg_work_item_gaps_item_upd'],
+  ['work_item_assignees', 'trg_work_item_assignee_gaps_link_ins'],
+  ['work_item_assignees', 'trg_work_item_assignee_gaps_link_del'],
+  ['work_item_labels', 'trg_work_item_label_gaps_link_ins'],
+  ['work_item_labels', 'trg_work_item_label_gaps_link_del'],
+];
+const GAP_TABLES = [
+  ['work_item_assignee_gaps', 'work_item_assignees'],
+  ['work_item_label_gaps', 'work_item_labels'],
+];
+
+/** Runs `seed`, with the gap triggers off if the schema has them, then fills `project`'s gap rows. */
+async function withoutGapTriggers(c, project, seed) {
+  const present = (await c.query(`SELECT to_regclass('work_item_label_gaps') IS NOT NULL AS yes`)).rows[0].yes;
+  if (!present) return seed();
+  const toggle = async (on) => {
+    for (const [table, trigger] of GAP_TRIGGERS)
+      await c.query(`ALTER TABLE ${table} ${on ? 'ENABLE' : 'DISABLE'} TRIGGER ${trigger}`);
+  };
+  await toggle(false);
+  try {
+    await seed();
+    for (const [gaps, links] of GAP_TABLES) {
+      await c.query(
+        `INSERT INTO ${gaps} (workspace_id, work_item_id, project_id, item_created_at)
+         SELECT w.workspace_id, w.id, w.project_id, w.created_at FROM work_items w
+          WHERE w.project_id = $1 AND w.deleted_at IS NULL AND w.archived_at IS NULL
+            AND NOT EXISTS (SELECT 1 FROM ${links} x WHERE x.workspace_id = w.workspace_id AND x.work_item_id = w.id)
+         ON CONFLICT DO NOTHING`,
+        [project],
+      );
+    }
+  } finally {
+    await toggle(true);
+  }
+}
+
 /** Set-based seed of one project: n items, assignees from `members`, labels from `labels`. */
 async function seedItems(c, ws, project, n, ownerId, members, labels) {
+  await withoutGapTriggers(c, project, () => seedProject(c, ws, project, n, ownerId, members, labels));
+}
+
+async function seedProject(c, ws, project, n, ownerId, members, labels) {
   const states = (
     await c.query(`SELECT id FROM states WHERE project_id = $1 AND deleted_at IS NULL ORDER BY sequence`, [project])
   ).rows.map((r) => r.id);

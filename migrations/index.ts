@@ -48,6 +48,7 @@ import { WorkItemLinkPriorityCopies1795750000000 } from './1795750000000-WorkIte
 import { WorkItemDatedIndexesCarryKeys1795760000000 } from './1795760000000-WorkItemDatedIndexesCarryKeys';
 import { TriggerJoinsWithoutNestedLoops1795770000000 } from './1795770000000-TriggerJoinsWithoutNestedLoops';
 import { WorkItemTimeOrderedIds1795780000000 } from './1795780000000-WorkItemTimeOrderedIds';
+import { WorkItemLinkGaps1795800000000 } from './1795800000000-WorkItemLinkGaps';
 
 export const MIGRATIONS: Array<new () => unknown> = [
   Foundation1795323810286,
@@ -98,4 +99,5 @@ export const MIGRATIONS: Array<new () => unknown> = [
   WorkItemDatedIndexesCarryKeys1795760000000,
   TriggerJoinsWithoutNestedLoops1795770000000,
   WorkItemTimeOrderedIds1795780000000,
+  WorkItemLinkGaps1795800000000,
 ];

@@ -16,6 +16,8 @@ export const LARGE_TABLES = [
   'work_item_assignees',
   'work_item_labels',
   'module_work_items',
+  'work_item_assignee_gaps',
+  'work_item_label_gaps',
   'work_item_comments',
   'work_item_activities',
   'work_item_links',

@@ -139,6 +139,19 @@ export class LabelsRepository {
     await runPartialUpdate(db, LABEL_UPDATE, v, new SqlParams([id, workspaceId]));
   }
 
+  /**
+   * Locks the work items carrying the label (FOR NO KEY UPDATE, in key order), before the label itself is locked.
+   * Stripping the label makes its link triggers lock these items (migration WorkItemLinkGaps); a PATCH locks its item,
+   * then its labels FOR KEY SHARE: taken after the label, the items' locks would close a cycle with such a PATCH.
+   */
+  async lockCarriers(workspaceId: string, labelId: string, db: Queryable): Promise<void> {
+    await db.query(
+      `SELECT 1 FROM (SELECT x.work_item_id FROM work_item_labels x WHERE x.workspace_id = $1 AND x.label_id = $2 ORDER BY x.work_item_id) k
+        CROSS JOIN LATERAL (SELECT 1 FROM work_items w WHERE w.workspace_id = $1 AND w.id = k.work_item_id FOR NO KEY UPDATE OF w) l`,
+      [workspaceId, labelId],
+    );
+  }
+
   /** Removes the label from every work item carrying it (gap-reference 3.4: items otherwise untouched), in the delete's transaction. */
   async stripFromWorkItems(workspaceId: string, labelId: string, db: Queryable): Promise<void> {
     await db.query(`DELETE FROM work_item_labels WHERE workspace_id = $1 AND label_id = $2`, [workspaceId, labelId]);

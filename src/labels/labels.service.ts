@@ -72,6 +72,7 @@ export class LabelsService {
   /** Soft delete; in-use labels delete fine: the label is stripped from work items in the same transaction. */
   async remove(s: LabelScope, id: string): Promise<void> {
     await this.ds.transaction(async (tx) => {
+      await this.repo.lockCarriers(s.workspaceId, id, tx);
       const current = await this.repo.get(s, id, tx, true);
       if (!current) throw ProblemException.notFound('Label');
       await this.repo.stripFromWorkItems(s.workspaceId, id, tx);

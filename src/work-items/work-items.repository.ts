@@ -285,6 +285,75 @@ const PROJECT_COUNT = {
 };
 
 /**
+ * `assignee_id__isnull=true` / `label_id__isnull=true`: the live items without such a link, one narrow row each in a
+ * table of their own (migration WorkItemLinkGaps: `ix_<table>_list` holds a project's in created_at order), counted per
+ * project in `work_item_gap_counts.<counter>`.
+ */
+const GAP_DRIVERS: Record<string, { table: string; counter: string }> = {
+  assignee_id: { table: 'work_item_assignee_gaps', counter: 'unassigned' },
+  label_id: { table: 'work_item_label_gaps', counter: 'unlabelled' },
+};
+
+/** The work item list with the created_at ordering and the id tiebreak read from the gap row `g`. */
+const GAP_DRIVEN_LIST: ListSpec = {
+  ...WORK_ITEM_LIST,
+  orderings: {
+    ...WORK_ITEM_LIST.orderings,
+    created_at: { ...WORK_ITEM_LIST.orderings.created_at, expr: 'g.item_created_at' },
+  },
+  idExpr: 'g.work_item_id',
+};
+
+/** The gap rows of `gap` in the list's project (binds $1 workspace, $2 project), aliased `g`. */
+const gapRows = (gap: (typeof GAP_DRIVERS)[string]) => ({
+  from: `${gap.table} g`,
+  where: ['g.workspace_id = $1', 'g.project_id = $2'],
+});
+
+/**
+ * The gap rows' items, each read by primary key (fenced): a FROM item of work item rows aliased `w` (a Probe's
+ * candidates), for the orderings the gap table's index does not hold.
+ */
+const gapCandidates = (gap: (typeof GAP_DRIVERS)[string]) => `(SELECT w.* FROM ${gap.table} g
+  CROSS JOIN LATERAL ${probeByKey('work_items', 'w', 'w.workspace_id = $1 AND w.id = g.work_item_id')}
+  WHERE g.workspace_id = $1 AND g.project_id = $2 OFFSET 0) w`;
+
+/**
+ * The total of a gap-driven list: alone, the project's counter (read by the page statement); with other filters,
+ * the gap rows whose item (read by primary key) meets them: O(the project's gap rows), never O(its items).
+ */
+function gapCount(gap: (typeof GAP_DRIVERS)[string], rest: ListFilter[], q: ListQuery, leading: unknown[]) {
+  if (!rest.length)
+    return {
+      sql: `SELECT coalesce(sum(k.${gap.counter}), 0)::int AS c FROM work_item_gap_counts k WHERE k.project_id = $2 AND k.workspace_id = $1`,
+      params: leading,
+      inPage: q.orderKey === 'created_at',
+    };
+  const cp = new SqlParams(leading);
+  const where = liveItems();
+  applyFilters(WORK_ITEM_LIST, { ...q, filters: rest, search: null }, where, cp);
+  const { from, where: scope } = gapRows(gap);
+  return {
+    sql: `SELECT count(*)::int AS c FROM ${from} WHERE ${scope.join(' AND ')} AND EXISTS (${itemProbe('g.work_item_id', where)})`,
+    params: cp.values,
+  };
+}
+
+/**
+ * The workspace list's total of `assignee_id__isnull=true` or `label_id__isnull=true` alone: the counters of the
+ * readable projects ($2); undefined for any other filter combination.
+ */
+function workspaceGapCount(q: ListQuery, leading: unknown[]) {
+  const [only] = q.filters;
+  const gap = only && GAP_DRIVERS[only.def.name];
+  if (q.search || q.filters.length !== 1 || !gap || only.op !== 'isnull' || !only.value) return undefined;
+  return {
+    sql: `SELECT coalesce(sum(k.${gap.counter}), 0)::int AS c FROM work_item_gap_counts k WHERE k.workspace_id = $1 AND k.project_id = ANY($2::uuid[])`,
+    params: leading,
+  };
+}
+
+/**
  * The ids of the project's items that are in a module (of the bound uuid[] `only`, when given): the project's modules
  * (few), each its links' primary key range (workspace_id, module_id, ...), fenced so that it stays one range per
  * module whatever the statistics say. A module link always names a module of its item's project
@@ -830,6 +899,8 @@ export class WorkItemsRepository {
     if (named) return this.sequenceList(q, src, named);
     const driver = q.search ? undefined : q.filters.find((f) => LINK_DRIVERS[f.def.name] && f.op !== 'isnull');
     if (driver) return this.linkDrivenList(workspaceId, projectId, q, src, driver);
+    const gap = q.search ? undefined : q.filters.find((f) => GAP_DRIVERS[f.def.name] && f.op === 'isnull' && f.value);
+    if (gap) return this.gapDrivenList(workspaceId, projectId, q, src, gap);
     const moduled = q.search ? undefined : q.filters.find((f) => f.def.name === 'module_id');
     if (moduled) return this.moduleList(workspaceId, projectId, q, src, moduled);
     const dated = q.search ? undefined : DATE_RANGED.find((col) => q.filters.some((f) => f.def.name === col));
@@ -1004,6 +1075,44 @@ export class WorkItemsRepository {
   }
 
   /**
+   * Items without assignees or without labels (`gap`: `assignee_id__isnull=true` / `label_id__isnull=true`), read off
+   * that kind's gap table (GAP_DRIVERS): in created_at order its list index's range, each gap row's item probed by
+   * primary key for the other filters (the page's keys walked once, then its items read by primary key); in other
+   * orders the ordering walked SEARCH_WALK rows, else the gap rows' items, sorted (ListSource.candidateFilter). Never
+   * analyzed, the walk of the project's items probing the link table passed every item when all have such a link.
+   */
+  private gapDrivenList(workspaceId: string, projectId: string, q: ListQuery, src: ListSource, filter: ListFilter) {
+    const gap = GAP_DRIVERS[filter.def.name];
+    const rest = q.filters.filter((f) => f !== filter);
+    src.filteredCount = gapCount(gap, rest, q, [workspaceId, projectId]);
+    if (q.orderKey !== 'created_at') {
+      const cond = filter.def.sql!('isnull', null, true);
+      return this.candidateList(q, rest, src, cond, gapCandidates(gap));
+    }
+    const p = new SqlParams([workspaceId, projectId]);
+    const { from, where } = gapRows(gap);
+    const walkConds = [...where];
+    const itemConds: string[] = [];
+    applyFilters(WORK_ITEM_LIST, { ...q, filters: rest }, itemConds, p);
+    if (itemConds.length) walkConds.push(`EXISTS (${itemProbe('g.work_item_id', itemConds)})`);
+    return runList<WorkItemRow>(
+      this.pageReader,
+      GAP_DRIVEN_LIST,
+      { ...q, filters: [] },
+      {
+        ...src,
+        unfilteredCount: undefined,
+        // The project's live-set counter says nothing about which items have links.
+        offsetAnchors: undefined,
+        keyWalk: { from, where: walkConds, always: true, lookup: ITEM_BY_KEY },
+        from,
+        where: walkConds,
+        params: p,
+      },
+    );
+  }
+
+  /**
    * The live, unarchived projects of the workspace whose work items the viewer can read (WORK_ITEM_READER or a
    * workspace owner/admin), limited to `only` when given: the scope of the workspace-wide list.
    */
@@ -1046,7 +1155,10 @@ export class WorkItemsRepository {
         sql: `SELECT coalesce(sum(n), 0)::int AS c FROM project_work_item_counts WHERE workspace_id = $1 AND project_id = ANY($2::uuid[])`,
         params: leading,
       },
-      filteredCount: statePriorityCount(q, leading, '= ANY($2::uuid[])') ?? linkCount(q, leading, '= ANY($2::uuid[])'),
+      filteredCount:
+        statePriorityCount(q, leading, '= ANY($2::uuid[])') ??
+        linkCount(q, leading, '= ANY($2::uuid[])') ??
+        workspaceGapCount(q, leading),
       searchIndex: SEARCH_INDEX,
     });
   }
