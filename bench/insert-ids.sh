@@ -8,7 +8,7 @@
 # is set, a CHECKPOINT is taken (so both start with no page logged since), then INSERTS single-row inserts of the
 # benchmark's create (name only, into the largest project), each under EXPLAIN (ANALYZE, BUFFERS, WAL) in one
 # session; it prints the per-insert means of the insert node's WAL records, full-page images and bytes, its
-# buffers read and dirtied, and the execution time. The inserted items stay (a few hundred per round). The default
+# buffers read and dirtied, the execution time and each trigger's time. The inserted items stay (a few hundred per round). The default
 # is left as the migration sets it. WAL here is the statement's own (EXPLAIN's), not the server's, so other
 # databases' writes do not count; the times do depend on the machine's load.
 set -euo pipefail
@@ -35,8 +35,12 @@ for round in $(seq 1 "$ROUNDS"); do
       node && /Buffers:/ { for (i = 1; i <= NF; i++) { split($i, a, "="); if (a[1] == "read") rd += a[2]; if (a[1] == "dirtied") dt += a[2] } }
       node && /WAL:/ { for (i = 1; i <= NF; i++) { split($i, a, "="); if (a[1] == "records") rc += a[2]; if (a[1] == "fpi") fp += a[2]; if (a[1] == "bytes") by += a[2] } }
       /->|Planning/ { node = 0 }
+      /^ *Trigger / { name = $2; sub(/:$/, "", name); match($0, /time=[0-9.]+/); trig[name] += substr($0, RSTART + 5, RLENGTH - 5) }
       /Execution Time/ { ex += $3; n++ }
-      END { printf "%s: %d inserts; per insert: WAL records %.1f, full-page images %.2f, WAL bytes %.0f, buffers read %.2f, dirtied %.2f; execution %.3f ms\n", label, n, rc / n, fp / n, by / n, rd / n, dt / n, ex / n }
+      END {
+        printf "%s: %d inserts; per insert: WAL records %.1f, full-page images %.2f, WAL bytes %.0f, buffers read %.2f, dirtied %.2f; execution %.3f ms\n", label, n, rc / n, fp / n, by / n, rd / n, dt / n, ex / n
+        for (k in trig) printf "  trigger %s %.3f ms\n", k, trig[k] / n
+      }
     ' "$OUT"
   done
 done
