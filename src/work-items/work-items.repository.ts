@@ -8,7 +8,7 @@ import { Viewer } from '../common/auth/roles';
 import { ListQuery } from '../common/pagination/list-query';
 import { ListSpec } from '../common/pagination/list-spec';
 import { OffsetAnchors } from '../common/pagination/offset-anchors';
-import { applyFilters, ListSource, probeByKey, rangeValues, runList } from '../common/pagination/run-list';
+import { applyFilters, ListSource, probeByKey, Ranges, rangeValues, runList } from '../common/pagination/run-list';
 import { Queryable, SqlParams } from '../common/pagination/sql-params';
 import { poolReader } from '../common/database/prepared';
 import { STATE_GROUPS, StateGroup } from '../states/state.entity';
@@ -1054,23 +1054,35 @@ export class WorkItemsRepository {
     // the item, the state group only joins states, which made PostgreSQL re-plan the statement on every execution (a
     // generic plan would hash-join every item of the group): 0.8 ms of planning per request; the priority, probed
     // per link, read every link of the key where the two seldom meet. Other filters ask the link row's item.
+    return this.sideDrivenList(LINK_DRIVEN_LIST, q, src, { from: `${link.table} x`, where: walkConds, ranges }, p, {
+      item: 'x.work_item_id',
+      filters: itemFilters,
+    });
+  }
+
+  /**
+   * A created_at-ordered page driven by a side table's rows (`rows`: a link or gap table, its conditions, its ranges),
+   * each row's item probed by primary key for the `probe` filters, then the page's items read by key. The project's
+   * live-set counter and remembered offsets say nothing about those rows, so neither is used.
+   */
+  private sideDrivenList(
+    spec: ListSpec,
+    q: ListQuery,
+    src: ListSource,
+    rows: { from: string; where: string[]; ranges?: Ranges },
+    p: SqlParams,
+    probe: { item: string; filters: ListFilter[] },
+  ) {
+    const where = [...rows.where];
     const itemConds: string[] = [];
-    applyFilters(WORK_ITEM_LIST, { ...q, filters: itemFilters }, itemConds, p);
-    if (itemConds.length) walkConds.push(`EXISTS (${itemProbe('x.work_item_id', itemConds)})`);
+    applyFilters(WORK_ITEM_LIST, { ...q, filters: probe.filters }, itemConds, p);
+    if (itemConds.length) where.push(`EXISTS (${itemProbe(probe.item, itemConds)})`);
+    const keyWalk = { from: rows.from, where, always: true, lookup: ITEM_BY_KEY, ranges: rows.ranges };
     return runList<WorkItemRow>(
       this.pageReader,
-      LINK_DRIVEN_LIST,
+      spec,
       { ...q, filters: [] },
-      {
-        ...src,
-        unfilteredCount: undefined,
-        // The project's live-set counter says nothing about one assignee's or label's items.
-        offsetAnchors: undefined,
-        keyWalk: { from: `${link.table} x`, where: walkConds, always: true, lookup: ITEM_BY_KEY, ranges },
-        from: `${link.table} x`,
-        where: walkConds,
-        params: p,
-      },
+      { ...src, unfilteredCount: undefined, offsetAnchors: undefined, keyWalk, from: rows.from, where, params: p },
     );
   }
 
@@ -1090,26 +1102,7 @@ export class WorkItemsRepository {
       return this.candidateList(q, rest, src, cond, gapCandidates(gap));
     }
     const p = new SqlParams([workspaceId, projectId]);
-    const { from, where } = gapRows(gap);
-    const walkConds = [...where];
-    const itemConds: string[] = [];
-    applyFilters(WORK_ITEM_LIST, { ...q, filters: rest }, itemConds, p);
-    if (itemConds.length) walkConds.push(`EXISTS (${itemProbe('g.work_item_id', itemConds)})`);
-    return runList<WorkItemRow>(
-      this.pageReader,
-      GAP_DRIVEN_LIST,
-      { ...q, filters: [] },
-      {
-        ...src,
-        unfilteredCount: undefined,
-        // The project's live-set counter says nothing about which items have links.
-        offsetAnchors: undefined,
-        keyWalk: { from, where: walkConds, always: true, lookup: ITEM_BY_KEY },
-        from,
-        where: walkConds,
-        params: p,
-      },
-    );
+    return this.sideDrivenList(GAP_DRIVEN_LIST, q, src, gapRows(gap), p, { item: 'g.work_item_id', filters: rest });
   }
 
   /**
