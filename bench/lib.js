@@ -141,8 +141,30 @@ async function api(port, method, path, key, body) {
   return j;
 }
 
+/**
+ * The seeded benchmark workspace's and project's ids (slug `bench`, identifier BENCH) and the project's seeded members
+ * (member1@example.com, member2@... in number order), on the client `c`.
+ */
+async function benchSeedIds(c) {
+  const { ws, project } = (
+    await c.query(
+      `SELECT w.id AS ws, p.id AS project FROM workspaces w JOIN projects p ON p.workspace_id = w.id
+        WHERE w.slug = 'bench' AND p.identifier = 'BENCH'`,
+    )
+  ).rows[0];
+  const members = (
+    await c.query(
+      `SELECT m.member_id AS id FROM project_members m JOIN users u ON u.id = m.member_id
+        WHERE m.project_id = $1 AND u.email LIKE 'member%@example.com' ORDER BY length(u.email), u.email`,
+      [project],
+    )
+  ).rows.map((r) => r.id);
+  return { ws, project, members };
+}
+
 module.exports = {
   ROOT,
+  benchSeedIds,
   sleep,
   adminUrl,
   withDb,

@@ -91,19 +91,7 @@ const STATEMENTS = [
 ];
 
 async function seedOf(c) {
-  const { ws, project } = (
-    await c.query(
-      `SELECT w.id AS ws, p.id AS project FROM workspaces w JOIN projects p ON p.workspace_id = w.id
-        WHERE w.slug = 'bench' AND p.identifier = 'BENCH'`,
-    )
-  ).rows[0];
-  const members = (
-    await c.query(
-      `SELECT m.member_id AS id FROM project_members m JOIN users u ON u.id = m.member_id
-        WHERE m.project_id = $1 AND u.email LIKE 'member%@example.com' ORDER BY length(u.email), u.email`,
-      [project],
-    )
-  ).rows.map((r) => r.id);
+  const { ws, project, members } = await lib.benchSeedIds(c);
   const labels = (
     await c.query(`SELECT id FROM labels WHERE project_id = $1 AND deleted_at IS NULL ORDER BY sort_order`, [project])
   ).rows.map((r) => r.id);

@@ -240,19 +240,7 @@ async function openSeed(dbUrl, children) {
   cli(dbUrl, 'migrate');
   const key = cli(dbUrl, 'api-key', 'create', '--email', 'bench@example.com').key;
   const seeded = await sql(dbUrl, async (c) => {
-    const { bench, main } = (
-      await c.query(
-        `SELECT w.id AS bench, p.id AS main FROM workspaces w JOIN projects p ON p.workspace_id = w.id
-          WHERE w.slug = 'bench' AND p.identifier = 'BENCH'`,
-      )
-    ).rows[0];
-    const members = (
-      await c.query(
-        `SELECT m.member_id AS id FROM project_members m JOIN users u ON u.id = m.member_id
-          WHERE m.project_id = $1 AND u.email LIKE 'member%@example.com' ORDER BY length(u.email), u.email`,
-        [main],
-      )
-    ).rows.map((r) => r.id);
+    const { ws: bench, project: main, members } = await lib.benchSeedIds(c);
     await settle(c, log);
     return { bench, main, members, ...(await seedSamples(c, bench, main, members)) };
   });
