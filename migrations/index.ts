@@ -49,6 +49,7 @@ import { WorkItemDatedIndexesCarryKeys1795760000000 } from './1795760000000-Work
 import { TriggerJoinsWithoutNestedLoops1795770000000 } from './1795770000000-TriggerJoinsWithoutNestedLoops';
 import { WorkItemTimeOrderedIds1795780000000 } from './1795780000000-WorkItemTimeOrderedIds';
 import { WorkItemLinkGaps1795800000000 } from './1795800000000-WorkItemLinkGaps';
+import { LinkKeyIndexesNotLiveOnly1795820000000 } from './1795820000000-LinkKeyIndexesNotLiveOnly';
 
 export const MIGRATIONS: Array<new () => unknown> = [
   Foundation1795323810286,
@@ -100,4 +101,5 @@ export const MIGRATIONS: Array<new () => unknown> = [
   TriggerJoinsWithoutNestedLoops1795770000000,
   WorkItemTimeOrderedIds1795780000000,
   WorkItemLinkGaps1795800000000,
+  LinkKeyIndexesNotLiveOnly1795820000000,
 ];

@@ -43,6 +43,15 @@ function scopeWhere(s: LabelScope, alias = 'l'): { where: string[]; params: SqlP
 }
 
 /** The columns a label PATCH writes (the allow-list of its partial update). */
+/**
+ * SQL: the links `x` of workspace $1 to label $2 whose item is live (`live` 'true') or not ('false'), a condition that
+ * reads that side's index: a live item's links lead `ix_work_item_labels_list`, the others' `ix_work_item_labels_not_live`
+ * (migration LinkKeyIndexesNotLiveOnly: no index holds every link of a label any more).
+ */
+const CARRIER_LINKS = (live: 'true' | 'false') => `x.workspace_id = $1 AND x.label_id = $2 AND x.item_live = ${live}`;
+const CARRIERS = (live: 'true' | 'false') =>
+  `SELECT x.work_item_id FROM work_item_labels x WHERE ${CARRIER_LINKS(live)}`;
+
 const LABEL_UPDATE: PartialUpdate<LabelWrite> = {
   table: 'labels',
   where: 'id = $1 AND workspace_id = $2',
@@ -146,15 +155,20 @@ export class LabelsRepository {
    */
   async lockCarriers(workspaceId: string, labelId: string, db: Queryable): Promise<void> {
     await db.query(
-      `SELECT 1 FROM (SELECT x.work_item_id FROM work_item_labels x WHERE x.workspace_id = $1 AND x.label_id = $2 ORDER BY x.work_item_id) k
+      `SELECT 1 FROM (${CARRIERS('true')} UNION ALL ${CARRIERS('false')} ORDER BY 1) k
         CROSS JOIN LATERAL (SELECT 1 FROM work_items w WHERE w.workspace_id = $1 AND w.id = k.work_item_id FOR NO KEY UPDATE OF w) l`,
       [workspaceId, labelId],
     );
   }
 
-  /** Removes the label from every work item carrying it (gap-reference 3.4: items otherwise untouched), in the delete's transaction. */
+  /**
+   * Removes the label from every work item carrying it (gap-reference 3.4: items otherwise untouched), in the delete's
+   * transaction: the live items' links, then the others' (each read by its own index, CARRIERS).
+   */
   async stripFromWorkItems(workspaceId: string, labelId: string, db: Queryable): Promise<void> {
-    await db.query(`DELETE FROM work_item_labels WHERE workspace_id = $1 AND label_id = $2`, [workspaceId, labelId]);
+    for (const live of ['true', 'false'] as const) {
+      await db.query(`DELETE FROM work_item_labels x WHERE ${CARRIER_LINKS(live)}`, [workspaceId, labelId]);
+    }
   }
 
   /** Soft-deletes a label; its children move to the top level. */

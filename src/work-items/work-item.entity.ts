@@ -130,7 +130,8 @@ const linkPriorityIndex = (table: string, key: string) =>
 
 /** Assignees of a work item; the set is replaced as a whole on writes. */
 @Entity('work_item_assignees')
-@Index('ix_work_item_assignees_assignee', ['assignee_id', 'work_item_id'])
+// A key's links of deleted or archived items (its live ones lead the list index): migration LinkKeyIndexesNotLiveOnly.
+@Index('ix_work_item_assignees_not_live', ['assignee_id', 'work_item_id'], { where: 'NOT "item_live"' })
 @Index(
   'ix_work_item_assignees_list',
   ['assignee_id', 'project_id', 'item_created_at', 'work_item_id', 'item_state_group_rank', 'workspace_id'],
@@ -152,7 +153,8 @@ export class WorkItemAssigneeEntity extends WorkItemLinkCopies {
 
 /** Labels of a work item (project or workspace-level labels); replaced as a whole on writes. */
 @Entity('work_item_labels')
-@Index('ix_work_item_labels_label', ['label_id', 'work_item_id'])
+// A key's links of deleted or archived items (its live ones lead the list index): migration LinkKeyIndexesNotLiveOnly.
+@Index('ix_work_item_labels_not_live', ['label_id', 'work_item_id'], { where: 'NOT "item_live"' })
 @Index(
   'ix_work_item_labels_list',
   ['label_id', 'project_id', 'item_created_at', 'work_item_id', 'item_state_group_rank', 'workspace_id'],

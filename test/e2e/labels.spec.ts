@@ -209,6 +209,45 @@ describe('labels', () => {
       expect(after.body.label_ids).toEqual([keep.body.id]);
     });
 
+    it('DELETE strips the label from archived and deleted work items too, each side read by an index', async () => {
+      const l = await create({ name: 'stripped everywhere' });
+      const items = `/api/v2/workspaces/${ten.slug}/projects/${projectId}/work-items/`;
+      const made = async (name: string) =>
+        (
+          await t.http
+            .post(items)
+            .set(key())
+            .send({ name, label_ids: [l.body.id] })
+            .expect(201)
+        ).body.id as string;
+      const [live, archived, deleted] = [await made('live'), await made('archived'), await made('deleted')];
+      await t.http.post(`${items}${archived}/archive/`).set(key()).expect(200);
+      await t.http.delete(`${items}${deleted}/`).set(key()).expect(204);
+      const links = () =>
+        t.ds.query(`SELECT work_item_id, item_live FROM work_item_labels WHERE label_id = $1 ORDER BY item_live`, [
+          l.body.id,
+        ]);
+      expect((await links()).map((r: { item_live: boolean }) => r.item_live)).toEqual([false, false, true]);
+      expect((await t.http.delete(`${base}${l.body.id}/`).set(key())).status).toBe(204);
+      expect(await links()).toEqual([]);
+      await t.http.post(`${items}${archived}/unarchive/`).set(key()).expect(200);
+      for (const id of [live, archived]) {
+        const after = await t.http.get(`${items}${id}/`).set(key()).expect(200);
+        expect(after.body.label_ids).toEqual([]);
+      }
+      // No index holds every link of a label (migration LinkKeyIndexesNotLiveOnly): each side must have one whose
+      // predicate its statement meets, or a deletion reads the whole table (with sequential scans off, a plan still
+      // shows one only when no index can serve it).
+      const plan = (live: boolean) =>
+        t.ds.transaction(async (m) => {
+          await m.query('SET LOCAL enable_seqscan = off');
+          const sql = `DELETE FROM work_item_labels x WHERE x.workspace_id = $1 AND x.label_id = $2 AND x.item_live = ${live}`;
+          return JSON.stringify(await m.query(`EXPLAIN (FORMAT JSON) ${sql}`, [ten.workspaceId, l.body.id]));
+        });
+      expect(await plan(false)).toContain('ix_work_item_labels_not_live');
+      expect(await plan(true)).not.toContain('Seq Scan');
+    });
+
     it('tenant wall: labels of another project or workspace are 404 in paths', async () => {
       const other = await t.tenant();
       const op = await t.project(other.slug, other.owner.key);
