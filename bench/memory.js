@@ -2,7 +2,7 @@
 /*
  * node bench/memory.js --database wt_bench [--rows list,per200,get,create,patch,mixed --requests 6000 --warm-up 1500
  *                       --connections 32 --port 3960 --flags "--max-old-space-size=192 --max-semi-space-size=32"
- *                       --env "MALLOC_ARENA_MAX=2" --root DIR]
+ *                       --env "MALLOC_ARENA_MAX=2" --root DIR --cycles 1 --idle 0]
  *
  * Peak RSS and CPU per request of the built service (issue 27), on a database `npm run bench -- --seed-only
  * --database NAME` left (BENCH_DATABASE_URL's server). Starts the service as `start:prod` does (or with `--flags`
@@ -28,6 +28,11 @@ const REQUESTS = numberOption('requests', 6000);
 const WARM_UP = numberOption('warm-up', 1500);
 const CONNECTIONS = numberOption('connections', 32);
 const CYCLES = numberOption('cycles', 1);
+/**
+ * `--idle S`: S seconds without requests before each row, as `npm run bench` leaves the service idle while the
+ * ceilings' slices run (V8's memory reducer acts on an idle heap: docs/read-path-profile.md, "Peak memory, fifth pass").
+ */
+const IDLE = numberOption('idle', 0);
 const PORT = numberOption('port', 3960);
 const FLAGS = stringOption('flags');
 const ENV = stringOption('env');
@@ -147,6 +152,7 @@ async function main() {
     for (let cycle = 1; cycle <= CYCLES; cycle++) {
       for (const row of ROWS) {
         if (!all[row]) throw new Error(`--rows: unknown ${row}; rows: ${Object.keys(all).join(', ')}`);
+        if (IDLE > 0) await lib.sleep(IDLE * 1000);
         await load(all[row], fx.key, WARM_UP);
         const cpu0 = cpuSeconds(child.pid);
         const gc0 = { ...gc };
