@@ -271,14 +271,31 @@ const LINK_DRIVEN_LIST = drivenBy(WORK_ITEM_LIST, 'x');
 const WORKSPACE_LINK_DRIVEN_LIST = drivenBy(WORKSPACE_WORK_ITEM_LIST, 'x');
 
 /**
- * The one assignee or label (one id, `=` or a one-id `__in`) by which a workspace list in created_at order without
- * search is read off its link table (listWorkspace); undefined for any other request.
+ * The assignee or label filter (`=` or `__in`) by which a workspace list in created_at order without search is read
+ * off its link table (listWorkspace); undefined for any other request.
  */
 function workspaceLinkDriver(q: ListQuery): ListFilter | undefined {
   if (q.orderKey !== 'created_at' || q.search) return undefined;
   const links = q.filters.filter((f) => LINK_DRIVERS[f.def.name]);
-  if (links.length !== 1 || links[0].op === 'isnull') return undefined;
-  return new Set(([] as string[]).concat(links[0].value as string | string[])).size === 1 ? links[0] : undefined;
+  return links.length === 1 && links[0].op !== 'isnull' ? links[0] : undefined;
+}
+
+/**
+ * The total of a workspace list driven by several ids of `link` (`keyRef`, bound in `cp`): the distinct items of
+ * their live links in the readable projects whose item meets `itemConds` (an item under two of the ids counts once).
+ */
+function workspaceLinksCount(link: (typeof LINK_DRIVERS)[string], keyRef: string, itemConds: string[], cp: SqlParams) {
+  const conds = [
+    'x.workspace_id = $1',
+    'x.project_id = ANY($2::uuid[])',
+    `x.${link.key} = ANY(${keyRef})`,
+    'x.item_live',
+  ];
+  if (itemConds.length) conds.push(`EXISTS (${itemProbe('x.work_item_id', itemConds)})`);
+  return {
+    sql: `SELECT count(*)::int AS c FROM (SELECT DISTINCT x.work_item_id FROM ${link.table} x WHERE ${conds.join(' AND ')}) k`,
+    params: cp.values,
+  };
 }
 
 /**
@@ -1187,16 +1204,24 @@ export class WorkItemsRepository {
     driver: ListFilter,
   ) {
     const link = LINK_DRIVERS[driver.def.name];
-    const key = ([] as string[]).concat(driver.value as string | string[])[0];
-    const p = new SqlParams([workspaceId, projectIds]);
-    const where = [
-      'x.workspace_id = $1',
-      'x.project_id = ANY($2::uuid[])',
-      `x.${link.key} = ${p.add(key)}::uuid`,
-      'x.item_live',
-    ];
-    const ranges: Ranges = { values: '$2::uuid[]', cond: (v) => `x.project_id = ${v}` };
+    const keys = [...new Set(([] as string[]).concat(driver.value as string | string[]))];
     const rest = q.filters.filter((f) => f !== driver);
+    const p = new SqlParams([workspaceId, projectIds]);
+    const byProject: Ranges = { values: '$2::uuid[]', cond: (v) => `x.project_id = ${v}` };
+    const where = ['x.workspace_id = $1', 'x.project_id = ANY($2::uuid[])', 'x.item_live'];
+    let ranges = byProject;
+    if (keys.length === 1) where.push(`x.${link.key} = ${p.add(keys[0])}::uuid`);
+    else {
+      // One range per (project, id), merged; an item under two of the ids is kept once (KeyWalk ranges are distinct).
+      const keyRef = `${p.add(keys)}::uuid[]`;
+      where.push(`x.${link.key} = ANY(${keyRef})`);
+      ranges = { ...byProject, by: { values: keyRef, cond: (v) => `x.${link.key} = ${v}` } };
+      const cp = new SqlParams([workspaceId, projectIds]);
+      const countRef = `${cp.add(keys)}::uuid[]`;
+      const itemConds: string[] = [];
+      applyFilters(WORKSPACE_WORK_ITEM_LIST, { ...q, filters: rest, search: null }, itemConds, cp);
+      src.filteredCount = workspaceLinksCount(link, countRef, itemConds, cp);
+    }
     const probe = { item: 'x.work_item_id', filters: rest, spec: WORKSPACE_WORK_ITEM_LIST };
     return this.sideDrivenList(
       WORKSPACE_LINK_DRIVEN_LIST,

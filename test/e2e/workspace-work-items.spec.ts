@@ -134,6 +134,11 @@ describe('workspace-wide work item list', () => {
       .send({ name: 'across projects' });
     expect(lp.status).toBe(201);
     const label = lp.body.id as string;
+    const second = await t.http
+      .post(`/api/v2/workspaces/${ten.slug}/labels/`)
+      .set({ 'X-Api-Key': ten.owner.key })
+      .send({ name: 'also across projects' });
+    expect(second.status).toBe(201);
     const me = ten.owner.id;
     const links = { assignee_ids: [me], label_ids: [label] };
     // Across the two projects, newest last; one archived, one of another assignee (a member of pa), one high priority.
@@ -142,6 +147,8 @@ describe('workspace-wide work item list', () => {
     for (let i = 0; i < 7; i++) {
       const p = i % 2 && i !== 3 ? pb.id : pa.id;
       const body = i === 3 ? { assignee_ids: [member.id] } : { ...links, priority: i === 4 ? 'high' : 'low' };
+      // l0 and l1 carry both labels: a list of either label holds them once.
+      if (i < 2) Object.assign(body, { label_ids: [label, second.body.id] });
       made.push((await create(p, { name: `l${i}`, ...body })).id);
     }
     const archived = await t.http
@@ -150,7 +157,8 @@ describe('workspace-wide work item list', () => {
     expect(archived.status).toBe(200);
     const want = ['l5', 'l4', 'l2', 'l1', 'l0'];
     const names = (r: any) => r.body.data.map((w: any) => w.name);
-    for (const q of [`assignee_id=${me}`, `label_id=${label}`, `label_id__in=${label}`]) {
+    const either = `label_id__in=${label},${second.body.id}`;
+    for (const q of [`assignee_id=${me}`, `label_id=${label}`, `label_id__in=${label}`, either]) {
       const all = await list(`?${q}`);
       expect({ q, names: names(all), total: all.body.total_count }).toEqual({ q, names: want, total: 5 });
       const seen: string[] = [];
@@ -163,6 +171,14 @@ describe('workspace-wide work item list', () => {
       expect({ q, seen }).toEqual({ q, seen: want });
       expect({ q, offset: names(await list(`?${q}&per_page=2&offset=2`)) }).toEqual({ q, offset: ['l2', 'l1'] });
     }
+    // Several ids: one range per (project, id); an item of two of them once, in the page and in the total.
+    const two = await list(`?assignee_id__in=${me},${member.id}`);
+    expect({ names: names(two), total: two.body.total_count }).toEqual({
+      names: ['l5', 'l4', 'l3', 'l2', 'l1', 'l0'],
+      total: 6,
+    });
+    const bothHigh = await list(`?${either}&priority=low&per_page=1&offset=3`);
+    expect({ names: names(bothHigh), total: bothHigh.body.total_count }).toEqual({ names: ['l0'], total: 4 });
     // Another filter beside it is checked on each link row's item; the total counts the same rows.
     const high = await list(`?label_id=${label}&priority=high`);
     expect({ names: names(high), total: high.body.total_count }).toEqual({ names: ['l4'], total: 1 });
