@@ -270,6 +270,9 @@ const LINK_DRIVEN_LIST = drivenBy(WORK_ITEM_LIST, 'x');
 /** The workspace-wide list read from the driving link row (its filters: `project_id` too; a plain `sequence_id`). */
 const WORKSPACE_LINK_DRIVEN_LIST = drivenBy(WORKSPACE_WORK_ITEM_LIST, 'x');
 
+/** Link rows `x` of live items in the readable projects (binds $1 workspace, $2 the projects' array). */
+const WORKSPACE_LIVE_LINKS = ['x.workspace_id = $1', 'x.project_id = ANY($2::uuid[])', 'x.item_live'];
+
 /**
  * The assignee or label filter (`=` or `__in`) by which a workspace list in created_at order without search is read
  * off its link table (listWorkspace); undefined for any other request.
@@ -285,12 +288,7 @@ function workspaceLinkDriver(q: ListQuery): ListFilter | undefined {
  * their live links in the readable projects whose item meets `itemConds` (an item under two of the ids counts once).
  */
 function workspaceLinksCount(link: (typeof LINK_DRIVERS)[string], keyRef: string, itemConds: string[], cp: SqlParams) {
-  const conds = [
-    'x.workspace_id = $1',
-    'x.project_id = ANY($2::uuid[])',
-    `x.${link.key} = ANY(${keyRef})`,
-    'x.item_live',
-  ];
+  const conds = [...WORKSPACE_LIVE_LINKS, `x.${link.key} = ANY(${keyRef})`];
   if (itemConds.length) conds.push(`EXISTS (${itemProbe('x.work_item_id', itemConds)})`);
   return {
     sql: `SELECT count(*)::int AS c FROM (SELECT DISTINCT x.work_item_id FROM ${link.table} x WHERE ${conds.join(' AND ')}) k`,
@@ -1208,7 +1206,7 @@ export class WorkItemsRepository {
     const rest = q.filters.filter((f) => f !== driver);
     const p = new SqlParams([workspaceId, projectIds]);
     const byProject: Ranges = { values: '$2::uuid[]', cond: (v) => `x.project_id = ${v}` };
-    const where = ['x.workspace_id = $1', 'x.project_id = ANY($2::uuid[])', 'x.item_live'];
+    const where = [...WORKSPACE_LIVE_LINKS];
     let ranges = byProject;
     if (keys.length === 1) where.push(`x.${link.key} = ${p.add(keys[0])}::uuid`);
     else {
