@@ -72,6 +72,9 @@ describe('workspace-wide work item list', () => {
     const narrowed = await list(`?project_id=${pb.id}`, member.key);
     expect(narrowed.body).toMatchObject({ data: [], total_count: 0 });
     expectProblem(await list('?project_id=nope'), 400, 'validation_error');
+    // The link filters that now read the link rows refuse a malformed id as before.
+    expectProblem(await list('?assignee_id=nope'), 400, 'validation_error');
+    expectProblem(await list('?label_id__in=nope'), 400, 'validation_error');
   });
 
   it("applies the work item list's filters with exact totals", async () => {
