@@ -42,7 +42,6 @@ function scopeWhere(s: LabelScope, alias = 'l'): { where: string[]; params: SqlP
   return { where, params };
 }
 
-/** The columns a label PATCH writes (the allow-list of its partial update). */
 /**
  * SQL: the links `x` of workspace $1 to label $2 whose item is live (`live` 'true') or not ('false'), a condition that
  * reads that side's index: a live item's links lead `ix_work_item_labels_list`, the others' `ix_work_item_labels_not_live`
@@ -52,6 +51,7 @@ const CARRIER_LINKS = (live: 'true' | 'false') => `x.workspace_id = $1 AND x.lab
 const CARRIERS = (live: 'true' | 'false') =>
   `SELECT x.work_item_id FROM work_item_labels x WHERE ${CARRIER_LINKS(live)}`;
 
+/** The columns a label PATCH writes (the allow-list of its partial update). */
 const LABEL_UPDATE: PartialUpdate<LabelWrite> = {
   table: 'labels',
   where: 'id = $1 AND workspace_id = $2',

@@ -1187,12 +1187,12 @@ export class WorkItemsRepository {
   }
 
   /**
-   * The workspace list filtered by one assignee or label (workspaceLinkDriver), in created_at order: one range of the
-   * link's list index per readable project (KeyWalk.ranges over the project ids, each read only as far as the page
-   * reaches, merged), each link row's item probed by primary key for the other filters, then the page's items read
-   * by key. Walking the workspace's items probing the link table instead passed every newer item of the workspace
-   * when the id is rare among them (234 ms at a million items). Its total: the link counters where they answer
-   * (listWorkspace), else the id's live links in the readable projects whose item meets the other filters.
+   * The workspace list filtered by assignees or labels (workspaceLinkDriver), in created_at order: one range of the
+   * link's list index per readable project, and per id when several are asked (KeyWalk.ranges, each read only as far
+   * as the page reaches, merged), each link row's item probed by primary key for the other filters, then the page's
+   * items read by key. Walking the workspace's items probing the link table instead passed every newer item of the
+   * workspace when the ids are rare among them (234 ms at a million items). Its total: the link counters where they
+   * answer (listWorkspace), else the distinct items of the ids' live links whose item meets the other filters.
    */
   private workspaceLinkDrivenList(
     workspaceId: string,
