@@ -16,6 +16,7 @@ import { MemberDto } from './members.dto';
 import { mapMember, MemberRow } from './members.mapper';
 import { ChangedProjectMembership, MembersRepository } from './members.repository';
 import { MEMBER_LIST } from './members.queries';
+import { ChangesResolvedCredentials } from '../common/auth/auth-cache';
 
 /** Who a membership change is attributed to: the request, or the admin CLI. */
 type Actor = AuditActor | RequestContext;
@@ -25,6 +26,7 @@ export type ImplicitMembershipReason = 'project_created' | 'workspace_demoted_to
 
 /** Workspace and project rosters, and the role rules of gap-reference section 6. */
 @Injectable()
+@ChangesResolvedCredentials()
 export class MembersService {
   constructor(
     private readonly ds: DataSource,

@@ -23,6 +23,7 @@ import { WebhookOutbox } from '../webhooks/webhook-outbox';
 import { CreateProjectDto, ProjectDto, ProjectSummaryDto, UpdateProjectDto } from './projects.dto';
 import { mapProject } from './projects.mapper';
 import { ProjectRow, ProjectsRepository, ProjectWrite } from './projects.repository';
+import { ChangesResolvedCredentials } from '../common/auth/auth-cache';
 
 /** Derives a project identifier from its name: initials, or the first letters of a single word. */
 export function deriveIdentifier(name: string): string {
@@ -37,6 +38,7 @@ export function deriveIdentifier(name: string): string {
 }
 
 @Injectable()
+@ChangesResolvedCredentials()
 export class ProjectsService {
   constructor(
     private readonly ds: DataSource,

@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Put } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { InvalidatesAuthCache } from '../common/auth/auth-cache';
 import { Authenticated } from '../common/auth/authenticated.decorator';
 import { Ctx, ProjectContext, WorkspaceContext } from '../common/auth/request-context';
 import { ProjectRole, WorkspaceRole } from '../common/auth/roles';
@@ -52,6 +53,7 @@ function featuresIn(names: Record<string, string>, body: unknown): unknown {
 }
 
 @ApiTags('v1 projects')
+@InvalidatesAuthCache()
 @Controller('api/v1/workspaces/:slug')
 export class V1ProjectsController {
   constructor(

@@ -9,6 +9,9 @@ import { statementsOf } from '../helpers/record-statements';
  * seen by the very next request: changes from other connections (another instance, the CLI, psql) by the
  * tables' notification, the process's own writes by invalidation before their response.
  */
+let names = 0;
+const uniqueName = () => `Label ${++names}`;
+
 describe('auth cache', () => {
   let t: TestApp;
   let ten: Tenant;
@@ -91,6 +94,24 @@ describe('auth cache', () => {
       ).status,
     ).toBe(204);
     expectProblem(await t.http.get(items).set('X-Api-Key', u.key), 404, 'resource_not_found');
+  });
+
+  it('a project archived through v2 or v1 is refused at the next request, even while notifications are late', async () => {
+    // The listener busy in a statement of its own: PostgreSQL holds its notifications until the statement ends,
+    // so only the write route's own invalidation can make the next request see the archive.
+    const listener = (cache as unknown as { listener: { query(sql: string): Promise<unknown> } }).listener;
+    for (const version of ['v2', 'v1']) {
+      const project = await t.project(ten.slug, ten.owner.key);
+      const base = `/api/${version}/workspaces/${ten.slug}/projects/${project.id}`;
+      const label = () => t.http.post(`${base}/labels/`).set('X-Api-Key', ten.owner.key).send({ name: uniqueName() });
+      expect((await label()).status).toBe(201);
+      const busy = listener.query('SELECT pg_sleep(1)');
+      const archive = await t.http.post(`${base}/archive/`).set('X-Api-Key', ten.owner.key);
+      expect(archive.status).toBeLessThan(300);
+      const refused = await label();
+      expect([refused.status, refused.body.code]).toEqual([409, 'project_archived']);
+      await busy;
+    }
   });
 
   it('a cached token still expires on time, with nothing notified', async () => {

@@ -1,3 +1,5 @@
+import { INTERCEPTORS_METADATA } from '@nestjs/common/constants';
+import { AuthCacheInvalidator, CHANGES_CREDENTIALS_META } from '../../src/common/auth/auth-cache';
 import { registeredRoutes } from '../../src/common/http/route-registry';
 import { createTestApp, TestApp } from '../helpers/test-app';
 import { ControllerRoute, controllerRoutes } from '../helpers/routes';
@@ -114,4 +116,29 @@ describe('route guards: every route declares its access rule', () => {
       .map((r) => `${label(r)} scope ${r.rule!.scope}`);
     expect(bad).toEqual([]);
   });
+
+  it('a controller that writes through a service changing resolved credentials empties the auth cache itself', () => {
+    const bad = routes
+      .filter((r) => r.method !== 'GET' && changesCredentials(r.controllerClass))
+      .filter((r) => !interceptors(r).includes(AuthCacheInvalidator))
+      .map((r) => `${label(r)}: add @InvalidatesAuthCache() to ${r.controller}`);
+    expect(bad).toEqual([]);
+  });
 });
+
+/**
+ * Whether the controller injects a service marked ChangesResolvedCredentials. Direct injection only: a service
+ * that merely reads projects (a mapper resolving identifiers) must not make every write of its users empty the cache.
+ */
+function changesCredentials(cls: unknown): boolean {
+  const params = (Reflect.getMetadata('design:paramtypes', cls as object) ?? []) as object[];
+  return params.some((p) => p && Reflect.getMetadata(CHANGES_CREDENTIALS_META, p));
+}
+
+function interceptors(r: ControllerRoute): unknown[] {
+  const handler = (r.controllerClass.prototype as Record<string, object>)[r.handler];
+  return [
+    ...((Reflect.getMetadata(INTERCEPTORS_METADATA, r.controllerClass) as unknown[]) ?? []),
+    ...((Reflect.getMetadata(INTERCEPTORS_METADATA, handler) as unknown[]) ?? []),
+  ];
+}

@@ -7,6 +7,8 @@ import { EXPAND_META, IGNORE_EXPAND_META } from '../../src/common/expand/expand'
 /** One controller route of the application, read from Nest's own metadata. */
 export interface ControllerRoute {
   controller: string;
+  /** The controller class itself (its constructor's parameter types, its class-level metadata). */
+  controllerClass: new (...a: unknown[]) => unknown;
   handler: string;
   method: string;
   /** Nest form: `/api/v2/workspaces/:slug/projects/:project_id` (no trailing slash). */
@@ -49,6 +51,7 @@ export function controllerRoutes(app: INestApplication): ControllerRoute[] {
         for (const mp of ([] as string[]).concat(methodPath)) {
           out.push({
             controller: cls.name,
+            controllerClass: cls,
             handler: name,
             method,
             path: join(cp, mp),

@@ -8,6 +8,7 @@ import {
   OnApplicationBootstrap,
   OnApplicationShutdown,
   Optional,
+  SetMetadata,
   UseInterceptors,
 } from '@nestjs/common';
 import { Client } from 'pg';
@@ -214,3 +215,13 @@ export class AuthCacheInvalidator implements NestInterceptor {
 
 /** On a controller whose writes change memberships, roles or projects (what AuthRepository resolves). */
 export const InvalidatesAuthCache = () => UseInterceptors(AuthCacheInvalidator);
+
+/** Metadata key of ChangesResolvedCredentials. */
+export const CHANGES_CREDENTIALS_META = 'wt:changes-resolved-credentials';
+
+/**
+ * On a service whose writes change what a credential resolves to (projects, memberships, roles). Every controller
+ * that injects one and has a write route must carry InvalidatesAuthCache, or a client's next request may still
+ * see the old row until the notification arrives (route-guards.spec checks it).
+ */
+export const ChangesResolvedCredentials = (): ClassDecorator => SetMetadata(CHANGES_CREDENTIALS_META, true);
