@@ -20,14 +20,16 @@ export interface FilterDef {
    */
   sql?: (op: FilterOp, ref: string | null, value: unknown) => string;
   /**
-   * One value's condition when this filter pins the list's ordering (OrderDef.pinnedBy) and the page reads that
-   * value's range of the ordering's index: the rows of its `eq`, written with constants derived from the (validated)
-   * `value`, never the value itself, and so that the ordering's key is not equated. Equated, the key drops out of the
-   * ordering the planner must produce, so any index of the scope in id order gives the range's order as well, and a
-   * planner without statistics may walk that one filtering every row of the scope. Default: the `eq` condition, on
-   * the bound values.
+   * One value's condition when this filter pins the list's ordering (OrderDef.pinnedBy, rangedBy) and the page reads
+   * that value's range of an index: the rows of its `eq`, each range a branch of its own. Written either with
+   * constants derived from the (validated) `value`, never the value itself, so that the ordering's key is not equated
+   * (pinnedBy: equated, the key drops out of the ordering the planner must produce, so any index of the scope in id
+   * order gives the range's order as well, and a planner without statistics may walk that one filtering every row of
+   * the scope); or with the value bound on its own, `bind(value)` (rangedBy: the planner sizes each range from the
+   * value's own statistics, where one array's element is guessed from the column's distinct count). Default: the
+   * `eq` condition over the bound array, one LATERAL range per element.
    */
-  pinned?: (value: string) => string;
+  pinned?: (value: string, bind: (value: string) => string) => string;
   description?: string;
 }
 

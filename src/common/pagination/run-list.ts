@@ -54,10 +54,10 @@ export interface Ranges {
   /** Ranges may share rows (link rows of one item under two keys): each row kept once. */
   distinct?: boolean;
   /**
-   * The ranges' conditions written out, one per range, their values constants of the text (FilterDef.pinned): each
-   * range is then a branch of a UNION ALL, not a LATERAL over `values`, so the planner sees each range's bounds (a
-   * bound it cannot see is guessed a small share of the rows even with statistics, and PostgreSQL then read a whole
-   * priority's items and sorted them).
+   * The ranges' conditions written out, one per range, their values constants of the text or bound one each
+   * (FilterDef.pinned): each range is then a branch of a UNION ALL, not a LATERAL over `values`, so the planner sees
+   * each range's bounds (a bound it cannot see is guessed a small share of the rows even with statistics, and
+   * PostgreSQL then read a whole priority's items and sorted them; a rare type was guessed a third of the project).
    */
   each?: string[];
 }
@@ -196,11 +196,26 @@ function filterCondition(f: ListFilter, op: 'eq' | 'in', ref: string): string {
   return op === 'in' ? `${col} = ANY(${ref})` : `${col} = ${ref}`;
 }
 
+/** More distinct values than this and a FilterDef.pinned filter's ranges are a LATERAL over its array after all. */
+const EACH_MAX = 16;
+
+function distinctValues(f: ListFilter): string[] {
+  return [...new Set(([] as string[]).concat(f.value as string | string[]))];
+}
+
+/**
+ * Whether the pinning filter `f` is written one condition per value (FilterDef.pinned): a branch per value, each
+ * planned on its own, so a request of hundreds of values (a long URL) would plan hundreds of branches.
+ */
+function writesEach(f: ListFilter): boolean {
+  return !!f.def.pinned && distinctValues(f).length <= EACH_MAX;
+}
+
 /**
  * Adds the filter and search conditions of `q` to `where` (the search's to `searchOut` when given). The filter `pin`
  * (an `eq` or `in` filter on the ordering's expression, OrderDef.pinnedBy) is left to the caller, who reads the page
  * one value at a time: its values are bound as an array and the reference returned, unless the filter writes its
- * ranges with constants (FilterDef.pinned).
+ * ranges one condition each (FilterDef.pinned), which binds what it needs itself.
  */
 export function applyFilters(
   spec: ListSpec,
@@ -214,9 +229,9 @@ export function applyFilters(
   for (const f of q.filters) {
     const cast = SQL_CAST[f.def.type];
     if (f === pin) {
-      // A filter that writes its ranges with constants (FilterDef.pinned) binds nothing: an unused parameter's type
-      // cannot be determined.
-      if (!f.def.pinned) pinRef = `${p.add(f.op === 'in' ? f.value : [f.value])}::${cast}[]`;
+      // A filter that writes its ranges one condition each (FilterDef.pinned) binds no array: an unused parameter's
+      // type cannot be determined.
+      if (!writesEach(f)) pinRef = `${p.add(f.op === 'in' ? f.value : [f.value])}::${cast}[]`;
       continue;
     }
     if (f.def.sql) {
@@ -278,6 +293,8 @@ class ListRun<R extends Record<string, unknown>> {
   private readonly filters: string[] = [];
   private readonly pin: ListFilter | undefined;
   private readonly pinRef: string | undefined;
+  /** The ranges of the pinning filter (pinRanges), built once: a value bound per range binds its parameter once. */
+  private readonly ranges: Ranges | undefined;
   private readonly where: string[];
   private readonly countWhere: string[];
   private readonly countParams: unknown[];
@@ -321,8 +338,9 @@ class ListRun<R extends Record<string, unknown>> {
     this.where = [...src.where, ...this.filters];
     this.countWhere =
       this.pin && this.pinRef ? [...this.where, filterCondition(this.pin, 'in', this.pinRef)] : [...this.where];
-    // Ranges written with constants (FilterDef.pinned) bound no values: the count asks their conditions.
-    const each = this.pinRanges()?.each;
+    // Ranges written one condition each (FilterDef.pinned) bound no array: the count asks their conditions.
+    this.ranges = this.rangesOfPin();
+    const each = this.ranges?.each;
     if (each) this.countWhere.push(`(${each.join(' OR ')})`);
     this.countParams = [...this.p.values];
     this.dir = q.desc ? 'DESC' : 'ASC';
@@ -413,7 +431,7 @@ class ListRun<R extends Record<string, unknown>> {
     if (!this.wantCount || this.counter) return Promise.resolve(null);
     if (src.filteredCount) return db.query<Array<{ c: number }>>(src.filteredCount.sql, src.filteredCount.params);
     if (this.search) return db.query<Array<{ c: number }>>(this.searchCountSql(this.search), this.countParams);
-    const ranges = this.pinRanges();
+    const ranges = this.ranges;
     // A ranged filter (OrderDef.pinnedBy / rangedBy) counts one range of its index per distinct value: an `= ANY`
     // on an index's second column, never analyzed, was read as a filter over the project's whole range instead.
     const values = ranges && !ranges.each && rangeValues(ranges);
@@ -512,7 +530,7 @@ class ListRun<R extends Record<string, unknown>> {
     conds: string[],
     limit: string,
     offsetRef?: string,
-    ranges = this.pinRanges(),
+    ranges = this.ranges,
   ): string {
     const { orderBy, dir, ord } = this;
     const id = this.spec.idExpr;
@@ -529,17 +547,19 @@ class ListRun<R extends Record<string, unknown>> {
     return `SELECT ${distinct}"__pr".* FROM ${values.from} CROSS JOIN LATERAL (${one(values.conds)}) "__pr" ${merged}`;
   }
 
-  /** The ranges a pinning filter (OrderDef.pinnedBy) splits the page into: one per value, disjoint. */
-  private pinRanges(): Ranges | undefined {
+  /**
+   * The ranges a pinning filter (OrderDef.pinnedBy / rangedBy) splits the page into: one per value, disjoint. Built
+   * once, in the constructor: a FilterDef.pinned that binds its value binds it here, before the count's parameters
+   * are taken.
+   */
+  private rangesOfPin(): Ranges | undefined {
     const { pin, pinRef } = this;
     const { pinned } = pin?.def ?? {};
-    // Written with constants, one condition per distinct value (`values` / `cond` unused: nothing is bound).
-    if (pin && pinned)
-      return {
-        values: '',
-        cond: pinned,
-        each: [...new Set(([] as string[]).concat(pin.value as string | string[]))].map(pinned),
-      };
+    // One condition per distinct value, each its own branch (`values` / `cond` unused: no array is bound).
+    if (pin && pinned && writesEach(pin)) {
+      const bind = (v: string) => `${this.p.add(v)}::${SQL_CAST[pin.def.type]}`;
+      return { values: '', cond: (v) => pinned(v, bind), each: distinctValues(pin).map((v) => pinned(v, bind)) };
+    }
     return pin && pinRef ? { values: pinRef, cond: (v) => filterCondition(pin, 'eq', v) } : undefined;
   }
 
@@ -564,7 +584,7 @@ class ListRun<R extends Record<string, unknown>> {
       );
     const walkConds = [...walk.where, ...this.filters, ...conds];
     const keyCols = walk.lookup ? `${id} AS "__key", ${ord.expr} AS "__o"` : `${id} AS "__key"`;
-    const ranges = walk.ranges ? { ...walk.ranges, distinct: true } : this.pinRanges();
+    const ranges = walk.ranges ? { ...walk.ranges, distinct: true } : this.ranges;
     // A bound OFFSET is a guess to the planner (a tenth of the rows), so the cached generic plan looked dearer
     // than one planned per offset and PostgreSQL planned every execution (0.3 ms, more than the page). Under a
     // constant LIMIT at the offset cap the guess is bounded and the generic plan is kept; the walk still stops
