@@ -1,4 +1,5 @@
 import { createTestApp, expectProblem, Tenant, TestApp, waitForLockWait } from '../helpers/test-app';
+import { waitFor } from '../helpers/wait';
 
 /**
  * Writes racing a delete (or each other) through HTTP: never a 500, a delete happens once, and the rules the
@@ -265,5 +266,43 @@ describe('races between writes and deletes', () => {
     await t.ds.query(`UPDATE workspace_features SET is_work_item_types_enabled = false WHERE workspace_id = $1`, [
       ten.workspaceId,
     ]);
+  });
+
+  it('a PATCH that PostgreSQL picks as a deadlock victim is run again and answers 200, not 409', async () => {
+    const p = await t.project(ten.slug, ten.owner.key);
+    const items = `${ws}/projects/${p.id}/work-items/`;
+    const item = (
+      await t.http
+        .post(items)
+        .set(k())
+        .send({ name: 'victim', assignee_ids: [ten.owner.id] })
+    ).body;
+    const deadlocks = async (): Promise<number> =>
+      (await t.ds.query(`SELECT deadlocks::int AS n FROM pg_stat_database WHERE datname = current_database()`))[0].n;
+    const before = await deadlocks();
+    const other = t.ds.createQueryRunner();
+    await other.connect();
+    try {
+      // The other side holds the item's assignee link, which a priority PATCH rewrites after locking the item, then
+      // asks for the item: a cycle. Its own deadlock check waits 30 s, so the PATCH's backend finds the cycle first.
+      await other.query('BEGIN');
+      await other.query(`SET LOCAL deadlock_timeout = '30s'`);
+      await other.query(`SELECT 1 FROM work_item_assignees WHERE work_item_id = $1 FOR UPDATE`, [item.id]);
+      const patch = t.http
+        .patch(`${items}${item.id}/`)
+        .set(k())
+        .send({ priority: 'high' })
+        .then((r) => r);
+      await waitForLockWait(t.ds, '%jsonb_to_recordset%');
+      await other.query(`UPDATE work_items SET name = 'other side' WHERE id = $1`, [item.id]);
+      await other.query('COMMIT');
+      const res = await patch;
+      expect([res.status, res.body.priority, res.body.name]).toEqual([200, 'high', 'other side']);
+    } finally {
+      if (other.isTransactionActive) await other.query('ROLLBACK');
+      await other.release();
+    }
+    // PostgreSQL did break a deadlock (its statistics arrive within a second or so).
+    await waitFor('the deadlock in pg_stat_database', async () => (await deadlocks()) > before, 5_000);
   });
 });

@@ -134,13 +134,52 @@ function gateClient(client: PoolClient): ScopeGate {
   };
 }
 
+/** Attempts of a statement or transaction that PostgreSQL rolled back for a deadlock or a serialization failure. */
+export const CONFLICT_ATTEMPTS = 3;
+const CONFLICT_CODES = new Set(['40P01', '40001']);
+
+function isConflict(err: unknown): boolean {
+  const e = err as { code?: string; driverError?: { code?: string } } | null;
+  return CONFLICT_CODES.has(e?.driverError?.code ?? e?.code ?? '');
+}
+
+/**
+ * Runs `attempt` again (at most CONFLICT_ATTEMPTS in all, after a short random pause) when PostgreSQL rolled it back
+ * for a deadlock (40P01) or a serialization failure (40001). Only for work that is all one transaction, so that the
+ * failed attempt left nothing behind: a single statement outside a transaction, or a whole transaction.
+ */
+export async function retryConflicts<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (n >= CONFLICT_ATTEMPTS || !isConflict(err)) throw err;
+      // Apart, so the two sides of a deadlock do not meet again in the same order.
+      await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20 * n));
+    }
+  }
+}
+
 /**
  * The application's DataSource: hands the current scope's query runner to everything that asks for one (TypeORM's
  * `transaction`, `query`, repositories and query builders all do), a fresh one outside scopes.
+ *
+ * Outside a scope, a statement (`ds.query`) and a transaction (`ds.transaction`) that PostgreSQL rolls back for a
+ * deadlock or a serialization failure are run again (retryConflicts) before the client hears of it: each is all one
+ * transaction, so nothing of the failed attempt remains. Concurrent writers meet in the counter rows (docs/work-items-
+ * plans.md, "What to change next" 9), and a client would otherwise get 409 "retry it". Inside a scope (a request
+ * with Idempotency-Key or If-Match, v1) the conflict ends the scope's transaction and still reaches the client.
  */
 export class ScopedDataSource extends DataSource {
   override createQueryRunner(mode: ReplicationMode = 'master'): QueryRunner {
     return scopes.getStore()?.runner ?? super.createQueryRunner(mode);
+  }
+
+  /** A statement; outside a scope and without a runner of the caller's, run again on a deadlock (see above). */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- TypeORM's own signature (its callers rely on `any`).
+  override query<T = any>(query: string, parameters?: unknown[], queryRunner?: QueryRunner): Promise<T> {
+    if (queryRunner || inScope()) return super.query<T>(query, parameters, queryRunner);
+    return retryConflicts(() => super.query<T>(query, parameters));
   }
 
   /**
@@ -156,6 +195,6 @@ export class ScopedDataSource extends DataSource {
   ): Promise<T> {
     const [level, fn] = typeof levelOrFn === 'function' ? [undefined, levelOrFn] : [levelOrFn, maybeFn!];
     if (inScope()) return level === undefined ? super.transaction(fn) : super.transaction(level, fn);
-    return gatedTransaction(this, level, (runner) => fn(runner.manager));
+    return retryConflicts(() => gatedTransaction(this, level, (runner) => fn(runner.manager)));
   }
 }
