@@ -193,7 +193,8 @@ function linkDrivenCount(
   }
   const linked = copied.priority
     ? prioritizedLinks(link, keys, copied, cp)
-    : `SELECT DISTINCT x.work_item_id FROM ${link.table} x WHERE ${[...linkConds(link, key, copied, cp, 'x'), 'x.item_live'].join(' AND ')}`;
+    : (mergedLinks(link, keys, copied, cp) ??
+      `SELECT DISTINCT x.work_item_id FROM ${link.table} x WHERE ${[...linkConds(link, key, copied, cp, 'x'), 'x.item_live'].join(' AND ')}`);
   if (!itemFilters.length) return { sql: `SELECT count(*)::int AS c FROM (${linked}) k`, params: cp.values };
   const where = liveItems();
   applyFilters(WORK_ITEM_LIST, { ...q, filters: itemFilters, search: null }, where, cp);
@@ -235,6 +236,28 @@ function linkWalk(link: (typeof LINK_DRIVERS)[string], keys: string[], copied: L
     'x',
   );
   return { ranges: ranges?.walk, conds: [...conds, 'x.item_live'] };
+}
+
+/** More distinct ids than this and mergedLinks leaves the count to a DISTINCT over one `= ANY` range. */
+const MERGED_KEYS_MAX = 16;
+
+/**
+ * SQL: the distinct items of the live links of several `keys` (2 to MERGED_KEYS_MAX, no priority copied), as one
+ * range of `ix_<link>_list` per id (each id bound on its own) merged in (created_at, item) order, an item under two
+ * of the ids kept once by DISTINCT ON over the merge: the rows stream, nothing is hashed. A DISTINCT over the ids'
+ * `= ANY` range hashed every link row and spilled to disk (two labels of a million items: 150,000 rows, 230 ms).
+ * Undefined for one id or more than MERGED_KEYS_MAX.
+ */
+function mergedLinks(link: (typeof LINK_DRIVERS)[string], keys: string[], copied: LinkCopied, p: SqlParams) {
+  const distinct = [...new Set(keys)];
+  if (distinct.length < 2 || distinct.length > MERGED_KEYS_MAX || copied.priority) return undefined;
+  const order = 'x.item_created_at, x.work_item_id';
+  const ranges = distinct.map((key) => {
+    const conds = [...linkConds(link, key, copied, p, 'x'), 'x.item_live'];
+    return `(SELECT ${order} FROM ${link.table} x WHERE ${conds.join(' AND ')} ORDER BY ${order})`;
+  });
+  return `SELECT DISTINCT ON (x.item_created_at, x.work_item_id) x.work_item_id
+    FROM (${ranges.join(' UNION ALL ')}) x ORDER BY ${order}`;
 }
 
 /**
