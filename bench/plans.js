@@ -255,7 +255,9 @@ async function main() {
     for (const [name, projects, raw] of WS_QUERIES) {
       if (ONLY && !ONLY.test(name)) continue;
       current = name;
-      await repo.listWorkspace(ws, projects, parseListQuery({ per_page: '50', ...raw }, WORKSPACE_WORK_ITEM_LIST));
+      // `partial`: the list covers fewer projects than the workspace has, as the service tells the repository.
+      const query = parseListQuery({ per_page: '50', ...raw }, WORKSPACE_WORK_ITEM_LIST);
+      await repo.listWorkspace(ws, projects, query, undefined, projects.length < all.length);
     }
   } else {
     for (const [name, raw] of QUERIES) {

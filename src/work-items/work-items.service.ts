@@ -132,6 +132,7 @@ export class WorkItemsService {
       [...identifiers.keys()],
       rest,
       listArrays(expand, fields),
+      projects.length < (projects[0]?.live_projects ?? 0),
     );
     const data = rows.map((r) => mapWorkItem(r, identifiers.get(r.project_id) ?? '', null));
     await this.expand(ctx.workspace.id, rows, data, expand);

@@ -60,6 +60,13 @@ export interface Ranges {
    * PostgreSQL then read a whole priority's items and sorted them; a rare type was guessed a third of the project).
    */
   each?: string[];
+  /**
+   * Each range's value bound on its own when the page statement is built (after the total's parameters were taken,
+   * so the total's statement names none it does not use): `cond` of the value's reference is one range, with `by`
+   * one per pair. The planner then sizes each range from the value's own statistics (a LATERAL element is guessed
+   * from the column's distinct count), as FilterDef.pinned's bound values are. Replaces `values` / `cond`.
+   */
+  bound?: { values: unknown[]; cast: string; cond: (ref: string) => string; by?: string[] };
 }
 
 /** The FROM item of the ranges' values (one row per distinct value or pair, aliased "__pv") and a range's conditions. */
@@ -539,12 +546,18 @@ class ListRun<R extends Record<string, unknown>> {
     const one = (rangeConds: string[]) => `SELECT ${cols}, ${ord.expr} AS "__pk", ${id} AS "__pid"
       FROM ${from} ${whereOf([...conds, ...rangeConds])} ORDER BY ${orderBy} LIMIT ${offsetRef ? `${limit} + ${offsetRef}` : limit}`;
     const merged = `ORDER BY "__pr"."__pk" ${dir}, "__pr"."__pid" ${dir} LIMIT ${limit}${skip}`;
-    if (ranges.each)
-      return `SELECT "__pr".* FROM (${ranges.each.map((c) => `(${one([c])})`).join(' UNION ALL ')}) "__pr" ${merged}`;
+    const each = ranges.bound ? this.boundRanges(ranges.bound) : ranges.each;
+    if (each) return `SELECT "__pr".* FROM (${each.map((c) => `(${one([c])})`).join(' UNION ALL ')}) "__pr" ${merged}`;
     const values = rangeValues(ranges);
     // Ranges that may share rows (link rows of one item under two keys) keep each row once.
     const distinct = ranges.distinct ? `DISTINCT ON ("__pr"."__pk", "__pr"."__pid") ` : '';
     return `SELECT ${distinct}"__pr".* FROM ${values.from} CROSS JOIN LATERAL (${one(values.conds)}) "__pr" ${merged}`;
+  }
+
+  /** Ranges.bound's conditions: each value bound now, crossed with `by`'s conditions when given. */
+  private boundRanges(bound: NonNullable<Ranges['bound']>): string[] {
+    const conds = bound.values.map((v) => bound.cond(`${this.p.add(v)}::${bound.cast}`));
+    return bound.by ? conds.flatMap((c) => bound.by!.map((b) => `${c} AND ${b}`)) : conds;
   }
 
   /**
