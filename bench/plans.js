@@ -235,6 +235,7 @@ async function main() {
     ['workspace: order_by=-updated_at', all, { order_by: '-updated_at' }],
     ['workspace: project_id=BENCH (one project)', [project], {}],
     ['workspace: member of the two smaller projects', small, {}],
+    ['workspace: member of the two smaller projects, order_by=-updated_at', small, { order_by: '-updated_at' }],
     ['workspace: priority=high', all, { priority: 'high' }],
     ['workspace: state_group=started', all, { state_group: 'started' }],
     ['workspace: assignee_id', all, { assignee_id: member }],

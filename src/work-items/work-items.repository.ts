@@ -313,11 +313,15 @@ const PROJECT_RANGES_MAX = 16;
  * would pass items the page does not want, those of projects outside the list (`partial`: the caller reads only some
  * projects, or named some with project_id) or of other state groups. A member reading two small projects beside a
  * large one walked past the large one's newer items (86 ms at a million items); `state_group=started`, rare among
- * the newest items, past 22,000 others (120 ms).
+ * the newest items, past 22,000 others (120 ms). In updated_at order (`ix_work_items_ws_updated`), for a partial list
+ * without a state group.
  */
 function rangedByProject(q: ListQuery, projectIds: string[], partial: boolean): boolean {
-  if (q.orderKey !== 'created_at' || q.search || !projectIds.length) return false;
+  if (q.search || !projectIds.length) return false;
   const group = q.filters.find((f) => f.def.name === 'state_group');
+  // In updated_at order the ranges are `ix_work_items_updated`'s, which has no state group.
+  if (q.orderKey === 'updated_at') return partial && !group && projectIds.length <= PROJECT_RANGES_MAX;
+  if (q.orderKey !== 'created_at') return false;
   const ranges = projectIds.length * (group ? ranksOf(group, STATE_GROUPS).length : 1);
   return ranges <= PROJECT_RANGES_MAX && (partial || !!group);
 }
@@ -325,8 +329,9 @@ function rangedByProject(q: ListQuery, projectIds: string[], partial: boolean): 
 /**
  * The workspace list's keys read one range per readable project, each project bound on its own (Ranges.bound: a
  * LATERAL over the projects' array left PostgreSQL guessing each project a share of the workspace, and it walked
- * `ix_work_items_ws_created` instead), by `ix_work_items_created` or, with one state group,
- * `ix_work_items_state_group_created`; with several state groups one range per (project, group). Each is read only
+ * `ix_work_items_ws_created` instead), by `ix_work_items_created` (`ix_work_items_updated` in updated_at order) or,
+ * with one state group, `ix_work_items_state_group_created`; with several state groups one range per (project, group).
+ * Each is read only
  * as far as the page reaches, merged; the page's rows are then read by key.
  */
 function projectRanges(q: ListQuery, projectIds: string[], where: string[]): KeyWalk {

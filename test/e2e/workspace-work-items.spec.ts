@@ -286,6 +286,17 @@ describe('workspace-wide work item list read by project', () => {
     expect(names(await list('?per_page=1&offset=2', reader.key))).toEqual(['s1']);
     // The owner naming the small project with project_id is read the same way.
     expect(names(await list(`?project_id=${small.id}&per_page=2&offset=1`))).toEqual(['s2', 's1']);
+    // Most recently updated first: read off each project's updated_at range alike.
+    const byUpdate: string[] = [];
+    cursor = null;
+    do {
+      const q = `?order_by=-updated_at&paginate=cursor&per_page=3${cursor ? `&cursor=${cursor}` : ''}`;
+      const res = await list(q, reader.key);
+      byUpdate.push(...names(res));
+      cursor = res.body.next_cursor;
+    } while (cursor);
+    expect(byUpdate).toEqual(['s3', 's2', 's1', 's0']);
+    expect(names(await list('?order_by=-updated_at&per_page=1&offset=3', reader.key))).toEqual(['s0']);
     // A walk of the workspace's items would pass the large project's 3,000 newer ones first.
     expect(await scanned('?per_page=2', reader.key)).toBeLessThan(20);
   });
