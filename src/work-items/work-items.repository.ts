@@ -10,6 +10,8 @@ import { ListSpec } from '../common/pagination/list-spec';
 import { OffsetAnchors } from '../common/pagination/offset-anchors';
 import {
   applyFilters,
+  BRANCHES_MAX,
+  distinctValues,
   KeyWalk,
   ListSource,
   probeByKey,
@@ -93,7 +95,7 @@ const COUNTER_ROW = { stateGroup: 'state_group_rank' };
 
 /** The distinct ranks of an enum filter's value(s): their positions in `order` (STATE_GROUPS, PRIORITIES). */
 export function ranksOf(f: ListFilter, order: readonly string[]): number[] {
-  return [...new Set(([] as string[]).concat(f.value as string | string[]).map((v) => order.indexOf(v)))];
+  return [...new Set(distinctValues(f).map((v) => order.indexOf(v)))];
 }
 
 /** `column` is one of `ranks`: one rank is an equality the planner sees in a generic plan too (an index range). */
@@ -246,19 +248,16 @@ function linkWalk(link: (typeof LINK_DRIVERS)[string], keys: string[], copied: L
   return { ranges: ranges?.walk, conds: [...conds, 'x.item_live'] };
 }
 
-/** More distinct ids than this and mergedLinks leaves the count to a DISTINCT over one `= ANY` range. */
-const MERGED_KEYS_MAX = 16;
-
 /**
- * SQL: the distinct items of the live links of several `keys` (2 to MERGED_KEYS_MAX, no priority copied), as one
+ * SQL: the distinct items of the live links of several `keys` (2 to BRANCHES_MAX, no priority copied), as one
  * range of `ix_<link>_list` per id (each id bound on its own) merged in (created_at, item) order, an item under two
  * of the ids kept once by DISTINCT ON over the merge: the rows stream, nothing is hashed. A DISTINCT over the ids'
  * `= ANY` range hashed every link row and spilled to disk (two labels of a million items: 150,000 rows, 230 ms).
- * Undefined for one id or more than MERGED_KEYS_MAX.
+ * Undefined for one id or more than BRANCHES_MAX (then a DISTINCT over one `= ANY` range).
  */
 function mergedLinks(link: (typeof LINK_DRIVERS)[string], keys: string[], copied: LinkCopied, p: SqlParams) {
   const distinct = [...new Set(keys)];
-  if (distinct.length < 2 || distinct.length > MERGED_KEYS_MAX || copied.priority) return undefined;
+  if (distinct.length < 2 || distinct.length > BRANCHES_MAX || copied.priority) return undefined;
   const order = 'x.item_created_at, x.work_item_id';
   const ranges = distinct.map((key) => {
     const conds = [...linkConds(link, key, copied, p, 'x'), 'x.item_live'];
@@ -304,12 +303,9 @@ const WORKSPACE_LINK_DRIVEN_LIST = drivenBy(WORKSPACE_WORK_ITEM_LIST, 'x');
 /** Link rows `x` of live items in the readable projects (binds $1 workspace, $2 the projects' array). */
 const WORKSPACE_LIVE_LINKS = ['x.workspace_id = $1', 'x.project_id = ANY($2::uuid[])', 'x.item_live'];
 
-/** More ranges than this (readable projects, times state groups) and the workspace list walks its workspace index. */
-const PROJECT_RANGES_MAX = 16;
-
 /**
  * Whether a workspace list page is read one range per readable project (projectRanges) rather than by a walk of
- * `ix_work_items_ws_created`: in created_at order without search, for at most PROJECT_RANGES_MAX ranges, when the walk
+ * `ix_work_items_ws_created`: in created_at order without search, for at most BRANCHES_MAX ranges, when the walk
  * would pass items the page does not want, those of projects outside the list (`partial`: the caller reads only some
  * projects, or named some with project_id) or of other state groups. A member reading two small projects beside a
  * large one walked past the large one's newer items (86 ms at a million items); `state_group=started`, rare among
@@ -320,10 +316,10 @@ function rangedByProject(q: ListQuery, projectIds: string[], partial: boolean): 
   if (q.search || !projectIds.length) return false;
   const group = q.filters.find((f) => f.def.name === 'state_group');
   // In updated_at order the ranges are `ix_work_items_updated`'s, which has no state group.
-  if (q.orderKey === 'updated_at') return partial && !group && projectIds.length <= PROJECT_RANGES_MAX;
+  if (q.orderKey === 'updated_at') return partial && !group && projectIds.length <= BRANCHES_MAX;
   if (q.orderKey !== 'created_at') return false;
   const ranges = projectIds.length * (group ? ranksOf(group, STATE_GROUPS).length : 1);
-  return ranges <= PROJECT_RANGES_MAX && (partial || !!group);
+  return ranges <= BRANCHES_MAX && (partial || !!group);
 }
 
 /**
@@ -331,8 +327,7 @@ function rangedByProject(q: ListQuery, projectIds: string[], partial: boolean): 
  * LATERAL over the projects' array left PostgreSQL guessing each project a share of the workspace, and it walked
  * `ix_work_items_ws_created` instead), by `ix_work_items_created` (`ix_work_items_updated` in updated_at order) or,
  * with one state group, `ix_work_items_state_group_created`; with several state groups one range per (project, group).
- * Each is read only
- * as far as the page reaches, merged; the page's rows are then read by key.
+ * Each is read only as far as the page reaches, merged; the page's rows are then read by key.
  */
 function projectRanges(q: ListQuery, projectIds: string[], where: string[]): KeyWalk {
   const group = q.filters.find((f) => f.def.name === 'state_group' && f.op === 'in');
@@ -1143,7 +1138,7 @@ export class WorkItemsRepository {
    */
   private linkDrivenList(workspaceId: string, projectId: string, q: ListQuery, src: ListSource, driver: ListFilter) {
     const link = LINK_DRIVERS[driver.def.name];
-    const keys = [...new Set(([] as string[]).concat(driver.value as string | string[]))];
+    const keys = distinctValues(driver);
     const rest = q.filters.filter((f) => f !== driver);
     const copied: LinkCopied = {
       stateGroup: rest.find((f) => f.def.name === 'state_group'),
@@ -1287,7 +1282,7 @@ export class WorkItemsRepository {
     driver: ListFilter,
   ) {
     const link = LINK_DRIVERS[driver.def.name];
-    const keys = [...new Set(([] as string[]).concat(driver.value as string | string[]))];
+    const keys = distinctValues(driver);
     const rest = q.filters.filter((f) => f !== driver);
     const p = new SqlParams([workspaceId, projectIds]);
     const byProject: Ranges = { values: '$2::uuid[]', cond: (v) => `x.project_id = ${v}` };

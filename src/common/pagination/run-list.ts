@@ -203,10 +203,14 @@ function filterCondition(f: ListFilter, op: 'eq' | 'in', ref: string): string {
   return op === 'in' ? `${col} = ANY(${ref})` : `${col} = ${ref}`;
 }
 
-/** More distinct values than this and a FilterDef.pinned filter's ranges are a LATERAL over its array after all. */
-const EACH_MAX = 16;
+/**
+ * The most ranges a statement writes as UNION ALL branches, each planned on its own (FilterDef.pinned, Ranges.bound,
+ * and their users): past it, a LATERAL over the values' array, so a long URL cannot make PostgreSQL plan hundreds.
+ */
+export const BRANCHES_MAX = 16;
 
-function distinctValues(f: ListFilter): string[] {
+/** The distinct values of an `eq` or `in` filter. */
+export function distinctValues(f: ListFilter): string[] {
   return [...new Set(([] as string[]).concat(f.value as string | string[]))];
 }
 
@@ -215,7 +219,7 @@ function distinctValues(f: ListFilter): string[] {
  * planned on its own, so a request of hundreds of values (a long URL) would plan hundreds of branches.
  */
 function writesEach(f: ListFilter): boolean {
-  return !!f.def.pinned && distinctValues(f).length <= EACH_MAX;
+  return !!f.def.pinned && distinctValues(f).length <= BRANCHES_MAX;
 }
 
 /**
