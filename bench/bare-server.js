@@ -15,7 +15,7 @@ const pool = new Pool({
   // prepared and planned again) while the service, busy in every other slice, kept its own. That made the
   // ceiling both slower than the service and noisy (slices up to 56% apart on an idle machine).
   idleTimeoutMillis: 0,
-  options: '-c max_parallel_workers_per_gather=0',
+  options: '-c max_parallel_workers_per_gather=0 -c jit=off',
 });
 const WS = process.env.BENCH_WORKSPACE_ID;
 const PROJECT = process.env.BENCH_PROJECT_ID;

@@ -12,6 +12,9 @@ import { MIGRATIONS } from '../../../migrations';
  */
 export const ENTITY_FILES = join(__dirname, '..', '..', '**', '*.entity.{ts,js}');
 
+/** The service's session settings unless DATABASE_URL gives `options` of its own (see dataSourceOptions). */
+export const SESSION_OPTIONS = '-c max_parallel_workers_per_gather=0 -c jit=off';
+
 export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions {
   // Every connection of the process reads uuid[] columns (the work items' id arrays) without postgres-array's cost.
   installUuidArrayParser();
@@ -32,9 +35,11 @@ export function dataSourceOptions(url: string, poolSize = 10): DataSourceOptions
       connectionTimeoutMillis: 10_000,
       Client: PreparingClient,
       // Many short concurrent requests: a parallel plan only adds worker start-up and contention (a
-      // filtered page measured 10 ms parallel vs 0.4 ms serial at a million items). Options given in
+      // filtered page measured 10 ms parallel vs 0.4 ms serial at a million items), and JIT compiles a statement
+      // whose estimated cost passes jit_above_cost when it runs: a bounded page whose plan holds a costly branch it
+      // seldom takes paid 40 ms of compilation to run in 4 ms (docs/work-items-plans.md). Options given in
       // DATABASE_URL (`?options=-c …`) take precedence.
-      ...(/[?&]options=/.test(url) ? {} : { options: '-c max_parallel_workers_per_gather=0' }),
+      ...(/[?&]options=/.test(url) ? {} : { options: SESSION_OPTIONS }),
     },
   };
 }
