@@ -92,7 +92,8 @@ async function main() {
   const c = new Client({
     connectionString: withDb(admin, databaseAt > 0 ? process.argv[databaseAt + 1] : 'wt_bench'),
     // A statement whose plan walks the project once per row runs for minutes at this scale: cut short, reported.
-    options: `-c max_parallel_workers_per_gather=0 -c statement_timeout=${TIMEOUT_S * 1000}`,
+    // The service's session settings (SESSION_OPTIONS, src/common/database/data-source.ts).
+    options: `-c max_parallel_workers_per_gather=0 -c jit=off -c statement_timeout=${TIMEOUT_S * 1000}`,
   });
   await c.connect();
   const one = async (sql, params = []) => (await c.query(sql, params)).rows[0];
@@ -111,6 +112,15 @@ async function main() {
     await one(`SELECT id FROM labels WHERE project_id = $1 ORDER BY sort_order OFFSET 1 LIMIT 1`, [project])
   ).id;
   const member2 = (await one(`SELECT id FROM users WHERE email = 'member2@example.com'`)).id;
+  // The project's member assigned to the fewest live items (the seed's owner: a few dozen at a million items).
+  const rare = (
+    await one(
+      `SELECT m.member_id AS id FROM project_members m WHERE m.project_id = $1
+        ORDER BY coalesce((SELECT sum(k.n) FROM work_item_assignee_counts k WHERE k.project_id = $1 AND k.assignee_id = m.member_id), 0), m.member_id
+        LIMIT 1`,
+      [project],
+    )
+  ).id;
   const anchor = await one(
     `SELECT created_at::text AS v, id FROM work_items WHERE project_id = $1 AND deleted_at IS NULL AND archived_at IS NULL ORDER BY created_at DESC, id DESC OFFSET 49999 LIMIT 1`,
     [project],
@@ -146,6 +156,10 @@ async function main() {
     ['assignee_id + priority', { assignee_id: member, priority: 'high' }],
     ['assignee_id + priority + state_group', { assignee_id: member, priority: 'high', state_group: 'started' }],
     ['label_id order_by=priority', { label_id: label, order_by: 'priority' }],
+    ['assignee_id order_by=-updated_at', { assignee_id: member, order_by: '-updated_at' }],
+    ['assignee_id (rare) order_by=-updated_at', { assignee_id: rare, order_by: '-updated_at' }],
+    ['assignee_id (rare) order_by=priority', { assignee_id: rare, order_by: 'priority' }],
+    ['assignee_id (rare) order_by=-state_group', { assignee_id: rare, order_by: '-state_group' }],
     ['assignee_id__in (two members)', { assignee_id__in: `${member},${member2}` }],
     ['module_id__isnull=true', { module_id__isnull: 'true' }],
     ['label_id__isnull=true', { label_id__isnull: 'true' }],
@@ -240,6 +254,8 @@ async function main() {
     ['workspace: state_group=started', all, { state_group: 'started' }],
     ['workspace: assignee_id', all, { assignee_id: member }],
     ['workspace: label_id', all, { label_id: label }],
+    ['workspace: assignee_id order_by=-updated_at', all, { assignee_id: member, order_by: '-updated_at' }],
+    ['workspace: assignee_id (rare) order_by=-updated_at', all, { assignee_id: rare, order_by: '-updated_at' }],
     ['workspace: search', all, { search: 'number 12345' }],
   ];
 

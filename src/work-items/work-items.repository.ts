@@ -347,7 +347,12 @@ function projectRanges(q: ListQuery, projectIds: string[], where: string[]): Key
  * off its link table (listWorkspace); undefined for any other request.
  */
 function workspaceLinkDriver(q: ListQuery): ListFilter | undefined {
-  if (q.orderKey !== 'created_at' || q.search) return undefined;
+  return q.orderKey === 'created_at' ? workspaceLinkFilter(q) : undefined;
+}
+
+/** The workspace list's one assignee or label filter (`=` or `__in`) when it has no search; else undefined. */
+function workspaceLinkFilter(q: ListQuery): ListFilter | undefined {
+  if (q.search) return undefined;
   const links = q.filters.filter((f) => LINK_DRIVERS[f.def.name]);
   return links.length === 1 && links[0].op !== 'isnull' ? links[0] : undefined;
 }
@@ -561,11 +566,46 @@ const byKeyCandidates = (conds: string[]) =>
  * against `scope` (the list's, or what the candidates do not check themselves) and the other filters `rest` (bound
  * after).
  */
-function candidateCount(q: ListQuery, rest: ListFilter[], candidates: string, p: SqlParams, scope = liveItems()) {
+function candidateCount(
+  q: ListQuery,
+  rest: ListFilter[],
+  candidates: string,
+  p: SqlParams,
+  scope = liveItems(),
+  spec: ListSpec = WORK_ITEM_LIST,
+) {
   const where = [...scope];
-  applyFilters(WORK_ITEM_LIST, { ...q, filters: rest, search: null }, where, p);
+  applyFilters(spec, { ...q, filters: rest, search: null }, where, p);
   return { sql: `SELECT count(*)::int AS c FROM ${candidates} WHERE ${where.join(' AND ')}`, params: p.values };
 }
+
+/**
+ * The live items linked to any of the bound uuid[] `keys` through `link` (one range of a link index per key, fenced so
+ * that it stays one whatever the statistics say; an item under two of the keys once), each read by primary key: a
+ * FROM item of work item rows aliased `w` (a Probe's candidates). `projects` compares the link row's project to $2.
+ */
+const linkCandidates = (link: (typeof LINK_DRIVERS)[string], keys: string, projects: string) => `(SELECT w.* FROM (
+    SELECT DISTINCT x.work_item_id FROM unnest(${keys}) AS k(key)
+      CROSS JOIN LATERAL (SELECT x.work_item_id FROM ${link.table} x
+        WHERE x.workspace_id = $1 AND x.${link.key} = k.key AND x.project_id ${projects} AND x.item_live OFFSET 0) x) k
+  CROSS JOIN LATERAL ${probeByKey('work_items', 'w', 'w.workspace_id = $1 AND w.id = k.work_item_id')} OFFSET 0) w`;
+
+/**
+ * How many rows of its ordering a page filtered by the bound uuid[] `keys` of `link` walks before it reads their
+ * linked items instead (linkCandidateList), from the counters: m items carry the ids among the n of the projects
+ * (`projects` compares a counter's project to $2), and the page needs `need` of them. At the density m / n the walk
+ * finds them within about need * n / m rows, and the linked items are m rows: when m * m < need * n (few linked
+ * items) the linked items are cheaper, read after a short walk (SEARCH_WALK: recent matches are served from it);
+ * otherwise the walk is given four times its expected length, at least SEARCH_WALK, before the linked items are read.
+ * So a page reads at most about 4 * sqrt(need * n) + m rows, where the walk alone read every item for an id few carry.
+ */
+const linkWalkBudget = (link: (typeof LINK_DRIVERS)[string], keys: string, projects: string, need: number) => `SELECT
+    CASE WHEN m.n = 0 OR m.n * m.n < ${need}::bigint * t.n THEN ${SEARCH_WALK}
+         ELSE greatest(${SEARCH_WALK}, least(t.n, 4 * ${need}::bigint * t.n / m.n)) END
+  FROM (SELECT coalesce(sum(k.n), 0)::bigint AS n FROM ${link.counts} k
+         WHERE k.workspace_id = $1 AND k.${link.key} = ANY(${keys}) AND k.project_id ${projects}) m,
+       (SELECT coalesce(sum(c.n), 0)::bigint AS n FROM project_work_item_counts c
+         WHERE c.workspace_id = $1 AND c.project_id ${projects}) t`;
 
 /** A walked key's work item: a primary key probe, still scoped to the project's live items. */
 const ITEM_BY_KEY = {
@@ -1114,11 +1154,12 @@ export class WorkItemsRepository {
     src: ListSource,
     cond: string,
     candidates: string,
-    budget = SEARCH_WALK,
+    budget: number | string = SEARCH_WALK,
+    spec: ListSpec = WORK_ITEM_LIST,
   ) {
     return runList<WorkItemRow>(
       this.pageReader,
-      WORK_ITEM_LIST,
+      spec,
       { ...q, filters: rest },
       {
         ...src,
@@ -1146,8 +1187,7 @@ export class WorkItemsRepository {
     };
     const itemFilters = rest.filter((f) => f !== copied.stateGroup && f !== copied.priority);
     src.filteredCount = linkDrivenCount(link, keys, copied, itemFilters, q, [workspaceId, projectId]);
-    // Other orderings walk their own work item index, probing the link table (cheap unless the filter is rare).
-    if (q.orderKey !== 'created_at') return runList<WorkItemRow>(this.pageReader, WORK_ITEM_LIST, q, src);
+    if (q.orderKey !== 'created_at') return this.linkCandidateList(q, src, driver);
     const p = new SqlParams([workspaceId, projectId]);
     const { ranges, conds: walkConds } = linkWalk(link, keys, copied, p);
     // The state group and priority are the link row's rank conditions, exact copies of the item's: asked again on
@@ -1158,6 +1198,27 @@ export class WorkItemsRepository {
       item: 'x.work_item_id',
       filters: itemFilters,
     });
+  }
+
+  /**
+   * A list filtered by assignees or labels in an order their link rows do not hold (updated_at, priority, state group,
+   * sequence, sort order): read as a search is (ListSource.candidateFilter), the ordering's own index walked
+   * SEARCH_WALK rows past the offset, each row probing the link table, and when those do not hold the page (an id few
+   * items carry), the ids' linked items (linkCandidates), sorted. Never analyzed, the walk alone passed every item of
+   * the project for an id of few items (or none). The total stays the source's (linkDrivenCount).
+   */
+  private linkCandidateList(q: ListQuery, src: ListSource, driver: ListFilter, workspace = false) {
+    const spec = workspace ? WORKSPACE_WORK_ITEM_LIST : WORK_ITEM_LIST;
+    const projects = workspace ? '= ANY($2::uuid[])' : '= $2';
+    const link = LINK_DRIVERS[driver.def.name];
+    // One bound array of the ids for the walk's condition, the candidates, the budget and the total alike.
+    const keys = `${src.params.add(distinctValues(driver))}::uuid[]`;
+    const candidates = linkCandidates(link, keys, projects);
+    const rest = q.filters.filter((f) => f !== driver);
+    const scope = workspace ? workspaceLiveItems() : liveItems();
+    src.filteredCount ??= candidateCount(q, rest, candidates, new SqlParams([...src.params.values]), scope, spec);
+    const budget = linkWalkBudget(link, keys, projects, q.offset + q.perPage + 1);
+    return this.candidateList(q, rest, src, driver.def.sql!('in', keys, null), candidates, budget, spec);
   }
 
   /**
@@ -1261,6 +1322,8 @@ export class WorkItemsRepository {
       searchIndex: SEARCH_INDEX,
     };
     const driver = workspaceLinkDriver(q);
+    const linked = !q.search && !driver ? workspaceLinkFilter(q) : undefined;
+    if (linked) return this.linkCandidateList(q, src, linked, true);
     if (!driver && rangedByProject(q, projectIds, partial)) src.keyWalk = projectRanges(q, projectIds, where);
     if (!driver) return runList<WorkItemRow>(this.pageReader, WORKSPACE_WORK_ITEM_LIST, q, src);
     return this.workspaceLinkDrivenList(workspaceId, projectIds, q, src, driver);

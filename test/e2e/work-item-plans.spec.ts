@@ -81,6 +81,11 @@ const PASSED_MAX: Record<string, { page?: number; count: number; sorts?: boolean
   'created_at range (rare)': { count: ITEMS / 50 + TAKE },
   // Items without assignees / labels: the gap table's range (migration WorkItemLinkGaps), each page row read by key;
   // counted by the project's gap counter. Before, the page walked items probing the link table, the count every item.
+  // A link filter in an order its link rows do not hold: SEARCH_WALK rows of the ordering (the counters tell a rare
+  // id, whose linked items are cheaper than the walk), then those items by key. Before, the walk passed every item.
+  'label_id (rare) order_by=priority': { page: SEARCH_WALK + 2 * TAKE, count: TAKE },
+  'label_id (rare) order_by=-updated_at': { page: SEARCH_WALK + 2 * TAKE, count: TAKE },
+  'label_id (rare) order_by=-state_group offset 1000': { page: SEARCH_WALK + 1000 + 2 * TAKE, count: TAKE },
   assignee_id__isnull: { page: TAKE, count: 0 },
   'assignee_id__isnull offset 1000': { page: TAKE, count: 0 },
   label_id__isnull: { page: TAKE, count: 0 },
@@ -446,6 +451,11 @@ describe('work item list plans do not depend on statistics', () => {
       list.push([`${name} offset 1000`, { ...raw, offset: '1000' }]);
       list.push([`${name} order_by=priority`, { ...raw, order_by: 'priority' }]);
     }
+    list.push(
+      ['label_id (rare) order_by=-updated_at', { label_id: l4, order_by: '-updated_at' }],
+      ['label_id (rare) order_by=-state_group offset 1000', { label_id: l4, order_by: '-state_group', offset: '1000' }],
+      ['label_id__in (rare and common) order_by=-updated_at', { label_id__in: `${l4},${l1}`, order_by: '-updated_at' }],
+    );
     const deep = await cursor('-created_at', 500);
     for (const raw of [{ label_id: l1 }, { label_id__in: `${l1},${l2}` }, { assignee_id__in: `${u1},${u2}` }] as Array<
       Record<string, string>
@@ -906,5 +916,57 @@ describe('work item list plans do not depend on statistics', () => {
       const seen = await walkCursor(query);
       expect(seen).toEqual(all);
     }
+  }, 300_000);
+
+  it('link filters in orders their link rows do not hold (walked, else their linked items) are those of plain SQL', async () => {
+    const [l1, l2, , l4] = ids.label;
+    const [u1, u2] = ids.user;
+    const orders: Record<string, string> = {
+      '-updated_at': 'w.updated_at DESC, w.id DESC',
+      updated_at: 'w.updated_at, w.id',
+      priority: `${RANK}, w.id`,
+      '-state_group': 'w.state_group_rank DESC, w.id DESC',
+      sequence_id: 'w.sequence_id, w.id',
+    };
+    const oracle = async (table: string, col: string, keys: string[], order: string, extra = '') =>
+      (
+        await qr.query(
+          `SELECT w.id FROM work_items w WHERE w.project_id = $1 AND w.deleted_at IS NULL AND w.archived_at IS NULL ${extra}
+             AND EXISTS (SELECT 1 FROM ${table} x WHERE x.work_item_id = w.id AND x.${col} = ANY($2::uuid[]))
+           ORDER BY ${order}`,
+          [pid, keys],
+        )
+      ).map((r: { id: string }) => r.id);
+    // A rare label (6 items: read off its linked items), a common one (the walk), both, assignees with a state group.
+    const checks: Array<[string, string, string, string[], string]> = [
+      [`label_id=${l4}`, 'work_item_labels', 'label_id', [l4], ''],
+      [`label_id=${l1}`, 'work_item_labels', 'label_id', [l1], ''],
+      [`label_id__in=${l4},${l2}`, 'work_item_labels', 'label_id', [l4, l2], ''],
+      [`label_id__in=${l4},${l1}&priority=high`, 'work_item_labels', 'label_id', [l4, l1], `AND w.priority = 'high'`],
+      [
+        `assignee_id__in=${u1},${u2}&state_group=unstarted`,
+        'work_item_assignees',
+        'assignee_id',
+        [u1, u2],
+        `AND w.state_group_rank = 1`,
+      ],
+    ];
+    for (const [order_by, order] of Object.entries(orders))
+      for (const [query, table, col, keys, extra] of checks) {
+        const all = await oracle(table, col, keys, order, extra);
+        expect({ query, matches: all.length > 0 }).toEqual({ query, matches: true });
+        for (const offset of [0, 5, 60]) {
+          const body = await get(`${query}&order_by=${order_by}&per_page=${PER_PAGE}&offset=${offset}`);
+          expect({ query, order_by, offset, ids: body.data.map((w: { id: string }) => w.id) }).toEqual({
+            query,
+            order_by,
+            offset,
+            ids: all.slice(offset, offset + PER_PAGE),
+          });
+          expect(body.total_count).toBe(all.length);
+        }
+        if (WORK_ITEM_LIST.orderings[order_by.replace(/^-/, '')].cursor)
+          expect(await walkCursor(`${query}&order_by=${order_by}`)).toEqual(all);
+      }
   }, 300_000);
 });

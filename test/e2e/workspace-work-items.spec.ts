@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { SEARCH_WALK } from '../../src/work-items/work-items.repository';
 import { createTestApp, expectProblem, Tenant, TestApp } from '../helpers/test-app';
 
 /** GET /workspaces/{slug}/work-items/ (issue 19): every readable project's items, the work item list's rules. */
@@ -231,7 +232,11 @@ describe('workspace-wide work item list read by project', () => {
     for (let i = 0; i < 4; i++)
       expect((await post(small.id, '', { name: `s${i}`, state: i % 2 ? 'In Progress' : 'Todo' })).status).toBe(201);
     for (let i = 0; i < BIG; i += 50) {
-      const items = Array.from({ length: 50 }, (_, k) => ({ name: `b${i + k}` }));
+      // Every third item the owner's (an assignee filter the walk serves); the reader is on two small items only.
+      const items = Array.from({ length: 50 }, (_, k) => ({
+        name: `b${i + k}`,
+        ...((i + k) % 3 ? {} : { assignee_ids: [ten.owner.id] }),
+      }));
       expect((await post(big.id, 'bulk-create/', { items })).status).toBe(200);
     }
     // As autovacuum leaves a table after a bulk import (never analyzed, PostgreSQL's guesses for 3,000 rows pick any
@@ -323,5 +328,57 @@ describe('workspace-wide work item list read by project', () => {
     );
     expect(await scanned('?state_group=started&per_page=2')).toBeLessThan(20);
     expect(await scanned('?state_group__in=started,unstarted&per_page=2')).toBeLessThan(20);
+  });
+
+  it('an assignee in updated_at order: walked when common, else off their links; pages and totals exact', async () => {
+    for (const name of ['s0', 's2']) {
+      const [item] = await t.ds.query(`SELECT id, project_id FROM work_items WHERE workspace_id = $1 AND name = $2`, [
+        ten.workspaceId,
+        name,
+      ]);
+      const r = await t.http
+        .patch(`/api/v2/workspaces/${ten.slug}/projects/${item.project_id}/work-items/${item.id}/`)
+        .set({ 'X-Api-Key': ten.owner.key })
+        .send({ assignee_ids: [reader.id] });
+      expect(r.status).toBe(200);
+    }
+    const oracle = async (assignees: string[]) =>
+      (
+        await t.ds.query(
+          `SELECT w.name FROM work_items w WHERE w.workspace_id = $1 AND w.deleted_at IS NULL AND w.archived_at IS NULL
+              AND EXISTS (SELECT 1 FROM work_item_assignees a WHERE a.work_item_id = w.id AND a.assignee_id = ANY($2::uuid[]))
+            ORDER BY w.updated_at DESC, w.id DESC`,
+          [ten.workspaceId, assignees],
+        )
+      ).map((r: { name: string }) => r.name);
+    const rare = `assignee_id=${reader.id}&order_by=-updated_at`;
+    const both = `assignee_id__in=${reader.id},${ten.owner.id}&order_by=-updated_at`;
+    for (const [query, assignees] of [
+      [rare, [reader.id]],
+      [both, [reader.id, ten.owner.id]],
+    ] as const) {
+      const all = await oracle([...assignees]);
+      for (const offset of [0, 1, 600]) {
+        const res = await list(`?${query}&per_page=50&offset=${offset}`);
+        expect({ query, offset, names: names(res), total: res.body.total_count }).toEqual({
+          query,
+          offset,
+          names: all.slice(offset, offset + 50),
+          total: all.length,
+        });
+      }
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const res = await list(`?${query}&paginate=cursor&per_page=200${cursor ? `&cursor=${cursor}` : ''}`);
+        seen.push(...names(res));
+        cursor = res.body.next_cursor;
+      } while (cursor);
+      expect(seen).toEqual(all);
+    }
+    expect(await oracle([reader.id])).toEqual(['s2', 's0']);
+    // The rare assignee's page: a short walk (SEARCH_WALK rows), then their two items. The walk alone passed every item
+    // of the workspace (3,004 here; at a million items 4-6 s).
+    expect(await scanned(`?${rare}&per_page=2`)).toBeLessThan(SEARCH_WALK + 20);
   });
 });

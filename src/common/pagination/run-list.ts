@@ -156,7 +156,8 @@ export interface ListSource {
 export interface Probe {
   cond: string;
   candidates: string;
-  budget: number;
+  /** Rows of the ordering walked first: a number, or an SQL expression of one (a scalar subquery, run once). */
+  budget: number | string;
   alias: string;
 }
 
@@ -502,7 +503,7 @@ class ListRun<R extends Record<string, unknown>> {
     if (!budget) return `WITH "__keys" AS MATERIALIZED (${pick(read)}) ${page}`;
     // The walk stops at the page's last match (Limit nodes pull rows lazily), or after `budget` rows past the offset;
     // it keeps its last row (numbered budget + offset) too, which tells that the list goes on past the walk.
-    const last = `${budget} + ${offRef}`;
+    const last = `(${budget}) + ${offRef}`;
     const walked = `SELECT ${keyCols}, ${search} AS "__hit" FROM ${src.from} ${whereOf(all)} ORDER BY ${orderBy} LIMIT ${last}`;
     const walk = `SELECT * FROM (SELECT *, row_number() OVER () AS "__n" FROM (${walked}) "__w0") "__w" WHERE "__hit" OR "__n" = ${last} LIMIT ${offRef} + ${take}`;
     // The walk holds the page when it found the page's matches, or every match (the list ended within it).
