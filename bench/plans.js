@@ -254,6 +254,7 @@ async function main() {
     ['workspace: state_group=started', all, { state_group: 'started' }],
     ['workspace: assignee_id', all, { assignee_id: member }],
     ['workspace: label_id', all, { label_id: label }],
+    ['workspace: assignee_id__in (two members)', all, { assignee_id__in: `${member},${member2}` }],
     ['workspace: assignee_id order_by=-updated_at', all, { assignee_id: member, order_by: '-updated_at' }],
     ['workspace: assignee_id (rare) order_by=-updated_at', all, { assignee_id: rare, order_by: '-updated_at' }],
     ['workspace: search', all, { search: 'number 12345' }],

@@ -358,16 +358,31 @@ function workspaceLinkFilter(q: ListQuery): ListFilter | undefined {
 }
 
 /**
- * The total of a workspace list driven by several ids of `link` (`keyRef`, bound in `cp`): the distinct items of
- * their live links in the readable projects whose item meets `itemConds` (an item under two of the ids counts once).
+ * SQL: the distinct items of the live links of several `keys` (2 or more) in the readable projects `projectIds` ($2):
+ * for at most BRANCHES_MAX (project, id) pairs one range of `ix_<link>_list` per pair, each bound on its own, merged
+ * in (created_at, item) order, an item under two of the ids kept once by DISTINCT ON (mergedLinks' form: the rows
+ * stream); past that a DISTINCT over the ids' `= ANY` range, which hashes every link row.
  */
-function workspaceLinksCount(link: (typeof LINK_DRIVERS)[string], keyRef: string, itemConds: string[], cp: SqlParams) {
-  const conds = [...WORKSPACE_LIVE_LINKS, `x.${link.key} = ANY(${keyRef})`];
-  if (itemConds.length) conds.push(`EXISTS (${itemProbe('x.work_item_id', itemConds)})`);
-  return {
-    sql: `SELECT count(*)::int AS c FROM (SELECT DISTINCT x.work_item_id FROM ${link.table} x WHERE ${conds.join(' AND ')}) k`,
-    params: cp.values,
-  };
+function workspaceLinked(link: (typeof LINK_DRIVERS)[string], keys: string[], projectIds: string[], p: SqlParams) {
+  const distinct = [...new Set(keys)];
+  const scope = [`x.workspace_id = $1`, `x.project_id = ANY($2::uuid[])`, 'x.item_live'];
+  if (distinct.length * projectIds.length > BRANCHES_MAX)
+    return `SELECT DISTINCT x.work_item_id FROM ${link.table} x WHERE ${[...scope, `x.${link.key} = ANY(${p.add(distinct)}::uuid[])`].join(' AND ')}`;
+  const order = 'x.item_created_at, x.work_item_id';
+  const ranges = projectIds.flatMap((project) => {
+    const projectRef = `${p.add(project)}::uuid`;
+    return distinct.map((key) => {
+      const conds = [...scope, `x.project_id = ${projectRef}`, `x.${link.key} = ${p.add(key)}::uuid`];
+      return `(SELECT ${order} FROM ${link.table} x WHERE ${conds.join(' AND ')} ORDER BY ${order})`;
+    });
+  });
+  return `SELECT DISTINCT ON (${order}) x.work_item_id FROM (${ranges.join(' UNION ALL ')}) x ORDER BY ${order}`;
+}
+
+/** The total of the workspace list's `linked` items (workspaceLinked) whose item meets `itemConds` (bound in `cp`). */
+function workspaceLinksCount(linked: string, itemConds: string[], cp: SqlParams) {
+  const probe = itemConds.length ? ` WHERE EXISTS (${itemProbe('k.work_item_id', itemConds)})` : '';
+  return { sql: `SELECT count(*)::int AS c FROM (${linked}) k${probe}`, params: cp.values };
 }
 
 /**
@@ -1358,10 +1373,10 @@ export class WorkItemsRepository {
       where.push(`x.${link.key} = ANY(${keyRef})`);
       ranges = { ...byProject, by: { values: keyRef, cond: (v) => `x.${link.key} = ${v}` } };
       const cp = new SqlParams([workspaceId, projectIds]);
-      const countRef = `${cp.add(keys)}::uuid[]`;
+      const linked = workspaceLinked(link, keys, projectIds, cp);
       const itemConds: string[] = [];
       applyFilters(WORKSPACE_WORK_ITEM_LIST, { ...q, filters: rest, search: null }, itemConds, cp);
-      src.filteredCount = workspaceLinksCount(link, countRef, itemConds, cp);
+      src.filteredCount = workspaceLinksCount(linked, itemConds, cp);
     }
     const probe = { item: 'x.work_item_id', filters: rest, spec: WORKSPACE_WORK_ITEM_LIST };
     return this.sideDrivenList(
