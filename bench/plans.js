@@ -255,6 +255,10 @@ async function main() {
     ['workspace: assignee_id', all, { assignee_id: member }],
     ['workspace: label_id', all, { label_id: label }],
     ['workspace: assignee_id__in (two members)', all, { assignee_id__in: `${member},${member2}` }],
+    // The benchmark's first label is only on urgent items: with another priority it meets none of them.
+    ['workspace: label_id + priority (none meet)', all, { label_id: label, priority: 'high' }],
+    ['workspace: label_id + priority__in', all, { label_id: label, priority__in: 'urgent,high' }],
+    ['workspace: assignee_id + state_group', all, { assignee_id: member, state_group: 'completed' }],
     ['workspace: assignee_id order_by=-updated_at', all, { assignee_id: member, order_by: '-updated_at' }],
     ['workspace: assignee_id (rare) order_by=-updated_at', all, { assignee_id: rare, order_by: '-updated_at' }],
     ['workspace: search', all, { search: 'number 12345' }],

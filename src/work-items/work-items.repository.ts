@@ -120,6 +120,34 @@ function linkConds(
   const conds = [`${alias}.workspace_id = $1`, `${alias}.project_id = $2`];
   if (Array.isArray(key)) conds.push(`${alias}.${link.key} = ANY(${p.add(key)}::uuid[])`);
   else if (key !== undefined) conds.push(`${alias}.${link.key} = ${p.add(key)}::uuid`);
+  return [...conds, ...copiedConds(copied, p, alias, columns)];
+}
+
+/**
+ * For one id of a workspace list with several priorities (or else state groups) asked: one range of the link's
+ * priority (group) index per (project, rank), as the ranges' `by`, its condition added to `where` (binds the ranks).
+ * Returns the copied filters still to be asked as conditions (the split one taken out).
+ */
+function rankSplit(copied: LinkCopied, p: SqlParams, where: string[]): { by?: Ranges['by']; asked: LinkCopied } {
+  const split = copied.priority ?? copied.stateGroup;
+  const byPriority = split === copied.priority;
+  const ranks = split ? ranksOf(split, byPriority ? PRIORITIES : STATE_GROUPS) : [];
+  if (ranks.length < 2) return { asked: copied };
+  const column = `x.${byPriority ? LINK_ROW.priority : LINK_ROW.stateGroup}`;
+  const ranksRef = `${p.add(ranks)}::smallint[]`;
+  where.push(`${column} = ANY(${ranksRef})`);
+  const asked = byPriority ? { ...copied, priority: undefined } : { ...copied, stateGroup: undefined };
+  return { by: { values: ranksRef, cond: (v) => `${column} = ${v}` }, asked };
+}
+
+/** The copied filters asked (state group, then priority) as rank conditions on `alias`'s `columns`; binds the ranks. */
+function copiedConds(
+  copied: LinkCopied,
+  p: SqlParams,
+  alias: string,
+  columns: { stateGroup: string; priority?: string },
+) {
+  const conds: string[] = [];
   if (copied.stateGroup)
     conds.push(rankCond(`${alias}.${columns.stateGroup}`, ranksOf(copied.stateGroup, STATE_GROUPS), p));
   if (copied.priority && columns.priority)
@@ -363,9 +391,20 @@ function workspaceLinkFilter(q: ListQuery): ListFilter | undefined {
  * in (created_at, item) order, an item under two of the ids kept once by DISTINCT ON (mergedLinks' form: the rows
  * stream); past that a DISTINCT over the ids' `= ANY` range, which hashes every link row.
  */
-function workspaceLinked(link: (typeof LINK_DRIVERS)[string], keys: string[], projectIds: string[], p: SqlParams) {
+function workspaceLinked(
+  link: (typeof LINK_DRIVERS)[string],
+  keys: string[],
+  projectIds: string[],
+  copied: LinkCopied,
+  p: SqlParams,
+) {
   const distinct = [...new Set(keys)];
-  const scope = [`x.workspace_id = $1`, `x.project_id = ANY($2::uuid[])`, 'x.item_live'];
+  const scope = [
+    `x.workspace_id = $1`,
+    `x.project_id = ANY($2::uuid[])`,
+    'x.item_live',
+    ...copiedConds(copied, p, 'x', LINK_ROW),
+  ];
   if (distinct.length * projectIds.length > BRANCHES_MAX)
     return `SELECT DISTINCT x.work_item_id FROM ${link.table} x WHERE ${[...scope, `x.${link.key} = ANY(${p.add(distinct)}::uuid[])`].join(' AND ')}`;
   const order = 'x.item_created_at, x.work_item_id';
@@ -1349,8 +1388,11 @@ export class WorkItemsRepository {
    * link's list index per readable project, and per id when several are asked (KeyWalk.ranges, each read only as far
    * as the page reaches, merged), each link row's item probed by primary key for the other filters, then the page's
    * items read by key. Walking the workspace's items probing the link table instead passed every newer item of the
-   * workspace when the ids are rare among them (234 ms at a million items). Its total: the link counters where they
-   * answer (listWorkspace), else the distinct items of the ids' live links whose item meets the other filters.
+   * workspace when the ids are rare among them (234 ms at a million items). A state group or priority asked beside
+   * them is the link rows' copy of it (one id and several priorities or groups: a range per (project, rank) of the
+   * link's priority or group index, rankSplit); probed on each item, a label's links that none meet were all read
+   * (0.5 s at a million items). Its total: the link counters where they answer (listWorkspace), else the distinct
+   * items of the ids' live links whose item meets the other filters.
    */
   private workspaceLinkDrivenList(
     workspaceId: string,
@@ -1362,23 +1404,34 @@ export class WorkItemsRepository {
     const link = LINK_DRIVERS[driver.def.name];
     const keys = distinctValues(driver);
     const rest = q.filters.filter((f) => f !== driver);
+    const copied: LinkCopied = {
+      stateGroup: rest.find((f) => f.def.name === 'state_group'),
+      priority: rest.find((f) => f.def.name === 'priority'),
+    };
+    const itemFilters = rest.filter((f) => f !== copied.stateGroup && f !== copied.priority);
     const p = new SqlParams([workspaceId, projectIds]);
-    const byProject: Ranges = { values: '$2::uuid[]', cond: (v) => `x.project_id = ${v}` };
     const where = [...WORKSPACE_LIVE_LINKS];
-    let ranges = byProject;
-    if (keys.length === 1) where.push(`x.${link.key} = ${p.add(keys[0])}::uuid`);
-    else {
+    let ranges: Ranges = { values: '$2::uuid[]', cond: (v) => `x.project_id = ${v}` };
+    // The state group and priority are the link row's rank conditions, exact copies of the item's (linkDrivenList).
+    let asked = copied;
+    if (keys.length === 1) {
+      where.push(`x.${link.key} = ${p.add(keys[0])}::uuid`);
+      const split = rankSplit(copied, p, where);
+      ranges = { ...ranges, by: split.by };
+      asked = split.asked;
+    } else {
       // One range per (project, id), merged; an item under two of the ids is kept once (KeyWalk ranges are distinct).
       const keyRef = `${p.add(keys)}::uuid[]`;
       where.push(`x.${link.key} = ANY(${keyRef})`);
-      ranges = { ...byProject, by: { values: keyRef, cond: (v) => `x.${link.key} = ${v}` } };
+      ranges = { ...ranges, by: { values: keyRef, cond: (v) => `x.${link.key} = ${v}` } };
       const cp = new SqlParams([workspaceId, projectIds]);
-      const linked = workspaceLinked(link, keys, projectIds, cp);
+      const linked = workspaceLinked(link, keys, projectIds, copied, cp);
       const itemConds: string[] = [];
-      applyFilters(WORKSPACE_WORK_ITEM_LIST, { ...q, filters: rest, search: null }, itemConds, cp);
+      applyFilters(WORKSPACE_WORK_ITEM_LIST, { ...q, filters: itemFilters, search: null }, itemConds, cp);
       src.filteredCount = workspaceLinksCount(linked, itemConds, cp);
     }
-    const probe = { item: 'x.work_item_id', filters: rest, spec: WORKSPACE_WORK_ITEM_LIST };
+    where.push(...copiedConds(asked, p, 'x', LINK_ROW));
+    const probe = { item: 'x.work_item_id', filters: itemFilters, spec: WORKSPACE_WORK_ITEM_LIST };
     return this.sideDrivenList(
       WORKSPACE_LINK_DRIVEN_LIST,
       q,

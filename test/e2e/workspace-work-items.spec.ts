@@ -417,4 +417,46 @@ describe('workspace-wide work item list read by project', () => {
     expect(want.n).toBeGreaterThan(BIG / 3 - 1);
     expect((await list(query)).body.total_count).toBe(want.n);
   });
+
+  it('an assignee with a priority or state group: read off the link rows, bounded where none of their items meets it', async () => {
+    const owner = ten.owner.id;
+    // The large project's items are all of priority none and in backlog: the owner's 1,000 links meet none of these.
+    for (const q of [
+      `priority=urgent`,
+      `priority__in=urgent,high`,
+      `state_group=completed`,
+      `state_group__in=started,completed`,
+    ]) {
+      const res = await list(`?assignee_id=${owner}&${q}&per_page=2`);
+      expect({ q, names: names(res), total: res.body.total_count }).toEqual({ q, names: [], total: 0 });
+      // Walking the owner's links probing each item passed all 1,000 of them.
+      expect({ q, passed: await scanned(`?assignee_id=${owner}&${q}&per_page=2`) }).toEqual({ q, passed: 0 });
+    }
+    const oracle = async (cond: string) =>
+      (
+        await t.ds.query(
+          `SELECT w.name FROM work_items w WHERE w.workspace_id = $1 AND w.deleted_at IS NULL AND w.archived_at IS NULL
+              AND EXISTS (SELECT 1 FROM work_item_assignees a WHERE a.work_item_id = w.id AND a.assignee_id = $2) AND ${cond}
+            ORDER BY w.created_at DESC, w.id DESC`,
+          [ten.workspaceId, owner],
+        )
+      ).map((r: { name: string }) => r.name);
+    for (const [q, cond] of [
+      ['priority__in=none,urgent', `w.priority IN ('none', 'urgent')`],
+      ['state_group__in=backlog,started', `w.state_group_rank IN (0, 2)`],
+      ['priority=none&state_group=backlog', `w.priority = 'none' AND w.state_group_rank = 0`],
+    ]) {
+      const all = await oracle(cond);
+      expect(all.length).toBeGreaterThan(100);
+      for (const offset of [0, 40, all.length - 3]) {
+        const res = await list(`?assignee_id=${owner}&${q}&per_page=50&offset=${offset}`);
+        expect({ q, offset, names: names(res), total: res.body.total_count }).toEqual({
+          q,
+          offset,
+          names: all.slice(offset, offset + 50),
+          total: all.length,
+        });
+      }
+    }
+  });
 });
