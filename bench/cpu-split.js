@@ -1,0 +1,100 @@
+'use strict';
+/*
+ * node bench/cpu-split.js --database NAME [--row patch|create|list] [--duration 12] [--port 3951]
+ *
+ * CPU per request, the service's against PostgreSQL's, under one kind of load: on a database `npm run bench --
+ * --seed-only --database NAME` left (BENCH_DATABASE_URL's server), starts the built service, loads it with
+ * autocannon at 32 connections (3 s unmeasured, then `--duration` seconds) and reads the CPU time of the service
+ * process and of every PostgreSQL process from /proc/<pid>/stat around the measured seconds. Shares of CPU per
+ * request do not depend on how fast the host is, which req/s do; other processes' PostgreSQL work (another database)
+ * counts on PostgreSQL's side, so nothing else should use the server meanwhile.
+ */
+const { readFileSync, readdirSync } = require('node:fs');
+const autocannon = require('autocannon');
+const lib = require('./lib');
+
+const DB = lib.stringOption('database');
+const ROW = lib.stringOption('row') ?? 'patch';
+const SECONDS = lib.numberOption('duration', 12);
+const PORT = lib.numberOption('port', 3951);
+const PRIORITIES = ['urgent', 'high', 'medium', 'low', 'none'];
+
+/** utime + stime of `pid` in clock ticks (0 once it has exited). */
+function ticks(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+}
+
+/** The CPU ticks of every process named postgres (the server and its backends). */
+function postgresTicks() {
+  let sum = 0;
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    let comm = '';
+    try {
+      comm = readFileSync(`/proc/${pid}/comm`, 'utf8');
+    } catch {
+      continue;
+    }
+    if (comm.startsWith('postgres')) sum += ticks(pid);
+  }
+  return sum;
+}
+
+/** The autocannon request of the row: a PATCH of a random sampled item, a create, or list page 1. */
+function requestOf(base, items) {
+  if (ROW === 'list') return (r) => ({ ...r, method: 'GET', path: `${base}?per_page=50` });
+  if (ROW === 'create') return (r) => ({ ...r, method: 'POST', path: base, body: JSON.stringify({ name: 'x' }) });
+  return (r) => ({
+    ...r,
+    method: 'PATCH',
+    path: `${base}${items[Math.floor(Math.random() * items.length)]}/`,
+    body: JSON.stringify({ priority: PRIORITIES[Math.floor(Math.random() * 5)], name: `Patched ${Date.now()}` }),
+  });
+}
+
+async function main() {
+  if (!DB || !process.env.BENCH_DATABASE_URL) throw new Error('set BENCH_DATABASE_URL and --database NAME');
+  const url = lib.withDb(process.env.BENCH_DATABASE_URL, DB);
+  const key = lib.cli(url, 'api-key', 'create', '--email', 'bench@example.com').key;
+  const { project, items } = await lib.sql(url, async (c) => {
+    const { project: id } = await lib.benchSeedIds(c);
+    const rows = await c.query(
+      `SELECT id FROM work_items WHERE project_id = $1 AND deleted_at IS NULL AND archived_at IS NULL ORDER BY random() LIMIT 1000`,
+      [id],
+    );
+    return { project: id, items: rows.rows.map((r) => r.id) };
+  });
+  const service = lib.spawnService(lib.serviceEnv(url, PORT));
+  try {
+    await lib.waitFor(`http://127.0.0.1:${PORT}/healthz`);
+    const base = `/api/v2/workspaces/bench/projects/${project}/work-items/`;
+    const load = (duration) =>
+      autocannon({
+        url: `http://127.0.0.1:${PORT}`,
+        connections: 32,
+        duration,
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        requests: [{ setupRequest: requestOf(base, items) }],
+      });
+    await load(3);
+    const [s0, p0] = [ticks(service.pid), postgresTicks()];
+    const r = await load(SECONDS);
+    const [s1, p1] = [ticks(service.pid), postgresTicks()];
+    const n = r.requests.total;
+    const perRequest = (t) => ((t * 1000) / 100 / n).toFixed(3); // 100 ticks a second
+    console.log(
+      `${ROW}: ${n} requests (${(n / SECONDS).toFixed(0)}/s, ${r.non2xx} not 2xx); CPU ms per request: service ${perRequest(s1 - s0)}, PostgreSQL ${perRequest(p1 - p0)}`,
+    );
+  } finally {
+    service.kill('SIGTERM');
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
