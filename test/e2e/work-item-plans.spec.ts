@@ -944,6 +944,13 @@ describe('work item list plans do not depend on statistics', () => {
       [`label_id__in=${l4},${l2}`, 'work_item_labels', 'label_id', [l4, l2], ''],
       [`label_id__in=${l4},${l1}&priority=high`, 'work_item_labels', 'label_id', [l4, l1], `AND w.priority = 'high'`],
       [
+        `label_id=${l1}&priority__in=urgent,low`,
+        'work_item_labels',
+        'label_id',
+        [l1],
+        `AND w.priority IN ('urgent', 'low')`,
+      ],
+      [
         `assignee_id__in=${u1},${u2}&state_group=unstarted`,
         'work_item_assignees',
         'assignee_id',
