@@ -1256,10 +1256,11 @@ export class WorkItemsRepository {
 
   /**
    * A list filtered by assignees or labels in an order their link rows do not hold (updated_at, priority, state group,
-   * sequence, sort order): read as a search is (ListSource.candidateFilter), the ordering's own index walked
-   * SEARCH_WALK rows past the offset, each row probing the link table, and when those do not hold the page (an id few
-   * items carry), the ids' linked items (linkCandidates), sorted. Never analyzed, the walk alone passed every item of
-   * the project for an id of few items (or none). The total stays the source's (linkDrivenCount).
+   * sequence, sort order): read as a search is (ListSource.candidateFilter), the ordering's own index walked past the
+   * offset for as many rows as the counters say it should need (linkWalkBudget), each row probing the link table, and
+   * when those do not hold the page (an id few items carry), the ids' linked items (linkCandidates), sorted. The walk
+   * alone passed every item of the project (or workspace) for an id of few items, analyzed or not. The total stays the
+   * source's where it has one (linkDrivenCount, the workspace's counters), else the linked items counted.
    */
   private linkCandidateList(q: ListQuery, src: ListSource, driver: ListFilter, workspace = false) {
     const spec = workspace ? WORKSPACE_WORK_ITEM_LIST : WORK_ITEM_LIST;
