@@ -399,22 +399,19 @@ function workspaceLinked(
   p: SqlParams,
 ) {
   const distinct = [...new Set(keys)];
-  const scope = [
-    `x.workspace_id = $1`,
-    `x.project_id = ANY($2::uuid[])`,
-    'x.item_live',
-    ...copiedConds(copied, p, 'x', LINK_ROW),
-  ];
-  if (distinct.length * projectIds.length > BRANCHES_MAX)
-    return `SELECT DISTINCT x.work_item_id FROM ${link.table} x WHERE ${[...scope, `x.${link.key} = ANY(${p.add(distinct)}::uuid[])`].join(' AND ')}`;
+  const scope = [`x.workspace_id = $1`, 'x.item_live', ...copiedConds(copied, p, 'x', LINK_ROW)];
+  if (distinct.length * projectIds.length > BRANCHES_MAX) {
+    const conds = [...scope, `x.project_id = ANY($2::uuid[])`, `x.${link.key} = ANY(${p.add(distinct)}::uuid[])`];
+    return `SELECT DISTINCT x.work_item_id FROM ${link.table} x WHERE ${conds.join(' AND ')}`;
+  }
   const order = 'x.item_created_at, x.work_item_id';
-  const ranges = projectIds.flatMap((project) => {
-    const projectRef = `${p.add(project)}::uuid`;
-    return distinct.map((key) => {
-      const conds = [...scope, `x.project_id = ${projectRef}`, `x.${link.key} = ${p.add(key)}::uuid`];
+  // Each project as an element of $2 (the readable projects' array): an equality the range's index leads with.
+  const ranges = projectIds.flatMap((_, i) =>
+    distinct.map((key) => {
+      const conds = [...scope, `x.project_id = ($2::uuid[])[${i + 1}]`, `x.${link.key} = ${p.add(key)}::uuid`];
       return `(SELECT ${order} FROM ${link.table} x WHERE ${conds.join(' AND ')} ORDER BY ${order})`;
-    });
-  });
+    }),
+  );
   return `SELECT DISTINCT ON (${order}) x.work_item_id FROM (${ranges.join(' UNION ALL ')}) x ORDER BY ${order}`;
 }
 
