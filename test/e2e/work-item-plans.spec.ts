@@ -1,7 +1,11 @@
 import { randomUUID } from 'crypto';
 import { QueryRunner } from 'typeorm';
 import { parseListQuery } from '../../src/common/pagination/list-query';
-import { PRIORITY_RANK as RANK, WORK_ITEM_LIST } from '../../src/work-items/work-items.queries';
+import {
+  PRIORITY_RANK as RANK,
+  WORK_ITEM_LIST,
+  WORKSPACE_WORK_ITEM_LIST,
+} from '../../src/work-items/work-items.queries';
 import {
   CREATED_RANGE_CAP,
   DATE_WALK,
@@ -480,7 +484,10 @@ describe('work item list plans do not depend on statistics', () => {
     (Object.keys(raw).every((k) => k === 'offset' || k === 'order_by') || KEYED_OFFSETS.some(([, r]) => r === raw));
 
   /** The statements WorkItemsRepository.list sends for one request, with their parameters. */
-  async function statements(raw: Record<string, string>): Promise<Array<{ sql: string; params: unknown[] }>> {
+  async function statements(
+    raw: Record<string, string>,
+    workspace = false,
+  ): Promise<Array<{ sql: string; params: unknown[] }>> {
     const sent: Array<{ sql: string; params: unknown[] }> = [];
     const repo = new WorkItemsRepository({ driver: {} } as never);
     const blank = { id: '00000000-0000-0000-0000-000000000000', c: 0, __total: 0, __cv: null };
@@ -493,7 +500,10 @@ describe('work item list plans do not depend on statistics', () => {
       dateWalk: DATE_WALK_HERE,
       createdRangeCap: CREATED_RANGE_CAP_HERE,
     });
-    await repo.list(ws, pid, parseListQuery({ per_page: String(PER_PAGE), ...raw }, WORK_ITEM_LIST));
+    const asked = { per_page: String(PER_PAGE), ...raw };
+    // The workspace-wide list over the workspace's one project (GET /workspaces/{slug}/work-items/).
+    if (workspace) await repo.listWorkspace(ws, [pid], parseListQuery(asked, WORKSPACE_WORK_ITEM_LIST));
+    else await repo.list(ws, pid, parseListQuery(asked, WORK_ITEM_LIST));
     return sent;
   }
 
@@ -599,8 +609,14 @@ describe('work item list plans do not depend on statistics', () => {
     ]);
     for (const analyzed of [false, true]) {
       if (analyzed) for (const table of TABLES) await qr.query(`VACUUM ANALYZE ${table}`);
-      for (const [name, raw] of multi) {
-        const counts = (await statements(raw)).filter((s) => !/SELECT page\.\*/.test(s.sql) && /count\(/.test(s.sql));
+      // The project list's totals, and the workspace-wide list's (one range per readable project and id).
+      for (const [name, raw, workspace] of [
+        ...multi.map(([n, r]) => [n, r, false] as const),
+        ...multi.map(([n, r]) => [`workspace: ${n}`, r, true] as const),
+      ]) {
+        const counts = (await statements(raw, workspace)).filter(
+          (s) => !/SELECT page\.\*/.test(s.sql) && /count\(/.test(s.sql),
+        );
         expect(counts).toHaveLength(1);
         const [row] = await qr.query(
           `EXPLAIN (FORMAT JSON) ${counts[0].sql.replace(/\$(\d+)/g, (_, i) => literalsOf(counts[0].params)[Number(i) - 1])}`,

@@ -396,19 +396,10 @@ describe('workspace-wide work item list read by project', () => {
     expect(await scanned(`?${rare}&per_page=2`)).toBeLessThan(SEARCH_WALK + 20);
   });
 
-  it('the total of several assignees merges their ranges per project in order: nothing hashed or sorted', async () => {
+  it('the total of several assignees counts each item once across projects', async () => {
+    // Its plan (one range per project and id, merged: nothing hashed or sorted) is checked in work-item-plans.spec,
+    // whose link tables autovacuum leaves alone; here autovacuum may analyze them at any moment.
     const query = `?assignee_id__in=${ten.owner.id},${reader.id}&per_page=2`;
-    const [count] = await sentWhile(query, (text) => /^SELECT count\(\*\)::int AS c FROM/.test(text));
-    const [row] = await t.ds.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${count.text}`, count.values);
-    const found: string[] = [];
-    const visit = (n: Node) => {
-      if (n['Node Type'] === 'Sort' || (n['Node Type'] === 'Aggregate' && n.Strategy === 'Hashed'))
-        found.push(`${n['Node Type']} ${n.Strategy ?? ''}`.trim());
-      for (const c of n.Plans ?? []) visit(c);
-    };
-    visit(row['QUERY PLAN'][0].Plan);
-    // A DISTINCT over the ids' `= ANY` range hashed (or sorted) every link row: at a million items 100 ms and more.
-    expect(found).toEqual([]);
     const [want] = await t.ds.query(
       `SELECT count(DISTINCT a.work_item_id)::int AS n FROM work_item_assignees a JOIN work_items w ON w.id = a.work_item_id
         WHERE w.workspace_id = $1 AND w.deleted_at IS NULL AND w.archived_at IS NULL AND a.assignee_id = ANY($2::uuid[])`,
