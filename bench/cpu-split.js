@@ -5,44 +5,19 @@
  * CPU per request, the service's against PostgreSQL's, under one kind of load: on a database `npm run bench --
  * --seed-only --database NAME` left (BENCH_DATABASE_URL's server), starts the built service, loads it with
  * autocannon at 32 connections (3 s unmeasured, then `--duration` seconds) and reads the CPU time of the service
- * process and of every PostgreSQL process from /proc/<pid>/stat around the measured seconds. Shares of CPU per
- * request do not depend on how fast the host is, which req/s do; other processes' PostgreSQL work (another database)
- * counts on PostgreSQL's side, so nothing else should use the server meanwhile.
+ * process and of the PostgreSQL processes that serve NAME (foreign-cpu.js: the server's own processes and NAME's
+ * backends) from /proc/<pid>/stat around the measured seconds. Shares of CPU per request do not depend on how fast
+ * the host is, which req/s do.
  */
-const { readFileSync, readdirSync } = require('node:fs');
 const autocannon = require('autocannon');
 const lib = require('./lib');
+const { processTicks, postgresTicks, usedBetween } = require('./foreign-cpu');
 
 const DB = lib.stringOption('database');
 const ROW = lib.stringOption('row') ?? 'patch';
 const SECONDS = lib.numberOption('duration', 12);
 const PORT = lib.numberOption('port', 3951);
 const PRIORITIES = ['urgent', 'high', 'medium', 'low', 'none'];
-
-/** utime + stime of `pid` in clock ticks (0 once it has exited). */
-function ticks(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return Number(fields[11]) + Number(fields[12]);
-  } catch {
-    return 0;
-  }
-}
-
-/** The CPU ticks of every process named postgres (the server and its backends). */
-function postgresTicks() {
-  let sum = 0;
-  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    let comm = '';
-    try {
-      comm = readFileSync(`/proc/${pid}/comm`, 'utf8');
-    } catch {
-      continue;
-    }
-    if (comm.startsWith('postgres')) sum += ticks(pid);
-  }
-  return sum;
-}
 
 /** The autocannon request of the row: a PATCH of a random sampled item, a create, or list page 1. */
 function requestOf(base, items) {
@@ -81,13 +56,13 @@ async function main() {
         requests: [{ setupRequest: requestOf(base, items) }],
       });
     await load(3);
-    const [s0, p0] = [ticks(service.pid), postgresTicks()];
+    const [s0, p0] = [processTicks(service.pid), postgresTicks(DB, new Map())];
     const r = await load(SECONDS);
-    const [s1, p1] = [ticks(service.pid), postgresTicks()];
+    const [s1, p1] = [processTicks(service.pid), postgresTicks(DB, new Map())];
     const n = r.requests.total;
     const perRequest = (t) => ((t * 1000) / 100 / n).toFixed(3); // 100 ticks a second
     console.log(
-      `${ROW}: ${n} requests (${(n / SECONDS).toFixed(0)}/s, ${r.non2xx} not 2xx); CPU ms per request: service ${perRequest(s1 - s0)}, PostgreSQL ${perRequest(p1 - p0)}`,
+      `${ROW}: ${n} requests (${(n / SECONDS).toFixed(0)}/s, ${r.non2xx} not 2xx); CPU ms per request: service ${perRequest(s1 - s0)}, PostgreSQL ${perRequest(usedBetween(p0, p1))}`,
     );
   } finally {
     service.kill('SIGTERM');

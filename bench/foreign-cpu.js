@@ -89,4 +89,4 @@ function foreignCpuMeter(pids, database) {
   };
 }
 
-module.exports = { foreignCpuMeter, servesBench, usedBetween };
+module.exports = { foreignCpuMeter, servesBench, usedBetween, processTicks, postgresTicks };

@@ -1374,7 +1374,7 @@ export class WorkItemsRepository {
       searchIndex: SEARCH_INDEX,
     };
     const driver = workspaceLinkDriver(q);
-    const linked = !q.search && !driver ? workspaceLinkFilter(q) : undefined;
+    const linked = driver ? undefined : workspaceLinkFilter(q);
     if (linked) return this.linkCandidateList(q, src, linked, true);
     if (!driver && rangedByProject(q, projectIds, partial)) src.keyWalk = projectRanges(q, projectIds, where);
     if (!driver) return runList<WorkItemRow>(this.pageReader, WORKSPACE_WORK_ITEM_LIST, q, src);
