@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { editFunction } from './function-edit';
 import { COMPOSITE_KEYED_TENANT_TABLES, ID_KEYED_TENANT_TABLES } from './1795640000000-DistributionReadyKeys';
 
 /**
@@ -44,7 +45,7 @@ export class DropPlainIdIndexes1795670000000 implements MigrationInterface {
   name = 'DropPlainIdIndexes1795670000000';
 
   public async up(q: QueryRunner): Promise<void> {
-    for (const e of FUNCTION_EDITS) await this.editFunction(q, e.fn, e.from, e.to);
+    for (const e of FUNCTION_EDITS) await editFunction(q, e.fn, e.from, e.to);
     await q.query(`CREATE FUNCTION wt_next_work_item_sequence(ws uuid, p uuid) RETURNS integer LANGUAGE plpgsql AS $$
       DECLARE
         n integer;
@@ -64,17 +65,6 @@ export class DropPlainIdIndexes1795670000000 implements MigrationInterface {
     }
     for (const t of DROPPED_BY_ID) await q.query(`CREATE INDEX "ix_${t}_by_id" ON "${t}" ("id")`);
     await q.query(`DROP FUNCTION wt_next_work_item_sequence(uuid, uuid)`);
-    for (const e of FUNCTION_EDITS) await this.editFunction(q, e.fn, e.to, e.from);
-  }
-
-  /** Rewrites one function's text (pg_get_functiondef) with `from` replaced by `to`; fails when `from` is missing. */
-  private async editFunction(q: QueryRunner, fn: string, from: string, to: string): Promise<void> {
-    const [row] = await q.query(
-      `SELECT pg_get_functiondef(p.oid) AS def FROM pg_proc p
-         JOIN pg_namespace n ON n.oid = p.pronamespace AND n.nspname = 'public' WHERE p.proname = $1`,
-      [fn],
-    );
-    if (!row?.def.includes(from)) throw new Error(`${fn}: expected "${from}" in its definition`);
-    await q.query(row.def.split(from).join(to));
+    for (const e of FUNCTION_EDITS) await editFunction(q, e.fn, e.to, e.from);
   }
 }

@@ -50,6 +50,7 @@ import { TriggerJoinsWithoutNestedLoops1795770000000 } from './1795770000000-Tri
 import { WorkItemTimeOrderedIds1795780000000 } from './1795780000000-WorkItemTimeOrderedIds';
 import { WorkItemLinkGaps1795800000000 } from './1795800000000-WorkItemLinkGaps';
 import { LinkKeyIndexesNotLiveOnly1795820000000 } from './1795820000000-LinkKeyIndexesNotLiveOnly';
+import { CounterSlotLeases1795850000000 } from './1795850000000-CounterSlotLeases';
 
 export const MIGRATIONS: Array<new () => unknown> = [
   Foundation1795323810286,
@@ -102,4 +103,5 @@ export const MIGRATIONS: Array<new () => unknown> = [
   WorkItemTimeOrderedIds1795780000000,
   WorkItemLinkGaps1795800000000,
   LinkKeyIndexesNotLiveOnly1795820000000,
+  CounterSlotLeases1795850000000,
 ];

@@ -3,7 +3,8 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 /**
  * Live (not deleted, not archived) work items of a project, spread over slots so concurrent writers
- * seldom touch the same row; kept exact by statement triggers on work_items. The unfiltered list's
+ * never touch the same row (each transaction leases a slot of its own: `wt_counter_slot()`, migration
+ * CounterSlotLeases); kept exact by statement triggers on work_items. The unfiltered list's
  * `total_count` is the sum of a project's slots.
  */
 @Entity('project_work_item_counts')

@@ -1,3 +1,5 @@
+import { Client } from 'pg';
+import { COUNTER_SLOTS } from '../../migrations/1795850000000-CounterSlotLeases';
 import { createTestApp, Tenant, TestApp } from '../helpers/test-app';
 
 /**
@@ -149,21 +151,69 @@ describe('work item total_count counters', () => {
     expect(drift).toEqual([]);
   });
 
+  /** `n` creates sent at once (bodies from `body(i)`), each required to answer 201. */
+  async function createConcurrently(n: number, body: (i: number) => object) {
+    const made = await Promise.all(Array.from({ length: n }, (_, i) => t.http.post(base).set(key()).send(body(i))));
+    expect(made.map((r) => r.status)).toEqual(Array(n).fill(201));
+    return made;
+  }
+
   it('stays exact under concurrent creates, archives and deletes (counts spread over slots)', async () => {
     const before = (await totals())[0];
-    const made = await Promise.all(
-      Array.from({ length: 40 }, (_, i) =>
-        t.http
-          .post(base)
-          .set(key())
-          .send({ name: `Parallel ${i}` }),
-      ),
-    );
-    expect(made.map((r) => r.status)).toEqual(Array(40).fill(201));
+    const made = await createConcurrently(40, (i) => ({ name: `Parallel ${i}` }));
     await Promise.all(made.slice(0, 10).map((r) => t.http.post(`${base}${r.body.id}/archive/`).set(key())));
     await Promise.all(made.slice(10, 15).map((r) => t.http.delete(`${base}${r.body.id}/`).set(key())));
     expect(await totals()).toEqual([before + 25, before + 25]);
     // Sequence numbers taken outside the insert transaction are still distinct.
     expect(new Set(made.map((r) => r.body.sequence_id)).size).toBe(40);
+  });
+
+  it('concurrent write transactions never wait for one another on a counter row (each leases its own slot)', async () => {
+    const before = (await totals())[0];
+    const made = await createConcurrently(20, (i) => ({ name: `Leased ${i}`, assignee_ids: [ten.owner.id] }));
+    // Twenty connections at once: more than the 16 slots the backends' process ids used to pick, so two of them
+    // always shared counter rows and the later one waited for the earlier one's commit. Each archive below writes
+    // the project's, the state and priority's, the assignee's and the gap counters, and is left uncommitted.
+    const clients = made.map(() => new Client({ connectionString: t.dbUrl }));
+    try {
+      for (const c of clients) await c.connect();
+      for (const [i, c] of clients.entries()) {
+        await c.query('BEGIN');
+        await c.query(`SET LOCAL lock_timeout = '2s'`);
+        const archived = await c.query(
+          `UPDATE work_items SET archived_at = now() WHERE workspace_id = $1 AND id = $2`,
+          [ten.workspaceId, made[i].body.id],
+        );
+        expect(archived.rowCount).toBe(1);
+      }
+      for (const c of clients) await c.query('COMMIT');
+    } finally {
+      await Promise.all(clients.map((c) => c.end()));
+    }
+    expect(await totals()).toEqual([before, before]);
+    const drift = await t.ds.query(
+      `WITH kept AS (SELECT assignee_id, project_id, state_group_rank, sum(n)::int AS n FROM work_item_assignee_counts GROUP BY 1, 2, 3),
+            live AS (SELECT x.assignee_id, x.project_id, x.item_state_group_rank AS state_group_rank, count(*)::int AS n
+                       FROM work_item_assignees x WHERE x.item_live GROUP BY 1, 2, 3)
+       SELECT * FROM kept FULL JOIN live USING (assignee_id, project_id, state_group_rank) WHERE coalesce(kept.n, 0) <> coalesce(live.n, 0)`,
+    );
+    expect(drift).toEqual([]);
+  });
+
+  it('every counter trigger takes its slot from wt_counter_slot(), whose leases stay within COUNTER_SLOTS', async () => {
+    const writers: Array<{ proname: string; leased: boolean }> = await t.ds.query(
+      `SELECT p.proname, p.prosrc LIKE '%wt_counter_slot()%' AS leased FROM pg_proc p
+         JOIN pg_namespace n ON n.oid = p.pronamespace AND n.nspname = 'public'
+        WHERE p.prosrc ~ 'INSERT INTO (project_work_item_counts|work_item_[a-z_]+_counts)' ORDER BY 1`,
+    );
+    expect(writers.length).toBeGreaterThanOrEqual(16);
+    expect(writers.filter((w) => !w.leased).map((w) => w.proname)).toEqual([]);
+    const [{ slots }] = await t.ds.query(
+      `SELECT array_agg(DISTINCT slot ORDER BY slot) AS slots FROM (
+         SELECT slot FROM project_work_item_counts UNION ALL SELECT slot FROM work_item_state_priority_counts
+         UNION ALL SELECT slot FROM work_item_assignee_counts UNION ALL SELECT slot FROM work_item_label_counts
+         UNION ALL SELECT slot FROM work_item_gap_counts) s`,
+    );
+    expect(slots.every((s: number) => s >= 0 && s < COUNTER_SLOTS)).toBe(true);
   });
 });
