@@ -75,13 +75,16 @@ function linkFilter(table: string, col: string) {
 /** The work item list (gap-reference 3.1). Every query of WorkItemsRepository.list binds the workspace as $1 and the project as $2. */
 export const WORK_ITEM_LIST: ListSpec = {
   filters: [
-    { name: 'state_id', type: 'uuid', ops: ['eq', 'in'], column: 'w.state_id' },
+    // A state (one range of ix_work_items_state) and a state group (one of ix_work_items_state_group_created) are
+    // read the same way whatever the value: a list filtered by them alone keeps its generic plan (opaque).
+    { name: 'state_id', type: 'uuid', ops: ['eq', 'in'], column: 'w.state_id', opaque: true },
     {
       // The item's trigger-kept rank (exact copy of its state's group): one range of ix_work_items_state_group_created.
       name: 'state_group',
       type: 'enum',
       values: STATE_GROUPS,
       ops: ['eq', 'in'],
+      opaque: true,
       ...rankFilter(STATE_GROUP_RANK, STATE_GROUP_ARRAY, STATE_GROUPS),
       description: 'State group: backlog, unstarted, started, completed, cancelled, triage.',
     },

@@ -30,6 +30,12 @@ export interface FilterDef {
    * `eq` condition over the bound array, one LATERAL range per element.
    */
   pinned?: (value: string, bind: (value: string) => string) => string;
+  /**
+   * The plan of a list filtered by this filter does not depend on its value (one range of the filter's own index,
+   * whatever the value): in a source whose plan is stable (ListSource.stablePlan) its `eq` and `in` values are bound as
+   * one-row subqueries the planner does not look at, so PostgreSQL keeps the statement's generic plan.
+   */
+  opaque?: boolean;
   description?: string;
 }
 

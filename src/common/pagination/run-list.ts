@@ -119,9 +119,10 @@ export interface ListSource {
    */
   keyWalk?: KeyWalk;
   /**
-   * The plan never depends on the values bound (no filters: a walk of the ordering's index): the cursor position
-   * is bound as one-row subqueries the planner does not look at, so PostgreSQL keeps the statement's cached
-   * generic plan instead of planning it again for every position.
+   * The plan never depends on the values bound (no filters, or only FilterDef.opaque ones: a walk of the ordering's
+   * index, or one range of the filter's): the cursor position and those filters' values are bound as one-row
+   * subqueries the planner does not look at, so PostgreSQL keeps the statement's cached generic plan instead of
+   * planning it again for every position or value.
    */
   stablePlan?: boolean;
   /**
@@ -227,7 +228,8 @@ function writesEach(f: ListFilter): boolean {
  * Adds the filter and search conditions of `q` to `where` (the search's to `searchOut` when given). The filter `pin`
  * (an `eq` or `in` filter on the ordering's expression, OrderDef.pinnedBy) is left to the caller, who reads the page
  * one value at a time: its values are bound as an array and the reference returned, unless the filter writes its
- * ranges one condition each (FilterDef.pinned), which binds what it needs itself.
+ * ranges one condition each (FilterDef.pinned), which binds what it needs itself. With `stable`, the values of
+ * FilterDef.opaque filters are bound as one-row subqueries (ListSource.stablePlan).
  */
 export function applyFilters(
   spec: ListSpec,
@@ -236,6 +238,7 @@ export function applyFilters(
   p: SqlParams,
   pin?: ListFilter,
   searchOut: string[] = where,
+  stable = false,
 ): string | undefined {
   let pinRef: string | undefined;
   for (const f of q.filters) {
@@ -246,19 +249,21 @@ export function applyFilters(
       if (!writesEach(f)) pinRef = `${p.add(f.op === 'in' ? f.value : [f.value])}::${cast}[]`;
       continue;
     }
+    const bound = () => {
+      const type = `${cast}${f.op === 'in' ? '[]' : ''}`;
+      const ref = `${p.add(f.value)}::${type}`;
+      // Cast again outside: `= ANY((SELECT …))` would compare with the subquery's rows, not the array's elements.
+      return stable && f.def.opaque ? `(SELECT ${ref})::${type}` : ref;
+    };
     if (f.def.sql) {
-      const ref =
-        f.op === 'isnull' ? null : f.op === 'in' ? `${p.add(f.value)}::${cast}[]` : `${p.add(f.value)}::${cast}`;
-      where.push(f.def.sql(f.op, ref, f.value));
+      where.push(f.def.sql(f.op, f.op === 'isnull' ? null : bound(), f.value));
       continue;
     }
     const col = f.def.column ?? f.def.name;
     switch (f.op) {
       case 'eq':
       case 'in':
-        where.push(
-          filterCondition(f, f.op, f.op === 'in' ? `${p.add(f.value)}::${cast}[]` : `${p.add(f.value)}::${cast}`),
-        );
+        where.push(filterCondition(f, f.op, bound()));
         break;
       case 'isnull':
         where.push(`${col} IS ${f.value ? '' : 'NOT '}NULL`);
@@ -341,7 +346,15 @@ class ListRun<R extends Record<string, unknown>> {
     this.pin = q.filters.find((f) => pinning(f) && ranged(f));
     const indexed = src.searchIndex && q.search && q.search.length >= src.searchIndex.minLength;
     const searched: string[] = [];
-    this.pinRef = applyFilters(spec, q, this.filters, this.p, this.pin, indexed ? searched : this.filters);
+    this.pinRef = applyFilters(
+      spec,
+      q,
+      this.filters,
+      this.p,
+      this.pin,
+      indexed ? searched : this.filters,
+      src.stablePlan,
+    );
     const index = src.searchIndex;
     this.search =
       index && searched[0]
