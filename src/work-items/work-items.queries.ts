@@ -75,8 +75,8 @@ function linkFilter(table: string, col: string) {
 /** The work item list (gap-reference 3.1). Every query of WorkItemsRepository.list binds the workspace as $1 and the project as $2. */
 export const WORK_ITEM_LIST: ListSpec = {
   filters: [
-    // A state (one range of ix_work_items_state) and a state group (one of ix_work_items_state_group_created) are
-    // read the same way whatever the value: a list filtered by them alone keeps its generic plan (opaque).
+    // In created_at order one state is one range of ix_work_items_state (project, state, created_at, id), and one
+    // state group one of ix_work_items_state_group_created: a page filtered by them alone keeps its generic plan.
     { name: 'state_id', type: 'uuid', ops: ['eq', 'in'], column: 'w.state_id', opaque: true },
     {
       // The item's trigger-kept rank (exact copy of its state's group): one range of ix_work_items_state_group_created.

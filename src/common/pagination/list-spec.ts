@@ -31,9 +31,12 @@ export interface FilterDef {
    */
   pinned?: (value: string, bind: (value: string) => string) => string;
   /**
-   * The plan of a list filtered by this filter does not depend on its value (one range of the filter's own index,
-   * whatever the value): in a source whose plan is stable (ListSource.stablePlan) its `eq` and `in` values are bound as
-   * one-row subqueries the planner does not look at, so PostgreSQL keeps the statement's generic plan.
+   * One value (`eq`) of this filter is one range of an index ordered like the list's default ordering (the list's
+   * scope, the filter's value, the ordering's key, id), so a page in that ordering reads that range whatever the value
+   * and whatever the planner guesses of its size. In a source whose plan is stable (ListSource.stablePlan) the value is
+   * bound as a one-row subquery the planner does not look at, so PostgreSQL keeps the statement's generic plan. Not
+   * for several values or other orderings: there the plan (walk the ordering, or read and sort the matches) depends on
+   * how many rows match, which only the values tell.
    */
   opaque?: boolean;
   description?: string;

@@ -119,10 +119,10 @@ export interface ListSource {
    */
   keyWalk?: KeyWalk;
   /**
-   * The plan never depends on the values bound (no filters, or only FilterDef.opaque ones: a walk of the ordering's
-   * index, or one range of the filter's): the cursor position and those filters' values are bound as one-row
-   * subqueries the planner does not look at, so PostgreSQL keeps the statement's cached generic plan instead of
-   * planning it again for every position or value.
+   * The plan never depends on the values bound (no filters, or only FilterDef.opaque ones in the ordering they are
+   * opaque for: a walk of the ordering's index, or one range of the filter's): the cursor position and those filters'
+   * values are bound as one-row subqueries the planner does not look at, so PostgreSQL keeps the statement's cached
+   * generic plan instead of planning it again for every position or value.
    */
   stablePlan?: boolean;
   /**
