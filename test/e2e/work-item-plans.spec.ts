@@ -723,9 +723,15 @@ describe('work item list plans do not depend on statistics', () => {
           if (Math.abs(generic - custom) > 0.01) found.push(`${name}: generic ${generic}, for its values ${custom}`);
         }
       found.push(...(await replannedOf(await oneState())));
-      // And the generic plan walks the range in order: with several states (or another ordering) it would read and
-      // sort every match, which is why those keep their values visible.
-      for (const [name, raw] of await oneState())
+      // And the generic plan walks the range in order: with another ordering it would read and sort every match,
+      // which is why those keep their values visible. Several states are one range each (rangedBy), merged.
+      const deep = await cursorAt('-created_at', 500);
+      const several = { state_id__in: `${ids.state[1]},${ids.state[2]}` };
+      const ranged: Array<[string, Record<string, string>]> = [
+        ['state_id__in', several],
+        ['state_id__in cursor', { ...several, paginate: 'cursor', cursor: deep }],
+      ];
+      for (const [name, raw] of [...(await oneState()), ...ranged])
         for (const s of await statements(raw)) {
           const args = s.params.length ? `(${literalsOf(s.params).join(', ')})` : '';
           await qr.query(`PREPARE guessed AS ${s.sql}`);
