@@ -8,7 +8,7 @@
  * process and of the PostgreSQL processes that serve NAME (foreign-cpu.js: the server's own processes and NAME's
  * backends) from /proc/<pid>/stat around the measured seconds. Shares of CPU per request do not depend on how fast
  * the host is, which req/s do. `--query` adds a query string to the list row's request (`state_group=started`: a
- * board column); `{state}` in it is replaced by the id of the state that holds most of the project's items.
+ * board column).
  */
 const autocannon = require('autocannon');
 const lib = require('./lib');
@@ -37,21 +37,13 @@ async function main() {
   if (!DB || !process.env.BENCH_DATABASE_URL) throw new Error('set BENCH_DATABASE_URL and --database NAME');
   const url = lib.withDb(process.env.BENCH_DATABASE_URL, DB);
   const key = lib.cli(url, 'api-key', 'create', '--email', 'bench@example.com').key;
-  const { project, items, query } = await lib.sql(url, async (c) => {
+  const { project, items } = await lib.sql(url, async (c) => {
     const { project: id } = await lib.benchSeedIds(c);
     const rows = await c.query(
       `SELECT id FROM work_items WHERE project_id = $1 AND deleted_at IS NULL AND archived_at IS NULL ORDER BY random() LIMIT 1000`,
       [id],
     );
-    const state = QUERY?.includes('{state}')
-      ? (
-          await c.query(
-            `SELECT state_id FROM work_items WHERE project_id = $1 AND deleted_at IS NULL GROUP BY 1 ORDER BY count(*) DESC LIMIT 1`,
-            [id],
-          )
-        ).rows[0].state_id
-      : undefined;
-    return { project: id, items: rows.rows.map((r) => r.id), query: QUERY?.replace('{state}', state) };
+    return { project: id, items: rows.rows.map((r) => r.id) };
   });
   const service = lib.spawnService(lib.serviceEnv(url, PORT));
   try {
@@ -63,7 +55,7 @@ async function main() {
         connections: 32,
         duration,
         headers: { 'x-api-key': key, 'content-type': 'application/json' },
-        requests: [{ setupRequest: requestOf(base, items, query) }],
+        requests: [{ setupRequest: requestOf(base, items, QUERY) }],
       });
     await load(3);
     const [s0, p0] = [processTicks(service.pid), postgresTicks(DB, new Map())];
@@ -72,7 +64,7 @@ async function main() {
     const n = r.requests.total;
     const perRequest = (t) => ((t * 1000) / 100 / n).toFixed(3); // 100 ticks a second
     console.log(
-      `${ROW}${query ? ` ?${query}` : ''}: ${n} requests (${(n / SECONDS).toFixed(0)}/s, ${r.non2xx} not 2xx); CPU ms per request: service ${perRequest(s1 - s0)}, PostgreSQL ${perRequest(usedBetween(p0, p1))}`,
+      `${ROW}${QUERY ? ` ?${QUERY}` : ''}: ${n} requests (${(n / SECONDS).toFixed(0)}/s, ${r.non2xx} not 2xx); CPU ms per request: service ${perRequest(s1 - s0)}, PostgreSQL ${perRequest(usedBetween(p0, p1))}`,
     );
   } finally {
     service.kill('SIGTERM');

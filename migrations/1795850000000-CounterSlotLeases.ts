@@ -2,7 +2,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 import { editFunction } from './function-edit';
 
 /** The statement triggers that upsert counter rows, each into the slot it names. */
-export const COUNTER_TRIGGER_FUNCTIONS = [
+const COUNTER_TRIGGER_FUNCTIONS = [
   'wt_work_items_count',
   'wt_work_items_count_ins',
   'wt_work_items_count_del',
@@ -28,7 +28,7 @@ const BACKEND_SLOT = 'pg_backend_pid() % 16';
 export const COUNTER_SLOTS = 64;
 
 /** The first key of the slots' advisory locks (two-key form, a space of its own: "WT" and 1). */
-export const COUNTER_SLOT_LOCK_CLASS = 0x57540001;
+const COUNTER_SLOT_LOCK_CLASS = 0x57540001;
 
 /**
  * Counter rows (`project_work_item_counts`, `work_item_state_priority_counts`, `work_item_<link>_counts`,

@@ -228,8 +228,8 @@ function writesEach(f: ListFilter): boolean {
  * Adds the filter and search conditions of `q` to `where` (the search's to `searchOut` when given). The filter `pin`
  * (an `eq` or `in` filter on the ordering's expression, OrderDef.pinnedBy) is left to the caller, who reads the page
  * one value at a time: its values are bound as an array and the reference returned, unless the filter writes its
- * ranges one condition each (FilterDef.pinned), which binds what it needs itself. With `stable`, the values of
- * FilterDef.opaque filters are bound as one-row subqueries (ListSource.stablePlan).
+ * ranges one condition each (FilterDef.pinned), which binds what it needs itself. With `stable`, the `eq` value of a
+ * FilterDef.opaque filter is bound as a one-row subquery (ListSource.stablePlan).
  */
 export function applyFilters(
   spec: ListSpec,
@@ -250,10 +250,8 @@ export function applyFilters(
       continue;
     }
     const bound = () => {
-      const type = `${cast}${f.op === 'in' ? '[]' : ''}`;
-      const ref = `${p.add(f.value)}::${type}`;
-      // Cast again outside: `= ANY((SELECT …))` would compare with the subquery's rows, not the array's elements.
-      return stable && f.def.opaque ? `(SELECT ${ref})::${type}` : ref;
+      const ref = `${p.add(f.value)}::${cast}${f.op === 'in' ? '[]' : ''}`;
+      return stable && f.def.opaque && f.op === 'eq' ? `(SELECT ${ref})` : ref;
     };
     if (f.def.sql) {
       where.push(f.def.sql(f.op, f.op === 'isnull' ? null : bound(), f.value));
