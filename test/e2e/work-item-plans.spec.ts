@@ -801,6 +801,7 @@ describe('work item list plans do not depend on statistics', () => {
       ).map((r: { id: string }) => r.id);
     const [a, rare, b] = ids.type;
     const many = [a, b, rare, a, ...Array.from({ length: 16 }, () => randomUUID())];
+    const manyStates = [...ids.state.slice(0, 3), ...Array.from({ length: 16 }, () => randomUUID())];
     const IN_MODULE = 'EXISTS (SELECT 1 FROM module_work_items x WHERE x.work_item_id = w.id)';
     const ASSIGNED = 'EXISTS (SELECT 1 FROM work_item_assignees x WHERE x.work_item_id = w.id)';
     const LABELLED = 'EXISTS (SELECT 1 FROM work_item_labels x WHERE x.work_item_id = w.id)';
@@ -812,6 +813,9 @@ describe('work item list plans do not depend on statistics', () => {
       // Each type a branch of its own up to 16 types; more, and the ranges are a LATERAL over the array again.
       [`type_id__in=${many.join(',')}`, 'w.type_id = ANY($2::uuid[])', [many]],
       [`type_id=${a}`, 'w.type_id = $2', [a]],
+      // One range of ix_work_items_state per state (rangedBy), a branch each up to 16 states, then a LATERAL.
+      [`state_id__in=${ids.state[1]},${ids.state[2]}`, 'w.state_id = ANY($2::uuid[])', [[ids.state[1], ids.state[2]]]],
+      [`state_id__in=${manyStates.join(',')}`, 'w.state_id = ANY($2::uuid[])', [manyStates]],
       ['parent_id__isnull=false', 'w.parent_id IS NOT NULL', []],
       ['cycle_id__isnull=false', 'w.cycle_id IS NOT NULL', []],
       // Walked past the newest items (in no module), then read off the module links; items in no module, counted as
