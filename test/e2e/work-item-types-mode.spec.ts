@@ -190,6 +190,11 @@ describe('work item type mode gating', () => {
 
   it('workspace mode: every project-surface write is 409 work_item_types_managed_at_workspace, audited, nothing changed', async () => {
     await api.mode(true);
+    // The repeat at the end must fall in the aggregation window of the first call's entry (windows are aligned to the
+    // clock, AUDIT_FAILURE_WINDOW_SECONDS long): start with at least a third of the current window (at most 20 s) left.
+    const windowMs = Number(process.env.AUDIT_FAILURE_WINDOW_SECONDS ?? 60) * 1000;
+    const margin = Math.min(20_000, windowMs / 3);
+    while (windowMs - (Date.now() % windowMs) < margin) await new Promise((r) => setTimeout(r, 100));
     const before = (await audits(t, ten, 'work_item_types.surface_conflict')).length;
     const calls = projectWrites();
     for (const c of calls) {
