@@ -51,6 +51,7 @@ import { WorkItemTimeOrderedIds1795780000000 } from './1795780000000-WorkItemTim
 import { WorkItemLinkGaps1795800000000 } from './1795800000000-WorkItemLinkGaps';
 import { LinkKeyIndexesNotLiveOnly1795820000000 } from './1795820000000-LinkKeyIndexesNotLiveOnly';
 import { CounterSlotLeases1795850000000 } from './1795850000000-CounterSlotLeases';
+import { WorkItemPriorityCreatedIndex1795870000000 } from './1795870000000-WorkItemPriorityCreatedIndex';
 
 export const MIGRATIONS: Array<new () => unknown> = [
   Foundation1795323810286,
@@ -104,4 +105,5 @@ export const MIGRATIONS: Array<new () => unknown> = [
   WorkItemLinkGaps1795800000000,
   LinkKeyIndexesNotLiveOnly1795820000000,
   CounterSlotLeases1795850000000,
+  WorkItemPriorityCreatedIndex1795870000000,
 ];

@@ -55,6 +55,11 @@ const LIVE = '"deleted_at" IS NULL AND "archived_at" IS NULL';
 @Index('ix_work_items_target', { synchronize: false })
 @Index('ix_work_items_estimate', ['estimate_point_id'], { where: '"estimate_point_id" IS NOT NULL' })
 @Index('ix_work_items_priority', { synchronize: false })
+/**
+ * (project_id, priority rank, created_at, id), live rows, partial on the rank being set (always true, implied only by
+ * a condition on the rank): a priority's items in created_at order (migration WorkItemPriorityCreatedIndex).
+ */
+@Index('ix_work_items_priority_created', { synchronize: false })
 @Index('ix_work_items_name_trgm', { synchronize: false })
 /** GIN over custom_values (created by migration CustomValuesIndex, types area): value clean-ups and future custom property filters. */
 @Index('ix_work_items_custom_values', { synchronize: false })

@@ -31,6 +31,14 @@ export interface FilterDef {
    */
   pinned?: (value: string, bind: (value: string) => string) => string;
   /**
+   * One value's condition when this filter is one of an ordering's `rangedBy` and its `pinned` form (written for
+   * `pinnedBy`) keeps the filter's key an ordering key: the range's rows are in the ordering's order only when the
+   * filter's key is equated, which a `BETWEEN` of constants does not do (PostgreSQL sorted the range's rows instead).
+   * Written with constants derived from the (validated) value, like `pinned`, which a filter with `ranged` has too.
+   * Default: `pinned`.
+   */
+  ranged?: (value: string, bind: (value: string) => string) => string;
+  /**
    * One value (`eq`) of this filter is one range of an index ordered like the list's default ordering (the list's
    * scope, the filter's value, the ordering's key, id), so a page in that ordering reads that range whatever the value
    * and whatever the planner guesses of its size. In a source whose plan is stable (ListSource.stablePlan) the value is

@@ -4,7 +4,7 @@ import { INT32_MAX } from '../database/columns';
 import { unstorable } from '../http/request-sanity';
 import { isUuid } from '../http/validation';
 import { atOrBefore, isValidDate, ListQuery, OFFSET_MAX } from './list-query';
-import { ListSpec, SQL_CAST } from './list-spec';
+import { FilterDef, ListSpec, OrderDef, SQL_CAST } from './list-spec';
 import { OffsetAnchor, OffsetAnchors } from './offset-anchors';
 import { Queryable, SqlParams } from './sql-params';
 
@@ -222,6 +222,14 @@ export function distinctValues(f: ListFilter): string[] {
  */
 function writesEach(f: ListFilter): boolean {
   return !!f.def.pinned && distinctValues(f).length <= BRANCHES_MAX;
+}
+
+/**
+ * The condition of one value of the pinning filter `f` in ordering `ord`: FilterDef.pinned where `f` pins the
+ * ordering's own key (pinnedBy), else (rangedBy) FilterDef.ranged when the filter has one.
+ */
+function rangeForm(ord: OrderDef, f: ListFilter): NonNullable<FilterDef['pinned']> | undefined {
+  return ord.pinnedBy === f.def.name ? f.def.pinned : (f.def.ranged ?? f.def.pinned);
 }
 
 /**
@@ -583,7 +591,7 @@ class ListRun<R extends Record<string, unknown>> {
    */
   private rangesOfPin(): Ranges | undefined {
     const { pin, pinRef } = this;
-    const { pinned } = pin?.def ?? {};
+    const pinned = pin && rangeForm(this.ord, pin);
     // One condition per distinct value, each its own branch (`values` / `cond` unused: no array is bound).
     if (pin && pinned && writesEach(pin)) {
       const bind = (v: string) => `${this.p.add(v)}::${SQL_CAST[pin.def.type]}`;
