@@ -169,6 +169,12 @@ async function main() {
     ['state_group__in', { state_group__in: 'backlog,completed' }],
     ['priority', { priority: 'high' }],
     ['priority__in', { priority__in: 'urgent,high' }],
+    // Cursor pages of the filters read one range per value in created_at order (the cursor from the unfiltered list).
+    ['state_id cursor', { state_id: states.started, paginate: 'cursor', cursor }],
+    ['state_id__in cursor', { state_id__in: `${states.started},${states.backlog}`, paginate: 'cursor', cursor }],
+    ['state_group cursor', { state_group: 'started', paginate: 'cursor', cursor }],
+    ['priority cursor', { priority: 'high', paginate: 'cursor', cursor }],
+    ['priority__in cursor', { priority__in: 'urgent,high', paginate: 'cursor', cursor }],
     ['type_id__in', { type_id__in: states.started }],
     ['parent_id__isnull=false', { parent_id__isnull: 'false' }],
     ['cycle_id__isnull=false', { cycle_id__isnull: 'false' }],
