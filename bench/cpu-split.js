@@ -37,18 +37,22 @@ async function main() {
   if (!DB || !process.env.BENCH_DATABASE_URL) throw new Error('set BENCH_DATABASE_URL and --database NAME');
   const url = lib.withDb(process.env.BENCH_DATABASE_URL, DB);
   const key = lib.cli(url, 'api-key', 'create', '--email', 'bench@example.com').key;
-  const { project, items } = await lib.sql(url, async (c) => {
-    const { project: id } = await lib.benchSeedIds(c);
+  const { project, items, creates } = await lib.sql(url, async (c) => {
+    const { project: id, creates } = await lib.benchSeedIds(c);
     const rows = await c.query(
       `SELECT id FROM work_items WHERE project_id = $1 AND deleted_at IS NULL AND archived_at IS NULL ORDER BY random() LIMIT 1000`,
       [id],
     );
-    return { project: id, items: rows.rows.map((r) => r.id) };
+    return { project: id, items: rows.rows.map((r) => r.id), creates };
   });
   const service = lib.spawnService(lib.serviceEnv(url, PORT));
   try {
     await lib.waitFor(`http://127.0.0.1:${PORT}/healthz`);
-    const base = `/api/v2/workspaces/bench/projects/${project}/work-items/`;
+    // Creates go to the other workspace's project, as the benchmark's do (bench/scenarios.js).
+    const base =
+      ROW === 'create'
+        ? `/api/v2/workspaces/noise/projects/${creates}/work-items/`
+        : `/api/v2/workspaces/bench/projects/${project}/work-items/`;
     const load = (duration) =>
       autocannon({
         url: `http://127.0.0.1:${PORT}`,

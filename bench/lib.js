@@ -159,7 +159,14 @@ async function benchSeedIds(c) {
       [project],
     )
   ).rows.map((r) => r.id);
-  return { ws, project, members };
+  // The other workspace's project, where the benchmark's creates go (bench/scenarios.js).
+  const { creates } = (
+    await c.query(
+      `SELECT p.id AS creates FROM workspaces w JOIN projects p ON p.workspace_id = w.id
+        WHERE w.slug = 'noise' AND p.identifier = 'NC'`,
+    )
+  ).rows[0];
+  return { ws, project, members, creates };
 }
 
 module.exports = {

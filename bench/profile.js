@@ -1,6 +1,6 @@
 'use strict';
 /*
- * npm run bench:profile [-- --rows list,per200,get,create --items 20000 --duration 15 --warm-up 5 --connections 16
+ * npm run bench:profile [-- --rows list,cursor,per200,get,create --items 20000 --duration 15 --warm-up 5 --connections 16
  *                          --top 10 --port 3970 --keep DIR --database wt_bench_profile]
  *
  * Where the service's CPU goes under one kind of load (issue 27: "profile the service under the list-page-1 load").
@@ -49,11 +49,15 @@ const GROUPS = [
   ['GC', /#\(garbage collector\)$/],
 ];
 
-/** The loads: autocannon options for a project's items path and a sampler of seeded items. */
-function loads(items, pick) {
+/**
+ * The loads: autocannon options for a project's items path, a sampler of seeded items and the cursor of the page
+ * after the seed's middle item (`cursor`: a page as deep as the project is half long).
+ */
+function loads(items, pick, cursor) {
   const get = (path) => ({ requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: path() }) }] });
   return {
     list: get(() => `${items}?per_page=50`),
+    cursor: get(() => `${items}?per_page=50&order_by=-created_at&cursor=${cursor}`),
     per200: get(() => `${items}?per_page=200`),
     get: get(() => `${items}${pick().id}/?expand=state,labels,assignees`),
     identifier: get(() => `/api/v2/workspaces/bench/work-items/BENCH-${pick().sequence_id}/`),
@@ -190,7 +194,7 @@ async function main() {
     const env = { ...serviceEnv(dbUrl, PORT), OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '' };
     const sample = await seed(dbUrl, env, key, owner.id);
     const pick = () => sample.rows[Math.floor(Math.random() * sample.rows.length)];
-    const all = loads(`/api/v2/workspaces/bench/projects/${sample.project}/work-items/`, pick);
+    const all = loads(`/api/v2/workspaces/bench/projects/${sample.project}/work-items/`, pick, sample.cursor);
     const results = [];
     for (const row of ROWS) {
       if (!all[row]) throw new Error(`--rows: unknown ${row}; rows: ${Object.keys(all).join(', ')}`);
@@ -225,7 +229,15 @@ async function seed(dbUrl, env, key, ownerId) {
           [project.id],
         )
       ).rows;
-      return { project: project.id, rows };
+      const middle = (
+        await c.query(
+          `SELECT created_at::text AS v, id FROM work_items WHERE project_id = $1 AND deleted_at IS NULL AND archived_at IS NULL
+            ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 1`,
+          [project.id, Math.floor(ITEMS / 2)],
+        )
+      ).rows[0];
+      const cursor = Buffer.from(JSON.stringify(['-created_at', middle.v, middle.id]), 'utf8').toString('base64url');
+      return { project: project.id, rows, cursor };
     });
   } finally {
     const exited = new Promise((r) => child.once('exit', r));

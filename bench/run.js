@@ -6,7 +6,8 @@
  *
  * Seeds a fresh database (BENCH_DATABASE_URL's server, else the embedded PostgreSQL under .data/bench)
  * with set-based SQL: `--items` work items in one project (default 100k) with assignees and labels,
- * plus noise (10% each) in two other projects and in another workspace. Starts the built service and
+ * plus noise (10% each) in two other projects and in another workspace (whose project takes the rows' creates, so
+ * that the lists read the same seeded items in every slice). Starts the built service and
  * a bare Fastify + pg server serving the same list SQL (the ceiling), and drives both with autocannon on
  * loopback, interleaved (bench/interleave.js): after `--warm-up` seconds per row, `--slices` rounds of one slice
  * per row (`--duration` / `--slices` seconds each, or `--slice S`) in random order. Prints the machine and the
@@ -237,7 +238,7 @@ async function seedDatabase(adminUrl, dbUrl, children) {
     await seedItems(c, bench, noise[1].id, Math.round(ITEMS / 10), owner.id, [], []);
     await seedItems(c, wsId('noise'), other.id, Math.round(ITEMS / 10), owner.id, [], []);
     await settle(c, log);
-    return { bench, members, ...(await seedSamples(c, bench, main.id, members)) };
+    return { bench, members, creates: other.id, ...(await seedSamples(c, bench, main.id, members)) };
   });
   await sql(adminUrl, (c) => c.query(`COMMENT ON DATABASE ${DB_NAME} IS '${seedMark()}'`));
   return { key, main, seeded, env, service };
@@ -248,9 +249,9 @@ async function openSeed(dbUrl, children) {
   cli(dbUrl, 'migrate');
   const key = cli(dbUrl, 'api-key', 'create', '--email', 'bench@example.com').key;
   const seeded = await sql(dbUrl, async (c) => {
-    const { ws: bench, project: main, members } = await lib.benchSeedIds(c);
+    const { ws: bench, project: main, members, creates } = await lib.benchSeedIds(c);
     await settle(c, log);
-    return { bench, main, members, ...(await seedSamples(c, bench, main, members)) };
+    return { bench, main, members, creates, ...(await seedSamples(c, bench, main, members)) };
   });
   const env = serviceEnv(dbUrl, SERVICE_PORT);
   const service = spawnService(env);
@@ -362,7 +363,8 @@ async function main() {
       runs.push(summarize(rows, samples, rows[0].name));
     }
     const rss = rssPeakMb(service.pid);
-    const bulkLine = await bulkVsSingle(ctx.S, key, `/api/v2/workspaces/bench/projects/${main.id}/work-items/`);
+    const creates = `/api/v2/workspaces/noise/projects/${ctx.seeded.creates}/work-items/`;
+    const bulkLine = await bulkVsSingle(ctx.S, key, creates);
 
     // The service is stopped before the audit export, which starts its own on another database.
     service.kill('SIGTERM');

@@ -20,11 +20,12 @@ const DEFAULT_ROWS = [
 const PRIORITIES = ['urgent', 'high', 'medium', 'low', 'none'];
 
 /**
- * A request of the mixed row: 70% reads (list page 1 and get by id alike), 20% patches, 10% creates. Each gets
- * headers of its own: autocannon writes a body's content-length into the headers object it is handed, and a GET
- * sent with a POST's content-length left over is a malformed request (400s counted as errors before 2026-11-27).
+ * A request of the mixed row: 70% reads (list page 1 and get by id alike), 20% patches, 10% creates (into
+ * `creates`, the items path of another project, default `items`: see scenarios()). Each gets headers of its own:
+ * autocannon writes a body's content-length into the headers object it is handed, and a GET sent with a POST's
+ * content-length left over is a malformed request (400s counted as errors before 2026-11-27).
  */
-function mixedRequest(req, items, pick) {
+function mixedRequest(req, items, pick, creates = items) {
   const headers = Object.fromEntries(
     Object.entries(req.headers ?? {}).filter(([k]) => k.toLowerCase() !== 'content-length'),
   );
@@ -36,7 +37,7 @@ function mixedRequest(req, items, pick) {
     const body = JSON.stringify({ priority: PRIORITIES[Math.floor(Math.random() * 5)], name: `Patched ${Date.now()}` });
     return request('PATCH', `${items}${pick().id}/`, body);
   }
-  return request('POST', items, JSON.stringify({ name: 'Created by the benchmark' }));
+  return request('POST', creates, JSON.stringify({ name: 'Created by the benchmark' }));
 }
 
 /** Reads of the main project's lists. */
@@ -80,8 +81,8 @@ function listRows(S, items, headers, seeded, cursor) {
   ];
 }
 
-/** Single items, writes and the mixed workload. */
-function itemRows(S, items, headers, pick) {
+/** Single items, writes and the mixed workload (its creates into `creates`). */
+function itemRows(S, items, headers, pick, creates) {
   const one = (name, id, request) => ({ id, name, opts: { url: S, headers, requests: [request] } });
   return [
     one('get by id ?expand=state,labels,assignees', 'get', {
@@ -96,7 +97,7 @@ function itemRows(S, items, headers, pick) {
       id: 'create',
       name: 'create',
       opts: {
-        url: `${S}${items}`,
+        url: `${S}${creates}`,
         headers,
         method: 'POST',
         body: JSON.stringify({ name: 'Created by the benchmark' }),
@@ -113,16 +114,22 @@ function itemRows(S, items, headers, pick) {
     {
       ...one('mixed 70% read, 20% patch, 10% create; 64 conn.', 'mixed', {
         method: 'GET',
-        setupRequest: (req) => mixedRequest(req, items, pick),
+        setupRequest: (req) => mixedRequest(req, items, pick, creates),
       }),
       connections: 64,
     },
   ];
 }
 
-/** Every row: the ceiling first. */
+/**
+ * Every row: the ceiling first. Creates (the create row's, the mixed row's) go to the other workspace's project
+ * (`seeded.creates`), not the main one: created in the main project they became its newest items, so every list
+ * row's page 1 (and the ceiling's) read items without assignees or labels from the first create slice on, while
+ * the deep cursor read seeded ones. The lists now read the same seeded items in every slice, whatever the order.
+ */
 function scenarios({ S, bare, bare200, key, main, seeded }) {
   const items = `/api/v2/workspaces/bench/projects/${main.id}/work-items/`;
+  const creates = `/api/v2/workspaces/noise/projects/${seeded.creates}/work-items/`;
   const headers = { 'X-Api-Key': key, 'content-type': 'application/json' };
   const pick = () => seeded.sample[Math.floor(Math.random() * seeded.sample.length)];
   const cursor = Buffer.from(JSON.stringify(['-created_at', seeded.anchor.v, seeded.anchor.id]), 'utf8').toString(
@@ -136,7 +143,7 @@ function scenarios({ S, bare, bare200, key, main, seeded }) {
       opts: { url: `${bare200 ?? bare}/list?per_page=200` },
     },
     ...listRows(S, items, headers, seeded, cursor),
-    ...itemRows(S, items, headers, pick),
+    ...itemRows(S, items, headers, pick, creates),
   ];
 }
 
