@@ -60,7 +60,8 @@ const DATE_WALK_HERE = 300;
 /** CREATED_RANGE_CAP here: a `created_at` range over most of the project counts the items outside it instead. */
 const CREATED_RANGE_CAP_HERE = 300;
 const PASSED_MAX: Record<string, { page?: number; count: number; sorts?: boolean }> = {
-  'search (rare)': { page: SEARCH_WALK + 2 * TAKE, count: SEARCH_WALK + 2 * TAKE },
+  // The count's sample: SEARCH_WALK keys of the ordering's index, then each of their rows by key (passed twice).
+  'search (rare)': { page: SEARCH_WALK + 2 * TAKE, count: 2 * SEARCH_WALK + 2 * TAKE },
   'type_id__in (rare)': { page: 2 * TAKE, count: 2 * TAKE },
   // `sorts`: analyzed, the planner may rightly read this project's few hundred matches by another index and sort them.
   parent_id__isnull: { page: TAKE, count: ITEMS / 9 + TAKE, sorts: true },
@@ -142,6 +143,8 @@ const LINK_PASSED_MAX: Record<string, { page: number; count: number }> = {
 
 interface PlanNode {
   'Node Type': string;
+  /** Outer (the node's input), InitPlan, SubPlan, ... */
+  'Parent Relationship'?: string;
   'Relation Name'?: string;
   'Index Name'?: string;
   'Actual Rows': number;
@@ -167,10 +170,14 @@ function passed(n: PlanNode, tables = ['work_items']): number {
   return own + (n.Plans ?? []).reduce((sum, c) => sum + passed(c, tables), 0);
 }
 
-/** The most rows any Sort node of the plan sorted (its input's rows, every loop). */
+/** The most rows any Sort node of the plan sorted (its input's rows, every loop; not its InitPlans' or CTEs'). */
 function sortedMost(n: PlanNode): number {
   const input =
-    n['Node Type'] === 'Sort' ? (n.Plans ?? []).reduce((a, c) => a + c['Actual Rows'] * c['Actual Loops'], 0) : 0;
+    n['Node Type'] === 'Sort'
+      ? (n.Plans ?? [])
+          .filter((c) => (c['Parent Relationship'] ?? 'Outer') === 'Outer')
+          .reduce((a, c) => a + c['Actual Rows'] * c['Actual Loops'], 0)
+      : 0;
   return Math.max(input, ...(n.Plans ?? []).map(sortedMost));
 }
 
@@ -705,12 +712,14 @@ describe('work item list plans do not depend on statistics', () => {
     return out;
   };
 
-  it('a created_at page of one state, state group or priority keeps one plan, and reads its range when the planner guesses one row', async () => {
+  it('a created_at page of one state, state group or priority keeps one plan, and reads its range when the planner guesses one row (a search count its sample)', async () => {
     // What a workspace of thousands of projects, each with its own states, tells the planner: a state's rows in a
     // project guessed at one, where the big project's common state (a frequent value) is estimated at hundreds.
     await qr.query(`ALTER TABLE work_items ALTER COLUMN project_id SET (n_distinct = 2000)`);
     await qr.query(`ALTER TABLE work_items ALTER COLUMN state_id SET (n_distinct = 10000)`);
-    await qr.query(`ANALYZE work_items`);
+    // Vacuumed too, as autovacuum keeps such a workspace: the visibility map is what makes a walk of an index's keys
+    // alone (index-only) cheaper than reading a project guessed at one row and sorting it.
+    await qr.query(`VACUUM ANALYZE work_items`);
     const found: string[] = [];
     try {
       // Bound where the planner does not look (FilterDef.opaque), a plan made for the values costs exactly what the
@@ -739,12 +748,18 @@ describe('work item list plans do not depend on statistics', () => {
         ['priority__in', priorities],
         ['priority__in order_by=created_at', { ...priorities, order_by: 'created_at' }],
         ['priority__in cursor', { ...priorities, paginate: 'cursor', cursor: deep }],
+        // A common term's count samples the newest SEARCH_WALK items, keys first, then the rows by key: at a million
+        // items a sample of whole rows, the project guessed smaller than it, was read off another index and sorted
+        // (985,000 rows; docs/work-items-plans.md Done 43). Here, vacuumed, both forms walk; unvacuumed both sort.
+        ['search (common)', { search: 'item' }],
       ];
       // A first page passes at most one page of rows per value, its range's (a walk of the ordering filtering the
       // values passes the items of other values too: 127 rows for `priority__in` here without ranges). A cursor page
       // here may walk (with one row guessed, a walk of 300 rows looks as cheap); at a million items it reads its
       // ranges (bench:plans' cursor rows, Done 42).
-      const perValue = new Map(ranged.map(([name, raw]) => [name, (raw.state_id__in ?? raw.priority__in).split(',')]));
+      const perValue = new Map(
+        ranged.map(([name, raw]) => [name, (raw.state_id__in ?? raw.priority__in ?? '').split(',')]),
+      );
       for (const [name, raw] of [...(await oneState()), ...ranged])
         for (const s of await statements(raw)) {
           const args = s.params.length ? `(${literalsOf(s.params).join(', ')})` : '';
@@ -756,7 +771,8 @@ describe('work item list plans do not depend on statistics', () => {
           const plan = (row['QUERY PLAN'] as Array<{ Plan: PlanNode }>)[0].Plan;
           if (sortedMost(plan) > 2 * TAKE) found.push(`${name}: sorted ${sortedMost(plan)} rows`);
           const values = perValue.get(name)?.length ?? 1;
-          if (!raw.cursor && passed(plan) > values * TAKE) found.push(`${name}: passed ${passed(plan)} rows`);
+          if (!raw.cursor && !raw.search && passed(plan) > values * TAKE)
+            found.push(`${name}: passed ${passed(plan)} rows`);
         }
     } finally {
       await qr.query(`ALTER TABLE work_items ALTER COLUMN project_id RESET (n_distinct)`);

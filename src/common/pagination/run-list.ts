@@ -479,11 +479,18 @@ class ListRun<R extends Record<string, unknown>> {
    * The count of a search its index answers (ListSource.searchIndex): a sample of the first `budget` rows of the
    * walk tells a common term (a tenth of the sample or more, or the whole list in the sample) from a rare one. A
    * common term is counted on the walk (its matches are a good part of the rows read); a rare one off the index's
-   * candidates. The CASE runs only the subquery of the branch taken.
+   * candidates. The CASE runs only the subquery of the branch taken. With a KeyWalk.lookup the sample's keys are
+   * read first, then each row by its key: with the project guessed smaller than the sample (the statistics of a
+   * workspace of many projects), the sample of whole rows was read off another index and sorted, every item of the
+   * project (985,000 rows, 0.66 s at a million items), where the keys alone are a walk of the ordering's index.
    */
   private searchCountSql({ cond: search, budget, candidates, alias }: Probe): string {
     const { src, countWhere } = this;
-    const sample = `SELECT * FROM ${src.from} ${whereOf(countWhere)} ORDER BY ${this.orderBy} LIMIT ${budget}`;
+    const lookup = src.keyWalk?.lookup;
+    const keys = `SELECT ${this.spec.idExpr} AS "__key" FROM ${src.from} ${whereOf(countWhere)} ORDER BY ${this.orderBy} LIMIT ${budget}`;
+    const sample = lookup
+      ? `SELECT "__row".* FROM (${keys}) "__keys" CROSS JOIN LATERAL (SELECT ${lookup.alias}.* FROM ${probeByKey(lookup.table, lookup.alias, lookup.on)} ${whereOf(lookup.where)}) "__row"`
+      : `SELECT * FROM ${src.from} ${whereOf(countWhere)} ORDER BY ${this.orderBy} LIMIT ${budget}`;
     return `WITH "__sample" AS MATERIALIZED (SELECT count(*) AS n, count(*) FILTER (WHERE ${search}) AS hits FROM (${sample}) ${alias})
       SELECT (CASE WHEN (SELECT n < ${budget} OR hits * 10 >= n FROM "__sample")
         THEN (SELECT count(*) FROM ${src.from} ${whereOf([...countWhere, search])})
