@@ -75,6 +75,30 @@ describe('workspace-wide work item list', () => {
     expect(b1).toMatchObject({ cycle_id: null, module_ids: [], custom_fields: null });
   });
 
+  it('priorities and ranged filters keep their condition in a list read per project', async () => {
+    // project_id names part of the projects: the page is read one range per project (projectRanges), and a filter
+    // the created_at ordering reads by range (OrderDef.rangedBy) must still hold in each of those ranges.
+    const names = (r: { body: { data: Array<{ name: string }> } }) => r.body.data.map((w) => w.name);
+    const high = await list(`?project_id=${pa.id}&priority__in=high,urgent`);
+    expect({ names: names(high), total: high.body.total_count }).toEqual({ names: ['a0'], total: 1 });
+    const one = await list(`?project_id__in=${pa.id},${pb.id}&priority=low`);
+    expect({ names: names(one), total: one.body.total_count }).toEqual({ names: ['a2', 'a1'], total: 2 });
+    // Every project, one or several priorities: one range per (project, priority).
+    const all = await list(`?priority=high`);
+    expect({ names: names(all), total: all.body.total_count }).toEqual({ names: ['b1', 'b0', 'a0'], total: 3 });
+    const two = await list(`?priority__in=low,high&per_page=3`);
+    expect({ names: names(two), total: two.body.total_count }).toEqual({ names: ['b1', 'b0', 'a2'], total: 5 });
+    const next = await list(`?priority__in=low,high&per_page=3&offset=3`);
+    expect(names(next)).toEqual(['a1', 'a0']);
+    const items = await t.ds.query(`SELECT name, state_id FROM work_items WHERE project_id = $1`, [pa.id]);
+    const state = items.find((i: { name: string }) => i.name === 'a1').state_id as string;
+    const states = await t.ds.query(`SELECT id FROM states WHERE project_id = $1 AND id <> $2 LIMIT 1`, [pa.id, state]);
+    const byState = await list(`?project_id=${pa.id}&state_id__in=${state},${states[0].id}`);
+    const want = items.filter((i: { state_id: string }) => i.state_id === state || i.state_id === states[0].id);
+    expect(byState.body.total_count).toBe(want.length);
+    expect(names(byState).sort()).toEqual(want.map((i: { name: string }) => i.name).sort());
+  });
+
   it('a member sees only the projects they read; a project guest none of that project', async () => {
     const m = await list('', member.key);
     expect(m.body.data.map((w: any) => w.project_id)).toEqual([pa.id, pa.id, pa.id]);
