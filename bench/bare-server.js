@@ -72,6 +72,10 @@ app.get('/list', async (req) => {
     pagination: { style: 'offset' },
   };
 });
+// Started by a benchmark script (lib.startBare, an IPC channel): ends with it, even when that script dies without
+// stopping it (its stdout closed under `| head`, say), instead of idling on with its pool's connections open.
+if (process.send) process.on('disconnect', () => process.exit(0));
+
 Promise.all([servicePageStatement(50), servicePageStatement(200)])
   .then(([s50, s200]) => Object.assign(statements, { 50: s50, 200: s200 }))
   .then(() => app.listen({ port: Number(process.env.PORT || 3998), host: '127.0.0.1' }))
