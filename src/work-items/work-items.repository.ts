@@ -367,21 +367,29 @@ function rangedByProject(q: ListQuery, projectIds: string[], partial: boolean): 
  */
 function projectRanges(q: ListQuery, projectIds: string[], where: string[]): KeyWalk {
   const group = q.filters.find((f) => f.def.name === 'state_group' && f.op === 'in');
-  // The ranks as constants: positions in a fixed list, never the request's text.
-  const ranks = group ? ranksOf(group, STATE_GROUPS) : [];
-  const groups = ranks.length > 1 ? ranks.map((r) => `w.state_group_rank = ${r}`) : [];
-  const priority = q.orderKey === 'created_at' && q.filters.find((f) => f.def.name === 'priority');
-  const priorities = priority ? ranksOf(priority, PRIORITIES).map((r) => `${priorityRankOf('w')} = ${r}`) : [];
-  const crossed = (groups.length ? groups : ['']).flatMap((g) =>
-    (priorities.length ? priorities : ['']).map((pr) => [g, pr].filter(Boolean).join(' AND ')),
-  );
-  const by = crossed.some(Boolean) ? crossed : undefined;
+  const groups = group && distinctValues(group).length > 1 ? rangeConds(group) : [];
+  const priority = q.orderKey === 'created_at' ? q.filters.find((f) => f.def.name === 'priority') : undefined;
+  const priorities = priority ? rangeConds(priority) : [];
+  const by =
+    groups.length && priorities.length
+      ? groups.flatMap((g) => priorities.map((pr) => `${g} AND ${pr}`))
+      : [...groups, ...priorities];
   const ranges: Ranges = {
     values: '',
     cond: () => '',
-    bound: { values: projectIds, cast: 'uuid', cond: (ref) => `w.project_id = ${ref}`, by },
+    bound: { values: projectIds, cast: 'uuid', cond: (ref) => `w.project_id = ${ref}`, by: by.length ? by : undefined },
   };
   return { from: 'work_items w', where, always: true, lookup: { ...ITEM_BY_KEY, where }, ranges };
+}
+
+/**
+ * One condition per distinct value of the rank filter `f` (state group, priority), as its FilterDef.ranged writes it:
+ * the rank equated to a constant, a position in a fixed list, never the request's text.
+ */
+function rangeConds(f: ListFilter): string[] {
+  const ranged = f.def.ranged;
+  if (!ranged) throw new Error(`filter ${f.def.name} has no ranged form`);
+  return distinctValues(f).map((v) => ranged(v, () => ''));
 }
 
 /**

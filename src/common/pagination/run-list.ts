@@ -487,10 +487,11 @@ class ListRun<R extends Record<string, unknown>> {
   private searchCountSql({ cond: search, budget, candidates, alias }: Probe): string {
     const { src, countWhere } = this;
     const lookup = src.keyWalk?.lookup;
-    const keys = `SELECT ${this.spec.idExpr} AS "__key" FROM ${src.from} ${whereOf(countWhere)} ORDER BY ${this.orderBy} LIMIT ${budget}`;
+    const first = (cols: string) =>
+      `SELECT ${cols} FROM ${src.from} ${whereOf(countWhere)} ORDER BY ${this.orderBy} LIMIT ${budget}`;
     const sample = lookup
-      ? `SELECT "__row".* FROM (${keys}) "__keys" CROSS JOIN LATERAL (SELECT ${lookup.alias}.* FROM ${probeByKey(lookup.table, lookup.alias, lookup.on)} ${whereOf(lookup.where)}) "__row"`
-      : `SELECT * FROM ${src.from} ${whereOf(countWhere)} ORDER BY ${this.orderBy} LIMIT ${budget}`;
+      ? `SELECT "__row".* FROM (${first(`${this.spec.idExpr} AS "__key"`)}) "__keys" CROSS JOIN LATERAL (SELECT ${lookup.alias}.* FROM ${probeByKey(lookup.table, lookup.alias, lookup.on)} ${whereOf(lookup.where)}) "__row"`
+      : first('*');
     return `WITH "__sample" AS MATERIALIZED (SELECT count(*) AS n, count(*) FILTER (WHERE ${search}) AS hits FROM (${sample}) ${alias})
       SELECT (CASE WHEN (SELECT n < ${budget} OR hits * 10 >= n FROM "__sample")
         THEN (SELECT count(*) FROM ${src.from} ${whereOf([...countWhere, search])})
