@@ -90,6 +90,11 @@ describe('workspace-wide work item list', () => {
     expect({ names: names(two), total: two.body.total_count }).toEqual({ names: ['b1', 'b0', 'a2'], total: 5 });
     const next = await list(`?priority__in=low,high&per_page=3&offset=3`);
     expect(names(next)).toEqual(['a1', 'a0']);
+    // Every element is an enum value, checked before any range is built.
+    for (const q of ['priority=critical', 'priority__in=high,critical']) {
+      const b = expectProblem(await list(`?${q}`), 400, 'validation_error');
+      expect(b.errors[0].field).toBe(q.split('=')[0]);
+    }
     const items = await t.ds.query(`SELECT name, state_id FROM work_items WHERE project_id = $1`, [pa.id]);
     const state = items.find((i: { name: string }) => i.name === 'a1').state_id as string;
     const states = await t.ds.query(`SELECT id FROM states WHERE project_id = $1 AND id <> $2 LIMIT 1`, [pa.id, state]);
