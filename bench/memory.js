@@ -2,7 +2,7 @@
 /*
  * node bench/memory.js --database wt_bench [--rows list,per200,get,create,patch,mixed --requests 6000 --warm-up 1500
  *                       --connections 32 --port 3960 --flags "--max-old-space-size=192 --max-semi-space-size=32"
- *                       --env "MALLOC_ARENA_MAX=2" --root DIR --cycles 1 --idle 0]
+ *                       --env "MALLOC_ARENA_MAX=2" --root DIR --cycles 1 --idle 0 --trace-file FILE]
  *
  * Peak RSS and CPU per request of the built service (issue 27), on a database `npm run bench -- --seed-only
  * --database NAME` left (BENCH_DATABASE_URL's server). Starts the service as `start:prod` does (or with `--flags`
@@ -12,9 +12,11 @@
  * trace), and VmRSS / VmHWM after the row; first the memory after start. CPU time per request depends far less
  * on the machine's load than req/s do (a busy machine still slows caches and clocks: compare runs made one
  * after the other). `--cycles N` repeats the rows N times in the same process (the peak settles over them).
+ * `--trace-file FILE` keeps the service's stdout there: the `--trace-gc` lines (each scavenge's heap before and after
+ * tells what it promoted) and whatever other trace `--flags` asks for (`--trace-pretenuring-statistics`).
  */
 const { spawn } = require('node:child_process');
-const { readFileSync } = require('node:fs');
+const { createWriteStream, readFileSync } = require('node:fs');
 const { resolve } = require('node:path');
 const autocannon = require('autocannon');
 const lib = require('./lib');
@@ -36,6 +38,7 @@ const IDLE = numberOption('idle', 0);
 const PORT = numberOption('port', 3960);
 const FLAGS = stringOption('flags');
 const ENV = stringOption('env');
+const TRACE_FILE = stringOption('trace-file');
 /** `--root DIR`: the built service of another checkout (same migrations), for an A/B one run after the other. */
 const ROOT_DIR = resolve(stringOption('root') ?? ROOT);
 const log = (...a) => process.stderr.write(`[memory] ${a.join(' ')}\n`);
@@ -134,6 +137,7 @@ async function main() {
   };
   const child = spawn(cmd, [...flags, '--trace-gc', ...script], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const gc = gcCounter(child.stdout);
+  if (TRACE_FILE) child.stdout.pipe(createWriteStream(TRACE_FILE));
   const envText =
     Object.entries(startEnv)
       .map(([k, v]) => `${k}=${v}`)
