@@ -53,6 +53,7 @@ describe('operations files', () => {
       'node',
       '--max-old-space-size=192',
       '--max-semi-space-size=16',
+      '--no-allocation-site-pretenuring',
       'dist/src/main.js',
     ]);
     const assignments = words.filter((w: string) => /^[A-Z_]+=/.test(w));
