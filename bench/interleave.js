@@ -7,6 +7,7 @@
  * (max - min over the median) is flagged noisy: its figures are not results.
  */
 const autocannon = require('autocannon');
+const { readFileSync } = require('node:fs');
 const { median, shuffle } = require('./lib');
 
 const NOISY = 0.15;
@@ -23,6 +24,20 @@ require('node:v8').setFlagsFromString('--expose-gc');
 const collect = require('node:vm').runInNewContext('gc');
 
 /**
+ * Microseconds so far in which some task waited on I/O (/proc/pressure/io, `some`), or undefined where the kernel
+ * does not have it. A slice's share of it told a cold page cache from a slow service: a million-item run on a
+ * seed an hour old spent half its time waiting on reads (BENCHMARKS.md, "Peak RSS with
+ * `--no-allocation-site-pretenuring`").
+ */
+function ioStallMicros() {
+  try {
+    return Number(/^some .*total=(\d+)/m.exec(readFileSync('/proc/pressure/io', 'utf8'))[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * One slice of `row`: req/s over the slice, latency percentiles, failed requests. `lead` seconds of the same load
  * run first, unmeasured: a server that sat idle through the other rows' slices (the ceiling most of all) was
  * slower for its first second back, which alone moved a lone server's back-to-back 2 s slices by a third.
@@ -32,8 +47,10 @@ async function slice(row, seconds, connections, lead = 0, meter = undefined) {
   collect();
   if (lead > 0) await autocannon({ ...load, duration: lead });
   const before = meter?.snapshot();
+  const ioBefore = ioStallMicros();
   const r = await autocannon({ ...load, duration: seconds });
   const foreign = meter ? meter.foreign(before, meter.snapshot()) : 0;
+  const ioAfter = ioStallMicros();
   const took = r.duration > 0 ? r.duration : seconds;
   // Which statuses failed, so an error count is explained in the log rather than guessed at.
   if (r.non2xx) process.stderr.write(`[bench] ${row.name}: statuses ${JSON.stringify(r.statusCodeStats)}\n`);
@@ -43,6 +60,7 @@ async function slice(row, seconds, connections, lead = 0, meter = undefined) {
     p99: r.latency.p99,
     errors: r.errors + r.timeouts + r.non2xx,
     foreign,
+    ioStall: ioBefore === undefined || ioAfter === undefined ? undefined : (ioAfter - ioBefore) / (took * 1e6),
   };
 }
 
@@ -75,7 +93,10 @@ async function interleave(rows, { rounds, seconds, warmUp, lead, connections, me
       const s = await undisturbedSlice(() => slice(row, seconds, connections, lead, meter), row.name, log);
       samples.get(row.name).push(s);
       // Every slice in the order it ran, so a noisy ceiling slice can be matched with the slice before it.
-      log(`  ${row.name}: ${s.rps.toFixed(0)} req/s, p50 ${s.p50} ms, p99 ${s.p99} ms, foreign CPU ${pct(s.foreign)}`);
+      const io = s.ioStall === undefined ? '' : `, I/O stall ${pct(s.ioStall)}`;
+      log(
+        `  ${row.name}: ${s.rps.toFixed(0)} req/s, p50 ${s.p50} ms, p99 ${s.p99} ms, foreign CPU ${pct(s.foreign)}${io}`,
+      );
     }
     log(`round ${i + 1}/${rounds}`);
   }
@@ -109,7 +130,28 @@ function summarize(rows, samples, ceilingName) {
   });
   const spread = spreadOf(ceilingRps);
   const foreign = foreignOf([...samples.values()].flat());
-  return { rows: out, ceilingRps, spread, ...foreign, noisy: spread > NOISY || foreign.disturbed > 0 };
+  return {
+    rows: out,
+    ceilingRps,
+    spread,
+    ...foreign,
+    ioStall: ioStallOf(samples),
+    noisy: spread > NOISY || foreign.disturbed > 0,
+  };
+}
+
+/**
+ * The slice that waited on I/O longest and its row, or undefined without /proc/pressure/io. Reported, not judged:
+ * the writes' own WAL flushes wait on I/O in every quiet run too, and no threshold has been measured yet.
+ */
+function ioStallOf(samples) {
+  let worst;
+  for (const [row, slices] of samples) {
+    for (const s of slices) {
+      if (s.ioStall !== undefined && (!worst || s.ioStall > worst.share)) worst = { share: s.ioStall, row };
+    }
+  }
+  return worst;
 }
 
 /** Slices measured again for foreign CPU, slices kept while still disturbed, the most foreign CPU in a kept one. */
@@ -146,6 +188,7 @@ function combine(runs) {
     retried: runs.reduce((n, r) => n + r.retried, 0),
     disturbed: runs.reduce((n, r) => n + r.disturbed, 0),
     maxForeign: Math.max(...runs.map((r) => r.maxForeign)),
+    ioStall: runs.map((r) => r.ioStall).reduce((a, b) => (!a || (b && b.share > a.share) ? b : a), undefined),
     noisy: runs.some((r) => r.noisy),
   };
 }
@@ -172,7 +215,13 @@ function table(summary, title) {
   const verdict = summary.noisy
     ? `NOISY: ${[why, disturbed].filter(Boolean).join('; ')}: not a result, rerun on a quiet machine`
     : `quiet: the ceiling's slices differ by ${pct(summary.spread)} (<= ${pct(NOISY)})`;
-  lines.push(`ceiling slices req/s: ${slices}`, foreign, verdict);
+  lines.push(`ceiling slices req/s: ${slices}`, foreign);
+  if (summary.ioStall) {
+    lines.push(
+      `I/O stall (/proc/pressure/io, some): at most ${pct(summary.ioStall.share)} of a slice (${summary.ioStall.row})`,
+    );
+  }
+  lines.push(verdict);
   return lines.join('\n');
 }
 

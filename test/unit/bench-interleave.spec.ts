@@ -148,3 +148,39 @@ describe('benchmark rows', () => {
     expect(() => selectRows(all, 'lists')).toThrow(/unknown lists/);
   });
 });
+
+describe('I/O stall (/proc/pressure/io) per slice', () => {
+  const withIo = (io: Array<number | undefined>) =>
+    io.map((share, i) => ({ rps: 100 + i, p50: 10, p99: 20, errors: 0, foreign: 0, ioStall: share }));
+
+  it('reports the slice that waited on I/O longest and its row, without calling the run noisy', () => {
+    const s = summarize(
+      rows,
+      new Map([
+        ['ceiling', withIo([0.01, 0.02, 0.01])],
+        ['list', withIo([0.05, 0.48, 0.1])],
+      ]),
+      'ceiling',
+    );
+    expect(s.ioStall).toEqual({ share: 0.48, row: 'list' });
+    expect(s.noisy).toBe(false);
+    expect(table(s, 'run')).toContain('I/O stall (/proc/pressure/io, some): at most 48% of a slice (list)');
+    expect(combine([s, { ...s, ioStall: { share: 0.6, row: 'ceiling' } }]).ioStall).toEqual({
+      share: 0.6,
+      row: 'ceiling',
+    });
+  });
+
+  it('prints no I/O line where the kernel has no pressure file', () => {
+    const s = summarize(
+      rows,
+      new Map([
+        ['ceiling', withIo([undefined, undefined, undefined])],
+        ['list', withIo([undefined, undefined, undefined])],
+      ]),
+      'ceiling',
+    );
+    expect(s.ioStall).toBeUndefined();
+    expect(table(s, 'run')).not.toContain('I/O stall');
+  });
+});
