@@ -9,7 +9,6 @@
  * share (bench/foreign-cpu.js) and PostgreSQL's checkpoints. Ends with the slices' spread, as run.js's noise check
  * computes it, over all slices and over those with at most 5% foreign CPU.
  */
-const { readFileSync } = require('node:fs');
 const autocannon = require('autocannon');
 const lib = require('./lib');
 const { foreignCpuMeter } = require('./foreign-cpu');
@@ -24,13 +23,8 @@ const CONNECTIONS = lib.numberOption('connections', 32);
 const base = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const url = lib.withDb(base, DB);
 
-function cpuStall() {
-  try {
-    return Number(/some .*total=(\d+)/.exec(readFileSync('/proc/pressure/cpu', 'utf8'))[1]) / 1000;
-  } catch {
-    return NaN;
-  }
-}
+/** CPU-pressure stall so far, in ms (NaN without /proc/pressure). */
+const cpuStall = () => (lib.pressureStallMicros('cpu') ?? NaN) / 1000;
 
 /** The machine's counters at one moment. */
 async function counters(c, meter) {

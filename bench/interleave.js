@@ -7,8 +7,7 @@
  * (max - min over the median) is flagged noisy: its figures are not results.
  */
 const autocannon = require('autocannon');
-const { readFileSync } = require('node:fs');
-const { median, shuffle } = require('./lib');
+const { median, shuffle, pressureStallMicros } = require('./lib');
 
 const NOISY = 0.15;
 const pct = (x) => `${(x * 100).toFixed(0)}%`;
@@ -24,20 +23,6 @@ require('node:v8').setFlagsFromString('--expose-gc');
 const collect = require('node:vm').runInNewContext('gc');
 
 /**
- * Microseconds so far in which some task waited on I/O (/proc/pressure/io, `some`), or undefined where the kernel
- * does not have it. A slice's share of it told a cold page cache from a slow service: a million-item run on a
- * seed an hour old spent half its time waiting on reads (BENCHMARKS.md, "Peak RSS with
- * `--no-allocation-site-pretenuring`").
- */
-function ioStallMicros() {
-  try {
-    return Number(/^some .*total=(\d+)/m.exec(readFileSync('/proc/pressure/io', 'utf8'))[1]);
-  } catch {
-    return undefined;
-  }
-}
-
-/**
  * One slice of `row`: req/s over the slice, latency percentiles, failed requests. `lead` seconds of the same load
  * run first, unmeasured: a server that sat idle through the other rows' slices (the ceiling most of all) was
  * slower for its first second back, which alone moved a lone server's back-to-back 2 s slices by a third.
@@ -47,10 +32,12 @@ async function slice(row, seconds, connections, lead = 0, meter = undefined) {
   collect();
   if (lead > 0) await autocannon({ ...load, duration: lead });
   const before = meter?.snapshot();
-  const ioBefore = ioStallMicros();
+  // Time some task waited on I/O: a cold page cache shows here, not in the CPU counters (BENCHMARKS.md, "Peak RSS
+  // with `--no-allocation-site-pretenuring`": a million-item run on a seed an hour old waited half its time).
+  const ioBefore = pressureStallMicros('io');
   const r = await autocannon({ ...load, duration: seconds });
   const foreign = meter ? meter.foreign(before, meter.snapshot()) : 0;
-  const ioAfter = ioStallMicros();
+  const ioAfter = pressureStallMicros('io');
   const took = r.duration > 0 ? r.duration : seconds;
   // Which statuses failed, so an error count is explained in the log rather than guessed at.
   if (r.non2xx) process.stderr.write(`[bench] ${row.name}: statuses ${JSON.stringify(r.statusCodeStats)}\n`);
@@ -145,13 +132,13 @@ function summarize(rows, samples, ceilingName) {
  * the writes' own WAL flushes wait on I/O in every quiet run too, and no threshold has been measured yet.
  */
 function ioStallOf(samples) {
-  let worst;
-  for (const [row, slices] of samples) {
-    for (const s of slices) {
-      if (s.ioStall !== undefined && (!worst || s.ioStall > worst.share)) worst = { share: s.ioStall, row };
-    }
-  }
-  return worst;
+  const all = [...samples].flatMap(([row, slices]) => slices.map((s) => ({ share: s.ioStall, row })));
+  return worstStall(all);
+}
+
+/** The largest of `{ share, row }` stalls, skipping unknown shares; undefined when none is known. */
+function worstStall(stalls) {
+  return stalls.filter((x) => x?.share !== undefined).reduce((a, b) => (a && a.share >= b.share ? a : b), undefined);
 }
 
 /** Slices measured again for foreign CPU, slices kept while still disturbed, the most foreign CPU in a kept one. */
@@ -188,7 +175,7 @@ function combine(runs) {
     retried: runs.reduce((n, r) => n + r.retried, 0),
     disturbed: runs.reduce((n, r) => n + r.disturbed, 0),
     maxForeign: Math.max(...runs.map((r) => r.maxForeign)),
-    ioStall: runs.map((r) => r.ioStall).reduce((a, b) => (!a || (b && b.share > a.share) ? b : a), undefined),
+    ioStall: worstStall(runs.map((r) => r.ioStall)),
     noisy: runs.some((r) => r.noisy),
   };
 }

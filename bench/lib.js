@@ -214,6 +214,18 @@ function shuffle(xs) {
 
 /** The CPU counters of /proc/stat (first line), for steal time over a run; null where there is none. */
 /** The machine's CPU time so far, in clock ticks, from /proc/stat: user, nice, system, idle, iowait, irq, softirq, steal... */
+/**
+ * Microseconds so far in which some task waited on `resource` ('cpu', 'io', 'memory': /proc/pressure), or undefined
+ * where the kernel does not have the file.
+ */
+function pressureStallMicros(resource) {
+  try {
+    return Number(/^some .*total=(\d+)/m.exec(readFileSync(`/proc/pressure/${resource}`, 'utf8'))[1]);
+  } catch {
+    return undefined;
+  }
+}
+
 const procStat = () => readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
 
 function cpuTicks() {
@@ -293,6 +305,7 @@ Object.assign(module.exports, {
   median,
   shuffle,
   procStat,
+  pressureStallMicros,
   cpuTicks,
   stealBetween,
   pgSettings,
