@@ -1,6 +1,6 @@
 'use strict';
 /*
- * npm run bench:plans [-- --workspace] [-- --no-stats | --analyze] [-- --database NAME] [-- --only REGEX]   (after `npm run bench`, on
+ * npm run bench:plans [-- --workspace] [-- --no-stats | --analyze] [-- --database NAME] [-- --only REGEX] [-- --project IDENT]   (after `npm run bench`, on
  * the database it leaves: BENCH_DATABASE_URL's server, database wt_bench or `--database` (as given to `npm run bench
  * -- --database NAME --seed-only`); --workspace: the workspace-wide list's statements instead of
  * the project list's; --no-stats: first drop the work item tables' statistics and turn their autovacuum off, as on
@@ -38,6 +38,9 @@ const timeoutAt = process.argv.indexOf('--timeout');
 const TIMEOUT_S = timeoutAt > 0 ? Number(process.argv[timeoutAt + 1]) : 10;
 const databaseAt = process.argv.indexOf('--database');
 const onlyAt = process.argv.indexOf('--only');
+/** `--project IDENT`: the project whose list is planned (default the big one; S1.. from `--small-projects`). */
+const projectAt = process.argv.indexOf('--project');
+const PROJECT = projectAt > 0 ? process.argv[projectAt + 1] : 'BENCH';
 const ONLY = onlyAt > 0 ? new RegExp(process.argv[onlyAt + 1], 'i') : null;
 
 /** --no-stats / --analyze: the work item tables as never analyzed, or analyzed now; says which in STATS_NOTE. */
@@ -99,7 +102,8 @@ async function main() {
   const one = async (sql, params = []) => (await c.query(sql, params)).rows[0];
   await statistics(c);
   const { ws, project } = await one(
-    `SELECT w.id AS ws, p.id AS project FROM projects p JOIN workspaces w ON w.id = p.workspace_id WHERE p.identifier = 'BENCH'`,
+    `SELECT w.id AS ws, p.id AS project FROM projects p JOIN workspaces w ON w.id = p.workspace_id WHERE p.identifier = $1`,
+    [PROJECT],
   );
   const states = Object.fromEntries(
     (await c.query(`SELECT "group", id FROM states WHERE project_id = $1 AND deleted_at IS NULL`, [project])).rows.map(
@@ -107,10 +111,15 @@ async function main() {
     ),
   );
   const member = (await one(`SELECT id FROM users WHERE email = 'member1@example.com'`)).id;
-  const label = (await one(`SELECT id FROM labels WHERE project_id = $1 ORDER BY sort_order LIMIT 1`, [project])).id;
-  const label2 = (
-    await one(`SELECT id FROM labels WHERE project_id = $1 ORDER BY sort_order OFFSET 1 LIMIT 1`, [project])
-  ).id;
+  // The project's labels; a project without any (a small one) filters by the big project's, which match none here.
+  const labelAt = async (k) =>
+    (
+      await one(
+        `SELECT id FROM labels WHERE workspace_id = $1 ORDER BY project_id = $2 DESC, sort_order OFFSET $3 LIMIT 1`,
+        [ws, project, k],
+      )
+    ).id;
+  const [label, label2] = [await labelAt(0), await labelAt(1)];
   const member2 = (await one(`SELECT id FROM users WHERE email = 'member2@example.com'`)).id;
   // The project's member assigned to the fewest live items (the seed's owner: a few dozen at a million items).
   const rare = (
@@ -121,9 +130,15 @@ async function main() {
       [project],
     )
   ).id;
-  const anchor = await one(
-    `SELECT created_at::text AS v, id FROM work_items WHERE project_id = $1 AND deleted_at IS NULL AND archived_at IS NULL ORDER BY created_at DESC, id DESC OFFSET 49999 LIMIT 1`,
+  const { live } = await one(
+    `SELECT count(*)::int AS live FROM work_items WHERE project_id = $1 AND deleted_at IS NULL AND archived_at IS NULL`,
     [project],
+  );
+  // A place `at` items from the project's newest, or `share` of the way down a project too small to hold it.
+  const placeAt = (at, share) => (at < live ? at : Math.floor((live - 1) * share));
+  const anchor = await one(
+    `SELECT created_at::text AS v, id FROM work_items WHERE project_id = $1 AND deleted_at IS NULL AND archived_at IS NULL ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 1`,
+    [project, placeAt(49999, 0.5)],
   );
   const cursor = Buffer.from(JSON.stringify(['-created_at', anchor.v, anchor.id]), 'utf8').toString('base64url');
   // created_at, to the second, of the project's item `at` places from its newest (the filter's precision).
@@ -135,7 +150,11 @@ async function main() {
         [project, at],
       )
     ).t;
-  const [newest100k, newest1k, newest2k] = [await createdAt(100000), await createdAt(1000), await createdAt(2000)];
+  const [newest100k, newest1k, newest2k] = [
+    await createdAt(placeAt(100000, 0.1)),
+    await createdAt(placeAt(1000, 0.4)),
+    await createdAt(placeAt(2000, 0.8)),
+  ];
 
   const QUERIES = [
     ['page 1 (default -created_at)', {}],
@@ -242,7 +261,7 @@ async function main() {
     )
   ).rows;
   const all = wsProjects.map((p) => p.id);
-  const small = wsProjects.filter((p) => p.identifier !== 'BENCH').map((p) => p.id);
+  const small = wsProjects.filter((p) => ['NA', 'NB'].includes(p.identifier)).map((p) => p.id);
   const wsAnchor = await one(
     `SELECT created_at::text AS v, id FROM work_items WHERE workspace_id = $1 AND deleted_at IS NULL AND archived_at IS NULL ORDER BY created_at DESC, id DESC OFFSET 49999 LIMIT 1`,
     [ws],

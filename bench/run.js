@@ -2,7 +2,7 @@
 /*
  * npm run bench [-- --items 100000 --duration 10 --slices 5 --connections 32 --warm-up 2 --ceiling-warm-up 10 --lead 1 --repeat 1
  *                   --rows list,cursor,... | all --audit-entries 1000000 --compare ../other-checkout
- *                   --database wt_bench --seed-only --reuse]
+ *                   --database wt_bench --seed-only --reuse --small-projects 0 --small-items 25]
  *
  * Seeds a fresh database (BENCH_DATABASE_URL's server, else the embedded PostgreSQL under .data/bench)
  * with set-based SQL: `--items` work items in one project (default 100k) with assignees and labels,
@@ -42,6 +42,13 @@ const BARE200_PORT = SERVICE_PORT + 4;
 const DB_NAME = lib.stringOption('database') ?? 'wt_bench';
 /** `--seed-only`: seed the database and stop (for `npm run bench:plans` on it), no load. */
 const SEED_ONLY = process.argv.includes('--seed-only');
+/**
+ * `--small-projects N` (default 0): N more projects in the bench workspace, each with its own states and
+ * `--small-items` items (default 25), beside the big one: the statistics of a deployment of many projects
+ * (docs/work-items-plans.md, What to change next 10), for `npm run bench:plans -- --project S1` and the big project's.
+ */
+const SMALL_PROJECTS = opt('small-projects', 0);
+const SMALL_ITEMS = opt('small-items', 25);
 /** `--reuse`: keep `--database` when a finished seed of `--items` is there (migrated, analyzed again), else seed. */
 const REUSE = process.argv.includes('--reuse');
 /** Seconds of each row's load before the measured slices, not measured: JIT, prepared statements, plans, cache. */
@@ -179,7 +186,8 @@ async function compareRows(dbUrl, ctx, children) {
 }
 
 /** The seed's mark on its database, set once seeding finished: `--reuse` trusts only a finished seed of this size. */
-const seedMark = () => `wt bench seed: ${ITEMS} items`;
+const seedMark = () =>
+  `wt bench seed: ${ITEMS} items${SMALL_PROJECTS ? ` and ${SMALL_PROJECTS} projects of ${SMALL_ITEMS}` : ''}`;
 
 /** `--reuse`: the database's URL when it holds a finished seed of `--items`, else undefined (then seeded afresh). */
 async function reusableSeed(adminUrl) {
@@ -237,11 +245,55 @@ async function seedDatabase(adminUrl, dbUrl, children) {
     await seedItems(c, bench, noise[0].id, Math.round(ITEMS / 10), owner.id, members, labels);
     await seedItems(c, bench, noise[1].id, Math.round(ITEMS / 10), owner.id, [], []);
     await seedItems(c, wsId('noise'), other.id, Math.round(ITEMS / 10), owner.id, [], []);
+    if (SMALL_PROJECTS) await seedSmallProjects(c, await smallProjects(key), bench, owner.id);
     await settle(c, log);
     return { bench, members, creates: other.id, ...(await seedSamples(c, bench, main.id, members)) };
   });
   await sql(adminUrl, (c) => c.query(`COMMENT ON DATABASE ${DB_NAME} IS '${seedMark()}'`));
   return { key, main, seeded, env, service };
+}
+
+/** `--small-projects`: the projects S1..SN created through the API (eight at a time), so each has its own states. */
+async function smallProjects(key) {
+  log(`creating ${SMALL_PROJECTS} small projects`);
+  const ids = [];
+  for (let i = 1; i <= SMALL_PROJECTS; i += 8) {
+    const batch = [];
+    for (let j = i; j < Math.min(i + 8, SMALL_PROJECTS + 1); j++)
+      batch.push(api('POST', '/api/v2/workspaces/bench/projects/', key, { name: `Small ${j}`, identifier: `S${j}` }));
+    ids.push(...(await Promise.all(batch)).map((p) => p.id));
+  }
+  return ids;
+}
+
+/**
+ * SMALL_ITEMS items in each of `projects`, in one statement: states of their own project, priorities and dates as
+ * the big project's, created over the same span of time (so the workspace's orderings interleave them), half of
+ * them assigned to the owner. Triggers on (a few hundred thousand rows at most: the gap rows are kept by them).
+ */
+async function seedSmallProjects(c, projects, ws, ownerId) {
+  log(`seeding ${SMALL_ITEMS} work items in each of ${projects.length} small projects`);
+  await c.query(
+    `INSERT INTO work_items (workspace_id, project_id, sequence_id, name, description_html, description_stripped, priority, state_id,
+                             sort_order, start_date, target_date, created_at, updated_at, created_by_id, updated_by_id)
+     SELECT $1, p.id, g, 'Small item ' || g, '<p>Small item ' || g || '</p>', 'Small item ' || g,
+            (ARRAY['urgent','high','medium','low','none'])[1 + (g + n) % 5], s.ids[1 + (g * 7 + n) % cardinality(s.ids)],
+            g * 65535.0, CASE WHEN g % 3 = 0 THEN date '2025-01-01' + ((g + n) % 365) END,
+            CASE WHEN g % 3 = 0 THEN date '2025-03-01' + ((g + n) % 365) END,
+            now() - make_interval(secs => (n * 7919 + g * 104729) % $4), now() - make_interval(secs => ((n * 7919 + g * 104729) % $4) / 2.0), $3, $3
+       FROM unnest($2::uuid[]) WITH ORDINALITY AS p(id, ordinal)
+      CROSS JOIN LATERAL (SELECT p.ordinal::int AS n) k
+      CROSS JOIN LATERAL (SELECT array_agg(id ORDER BY sequence) AS ids FROM states WHERE project_id = p.id AND deleted_at IS NULL) s
+      CROSS JOIN generate_series(1, $5::int) g`,
+    [ws, projects, ownerId, ITEMS, SMALL_ITEMS],
+  );
+  await c.query(`UPDATE projects SET last_sequence_id = $2 WHERE id = ANY($1::uuid[])`, [projects, SMALL_ITEMS]);
+  await c.query(
+    `INSERT INTO work_item_assignees (work_item_id, assignee_id, workspace_id, project_id, item_created_at, item_state_group_rank, item_live, item_priority_rank)
+     SELECT w.id, $2::uuid, w.workspace_id, w.project_id, w.created_at, w.state_group_rank, true, ${RANK}
+       FROM work_items w WHERE w.project_id = ANY($1::uuid[]) AND w.sequence_id % 2 = 0`,
+    [projects, ownerId],
+  );
 }
 
 /** `--reuse`: a finished seed, migrated to this checkout, analyzed and checkpointed again; the service started. */
