@@ -1,5 +1,5 @@
-import { Client } from 'pg';
 import { SEARCH_WALK } from '../../src/work-items/work-items.repository';
+import { statementsWithValuesOf } from '../helpers/record-statements';
 import { createTestApp, expectProblem, Tenant, TestApp } from '../helpers/test-app';
 
 /** The names of every item `list` answers for `query` (a query string), read in cursor pages of `perPage`. */
@@ -285,21 +285,7 @@ describe('workspace-wide work item list read by project', () => {
 
   /** The statements whose text `wanted` accepts, as the service sent them while serving `query`. */
   async function sentWhile(query: string, wanted: (text: string) => boolean, k = ten.owner.key) {
-    const sent: Array<{ text: string; values: unknown[] }> = [];
-    const proto = Client.prototype as unknown as { query: (...a: unknown[]) => unknown };
-    const original = proto.query;
-    proto.query = function (this: Client, ...args: unknown[]) {
-      const q = args[0] as { text?: string; values?: unknown[] } | string;
-      const text = typeof q === 'string' ? q : q?.text;
-      const values = typeof q === 'string' ? (args[1] as unknown[]) : q?.values;
-      if (text && wanted(text)) sent.push({ text, values: values ?? [] });
-      return original.apply(this, args);
-    };
-    try {
-      expect((await list(query, k)).status).toBe(200);
-    } finally {
-      proto.query = original;
-    }
+    const sent = await statementsWithValuesOf(async () => expect((await list(query, k)).status).toBe(200), wanted);
     expect(sent.length).toBeGreaterThan(0);
     return sent;
   }
@@ -478,6 +464,81 @@ describe('workspace-wide work item list read by project', () => {
           total: all.length,
         });
       }
+    }
+  });
+});
+
+describe('workspace-wide work item list over many projects', () => {
+  let t: TestApp;
+  let ten: Tenant;
+  const PROJECTS = 60;
+  const list = (query: string) =>
+    t.http.get(`/api/v2/workspaces/${ten.slug}/work-items/${query}`).set({ 'X-Api-Key': ten.owner.key });
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    ten = await t.tenant();
+    // Each project with its own states: two items, one to do, one started; every other project's to-do of high priority.
+    for (let i = 0; i < PROJECTS; i++) {
+      const p = await t.project(ten.slug, ten.owner.key);
+      const items = [
+        { name: `p${i} todo`, state: 'Todo', priority: i % 2 ? 'none' : 'high' },
+        { name: `p${i} started`, state: 'In Progress' },
+      ];
+      const res = await t.http
+        .post(`/api/v2/workspaces/${ten.slug}/projects/${p.id}/work-items/bulk-create/`)
+        .set({ 'X-Api-Key': ten.owner.key })
+        .send({ items });
+      expect(res.status).toBe(200);
+    }
+    await t.ds.query('VACUUM ANALYZE work_item_state_priority_counts');
+    await t.ds.query('VACUUM ANALYZE states');
+  });
+  afterAll(() => t.close());
+
+  type PlanNode = { 'Relation Name'?: string; 'Index Cond'?: string; Filter?: string; Plans?: PlanNode[] };
+  /** The conditions (index and filter) `statement`'s plan puts on the state and priority counter rows. */
+  async function counterConditions(statement: { text: string; values: unknown[] }) {
+    const [row] = await t.ds.query(`EXPLAIN (FORMAT JSON) ${statement.text}`, statement.values);
+    const found: string[] = [];
+    const visit = (n: PlanNode) => {
+      if (n['Relation Name'] === 'work_item_state_priority_counts')
+        found.push(`${n['Index Cond'] ?? ''} ${n.Filter ?? ''}`);
+      for (const c of n.Plans ?? []) visit(c);
+    };
+    visit(row['QUERY PLAN'][0].Plan);
+    return found;
+  }
+
+  it("a state's total sums its counters under each state's own project, exactly", async () => {
+    const oracle = async (cond: string) =>
+      (
+        await t.ds.query(
+          `SELECT count(*)::int AS n FROM work_items w JOIN states s ON s.id = w.state_id
+            WHERE w.workspace_id = $1 AND w.deleted_at IS NULL AND w.archived_at IS NULL AND ${cond}`,
+          [ten.workspaceId],
+        )
+      )[0].n;
+    for (const [q, cond, expected] of [
+      ['state_group=started', `s."group" = 'started'`, PROJECTS],
+      ['state_group__in=started,unstarted', `s."group" IN ('started', 'unstarted')`, 2 * PROJECTS],
+      ['state_group=started&priority=high', `s."group" = 'started' AND w.priority = 'high'`, 0],
+      ['state_group=unstarted&priority=high', `s."group" = 'unstarted' AND w.priority = 'high'`, PROJECTS / 2],
+    ] as const) {
+      const counts = await statementsWithValuesOf(
+        async () => {
+          const res = await list(`?${q}&per_page=1`);
+          expect({ q, total: res.body.total_count }).toEqual({ q, total: await oracle(cond) });
+          expect(res.body.total_count).toBe(expected);
+        },
+        (text) => text.includes('work_item_state_priority_counts'),
+      );
+      expect(counts).toHaveLength(1);
+      // Each state's counter rows are read under its own project. Asking their project to be any of the list's as
+      // well made one index descent per (state, project) at scale: 12 million buffers, 4 s, for 2,003 projects.
+      const conditions = await counterConditions(counts[0]);
+      expect(conditions.length).toBeGreaterThan(0);
+      for (const c of conditions) expect({ q, c }).toEqual({ q, c: expect.not.stringMatching(/project_id = ANY/) });
     }
   });
 });
