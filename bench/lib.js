@@ -212,7 +212,6 @@ function shuffle(xs) {
   return a;
 }
 
-/** The CPU counters of /proc/stat (first line), for steal time over a run; null where there is none. */
 /** The machine's CPU time so far, in clock ticks, from /proc/stat: user, nice, system, idle, iowait, irq, softirq, steal... */
 /**
  * Microseconds so far in which some task waited on `resource` ('cpu', 'io', 'memory': /proc/pressure), or undefined
@@ -266,11 +265,40 @@ async function pgSettings(url) {
   });
 }
 
-/** CPU model, cores and load average: the machine a figure came from. */
+/** CPU model, cores, time since boot and the kernel's proactive reclaim: the machine a figure came from. */
 function machineLine() {
   const os = require('node:os');
   const cpus = os.cpus();
-  return `${cpus[0]?.model ?? 'unknown CPU'}, ${cpus.length} cores; node ${process.version}; ${os.platform()} ${os.release()}`;
+  const up = `up ${Math.round(os.uptime() / 60)} min`;
+  return `${cpus[0]?.model ?? 'unknown CPU'}, ${cpus.length} cores; node ${process.version}; ${os.platform()} ${os.release()}; ${up}; ${damonReclaim()}`;
+}
+
+const DAMON = '/sys/kernel/mm/damon/admin/kdamonds';
+const readTrim = (path) => readFileSync(path, 'utf8').trim();
+
+/**
+ * Whether the kernel pages out memory nobody touched (a DAMON `pageout` scheme, as this project's Firecracker guests
+ * run: file pages idle for a minute are dropped, so a database read an hour after its seed comes from disk), and
+ * after how long. Read from DAMON's sysfs; 'no DAMON pageout' where there is none or it cannot be read.
+ */
+function damonReclaim() {
+  try {
+    const found = [];
+    for (let k = 0; k < Number(readTrim(`${DAMON}/nr_kdamonds`)); k++) {
+      if (readTrim(`${DAMON}/${k}/state`) !== 'on') continue;
+      const ctx = `${DAMON}/${k}/contexts/0`;
+      const aggrMicros = Number(readTrim(`${ctx}/monitoring_attrs/intervals/aggr_us`));
+      for (let s = 0; s < Number(readTrim(`${ctx}/schemes/nr_schemes`)); s++) {
+        const scheme = `${ctx}/schemes/${s}`;
+        if (readTrim(`${scheme}/action`) !== 'pageout') continue;
+        const idleSeconds = (Number(readTrim(`${scheme}/access_pattern/age/min`)) * aggrMicros) / 1e6;
+        found.push(`DAMON pageout of pages idle >= ${idleSeconds} s`);
+      }
+    }
+    return found.length ? found.join(', ') : 'no DAMON pageout';
+  } catch {
+    return 'no DAMON pageout';
+  }
 }
 
 const loadAverage = () =>
