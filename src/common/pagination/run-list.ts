@@ -529,15 +529,18 @@ class ListRun<R extends Record<string, unknown>> {
     // No walk (a filter naming its few rows): the candidates alone.
     if (!budget) return `WITH "__keys" AS MATERIALIZED (${pick(read)}) ${page}`;
     // The walk stops at the page's last match (Limit nodes pull rows lazily), or after `budget` rows past the offset;
-    // it keeps its last row (numbered budget + offset) too, which tells that the list goes on past the walk.
-    const last = `(${budget}) + ${offRef}`;
+    // it keeps its last row (numbered budget + offset) too, which tells that the list goes on past the walk. A
+    // budget read off counters is computed once (a CTE), not once per use of it.
+    const counted = typeof budget === 'string';
+    const last = counted ? `(SELECT "n" FROM "__budget") + ${offRef}` : `(${budget}) + ${offRef}`;
     const walked = `SELECT ${keyCols}, ${search} AS "__hit" FROM ${src.from} ${whereOf(all)} ORDER BY ${orderBy} LIMIT ${last}`;
     const walk = `SELECT * FROM (SELECT *, row_number() OVER () AS "__n" FROM (${walked}) "__w0") "__w" WHERE "__hit" OR "__n" = ${last} LIMIT ${offRef} + ${take}`;
     // The walk holds the page when it found the page's matches, or every match (the list ended within it).
     const held = `count(*) FILTER (WHERE "__hit") >= ${offRef} + ${take} OR NOT coalesce(bool_or("__n" = ${last}), false)`;
     const either = `SELECT "__pk", "__pid", "__hit" FROM "__walk" WHERE "__hit" AND (SELECT ok FROM "__held")
         UNION ALL SELECT * FROM (${read}) "__c" WHERE NOT (SELECT ok FROM "__held")`;
-    return `WITH "__walk" AS MATERIALIZED (${walk}), "__held" AS MATERIALIZED (SELECT ${held} AS ok FROM "__walk"),
+    const budgetCte = counted ? `"__budget" AS MATERIALIZED (SELECT (${budget}) AS "n"), ` : '';
+    return `WITH ${budgetCte}"__walk" AS MATERIALIZED (${walk}), "__held" AS MATERIALIZED (SELECT ${held} AS ok FROM "__walk"),
       "__keys" AS MATERIALIZED (${pick(either)}) ${page}`;
   }
 
