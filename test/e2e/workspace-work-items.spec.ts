@@ -476,6 +476,7 @@ describe('workspace-wide work item list over many projects', () => {
   let ten: Tenant;
   const PROJECTS = 60;
   const ITEMS = 50;
+  const projects: string[] = [];
   const list = (query: string) =>
     t.http.get(`/api/v2/workspaces/${ten.slug}/work-items/${query}`).set({ 'X-Api-Key': ten.owner.key });
 
@@ -486,6 +487,7 @@ describe('workspace-wide work item list over many projects', () => {
     // seventh other urgent.
     for (let i = 0; i < PROJECTS; i++) {
       const p = await t.project(ten.slug, ten.owner.key);
+      projects.push(p.id);
       const items = Array.from({ length: ITEMS }, (_, k) => ({
         name: `p${i} #${k}`,
         state: k % 2 ? 'In Progress' : 'Todo',
@@ -541,6 +543,22 @@ describe('workspace-wide work item list over many projects', () => {
       (text) => /FROM work_items w/.test(text) && /LIMIT/.test(text),
     );
     expect(await workItemRowsPassed(t, pages)).toBeLessThan(100);
+  });
+
+  it("a small project's search total is counted on the sample that holds the whole project", async () => {
+    const path = `/api/v2/workspaces/${ten.slug}/projects/${projects[7]}/work-items/?search=p7%20%231&per_page=5`;
+    const counts = await statementsWithValuesOf(
+      async () => {
+        const res = await t.http.get(path).set({ 'X-Api-Key': ten.owner.key });
+        // p7 #1 and p7 #10..#19.
+        expect({ total: res.body.total_count, page: res.body.data.length }).toEqual({ total: 11, page: 5 });
+      },
+      (text) => text.startsWith('WITH "__sample"'),
+    );
+    expect(counts).toHaveLength(1);
+    // The sample reads the project's keys, then each row: 2 x ITEMS. Counting the list again read it (or the
+    // workspace's trigram matches) once more.
+    expect(await workItemRowsPassed(t, counts)).toBeLessThanOrEqual(2 * ITEMS);
   });
 
   type PlanNode = { 'Relation Name'?: string; 'Index Cond'?: string; Filter?: string; Plans?: PlanNode[] };
