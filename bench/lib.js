@@ -212,7 +212,6 @@ function shuffle(xs) {
   return a;
 }
 
-/** The machine's CPU time so far, in clock ticks, from /proc/stat: user, nice, system, idle, iowait, irq, softirq, steal... */
 /**
  * Microseconds so far in which some task waited on `resource` ('cpu', 'io', 'memory': /proc/pressure), or undefined
  * where the kernel does not have the file.
@@ -225,6 +224,7 @@ function pressureStallMicros(resource) {
   }
 }
 
+/** The machine's CPU time so far, in clock ticks, from /proc/stat: user, nice, system, idle, iowait, irq, softirq, steal... */
 const procStat = () => readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
 
 function cpuTicks() {

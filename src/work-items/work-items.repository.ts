@@ -69,11 +69,7 @@ const LINK_DRIVERS: Record<string, { table: string; key: string; counts: string 
 
 /**
  * Filters the per-(state, priority) counters (migration WorkItemStatePriorityCounts) answer: each builds its
- * condition on the counter row `k` from a bound reference (`$n::cast`, or `ANY($n::cast[])` for the `__in`
- * form). The state group goes through the project's states, as the list's own filter does.
- */
-/**
- * The filters a sum of `work_item_state_priority_counts` rows answers, each as a condition: the state filters on the
+ * condition from a bound reference (`$n::cast`, or `ANY($n::cast[])` for the `__in` form), the state filters on the
  * states `s` that drive the sum (statePriorityCount), the priority on the counter rows `k`.
  */
 const STATE_PRIORITY_COUNTED: Record<string, { cast: string; cond: (ref: string) => string }> = {
@@ -649,6 +645,10 @@ const datedCandidates = (conds: string[]) =>
 const byKeyCandidates = (conds: string[]) =>
   `(SELECT * FROM work_items w WHERE w.workspace_id = $1 AND w.project_id = $2 AND ${conds.join(' AND ')} OFFSET 0) w`;
 
+/** The workspace list's items meeting `conds` in its readable projects ($2), fenced as byKeyCandidates. */
+const readableCandidates = (conds: string[]) =>
+  `(SELECT * FROM work_items w WHERE w.workspace_id = $1 AND w.project_id = ANY($2::uuid[]) AND ${conds.join(' AND ')} OFFSET 0) w`;
+
 /**
  * A count read off `candidates` (a FROM item of work item rows aliased `w`, binding `p`'s leading values), checked
  * against `scope` (the list's, or what the candidates do not check themselves) and the other filters `rest` (bound
@@ -1221,7 +1221,8 @@ export class WorkItemsRepository {
 
   /**
    * The list with the filters `picked` read as a candidate filter: their rows off `candidatesOf` (their conditions,
-   * fenced), the ordering walked `budget` rows first; counted off the candidates, checked against `countScope`.
+   * fenced), the ordering walked `budget` rows first; counted off the candidates, checked against `countScope`, unless
+   * the source already counts them (the workspace list's counters).
    */
   private pickedList(
     q: ListQuery,
@@ -1230,14 +1231,15 @@ export class WorkItemsRepository {
     candidatesOf: (conds: string[]) => string,
     budget: number,
     countScope?: string[],
+    spec: ListSpec = WORK_ITEM_LIST,
   ) {
     const rest = q.filters.filter((f) => !picked.includes(f));
     const conds: string[] = [];
-    applyFilters(WORK_ITEM_LIST, { ...q, filters: picked, search: null }, conds, src.params);
+    applyFilters(spec, { ...q, filters: picked, search: null }, conds, src.params);
     const candidates = candidatesOf(conds);
     const cp = new SqlParams([...src.params.values]);
-    src.filteredCount = candidateCount(q, rest, candidates, cp, countScope);
-    return this.candidateList(q, rest, src, conds.join(' AND '), candidates, budget);
+    src.filteredCount ??= candidateCount(q, rest, candidates, cp, countScope, spec);
+    return this.candidateList(q, rest, src, conds.join(' AND '), candidates, budget, spec);
   }
 
   /**
@@ -1421,8 +1423,9 @@ export class WorkItemsRepository {
     const driver = workspaceLinkDriver(q);
     const linked = driver ? undefined : workspaceLinkFilter(q);
     if (linked) return this.linkCandidateList(q, src, linked, true);
+    const priority = driver ? undefined : walkedPriority(q);
     if (!driver && rangedByProject(q, projectIds, partial)) src.keyWalk = projectRanges(q, projectIds, where);
-    else if (!driver && walkedPriority(q)) return this.workspacePriorityList(q, src, walkedPriority(q)!);
+    else if (priority) return this.workspacePriorityList(q, src, priority);
     if (!driver) return runList<WorkItemRow>(this.pageReader, WORKSPACE_WORK_ITEM_LIST, q, src);
     return this.workspaceLinkDrivenList(workspaceId, projectIds, q, src, driver);
   }
@@ -1437,13 +1440,8 @@ export class WorkItemsRepository {
    * counters of every project first: more than the walk.
    */
   private workspacePriorityList(q: ListQuery, src: ListSource, priority: ListFilter) {
-    const rest = q.filters.filter((f) => f !== priority);
-    const conds: string[] = [];
-    applyFilters(WORKSPACE_WORK_ITEM_LIST, { ...q, filters: [priority], search: null }, conds, src.params);
-    const candidates = `(SELECT * FROM work_items w WHERE w.workspace_id = $1 AND w.project_id = ANY($2::uuid[]) AND ${conds.join(' AND ')} OFFSET 0) w`;
-    const cp = new SqlParams([...src.params.values]);
-    src.filteredCount ??= candidateCount(q, rest, candidates, cp, workspaceLiveItems(), WORKSPACE_WORK_ITEM_LIST);
-    return this.candidateList(q, rest, src, conds.join(' AND '), candidates, SEARCH_WALK, WORKSPACE_WORK_ITEM_LIST);
+    const scope = workspaceLiveItems();
+    return this.pickedList(q, src, [priority], readableCandidates, SEARCH_WALK, scope, WORKSPACE_WORK_ITEM_LIST);
   }
 
   /**

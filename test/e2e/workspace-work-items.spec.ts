@@ -18,26 +18,38 @@ async function cursorNames(
   return seen;
 }
 
-type PlanRows = {
-  'Actual Rows': number;
-  'Actual Loops': number;
-  'Rows Removed by Filter'?: number;
+type PlanNode = {
   'Relation Name'?: string;
-  Plans?: PlanRows[];
+  'Index Cond'?: string;
+  Filter?: string;
+  'Actual Rows'?: number;
+  'Actual Loops'?: number;
+  'Rows Removed by Filter'?: number;
+  Plans?: PlanNode[];
 };
+
+/** Every node of `statement`'s plan, run with its values when `analyze` (EXPLAIN ... FORMAT JSON). */
+async function planNodes(t: TestApp, statement: { text: string; values: unknown[] }, analyze = false) {
+  const [row] = await t.ds.query(
+    `EXPLAIN (${analyze ? 'ANALYZE, ' : ''}FORMAT JSON) ${statement.text}`,
+    statement.values,
+  );
+  const nodes: PlanNode[] = [];
+  const visit = (n: PlanNode) => {
+    nodes.push(n);
+    for (const c of n.Plans ?? []) visit(c);
+  };
+  visit(row['QUERY PLAN'][0].Plan);
+  return nodes;
+}
 
 /** `statements`, each EXPLAINed with its values: the rows their scans of work_items passed (returned and removed). */
 async function workItemRowsPassed(t: TestApp, statements: Array<{ text: string; values: unknown[] }>) {
   let passed = 0;
-  const visit = (n: PlanRows) => {
-    if (n['Relation Name'] === 'work_items')
-      passed += n['Actual Rows'] * n['Actual Loops'] + (n['Rows Removed by Filter'] ?? 0);
-    for (const c of n.Plans ?? []) visit(c);
-  };
-  for (const s of statements) {
-    const [row] = await t.ds.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${s.text}`, s.values);
-    visit(row['QUERY PLAN'][0].Plan);
-  }
+  for (const s of statements)
+    for (const n of await planNodes(t, s, true))
+      if (n['Relation Name'] === 'work_items')
+        passed += n['Actual Rows']! * n['Actual Loops']! + (n['Rows Removed by Filter'] ?? 0);
   return passed;
 }
 
@@ -516,8 +528,8 @@ describe('workspace-wide work item list over many projects', () => {
     ).map((r: { name: string }) => r.name);
 
   it('a priority over more projects than ranges are read per project: walked, then its items; pages and totals exact', async () => {
-    // 60 projects x one or two priorities: more ranges than BRANCHES_MAX, so the page walks the workspace's items
-    // for as many rows as the counters say, else reads the priority's items, sorted (workspacePriorityList).
+    // 60 projects x one or two priorities: more ranges than BRANCHES_MAX, so the page walks SEARCH_WALK of the
+    // workspace's items, else reads the priority's items, sorted (workspacePriorityList).
     for (const [q, cond] of [
       ['priority=high', `w.priority = 'high'`],
       ['priority__in=high,urgent', `w.priority IN ('high', 'urgent')`],
@@ -561,19 +573,11 @@ describe('workspace-wide work item list over many projects', () => {
     expect(await workItemRowsPassed(t, counts)).toBeLessThanOrEqual(2 * ITEMS);
   });
 
-  type PlanNode = { 'Relation Name'?: string; 'Index Cond'?: string; Filter?: string; Plans?: PlanNode[] };
   /** The conditions (index and filter) `statement`'s plan puts on the state and priority counter rows. */
-  async function counterConditions(statement: { text: string; values: unknown[] }) {
-    const [row] = await t.ds.query(`EXPLAIN (FORMAT JSON) ${statement.text}`, statement.values);
-    const found: string[] = [];
-    const visit = (n: PlanNode) => {
-      if (n['Relation Name'] === 'work_item_state_priority_counts')
-        found.push(`${n['Index Cond'] ?? ''} ${n.Filter ?? ''}`);
-      for (const c of n.Plans ?? []) visit(c);
-    };
-    visit(row['QUERY PLAN'][0].Plan);
-    return found;
-  }
+  const counterConditions = async (statement: { text: string; values: unknown[] }) =>
+    (await planNodes(t, statement))
+      .filter((n) => n['Relation Name'] === 'work_item_state_priority_counts')
+      .map((n) => `${n['Index Cond'] ?? ''} ${n.Filter ?? ''}`);
 
   it("a state's total sums its counters under each state's own project, exactly", async () => {
     for (const [q, cond] of [
