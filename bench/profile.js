@@ -1,6 +1,6 @@
 'use strict';
 /*
- * npm run bench:profile [-- --rows list,cursor,per200,get,create --items 20000 --duration 15 --warm-up 5 --connections 16
+ * npm run bench:profile [-- --rows list,cursor,per200,expand,get,create --items 20000 --duration 15 --warm-up 5 --connections 16
  *                          --top 10 --port 3970 --keep DIR --database wt_bench_profile]
  *
  * Where the service's CPU goes under one kind of load (issue 27: "profile the service under the list-page-1 load").
@@ -59,6 +59,7 @@ function loads(items, pick, cursor) {
     list: get(() => `${items}?per_page=50`),
     cursor: get(() => `${items}?per_page=50&order_by=-created_at&cursor=${cursor}`),
     per200: get(() => `${items}?per_page=200`),
+    expand: get(() => `${items}?per_page=50&expand=state,labels,assignees`),
     get: get(() => `${items}${pick().id}/?expand=state,labels,assignees`),
     identifier: get(() => `/api/v2/workspaces/bench/work-items/BENCH-${pick().sequence_id}/`),
     create: {

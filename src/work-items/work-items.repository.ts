@@ -737,11 +737,15 @@ const writtenSet = (sent: string, read: string): string => {
   return `CASE WHEN ${sent} IS NULL THEN ${expr} ELSE ARRAY(SELECT DISTINCT x FROM unnest(${sent}) x ORDER BY x) END AS ${name}`;
 };
 
-/** Which per-row id arrays a list page reads: a `?fields=` projection without them skips their subqueries. */
+/**
+ * Which per-row id arrays a list page reads (a `?fields=` projection without them skips their subqueries), and
+ * which relations' expanded objects it reads with them (pageExpanded).
+ */
 export interface ListArrays {
   assignees: boolean;
   labels: boolean;
   modules: boolean;
+  expanded?: readonly ExpandedRelation[];
 }
 
 const ALL_ARRAYS: ListArrays = { assignees: true, labels: true, modules: true };
@@ -911,18 +915,47 @@ const LOCK_WORK_ITEM = (ws: string, id: string) =>
 /** Relations whose expanded objects come from EXPANDED_SQL (cycle and modules have their own helpers). */
 export type ExpandedRelation = 'state' | 'type' | 'parent' | 'assignees' | 'labels';
 export type ExpandedObject = { id: string } & Record<string, unknown>;
+/** Each relation's objects, by relation (expandedObjects, pageExpanded). */
+export type ExpandedObjects = Partial<Record<ExpandedRelation, ExpandedObject[]>>;
 
-/** The expanded object shapes (gap-reference 4), by id; `$1` is the workspace, `ids` a uuid[] reference. */
-const EXPANDED_SQL: Record<ExpandedRelation, (ids: string) => string> = {
-  state: (ids) => `SELECT id, name, color, "group" FROM states WHERE workspace_id = $1 AND id = ANY(${ids})`,
-  type: (ids) =>
-    `SELECT id, name, logo_props, is_epic FROM work_item_types WHERE workspace_id = $1 AND id = ANY(${ids})`,
-  parent: (ids) =>
-    `SELECT id, name, sequence_id FROM work_items w WHERE workspace_id = $1 AND id = ANY(${ids}) AND deleted_at IS NULL AND ${LIVE_PROJECT_OF('w')}`,
+/**
+ * The expanded object shapes (gap-reference 4): the objects whose id meets `which` (a condition on the id such as
+ * `= ANY($2::uuid[])`); `$1` is the workspace.
+ */
+const EXPANDED_SQL: Record<ExpandedRelation, (which: string) => string> = {
+  state: (which) => `SELECT id, name, color, "group" FROM states WHERE workspace_id = $1 AND id ${which}`,
+  type: (which) => `SELECT id, name, logo_props, is_epic FROM work_item_types WHERE workspace_id = $1 AND id ${which}`,
+  parent: (which) =>
+    `SELECT id, name, sequence_id FROM work_items w WHERE workspace_id = $1 AND id ${which} AND deleted_at IS NULL AND ${LIVE_PROJECT_OF('w')}`,
   // Assignees are members of the workspace; users carry no workspace of their own.
-  assignees: (ids) => `SELECT id, display_name, avatar_url, email FROM users WHERE id = ANY(${ids})`,
-  labels: (ids) => `SELECT id, name, color FROM labels WHERE workspace_id = $1 AND id = ANY(${ids})`,
+  assignees: (which) => `SELECT id, display_name, avatar_url, email FROM users WHERE id ${which}`,
+  labels: (which) => `SELECT id, name, color FROM labels WHERE workspace_id = $1 AND id ${which}`,
 };
+
+/**
+ * The ids a list page's rows (the CTE `page`, ListSource.pageOnce) hold of each relation, as an array: off the rows'
+ * own columns and id arrays, so the objects are read by id, however many the workspace has.
+ */
+const PAGE_IDS: Record<ExpandedRelation, string> = {
+  state: '= ANY(ARRAY(SELECT p.state_id FROM page p))',
+  type: '= ANY(ARRAY(SELECT p.type_id FROM page p))',
+  parent: '= ANY(ARRAY(SELECT p.parent_id FROM page p))',
+  assignees: '= ANY(ARRAY(SELECT unnest(p.assignee_ids) FROM page p))',
+  labels: '= ANY(ARRAY(SELECT unnest(p.label_ids) FROM page p))',
+};
+
+/**
+ * A list page's expanded objects, read by the page statement itself, once for the whole page (ListSource.pageOnce):
+ * one JSON object holding each relation's objects, as expandedObjects returns them. A second statement for them had
+ * cost the `?expand=` list a round trip; as per-row columns they cost more (each row's subqueries, each state
+ * repeated on every row). The page must read the id arrays of the relations expanded (ListArrays).
+ */
+const pageExpanded = (relations: readonly ExpandedRelation[]): string | undefined =>
+  relations.length
+    ? `SELECT json_build_object(${relations
+        .map((rel) => `'${rel}', (SELECT coalesce(json_agg(x), '[]') FROM (${EXPANDED_SQL[rel](PAGE_IDS[rel])}) x)`)
+        .join(', ')})`
+    : undefined;
 
 /** One row of a batch insert (insertCheckedMany): its position, its sequence number and its values. */
 export interface BatchRow {
@@ -1161,6 +1194,7 @@ export class WorkItemsRepository {
       stablePlan: stable,
       params: new SqlParams([workspaceId, projectId]),
       pageSelect: perRow.length ? perRow.join(', ') : undefined,
+      pageOnce: pageExpanded(arrays.expanded ?? []),
       // Deep offsets skip the ordering index's entries, then read only the page's rows, each by its primary key.
       keyWalk: { from: 'work_items w', where: liveItems(), lookup: ITEM_BY_KEY },
       // Unfiltered lists read the trigger-maintained counter instead of counting the project's rows.
@@ -1410,6 +1444,7 @@ export class WorkItemsRepository {
       // Offset and search pages pick their keys first, then read the page's rows by primary key.
       keyWalk: { from: 'work_items w', where, lookup: { ...ITEM_BY_KEY, where } },
       pageSelect: perRow.length ? perRow.join(', ') : undefined,
+      pageOnce: pageExpanded(arrays.expanded ?? []),
       unfilteredCount: {
         sql: `SELECT coalesce(sum(n), 0)::int AS c FROM project_work_item_counts WHERE workspace_id = $1 AND project_id = ANY($2::uuid[])`,
         params: leading,
@@ -2016,13 +2051,13 @@ export class WorkItemsRepository {
   async expandedObjects(
     workspaceId: string,
     ids: Partial<Record<ExpandedRelation, string[]>>,
-  ): Promise<Partial<Record<ExpandedRelation, ExpandedObject[]>>> {
+  ): Promise<ExpandedObjects> {
     const p = new SqlParams([workspaceId]);
     const cols = (Object.keys(ids) as ExpandedRelation[])
       .filter((rel) => ids[rel]!.length)
       .map(
         (rel) =>
-          `(SELECT coalesce(json_agg(x), '[]') FROM (${EXPANDED_SQL[rel](`${p.add(ids[rel])}::uuid[]`)}) x) AS "${rel}"`,
+          `(SELECT coalesce(json_agg(x), '[]') FROM (${EXPANDED_SQL[rel](`= ANY(${p.add(ids[rel])}::uuid[])`)}) x) AS "${rel}"`,
       );
     if (!cols.length) return {};
     return (await this.reader.query(`SELECT ${cols.join(', ')}`, p.values))[0];

@@ -35,6 +35,7 @@ import {
 import { mapWorkItem, webhookView } from './work-items.mapper';
 import {
   CheckedInsert,
+  ExpandedObjects,
   ExpandedRelation,
   ListArrays,
   WorkItemDetailRow,
@@ -67,11 +68,18 @@ export function withDefaults(
   return { stateId, typeId: refs.typeId !== undefined ? refs.typeId : defaults.default_type_id };
 }
 
-/** Which per-row id arrays a list page computes: those the `?fields=` projection or an expansion needs. */
+/** Relations expanded from the objects' own tables (cycle and modules have their own helpers). */
+const OBJECT_RELATIONS: readonly ExpandedRelation[] = ['state', 'type', 'parent', 'assignees', 'labels'];
+
+/**
+ * Which per-row id arrays a list page computes (those the `?fields=` projection or an expansion needs) and which
+ * relations' objects its statement reads.
+ */
 const listArrays = (expand: Set<string>, fields: ReadonlySet<string> | null): ListArrays => ({
   assignees: wants(fields, 'assignee_ids') || expand.has('assignees'),
   labels: wants(fields, 'label_ids') || expand.has('labels'),
   modules: wants(fields, 'module_ids'),
+  expanded: OBJECT_RELATIONS.filter((rel) => expand.has(rel)),
 });
 
 /** The project written in, and whose visibility a cross-project parent or related item is checked against. */
@@ -86,8 +94,8 @@ const tenantOf = (ctx: ProjectContext): Tenant => ({
 });
 
 /**
- * Work items (gap-reference 3.1). Reads: one statement per page (+ COUNT in parallel) and one per
- * expanded relation. Writes resolve every name-or-id pair with the shared resolver, check dates,
+ * Work items (gap-reference 3.1). Reads: one statement per page, its expanded objects included (+ COUNT in
+ * parallel; cycle and modules expanded by one statement each). Writes resolve every name-or-id pair with the shared resolver, check dates,
  * external ids and workflow rules, and write in one transaction.
  */
 @Injectable()
@@ -106,10 +114,10 @@ export class WorkItemsService {
 
   /** `fields` (a `?fields=` projection, or null) lets the page skip the id arrays nobody asked for. */
   async list(ctx: ProjectContext, q: ListQuery, expand: Set<string>, fields: ReadonlySet<string> | null = null) {
-    const { rows, envelope } = await this.repo.list(ctx.workspace.id, ctx.project.id, q, listArrays(expand, fields));
-    const data = rows.map((r) => mapWorkItem(r, ctx.project.identifier, null));
-    await this.expand(ctx.workspace.id, rows, data, expand);
-    return envelope(data);
+    const page = await this.repo.list(ctx.workspace.id, ctx.project.id, q, listArrays(expand, fields));
+    const data = page.rows.map((r) => mapWorkItem(r, ctx.project.identifier, null));
+    await this.expand(ctx.workspace.id, page.rows, data, expand, page.once as ExpandedObjects | undefined);
+    return page.envelope(data);
   }
 
   /**
@@ -127,16 +135,16 @@ export class WorkItemsService {
     const projects = await this.repo.readableProjects(ctx.workspace.id, viewerOf(ctx), only);
     const identifiers = new Map(projects.map((p) => [p.id, p.identifier]));
     const rest: ListQuery = { ...q, filters: q.filters.filter((f) => f !== byProject) };
-    const { rows, envelope } = await this.repo.listWorkspace(
+    const page = await this.repo.listWorkspace(
       ctx.workspace.id,
       [...identifiers.keys()],
       rest,
       listArrays(expand, fields),
       projects.length < (projects[0]?.live_projects ?? 0),
     );
-    const data = rows.map((r) => mapWorkItem(r, identifiers.get(r.project_id) ?? '', null));
-    await this.expand(ctx.workspace.id, rows, data, expand);
-    return envelope(data);
+    const data = page.rows.map((r) => mapWorkItem(r, identifiers.get(r.project_id) ?? '', null));
+    await this.expand(ctx.workspace.id, page.rows, data, expand, page.once as ExpandedObjects | undefined);
+    return page.envelope(data);
   }
 
   async get(ctx: ProjectContext, id: string, expand: Set<string>): Promise<WorkItemDto> {
@@ -175,26 +183,23 @@ export class WorkItemsService {
   }
 
   /**
-   * Adds expanded objects beside their ids: one statement for the state, type, parent, assignees and labels of the
-   * whole page, beside one each for cycle and modules, in parallel.
+   * Adds expanded objects beside their ids: the state, type, parent, assignees and labels of the whole page from
+   * `found` (read by a list page's own statement) or else in one statement, beside one each for cycle and modules,
+   * in parallel.
    */
   private async expand(
     workspaceId: string,
     rows: WorkItemRow[],
     out: WorkItemDto[],
     expand: Set<string>,
+    found?: ExpandedObjects,
   ): Promise<void> {
     if (!expand.size || !rows.length) return;
-    const uniq = (xs: Array<string | null>) => [...new Set(xs.filter((x): x is string => !!x))];
-    const ids: Partial<Record<ExpandedRelation, string[]>> = {};
-    if (expand.has('state')) ids.state = uniq(rows.map((r) => r.state_id));
-    if (expand.has('type')) ids.type = uniq(rows.map((r) => r.type_id));
-    if (expand.has('parent')) ids.parent = uniq(rows.map((r) => r.parent_id));
-    if (expand.has('assignees')) ids.assignees = uniq(rows.flatMap((r) => r.assignee_ids ?? []));
-    if (expand.has('labels')) ids.labels = uniq(rows.flatMap((r) => r.label_ids ?? []));
+    const relations = OBJECT_RELATIONS.filter((rel) => expand.has(rel));
     const jobs: Array<Promise<void>> = [];
-    if (Object.keys(ids).length) {
-      jobs.push(this.repo.expandedObjects(workspaceId, ids).then((found) => attachExpanded(out, ids, found)));
+    if (relations.length) {
+      const objects = found ? Promise.resolve(found) : this.repo.expandedObjects(workspaceId, idsOf(rows, relations));
+      jobs.push(objects.then((f) => attachExpanded(out, relations, f)));
     }
     if (expand.has('cycle')) {
       jobs.push(
@@ -893,32 +898,44 @@ interface CreatePlan {
 }
 
 /** Puts the expanded objects read for `ids` beside their ids in the DTOs. */
-function attachExpanded(
-  out: WorkItemDto[],
-  ids: Partial<Record<ExpandedRelation, string[]>>,
-  found: Awaited<ReturnType<WorkItemsRepository['expandedObjects']>>,
-): void {
+/** The distinct ids the rows hold of each relation. */
+function idsOf(
+  rows: WorkItemRow[],
+  relations: readonly ExpandedRelation[],
+): Partial<Record<ExpandedRelation, string[]>> {
+  const uniq = (xs: Array<string | null>) => [...new Set(xs.filter((x): x is string => !!x))];
+  const of: Record<ExpandedRelation, () => string[]> = {
+    state: () => uniq(rows.map((r) => r.state_id)),
+    type: () => uniq(rows.map((r) => r.type_id)),
+    parent: () => uniq(rows.map((r) => r.parent_id)),
+    assignees: () => uniq(rows.flatMap((r) => r.assignee_ids ?? [])),
+    labels: () => uniq(rows.flatMap((r) => r.label_ids ?? [])),
+  };
+  return Object.fromEntries(relations.map((rel) => [rel, of[rel]()]));
+}
+
+function attachExpanded(out: WorkItemDto[], relations: readonly ExpandedRelation[], found: ExpandedObjects): void {
   // Rows of EXPANDED_SQL carry exactly the shapes of the read DTO (gap-reference 4).
   const byId = <T>(rel: ExpandedRelation) => new Map((found[rel] ?? []).map((x) => [x.id, x as unknown as T]));
   const many = <T>(m: Map<string, T>, list: string[]) =>
     list.map((id) => m.get(id)).filter((x): x is T => x !== undefined);
-  if (ids.state) {
+  if (relations.includes('state')) {
     const m = byId<WorkItemStateRefDto>('state');
     out.forEach((d) => (d.state = m.get(d.state_id)));
   }
-  if (ids.type) {
+  if (relations.includes('type')) {
     const m = byId<WorkItemTypeRefDto>('type');
     out.forEach((d) => (d.type = d.type_id ? (m.get(d.type_id) ?? null) : null));
   }
-  if (ids.parent) {
+  if (relations.includes('parent')) {
     const m = byId<WorkItemParentRefDto>('parent');
     out.forEach((d) => (d.parent = d.parent_id ? (m.get(d.parent_id) ?? null) : null));
   }
-  if (ids.assignees) {
+  if (relations.includes('assignees')) {
     const m = byId<WorkItemUserRefDto>('assignees');
     out.forEach((d) => (d.assignees = many(m, d.assignee_ids)));
   }
-  if (ids.labels) {
+  if (relations.includes('labels')) {
     const m = byId<WorkItemLabelRefDto>('labels');
     out.forEach((d) => (d.labels = many(m, d.label_ids)));
   }

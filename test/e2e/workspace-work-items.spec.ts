@@ -191,6 +191,14 @@ describe('workspace-wide work item list', () => {
     expect(res.status).toBe(200);
     expect(Object.keys(res.body.data[0]).sort()).toEqual(['cycle_id', 'id', 'module_ids', 'project_id', 'state']);
     expect(res.body.data[0].state).toMatchObject({ group: 'backlog' });
+    // Items of several projects: each row has its own project's state and labels, in its ids' order.
+    const all = await list('?expand=state,labels,assignees&per_page=50');
+    expect(new Set(all.body.data.map((w: any) => w.project_id)).size).toBeGreaterThan(1);
+    for (const w of all.body.data) {
+      expect(w.state).toMatchObject({ id: w.state_id });
+      expect(w.labels.map((l: any) => l.id)).toEqual(w.label_ids);
+      expect(w.assignees.map((u: any) => u.id)).toEqual(w.assignee_ids);
+    }
   });
 
   it('archived work items leave it; another workspace never shows', async () => {

@@ -95,6 +95,12 @@ export interface ListSource {
    */
   pageSelect?: string;
   /**
+   * Optional SQL of one value computed once over the rows of a page statement (the CTE `page`, its `pageSelect`
+   * columns included), returned as the run's `once`: what the rows share, such as the objects they refer to, which
+   * as a `pageSelect` column would be read and sent again for every row. It rides on the statement's first row only.
+   */
+  pageOnce?: string;
+  /**
    * Optional SQL returning the unfiltered total as `c` (e.g. a maintained counter), used instead of
    * COUNT(*) when the request has no filter and no search. It binds the same leading params as `where`
    * (it is embedded in the page statement) and `params` holds just those.
@@ -303,8 +309,15 @@ export async function runList<R extends Record<string, unknown>>(
   spec: ListSpec,
   q: ListQuery,
   src: ListSource,
-): Promise<{ rows: R[]; envelope: <T>(data: T[]) => ListEnvelope<T> }> {
+): Promise<ListRunResult<R>> {
   return new ListRun<R>(db, spec, q, src).run();
+}
+
+/** A list page's rows, its envelope, and (ListSource.pageOnce) the value computed once over them. */
+export interface ListRunResult<R> {
+  rows: R[];
+  envelope: <T>(data: T[]) => ListEnvelope<T>;
+  once?: unknown;
 }
 
 type Ordering = ListSpec['orderings'][string];
@@ -335,6 +348,8 @@ class ListRun<R extends Record<string, unknown>> {
   private readonly search: Probe | undefined;
   /** Whether rows carry their ordering key as text (`__cv`): cursor pages and anchored offset pages. */
   private cv = false;
+  /** The last page statement's ListSource.pageOnce value. */
+  private once: unknown;
 
   constructor(
     private readonly db: Queryable,
@@ -395,7 +410,7 @@ class ListRun<R extends Record<string, unknown>> {
         : null;
   }
 
-  async run(): Promise<{ rows: R[]; envelope: <T>(data: T[]) => ListEnvelope<T> }> {
+  async run(): Promise<ListRunResult<R>> {
     const { q } = this;
     const [rows, countRows] = await Promise.all([this.pageRows(), this.countRows()]);
     let total: number | null = countRows ? (countRows[0]?.c ?? 0) : null;
@@ -419,7 +434,8 @@ class ListRun<R extends Record<string, unknown>> {
       }
       if (this.search) r.__hit = undefined;
     }
-    return { rows, envelope: <T>(data: T[]) => envelopeOf(q, data, { hasMore, nextCursor, total }) };
+    const envelope = <T>(data: T[]) => envelopeOf(q, data, { hasMore, nextCursor, total });
+    return this.src.pageOnce ? { rows, envelope, once: this.once } : { rows, envelope };
   }
 
   private nextCursor(rows: R[], hasMore: boolean): string | null {
@@ -677,14 +693,26 @@ class ListRun<R extends Record<string, unknown>> {
       this.counter ? `(SELECT c FROM (${this.counter.sql}) total) AS "__total"` : null,
       this.anchors ? `(SELECT g FROM (${this.anchors.generation}) generation)::text AS "__gen"` : null,
     ].filter(Boolean);
-    // A plain scan of the ordered, limited subquery keeps its order.
-    return extra.length ? `SELECT page.*, ${extra.join(', ')} FROM (${sql}) page` : sql;
+    // A plain scan of the ordered, limited subquery (or of the CTE, under a window without an order) keeps its order.
+    const rows = extra.length ? `SELECT page.*, ${extra.join(', ')} FROM (${sql}) page` : sql;
+    const once = this.src.pageOnce;
+    if (!once) return rows;
+    // The value computed once is an InitPlan the CASE runs for the first row only.
+    const first = `CASE WHEN row_number() OVER () = 1 THEN (${once}) END AS "__once"`;
+    return `WITH page AS MATERIALIZED (${rows}) SELECT page.*, ${first} FROM page`;
   }
 
   private queryPage(sql: string): Promise<R[]> {
     const { q } = this;
     return this.db
       .query<R[]>(this.withExtras(sql), this.p.values)
+      .then((rows) => {
+        if (this.src.pageOnce) {
+          this.once = rows[0]?.__once ?? null;
+          for (const r of rows as Record<string, unknown>[]) r.__once = undefined;
+        }
+        return rows;
+      })
       .catch((e: { code?: string; driverError?: { code?: string } }) => {
         // A cursor whose position does not cast to the ordering's type was tampered with.
         if (q.cursor && CAST_ERRORS.has(e?.driverError?.code ?? e?.code ?? '')) throw badCursor();
