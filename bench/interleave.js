@@ -27,10 +27,11 @@ const collect = require('node:vm').runInNewContext('gc');
  * run first, unmeasured: a server that sat idle through the other rows' slices (the ceiling most of all) was
  * slower for its first second back, which alone moved a lone server's back-to-back 2 s slices by a third.
  */
-async function slice(row, seconds, connections, lead = 0, meter = undefined) {
+async function slice(row, seconds, connections, lead = 0, meter = undefined, wal = undefined) {
   const load = { connections: row.connections ?? connections, ...row.opts };
   collect();
   if (lead > 0) await autocannon({ ...load, duration: lead });
+  const walBefore = await wal?.position();
   const before = meter?.snapshot();
   // Time some task waited on I/O: a cold page cache shows here, not in the CPU counters (BENCHMARKS.md, "Peak RSS
   // with `--no-allocation-site-pretenuring`": a million-item run on a seed an hour old waited half its time).
@@ -38,6 +39,7 @@ async function slice(row, seconds, connections, lead = 0, meter = undefined) {
   const r = await autocannon({ ...load, duration: seconds });
   const foreign = meter ? meter.foreign(before, meter.snapshot()) : 0;
   const ioAfter = pressureStallMicros('io');
+  const walAfter = await wal?.position();
   const took = r.duration > 0 ? r.duration : seconds;
   // Which statuses failed, so an error count is explained in the log rather than guessed at.
   if (r.non2xx) process.stderr.write(`[bench] ${row.name}: statuses ${JSON.stringify(r.statusCodeStats)}\n`);
@@ -48,6 +50,7 @@ async function slice(row, seconds, connections, lead = 0, meter = undefined) {
     errors: r.errors + r.timeouts + r.non2xx,
     foreign,
     ioStall: ioBefore === undefined || ioAfter === undefined ? undefined : (ioAfter - ioBefore) / (took * 1e6),
+    walPerRequest: wal && r.requests.total > 0 ? (walAfter - walBefore) / r.requests.total : undefined,
   };
 }
 
@@ -69,7 +72,7 @@ async function undisturbedSlice(measure, name, log) {
  * rows, so its JIT warms only in its own slices), then `rounds` rounds of one slice per row in random order, each
  * after `lead` seconds of unmeasured load; the slices per row.
  */
-async function interleave(rows, { rounds, seconds, warmUp, lead, connections, meter, log }) {
+async function interleave(rows, { rounds, seconds, warmUp, lead, connections, meter, wal, log }) {
   for (const row of rows) {
     const w = Math.max(warmUp, row.warmUp ?? 0);
     if (w > 0) await slice(row, w, connections);
@@ -77,7 +80,7 @@ async function interleave(rows, { rounds, seconds, warmUp, lead, connections, me
   const samples = new Map(rows.map((r) => [r.name, []]));
   for (let i = 0; i < rounds; i++) {
     for (const row of shuffle(rows)) {
-      const s = await undisturbedSlice(() => slice(row, seconds, connections, lead, meter), row.name, log);
+      const s = await undisturbedSlice(() => slice(row, seconds, connections, lead, meter, wal), row.name, log);
       samples.get(row.name).push(s);
       // Every slice in the order it ran, so a noisy ceiling slice can be matched with the slice before it.
       const io = s.ioStall === undefined ? '' : `, I/O stall ${pct(s.ioStall)}`;
@@ -113,6 +116,7 @@ function summarize(rows, samples, ceilingName) {
       high: Math.max(...ratios),
       p50Ratio: median(s.map((x, i) => x.p50 / ceiling[i].p50)),
       errors: s.reduce((n, x) => n + x.errors, 0),
+      walPerRequest: s.every((x) => x.walPerRequest !== undefined) ? median(s.map((x) => x.walPerRequest)) : undefined,
     };
   });
   const spread = spreadOf(ceilingRps);
@@ -165,6 +169,7 @@ function combine(runs) {
       high: Math.max(...all.map((r) => r.ratio)),
       p50Ratio: pick('p50Ratio'),
       errors: all.reduce((n, r) => n + r.errors, 0),
+      walPerRequest: all.every((r) => r.walPerRequest !== undefined) ? pick('walPerRequest') : undefined,
     };
   });
   const ceilingRps = runs.flatMap((r) => r.ceilingRps);
@@ -208,8 +213,24 @@ function table(summary, title) {
       `I/O stall (/proc/pressure/io, some): at most ${pct(summary.ioStall.share)} of a slice (${summary.ioStall.row})`,
     );
   }
+  const wal = walLine(summary.rows);
+  if (wal) lines.push(wal);
   lines.push(verdict);
   return lines.join('\n');
+}
+
+/** WAL is a write's main cost that grows with the data (full-page images of pages first changed since a checkpoint). */
+const WAL_SHOWN = 100;
+
+/**
+ * The median WAL bytes each row's requests wrote (the server's insert position before and after each slice; the
+ * whole server's, so nothing else may write meanwhile), for the rows that write more than WAL_SHOWN bytes a request.
+ */
+function walLine(rows) {
+  const writers = rows.filter((r) => r.walPerRequest !== undefined && r.walPerRequest > WAL_SHOWN);
+  if (!writers.length) return '';
+  const kb = (b) => `${(b / 1024).toFixed(1)} kB`;
+  return `WAL per request (median of the slices): ${writers.map((r) => `${r.name} ${kb(r.walPerRequest)}`).join('; ')}`;
 }
 
 module.exports = { interleave, undisturbedSlice, summarize, combine, table, NOISY, DISTURBED };

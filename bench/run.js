@@ -23,6 +23,7 @@
  */
 const { readFileSync } = require('node:fs');
 const { basename, resolve } = require('node:path');
+const { Client } = require('pg');
 const lib = require('./lib');
 const { bulkVsSingle } = require('./bulk');
 const { adminUrl, sql, freshDatabase, cli, waitFor, serviceEnv, spawnService, settle } = lib;
@@ -401,6 +402,7 @@ async function main() {
     const ticks = lib.cpuTicks();
     // Every server this run started (the services, the ceilings) and the bench database's PostgreSQL processes.
     const meter = foreignCpuMeter(() => children.map((c) => c.pid), DB_NAME);
+    const wal = await walMeter(dbUrl);
     const runs = [];
     for (let i = 0; i < REPEAT; i++) {
       const samples = await interleave(rows, {
@@ -410,10 +412,12 @@ async function main() {
         lead: LEAD,
         connections: CONNECTIONS,
         meter,
+        wal,
         log,
       });
       runs.push(summarize(rows, samples, rows[0].name));
     }
+    await wal.close();
     const rss = rssPeakMb(service.pid);
     const creates = `/api/v2/workspaces/noise/projects/${ctx.seeded.creates}/work-items/`;
     const bulkLine = await bulkVsSingle(ctx.S, key, creates);
@@ -441,6 +445,19 @@ async function main() {
   } finally {
     await cleanup();
   }
+}
+
+/**
+ * The server's WAL insert position, in bytes, read on a connection of its own: exact at once, where pg_stat_wal's
+ * counters reach the view only when a backend flushes its statistics (up to a second later).
+ */
+async function walMeter(url) {
+  const c = new Client({ connectionString: url });
+  await c.connect();
+  return {
+    position: async () => Number((await c.query(`SELECT pg_current_wal_insert_lsn() - '0/0'::pg_lsn AS b`)).rows[0].b),
+    close: () => c.end(),
+  };
 }
 
 module.exports = { seedItems };
