@@ -95,8 +95,8 @@ const tenantOf = (ctx: ProjectContext): Tenant => ({
 
 /**
  * Work items (gap-reference 3.1). Reads: one statement per page, its expanded objects included (+ COUNT in
- * parallel; cycle and modules expanded by one statement each). Writes resolve every name-or-id pair with the shared resolver, check dates,
- * external ids and workflow rules, and write in one transaction.
+ * parallel; cycle and modules expanded by one statement each). Writes resolve every name-or-id pair with the shared
+ * resolver, check dates, external ids and workflow rules, and write in one transaction.
  */
 @Injectable()
 export class WorkItemsService {
@@ -897,7 +897,6 @@ interface CreatePlan {
   sequenceId: number;
 }
 
-/** Puts the expanded objects read for `ids` beside their ids in the DTOs. */
 /** The distinct ids the rows hold of each relation. */
 function idsOf(
   rows: WorkItemRow[],
@@ -914,6 +913,7 @@ function idsOf(
   return Object.fromEntries(relations.map((rel) => [rel, of[rel]()]));
 }
 
+/** Puts the `relations`' objects `found` beside their ids in the DTOs. */
 function attachExpanded(out: WorkItemDto[], relations: readonly ExpandedRelation[], found: ExpandedObjects): void {
   // Rows of EXPANDED_SQL carry exactly the shapes of the read DTO (gap-reference 4).
   const byId = <T>(rel: ExpandedRelation) => new Map((found[rel] ?? []).map((x) => [x.id, x as unknown as T]));
