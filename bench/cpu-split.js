@@ -1,6 +1,6 @@
 'use strict';
 /*
- * node bench/cpu-split.js --database NAME [--row patch|create|list] [--query Q] [--duration 12] [--port 3951]
+ * node bench/cpu-split.js --database NAME [--row patch|create|list|get] [--query Q] [--duration 12] [--port 3951]
  *
  * CPU per request, the service's against PostgreSQL's, under one kind of load: on a database `npm run bench --
  * --seed-only --database NAME` left (BENCH_DATABASE_URL's server), starts the built service, loads it with
@@ -21,9 +21,19 @@ const PORT = lib.numberOption('port', 3951);
 const QUERY = lib.stringOption('query');
 const PRIORITIES = ['urgent', 'high', 'medium', 'low', 'none'];
 
-/** The autocannon request of the row: a PATCH of a random sampled item, a create, or list page 1. */
+/**
+ * The autocannon request of the row: a PATCH of a random sampled item, a create, list page 1, or a sampled item read
+ * with the benchmark's `?expand=state,labels,assignees`.
+ */
 function requestOf(base, items, query) {
   if (ROW === 'list') return (r) => ({ ...r, method: 'GET', path: `${base}?per_page=50${query ? `&${query}` : ''}` });
+  if (ROW === 'get') {
+    return (r) => ({
+      ...r,
+      method: 'GET',
+      path: `${base}${items[Math.floor(Math.random() * items.length)]}/?expand=state,labels,assignees`,
+    });
+  }
   if (ROW === 'create') return (r) => ({ ...r, method: 'POST', path: base, body: JSON.stringify({ name: 'x' }) });
   return (r) => ({
     ...r,

@@ -944,18 +944,46 @@ const PAGE_IDS: Record<ExpandedRelation, string> = {
   labels: '= ANY(ARRAY(SELECT unnest(p.label_ids) FROM page p))',
 };
 
+/** One work item of a project by id ($1 workspace, $2 project, $3 id), unarchived only if `live`. */
+const ITEM_DETAIL = (live: boolean, lock: boolean) =>
+  `SELECT ${DETAIL_COLS}, p.identifier AS project_identifier
+     FROM work_items w JOIN projects p ON p.workspace_id = w.workspace_id AND p.id = w.project_id
+    WHERE w.workspace_id = $1 AND w.project_id = $2 AND w.id = $3 AND w.deleted_at IS NULL
+      ${live ? 'AND w.archived_at IS NULL' : ''}${lock ? ' FOR UPDATE OF w' : ''}`;
+
+/** The ids one item's detail row (`d`, withExpanded) holds of each relation. */
+const DETAIL_IDS: Record<ExpandedRelation, string> = {
+  state: '= d.state_id',
+  type: '= d.type_id',
+  parent: '= d.parent_id',
+  assignees: '= ANY(d.assignee_ids)',
+  labels: '= ANY(d.label_ids)',
+};
+
+/** One JSON object holding each relation's objects whose ids `ids` names, as expandedObjects returns them. */
+const expandedJson = (relations: readonly ExpandedRelation[], ids: Record<ExpandedRelation, string>): string =>
+  `json_build_object(${relations
+    .map((rel) => `'${rel}', (SELECT coalesce(json_agg(x), '[]') FROM (${EXPANDED_SQL[rel](ids[rel])}) x)`)
+    .join(', ')})`;
+
 /**
- * A list page's expanded objects, read by the page statement itself, once for the whole page (ListSource.pageOnce):
- * one JSON object holding each relation's objects, as expandedObjects returns them. A second statement for them had
- * cost the `?expand=` list a round trip; as per-row columns they cost more (each row's subqueries, each state
- * repeated on every row). The page must read the id arrays of the relations expanded (ListArrays).
+ * A list page's expanded objects, read by the page statement itself, once for the whole page (ListSource.pageOnce).
+ * A second statement for them had cost the `?expand=` list a round trip; as per-row columns they cost more (each
+ * row's subqueries, each state repeated on every row). The page must read the id arrays of the relations expanded
+ * (ListArrays).
  */
 const pageExpanded = (relations: readonly ExpandedRelation[]): string | undefined =>
+  relations.length ? `SELECT ${expandedJson(relations, PAGE_IDS)}` : undefined;
+
+/**
+ * One item's read (`detail`, whose $1 is the workspace and which reads the id arrays) with its expanded objects as
+ * the column `expanded`: the single item's `?expand=` in its own statement, as a list page's is (pageExpanded).
+ * MATERIALIZED: as a subquery PostgreSQL pulled the read up and computed each id array twice.
+ */
+const withExpanded = (detail: string, relations: readonly ExpandedRelation[]): string =>
   relations.length
-    ? `SELECT json_build_object(${relations
-        .map((rel) => `'${rel}', (SELECT coalesce(json_agg(x), '[]') FROM (${EXPANDED_SQL[rel](PAGE_IDS[rel])}) x)`)
-        .join(', ')})`
-    : undefined;
+    ? `WITH d AS MATERIALIZED (${detail}) SELECT d.*, ${expandedJson(relations, DETAIL_IDS)} AS expanded FROM d`
+    : detail;
 
 /** One row of a batch insert (insertCheckedMany): its position, its sequence number and its values. */
 export interface BatchRow {
@@ -1548,13 +1576,22 @@ export class WorkItemsRepository {
     db: Queryable = this.reader,
     lock = false,
   ): Promise<WorkItemDetailRow | null> {
-    const rows = await db.query(
-      `SELECT ${DETAIL_COLS}, p.identifier AS project_identifier
-         FROM work_items w JOIN projects p ON p.workspace_id = w.workspace_id AND p.id = w.project_id
-        WHERE w.workspace_id = $1 AND w.project_id = $2 AND w.id = $3 AND w.deleted_at IS NULL
-          ${archived === 'live' ? 'AND w.archived_at IS NULL' : ''}${lock ? ' FOR UPDATE OF w' : ''}`,
-      [workspaceId, projectId, id],
-    );
+    const rows = await db.query(ITEM_DETAIL(archived === 'live', lock), [workspaceId, projectId, id]);
+    return rows[0] ?? null;
+  }
+
+  /** A live, unarchived work item of the project with the objects of `relations` (`?expand=`), in one statement. */
+  async getExpanded(
+    workspaceId: string,
+    projectId: string,
+    id: string,
+    relations: readonly ExpandedRelation[],
+  ): Promise<(WorkItemDetailRow & { expanded?: ExpandedObjects }) | null> {
+    const rows = await this.reader.query(withExpanded(ITEM_DETAIL(true, false), relations), [
+      workspaceId,
+      projectId,
+      id,
+    ]);
     return rows[0] ?? null;
   }
 
@@ -1580,15 +1617,19 @@ export class WorkItemsRepository {
     projectIdentifier: string,
     sequenceId: number,
     viewer: Viewer,
-  ): Promise<(WorkItemDetailRow & { viewer_role: string | null }) | null> {
+    relations: readonly ExpandedRelation[] = [],
+  ): Promise<(WorkItemDetailRow & { viewer_role: string | null; expanded?: ExpandedObjects }) | null> {
     const rows = await this.reader.query(
-      `SELECT ${DETAIL_COLS}, p.identifier AS project_identifier, pm.role AS viewer_role
+      withExpanded(
+        `SELECT ${DETAIL_COLS}, p.identifier AS project_identifier, pm.role AS viewer_role
          FROM projects p JOIN work_items w ON w.workspace_id = p.workspace_id AND w.project_id = p.id
          LEFT JOIN project_members pm ON pm.workspace_id = p.workspace_id AND pm.project_id = p.id AND pm.member_id = $4
               AND pm.deleted_at IS NULL
         WHERE p.workspace_id = $1 AND p.identifier = $2 AND p.deleted_at IS NULL
           AND w.workspace_id = $1 AND w.sequence_id = $3 AND w.deleted_at IS NULL AND w.archived_at IS NULL
           AND ($5::boolean OR pm.id IS NOT NULL)`,
+        relations,
+      ),
       [workspaceId, projectIdentifier, sequenceId, viewer.userId, viewer.allProjects],
     );
     return rows[0] ?? null;
@@ -2045,8 +2086,8 @@ export class WorkItemsRepository {
   // ---- expand loaders: one statement per relation for a whole page ----
 
   /**
-   * The objects `?expand=` puts beside the ids of a page (or of one item): one statement, a JSON array per
-   * relation asked for, instead of a statement (and a round trip) each. Relations without ids are not asked.
+   * The objects `?expand=` puts beside the ids of written items (create and update responses; reads carry them in
+   * their own statement): one statement, a JSON array per relation asked for. Relations without ids are not asked.
    */
   async expandedObjects(
     workspaceId: string,

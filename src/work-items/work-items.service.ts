@@ -70,6 +70,8 @@ export function withDefaults(
 
 /** Relations expanded from the objects' own tables (cycle and modules have their own helpers). */
 const OBJECT_RELATIONS: readonly ExpandedRelation[] = ['state', 'type', 'parent', 'assignees', 'labels'];
+/** The relations of `?expand=` whose objects a read statement can carry (OBJECT_RELATIONS asked for). */
+const objectRelations = (expand: Set<string>) => OBJECT_RELATIONS.filter((rel) => expand.has(rel));
 
 /**
  * Which per-row id arrays a list page computes (those the `?fields=` projection or an expansion needs) and which
@@ -79,7 +81,7 @@ const listArrays = (expand: Set<string>, fields: ReadonlySet<string> | null): Li
   assignees: wants(fields, 'assignee_ids') || expand.has('assignees'),
   labels: wants(fields, 'label_ids') || expand.has('labels'),
   modules: wants(fields, 'module_ids'),
-  expanded: OBJECT_RELATIONS.filter((rel) => expand.has(rel)),
+  expanded: objectRelations(expand),
 });
 
 /** The project written in, and whose visibility a cross-project parent or related item is checked against. */
@@ -147,10 +149,12 @@ export class WorkItemsService {
     return page.envelope(data);
   }
 
+  /** One item; the objects of `?expand=` (but cycle and modules) come with its row, in the same statement. */
   async get(ctx: ProjectContext, id: string, expand: Set<string>): Promise<WorkItemDto> {
-    const row = await this.repo.get(ctx.workspace.id, ctx.project.id, id);
-    if (!row) throw ProblemException.notFound('Work item');
-    return withRowVersion(await this.present(ctx.workspace.id, row, expand, true), row.version);
+    const found = await this.repo.getExpanded(ctx.workspace.id, ctx.project.id, id, objectRelations(expand));
+    if (!found) throw ProblemException.notFound('Work item');
+    const { expanded, ...row } = found;
+    return withRowVersion(await this.present(ctx.workspace.id, row, expand, true, undefined, expanded), row.version);
   }
 
   /** Workspace-scoped read by `PROJ-12`; malformed, invisible, archived and unknown keys are one 404. */
@@ -159,14 +163,20 @@ export class WorkItemsService {
     const parts = identifier === identifier.trim() ? parseIdentifier(identifier) : null;
     if (!parts) throw ProblemException.notFound('Work item');
     const viewer = viewerOf(ctx);
-    const found = await this.repo.getByIdentifier(ctx.workspace.id, parts.identifier, parts.sequence, viewer);
+    const found = await this.repo.getByIdentifier(
+      ctx.workspace.id,
+      parts.identifier,
+      parts.sequence,
+      viewer,
+      objectRelations(expand),
+    );
     if (!found) throw ProblemException.notFound('Work item');
     // On the project, below the reading role (a project guest): roles never cause 404 (gap-reference 6).
     if (!viewer.allProjects && projectLevel(found.viewer_role) < PROJECT_ROLE_LEVEL[WORK_ITEM_READER]) {
       throw ProblemException.forbidden(`Reading work items needs the project role ${WORK_ITEM_READER} or higher.`);
     }
-    const { viewer_role: _role, ...row } = found;
-    return withRowVersion(await this.present(ctx.workspace.id, row, expand, true), row.version);
+    const { viewer_role: _role, expanded, ...row } = found;
+    return withRowVersion(await this.present(ctx.workspace.id, row, expand, true, undefined, expanded), row.version);
   }
 
   private async present(
@@ -175,10 +185,11 @@ export class WorkItemsService {
     expand: Set<string>,
     withCustomFields: boolean,
     db?: Queryable,
+    found?: ExpandedObjects,
   ): Promise<WorkItemDto> {
     const custom = withCustomFields ? await this.customFields.renderOne(workspaceId, row, db) : null;
     const dto = mapWorkItem(row, row.project_identifier, custom);
-    await this.expand(workspaceId, [row], [dto], expand);
+    await this.expand(workspaceId, [row], [dto], expand, found);
     return dto;
   }
 
@@ -195,7 +206,7 @@ export class WorkItemsService {
     found?: ExpandedObjects,
   ): Promise<void> {
     if (!expand.size || !rows.length) return;
-    const relations = OBJECT_RELATIONS.filter((rel) => expand.has(rel));
+    const relations = objectRelations(expand);
     const jobs: Array<Promise<void>> = [];
     if (relations.length) {
       const objects = found ? Promise.resolve(found) : this.repo.expandedObjects(workspaceId, idsOf(rows, relations));

@@ -426,6 +426,32 @@ describe('work items list', () => {
     expectOwnObjects((await list(`label_id=${labels.red}&${expand}`)).data);
     expectOwnObjects((await list(`search=a&${expand}`)).data);
   });
+
+  it('expand adds no statement to one item read by id or by identifier, and gives the same objects', async () => {
+    const expand = 'expand=state,labels,assignees,parent,type';
+    const charlie = (await t.http.get(`${base}${ids.charlie}/`).set(key())).body;
+    const urls = [
+      (id: string) => `${base}${id}/`,
+      (id: string, seq: number) => `/api/v2/workspaces/${ten.slug}/work-items/LST-${seq}/`,
+    ];
+    for (const url of urls) {
+      const one = url(ids.bravo, 2);
+      await t.http.get(`${one}?${expand}`).set(key()); // what the request path caches is cached from here on
+      const plain = await statementsOf(() => t.http.get(one).set(key()));
+      const expanded = await statementsOf(() => t.http.get(`${one}?${expand}`).set(key()));
+      expect(expanded.length).toBe(plain.length);
+      const bravo = (await t.http.get(`${one}?${expand}`).set(key())).body;
+      expectOwnObjects([bravo]);
+      expect(bravo.assignees.map((u: any) => u.email).sort()).toEqual([member.email, ten.owner.email].sort());
+      expect(bravo.labels.map((l: any) => l.name).sort()).toEqual(['blue', 'red']);
+      expect(bravo.parent).toBeNull();
+      expect(bravo.type).toBeNull();
+      const child = (await t.http.get(`${url(ids.charlie, charlie.sequence_id)}?${expand}`).set(key())).body;
+      expectOwnObjects([child]);
+      expect(child).toMatchObject({ parent: { id: ids.alpha, name: 'alpha' }, labels: [], assignees: [] });
+      expect(child.state).toEqual({ id: states.Done, name: 'Done', color: expect.any(String), group: 'completed' });
+    }
+  });
   it('state_group ordering follows a state change of the item and a group change of the state', async () => {
     const p = await t.project(ten.slug, ten.owner.key);
     const url = `/api/v2/workspaces/${ten.slug}/projects/${p.id}/work-items/`;
