@@ -2083,7 +2083,7 @@ export class WorkItemsRepository {
     return rows.length > 0;
   }
 
-  // ---- expand loaders: one statement per relation for a whole page ----
+  // ---- expand loader: one statement for every relation asked of written items ----
 
   /**
    * The objects `?expand=` puts beside the ids of written items (create and update responses; reads carry them in
