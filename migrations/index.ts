@@ -52,6 +52,7 @@ import { WorkItemLinkGaps1795800000000 } from './1795800000000-WorkItemLinkGaps'
 import { LinkKeyIndexesNotLiveOnly1795820000000 } from './1795820000000-LinkKeyIndexesNotLiveOnly';
 import { CounterSlotLeases1795850000000 } from './1795850000000-CounterSlotLeases';
 import { WorkItemPriorityCreatedIndex1795870000000 } from './1795870000000-WorkItemPriorityCreatedIndex';
+import { WorkspaceIndexesOptIn1795880000000 } from './1795880000000-WorkspaceIndexesOptIn';
 
 export const MIGRATIONS: Array<new () => unknown> = [
   Foundation1795323810286,
@@ -106,4 +107,5 @@ export const MIGRATIONS: Array<new () => unknown> = [
   LinkKeyIndexesNotLiveOnly1795820000000,
   CounterSlotLeases1795850000000,
   WorkItemPriorityCreatedIndex1795870000000,
+  WorkspaceIndexesOptIn1795880000000,
 ];

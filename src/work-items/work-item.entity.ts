@@ -29,9 +29,11 @@ const LIVE = '"deleted_at" IS NULL AND "archived_at" IS NULL';
 @Index('ix_work_items_created', { synchronize: false })
 @Index('ix_work_items_updated', { synchronize: false })
 @Index('ix_work_items_seq', { synchronize: false })
-// The workspace-wide list's orderings (issue 19): live items of unarchived rows, across the workspace's projects.
-@Index('ix_work_items_ws_created', ['workspace_id', 'created_at', 'id'], { where: LIVE })
-@Index('ix_work_items_ws_updated', ['workspace_id', 'updated_at', 'id'], { where: LIVE })
+// The workspace-wide list's orderings (issue 19): (workspace_id, created_at | updated_at, id) over live items, with
+// the predicate written as only that list states it, so that no project's list can walk the workspace (migration
+// WorkspaceIndexesOptIn; the repository's WORKSPACE_INDEXES_OPT_IN).
+@Index('ix_work_items_ws_created', { synchronize: false })
+@Index('ix_work_items_ws_updated', { synchronize: false })
 @Index('ix_work_items_id', { synchronize: false })
 @Index('ix_work_items_sort', { synchronize: false })
 /** (project_id, state_id, created_at, id) INCLUDE (workspace_id), live rows: TypeORM cannot express INCLUDE (migration WorkItemStateIndexCovering). */

@@ -29,12 +29,21 @@ import { LIVE_PROJECT_OF, priorityRankOf, READABLE_PROJECT } from './work-items.
 
 /** The list's scope: $1 workspace, $2 project, live items. */
 const liveItems = () => ['w.workspace_id = $1', 'w.project_id = $2', 'w.deleted_at IS NULL', 'w.archived_at IS NULL'];
+/**
+ * The workspace-wide list's own statement of liveness: the predicate of `ix_work_items_ws_created` and
+ * `ix_work_items_ws_updated` (migration WorkspaceIndexesOptIn). PostgreSQL reads a partial index only for statements
+ * that imply its predicate, and only this expression implies it, so a project's list, which does not state it, can
+ * never walk the whole workspace in place of its project's range (0.3-0.8 s for a small project's page beside a
+ * million items).
+ */
+const WORKSPACE_INDEXES_OPT_IN = '(w.deleted_at IS NULL AND w.archived_at IS NULL) IS TRUE';
 /** The live items of the readable projects (binds $1 workspace, $2 the projects' array): the workspace list's scope. */
 const workspaceLiveItems = () => [
   'w.workspace_id = $1',
   'w.project_id = ANY($2::uuid[])',
   'w.deleted_at IS NULL',
   'w.archived_at IS NULL',
+  WORKSPACE_INDEXES_OPT_IN,
 ];
 /**
  * The same scope with the project as a one-row subquery, whose value the planner does not look at. For a list
@@ -390,7 +399,10 @@ function projectRanges(q: ListQuery, projectIds: string[], where: string[]): Key
     cond: () => '',
     bound: { values: projectIds, cast: 'uuid', cond: (ref) => `w.project_id = ${ref}`, by: by.length ? by : undefined },
   };
-  return { from: 'work_items w', where, always: true, lookup: { ...ITEM_BY_KEY, where }, ranges };
+  // Each range is one project's: without the opt-in, so that it too reads its project's index, not a walk of the
+  // workspace's dropping other projects' items.
+  const own = where.filter((c) => c !== WORKSPACE_INDEXES_OPT_IN);
+  return { from: 'work_items w', where: own, always: true, lookup: { ...ITEM_BY_KEY, where: own }, ranges };
 }
 
 /**
