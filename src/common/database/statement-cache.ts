@@ -14,7 +14,14 @@ import { Client } from 'pg';
 const MAX_NAMED = 400;
 const names = new Map<string, string>();
 
+/**
+ * A statement whose text begins with this comment is never named: PostgreSQL plans it for its values on every call.
+ * For a statement whose best plan depends on a value the cached generic plan would not see (ListSource.planPerRequest).
+ */
+export const PLANNED_PER_REQUEST = '/* planned per request */ ';
+
 export function statementName(text: string): string | undefined {
+  if (text.startsWith(PLANNED_PER_REQUEST)) return undefined;
   let name = names.get(text);
   if (name === undefined && names.size < MAX_NAMED) {
     name = `wt_${names.size}`;

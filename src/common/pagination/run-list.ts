@@ -1,6 +1,7 @@
 import { ProblemException } from '../errors/problem.exception';
 import { encodeCursor } from './cursor';
 import { INT32_MAX } from '../database/columns';
+import { PLANNED_PER_REQUEST } from '../database/statement-cache';
 import { unstorable } from '../http/request-sanity';
 import { isUuid } from '../http/validation';
 import { atOrBefore, isValidDate, ListQuery, OFFSET_MAX } from './list-query';
@@ -131,6 +132,12 @@ export interface ListSource {
    * generic plan instead of planning it again for every position or value.
    */
   stablePlan?: boolean;
+  /**
+   * Every statement of the request is sent unnamed (statement-cache.ts, PLANNED_PER_REQUEST), so PostgreSQL plans it
+   * for the values bound each time: for a list whose right plan depends on them in a way a cached generic plan, made
+   * once for whichever values came first, cannot follow.
+   */
+  planPerRequest?: boolean;
   /**
    * Offset pages translated to keyset pages (OffsetAnchors) for orderings whose keys never change, when the request
    * has no filter and no search: `generation` is SQL returning the list's live-set change counter as `g` (binding
@@ -310,7 +317,10 @@ export async function runList<R extends Record<string, unknown>>(
   q: ListQuery,
   src: ListSource,
 ): Promise<ListRunResult<R>> {
-  return new ListRun<R>(db, spec, q, src).run();
+  const reader: Queryable = src.planPerRequest
+    ? { query: <T>(sql: string, params?: unknown[]) => db.query<T>(PLANNED_PER_REQUEST + sql, params) }
+    : db;
+  return new ListRun<R>(reader, spec, q, src).run();
 }
 
 /** A list page's rows, its envelope, and (ListSource.pageOnce) the value computed once over them. */
