@@ -5,13 +5,16 @@
  * -- --database NAME --seed-only`); --workspace: the workspace-wide list's statements instead of
  * the project list's; --no-stats: first drop the work item tables' statistics and turn their autovacuum off, as on
  * a server that never analyzed them (after a bulk import, or with autovacuum off; needs a superuser); --analyze:
- * first ANALYZE them and turn their autovacuum back on; --only: the rows whose name matches REGEX, case-insensitive)
+ * first ANALYZE them and turn their autovacuum back on; --only: the rows whose name matches REGEX, case-insensitive;
+ * --then-project UUID: after the six runs for the planned project, the plan shown is the one those runs left, run for
+ * project UUID instead (any id: one with no items reads as a new project's list would))
  *
  * The work item list's plans at the benchmark's scale: for every filter and ordering of gap-reference 3.1, the
  * statements WorkItemsRepository.list sends (captured from the compiled code, not written by hand) are prepared
  * and run as the service runs them (a named prepared statement, parallel query off), six times so PostgreSQL settles
- * on its cached plan, then EXPLAIN (ANALYZE, BUFFERS) EXECUTE shows the plan it keeps. Prints a summary table and
- * every plan as markdown (docs/work-items-plans.md holds the last output).
+ * on its cached plan, then EXPLAIN (ANALYZE, BUFFERS) EXECUTE shows the plan it keeps. A statement the service sends
+ * unnamed (PLANNED_PER_REQUEST) is planned for its values each time: its plan is shown as such ("per request"). Prints a
+ * summary table and every plan as markdown (docs/work-items-plans.md holds the last output).
  */
 const { resolve } = require('node:path');
 const { Client } = require('pg');
@@ -23,6 +26,7 @@ const { WORK_ITEM_LIST, WORKSPACE_WORK_ITEM_LIST } = require(
   resolve(ROOT, 'dist/src/work-items/work-items.queries.js'),
 );
 const { WorkItemsRepository } = require(resolve(ROOT, 'dist/src/work-items/work-items.repository.js'));
+const { PLANNED_PER_REQUEST } = require(resolve(ROOT, 'dist/src/common/database/statement-cache.js'));
 
 /** The list's tables; the gap tables (migration WorkItemLinkGaps) where the database has them (not before it). */
 let TABLES = [
@@ -41,6 +45,8 @@ const onlyAt = process.argv.indexOf('--only');
 /** `--project IDENT`: the project whose list is planned (default the big one; S1.. from `--small-projects`). */
 const projectAt = process.argv.indexOf('--project');
 const PROJECT = projectAt > 0 ? process.argv[projectAt + 1] : 'BENCH';
+const thenAt = process.argv.indexOf('--then-project');
+const THEN_PROJECT = thenAt > 0 ? process.argv[thenAt + 1] : undefined;
 const ONLY = onlyAt > 0 ? new RegExp(process.argv[onlyAt + 1], 'i') : null;
 
 /** --no-stats / --analyze: the work item tables as never analyzed, or analyzed now; says which in STATS_NOTE. */
@@ -70,21 +76,38 @@ async function statistics(c) {
   }
 }
 
-/** Runs statement `i` as the service does (named, six times), then as PREPARE / EXECUTE and EXPLAIN: its plan. */
-async function runPlan(c, s, i) {
+/** Parameters written as SQL literals; `project` (the planned one) replaced by `as` (--then-project) if given. */
+const literalsOf = (params, project, as) =>
+  params.map((v) =>
+    v === null
+      ? 'NULL'
+      : Array.isArray(v)
+        ? `'{${v.join(',')}}'`
+        : `'${String(v === project && as ? as : v).replace(/'/g, "''")}'`,
+  );
+
+/**
+ * Runs statement `i` as the service does (named, six times; unnamed statements are planned for their values each
+ * time), then as PREPARE / EXECUTE and EXPLAIN: its plan (for THEN_PROJECT, if given). `g`: 'generic', 'per execution'
+ * or 'per request'.
+ */
+async function runPlan(c, s, i, project) {
+  const unnamed = s.sql.startsWith(PLANNED_PER_REQUEST);
   const stmt = `plan_${i}`;
   for (let k = 0; k < 6; k++) await c.query({ name: stmt, text: s.sql, values: s.params });
-  const { generic_plans: g } = (
+  const { generic_plans: generic } = (
     await c.query(`SELECT generic_plans FROM pg_prepared_statements WHERE name = $1`, [stmt])
   ).rows[0];
-  const literals = s.params.map((v) =>
-    v === null ? 'NULL' : Array.isArray(v) ? `'{${v.join(',')}}'` : `'${String(v).replace(/'/g, "''")}'`,
-  );
+  const literals = literalsOf(s.params, project);
   await c.query(`PREPARE x_${i} AS ${s.sql}`);
   for (let k = 0; k < 6; k++) await c.query(`EXECUTE x_${i}(${literals.join(', ')})`);
-  const plan = (await c.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) EXECUTE x_${i}(${literals.join(', ')})`)).rows.map(
+  if (unnamed) await c.query(`SET plan_cache_mode = force_custom_plan`);
+  const args = literalsOf(s.params, project, THEN_PROJECT).join(', ');
+  const plan = (await c.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) EXECUTE x_${i}(${args})`)).rows.map(
     (r) => r['QUERY PLAN'],
   );
+  if (unnamed) await c.query(`RESET plan_cache_mode`);
+  const g = unnamed ? 'per request' : Number(generic) > 0 ? 'generic' : 'per execution';
   return { g, plan };
 }
 
@@ -217,6 +240,7 @@ async function main() {
     ['search (3+ characters)', { search: 'number 12345' }],
     ['search (common term)', { search: 'number 1' }],
     ['search (3+ characters) offset 1000', { search: 'number 12345', offset: '1000' }],
+    ['order_by=-id', { order_by: '-id' }],
     ['order_by=priority', { order_by: 'priority' }],
     ['order_by=priority&priority=low', { order_by: 'priority', priority: 'low' }],
     ['order_by=-priority&priority__in=low,high', { order_by: '-priority', priority__in: 'low,high' }],
@@ -325,7 +349,7 @@ async function main() {
     let g;
     let plan;
     try {
-      ({ g, plan } = await runPlan(c, s, i));
+      ({ g, plan } = await runPlan(c, s, i, project));
     } catch (e) {
       if (!/statement timeout/.test(e.message)) throw e;
       rows.push(`| ${s.name} | ${kind} | | | > ${TIMEOUT_S * 1000} (cancelled) | |`);
@@ -339,9 +363,7 @@ async function main() {
       .match(/(hit|read)=(\d+)/g)
       ?.reduce((n, kv) => n + Number(kv.split('=')[1]), 0);
     const planning = plan.find((l) => l.startsWith('Planning Time'))?.replace(/[^\d.]/g, '') ?? '';
-    rows.push(
-      `| ${s.name} | ${kind} | ${Number(g) > 0 ? 'generic' : 'per execution'} | ${planning} | ${exec} | ${buffers ?? ''} |`,
-    );
+    rows.push(`| ${s.name} | ${kind} | ${g} | ${planning} | ${exec} | ${buffers ?? ''} |`);
     details.push(
       `### ${s.name}: ${kind}\n\n\`\`\`sql\n${s.sql.replace(/\s+/g, ' ').trim()}\n\`\`\`\n\n\`\`\`\n${plan.join('\n')}\n\`\`\`\n`,
     );
