@@ -32,6 +32,8 @@ const ITEMS = 3000;
 /** Other workspaces, OTHER_ITEMS items each: the list's workspace holds most rows (see the generic plan test). */
 const OTHER_WORKSPACES = 15;
 const OTHER_ITEMS = 20;
+/** Items of a project filled after the list's one, in the same workspace: the workspace's highest (time-ordered) ids. */
+const NEWER_ITEMS = 1000;
 const PER_PAGE = 50;
 /**
  * A page reads its rows, their id arrays, an offset's index entries and, filtered, the items its walk passes (each
@@ -1196,4 +1198,43 @@ describe('work item list plans do not depend on statistics', () => {
         await expectPages(query, order_by, all, [0, 5, 60]);
       }
   }, 300_000);
+
+  it("the big project's id-ordered pages read its own index, never the primary key past other projects' newer items", async () => {
+    // Work item ids are time-ordered, so a project filled after the big one holds the workspace's highest ids. The
+    // primary key (workspace_id, id) gives id order for the whole workspace, and planned for a project holding most of
+    // it, PostgreSQL walked the key filtering the other projects' items out: 200,000 of them (100 ms) for every `-id`
+    // page at a million items. The project now leads the ordering (ListSource.leadingOrder), which the key cannot give.
+    const newer = (await t.project(ten.slug, ten.owner.key, { identifier: 'NEW' })).id;
+    await qr.query(
+      `INSERT INTO work_items (workspace_id, project_id, sequence_id, name, priority, state_id, sort_order, created_by_id, updated_by_id)
+       SELECT $1, $2, g, 'Newer item ' || g, 'none', (SELECT id FROM states WHERE project_id = $2 ORDER BY sequence LIMIT 1), g, $3, $3
+         FROM generate_series(1, $4::int) g`,
+      [ws, newer, ten.owner.id, NEWER_ITEMS],
+    );
+    try {
+      for (const table of TABLES) await qr.query(`VACUUM ANALYZE ${table}`);
+      const removed = (n: PlanNode): number =>
+        (n['Relation Name'] === 'work_items' ? (n['Rows Removed by Filter'] ?? 0) : 0) +
+        (n.Plans ?? []).reduce((sum, c) => sum + removed(c), 0);
+      // Descending, the walk meets the newer items first.
+      const idCases: Array<[string, Record<string, string>]> = [
+        ...cases.filter(([, raw]) => byId(raw) && unfiltered(raw)),
+        ['order_by=-id', { order_by: '-id' }],
+        ['order_by=-id offset 1000', { order_by: '-id', offset: '1000' }],
+        ['order_by=-id cursor 1000 deep', { order_by: '-id', paginate: 'cursor', cursor: await cursorAt('-id', 1000) }],
+      ];
+      expect(idCases.length).toBeGreaterThanOrEqual(6);
+      const found: string[] = [];
+      for (const [name, raw] of idCases)
+        for (const s of await statements(raw)) {
+          const [row] = await qr.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${s.sql}`, s.params);
+          const plan = (row['QUERY PLAN'] as Array<{ Plan: PlanNode }>)[0].Plan;
+          // The page's rows read back by primary key (an offset's lookup) pass nothing: only a walk filters.
+          if (removed(plan) > 0) found.push(`${name}: passed ${removed(plan)} other items (${indexesOf(plan)})`);
+        }
+      expect(found).toEqual([]);
+    } finally {
+      await qr.query(`DELETE FROM work_items WHERE project_id = $1`, [newer]);
+    }
+  }, 120_000);
 });

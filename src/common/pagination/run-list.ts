@@ -139,6 +139,14 @@ export interface ListSource {
    */
   planPerRequest?: boolean;
   /**
+   * An expression every row of the list shares, put first in ORDER BY, with the source's condition on it written so
+   * that the planner cannot take it for a constant (`w.project_id = ANY(ARRAY[$2::uuid])`: an array forms no
+   * equivalence): only an index led by it then gives the order. For an ordering that a wider index also holds (the
+   * primary key (workspace_id, id) holds id order for the whole workspace), which PostgreSQL would otherwise walk
+   * past every other project's rows for a project holding most of its workspace.
+   */
+  leadingOrder?: string;
+  /**
    * Offset pages translated to keyset pages (OffsetAnchors) for orderings whose keys never change, when the request
    * has no filter and no search: `generation` is SQL returning the list's live-set change counter as `g` (binding
    * the same leading params as `where`, like `unfilteredCount`); `scope` names the list in the cache (tenant ids).
@@ -402,7 +410,9 @@ class ListRun<R extends Record<string, unknown>> {
     this.dir = q.desc ? 'DESC' : 'ASC';
     const id = spec.idExpr;
     const nulls = ord.nullable ? ' NULLS LAST' : '';
-    this.orderBy = ord.expr === id ? `${id} ${this.dir}` : `${ord.expr} ${this.dir}${nulls}, ${id} ${this.dir}`;
+    const lead = src.leadingOrder ? `${src.leadingOrder} ${this.dir}, ` : '';
+    this.orderBy =
+      lead + (ord.expr === id ? `${id} ${this.dir}` : `${ord.expr} ${this.dir}${nulls}, ${id} ${this.dir}`);
     this.select = src.select;
     this.wantCount = q.mode === 'offset' && q.count;
     // A maintained counter is read by the page statement itself (an uncorrelated scalar subquery, run once),
