@@ -1161,6 +1161,8 @@ describe('work item list plans do not depend on statistics', () => {
       priority: `${RANK}, w.id`,
       '-state_group': 'w.state_group_rank DESC, w.id DESC',
       sequence_id: 'w.sequence_id, w.id',
+      // Led by the project (ListSource.leadingOrder), the walk and the linked items alike.
+      '-id': 'w.id DESC',
     };
     const oracle = async (table: string, col: string, keys: string[], order: string, extra = '') =>
       (
